@@ -1,0 +1,60 @@
+/** The `keel` command line: dispatches to one command module per verb. */
+import { BootError } from '../boot-error.js';
+import { KERNEL_VERSION } from '../version.js';
+import { pluginsCommand } from './plugins-command.js';
+import { serveCommand } from './serve-command.js';
+import { tokenCommand } from './token-command.js';
+import { UsageError } from './usage-error.js';
+
+export const HELP = `keel ${KERNEL_VERSION}: a microkernel host for durable AI workflows
+
+Usage:
+  keel serve [--config F] [--plugins a,b] [--port N] [--host H] [--data-dir D] [--no-runner]
+      Boot the plugins the config names and listen (defaults: 127.0.0.1:8080, ./data,
+      config/default.json). Stops gracefully on SIGTERM/SIGINT.
+  keel plugins [--config F]
+      List the plugins installed here and the ones the config loads.
+  keel token create --account A [--admin] [--tenant T] [--label L] [--data-dir D] [--config F]
+      Print a new bearer token for account A (created if missing; --admin gives it the admin role).
+  keel --help | --version
+
+Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_ADMIN_TOKEN
+(replaces the bootstrap admin token in <data>/auth/admin.token).
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  try {
+    switch (verb) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(HELP);
+        return 0;
+      case '--version':
+      case '-v':
+        process.stdout.write(`${KERNEL_VERSION}\n`);
+        return 0;
+      case 'serve':
+        return await serveCommand(rest);
+      case 'plugins':
+        return await pluginsCommand(rest);
+      case 'token':
+        return await tokenCommand(rest);
+      default:
+        throw new UsageError(`unknown command '${verb}'.`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`keel: ${err.message}\nRun 'keel --help' for usage.\n`);
+      return 2;
+    }
+    if (err instanceof BootError) {
+      process.stderr.write(`keel: cannot start:\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      return 1;
+    }
+    process.stderr.write(`keel: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}

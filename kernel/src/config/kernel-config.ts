@@ -1,0 +1,91 @@
+/** The kernel config file: server settings and the plugin set. The JSON schema is the source of truth. */
+import type { LogLevel } from '../logging/logger.js';
+
+export interface PluginEntry {
+  /** A package name (`@keel/plugin-inference`) or a path (`./plugins/mine`, relative to the config file). */
+  use: string;
+  /** Mount prefix for the plugin's routes (default: the plugin's own `defaultPrefix`). */
+  prefix?: string;
+  /** The plugin's config, validated against its schema. */
+  config?: Record<string, unknown>;
+  /** Set false to keep an entry in the file without loading it. */
+  enabled?: boolean;
+}
+
+export interface WatchdogConfig {
+  enabled: boolean;
+  /** Seconds the event loop may stay blocked before a hang is recorded. */
+  limitS: number;
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Browser origins allowed besides the server's own (`https://app.example.com`); `*` allows any. */
+  origins: string[];
+  /** Run the workflow runner in this process. */
+  runner: boolean;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  setupTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  watchdog: WatchdogConfig;
+}
+
+export interface KernelConfig {
+  server: ServerConfig;
+  plugins: PluginEntry[];
+}
+
+export const DEFAULT_CONFIG_PATH = 'config/default.json';
+
+export const kernelConfigSchema = {
+  $id: 'https://keel.dev/schemas/kernel-config.json',
+  title: 'Keel kernel config',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: { type: 'string', minLength: 1, default: '127.0.0.1' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+        dataDir: { type: 'string', minLength: 1, default: './data' },
+        origins: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+        runner: { type: 'boolean', default: true },
+        logLevel: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
+        bodyLimitBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
+        setupTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
+        shutdownTimeoutMs: { type: 'integer', minimum: 0, default: 10_000 },
+        watchdog: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            enabled: { type: 'boolean', default: true },
+            limitS: { type: 'number', exclusiveMinimum: 0, default: 10 },
+          },
+        },
+      },
+    },
+    plugins: {
+      type: 'array',
+      default: [],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['use'],
+        properties: {
+          use: { type: 'string', minLength: 1 },
+          prefix: { type: 'string', pattern: '^/' },
+          config: { type: 'object', default: {} },
+          enabled: { type: 'boolean', default: true },
+        },
+      },
+    },
+  },
+} as const;

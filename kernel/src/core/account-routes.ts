@@ -1,0 +1,163 @@
+/** Accounts and tokens: `GET /api/gateway/me` and the admin routes under `/api/gateway/admin/users`. */
+import { conflict, notFound, reply, route, schema } from '@keel/plugin-sdk';
+import { ADMIN_ACCOUNT } from '../auth/bootstrap-admin.js';
+import type { AccountRecord } from '../auth/account-store.js';
+import type { CoreContext } from './core-context.js';
+
+const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
+
+interface CreateUserBody {
+  account: string;
+  tenant: string;
+  roles: string[];
+  display_name?: string;
+  token_label?: string;
+}
+
+const createUserBody = schema<CreateUserBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['account'],
+  properties: {
+    account: { type: 'string', pattern: NAME, description: 'Account id: lowercase letters, digits, dot, dash, underscore.' },
+    tenant: { type: 'string', pattern: NAME, default: 'default' },
+    roles: { type: 'array', items: { type: 'string', pattern: NAME }, default: [], uniqueItems: true },
+    display_name: { type: 'string', maxLength: 200 },
+    token_label: { type: 'string', maxLength: 200 },
+  },
+});
+
+const accountParams = schema<{ account: string }>({
+  type: 'object',
+  required: ['account'],
+  properties: { account: { type: 'string', pattern: NAME } },
+});
+
+const tokenParams = schema<{ account: string; token_id: string }>({
+  type: 'object',
+  required: ['account', 'token_id'],
+  properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1 } },
+});
+
+const tokenBody = schema<{ label?: string }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { label: { type: 'string', maxLength: 200 } },
+});
+
+const accountSchema = {
+  type: 'object',
+  properties: {
+    account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } },
+    display_name: { type: ['string', 'null'] }, created_at: { type: 'string' }, disabled: { type: 'boolean' },
+  },
+};
+const tokenRecordSchema = {
+  type: 'object',
+  properties: { token_id: { type: 'string' }, account: { type: 'string' }, label: { type: ['string', 'null'] }, created_at: { type: 'string' } },
+};
+const issuedTokenSchema = { ...tokenRecordSchema, properties: { ...tokenRecordSchema.properties, token: { type: 'string', description: 'Shown once; store it now.' } } };
+
+export function accountRoutes(core: CoreContext) {
+  const { accounts } = core;
+  const mustExist = (account: string): AccountRecord => {
+    const record = accounts.get(account);
+    if (!record) throw notFound(`Account '${account}' does not exist.`, { code: 'account_not_found' });
+    return record;
+  };
+
+  return [
+    route({
+      method: 'GET',
+      path: '/api/gateway/me',
+      tags: ['accounts'],
+      summary: 'The principal the bearer token stands for',
+      responses: { 200: { schema: schema({ type: 'object', properties: { account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' } } }) } },
+      handler: ({ principal }) => ({
+        account: principal!.account,
+        tenant: principal!.tenant,
+        roles: principal!.roles,
+        token_id: principal!.tokenId,
+        is_admin: principal!.roles.includes('admin'),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/gateway/admin/users',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'List accounts',
+      responses: { 200: { schema: schema({ type: 'object', properties: { items: { type: 'array', items: accountSchema } } }) } },
+      handler: () => ({ items: accounts.list().map((a) => ({ ...a, token_count: accounts.tokensOf(a.account).length })) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/gateway/admin/users',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'Create an account and its first token (the token is shown only in this response)',
+      body: createUserBody,
+      responses: { 201: { schema: schema({ ...accountSchema, properties: { ...accountSchema.properties, token: issuedTokenSchema } }) } },
+      handler: async ({ body }) => {
+        const { record, token } = await accounts.create(body, body.token_label ?? null);
+        return reply(201, { ...record, token });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/gateway/admin/users/:account',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'One account and its tokens (ids and labels only)',
+      params: accountParams,
+      responses: { 200: { schema: schema({ ...accountSchema, properties: { ...accountSchema.properties, tokens: { type: 'array', items: tokenRecordSchema } } }) } },
+      handler: ({ params }) => ({ ...mustExist(params.account), tokens: accounts.tokensOf(params.account) }),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/gateway/admin/users/:account',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'Disable an account and revoke all its tokens (its id stays reserved)',
+      params: accountParams,
+      responses: { 200: { schema: schema(accountSchema) } },
+      handler: async ({ params }) => {
+        mustExist(params.account);
+        if (params.account === ADMIN_ACCOUNT) throw conflict('The bootstrap admin account cannot be disabled.', { code: 'protected_account' });
+        await accounts.disable(params.account);
+        return mustExist(params.account);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/gateway/admin/users/:account/tokens',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'Issue another token for an account (shown only in this response)',
+      params: accountParams,
+      body: tokenBody,
+      responses: { 201: { schema: schema(issuedTokenSchema) } },
+      handler: async ({ params, body }) => {
+        const record = mustExist(params.account);
+        if (record.disabled) throw conflict(`Account '${params.account}' is disabled.`, { code: 'account_disabled' });
+        return reply(201, await accounts.issue(params.account, body.label ?? null));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/gateway/admin/users/:account/tokens/:token_id',
+      auth: 'admin',
+      tags: ['accounts'],
+      summary: 'Revoke a token',
+      params: tokenParams,
+      responses: { 204: { description: 'Revoked' } },
+      handler: async ({ params }) => {
+        mustExist(params.account);
+        if (!(await accounts.revoke(params.account, params.token_id))) {
+          throw notFound(`Token '${params.token_id}' of account '${params.account}' does not exist.`, { code: 'token_not_found' });
+        }
+        return reply(204);
+      },
+    }),
+  ];
+}

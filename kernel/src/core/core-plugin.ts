@@ -1,0 +1,21 @@
+/**
+ * The kernel's own routes, declared with the same SDK as every plugin so they are validated,
+ * authenticated, listed in OpenAPI and checked for clashes the same way.
+ */
+import { definePlugin, SDK_VERSION } from '@keel/plugin-sdk';
+import { accountRoutes } from './account-routes.js';
+import type { CoreContext } from './core-context.js';
+import { docsRoutes } from './docs-routes.js';
+import { healthRoutes } from './health-routes.js';
+
+export const CORE_PLUGIN_ID = 'core';
+
+export function createCorePlugin(core: CoreContext) {
+  return definePlugin({
+    id: CORE_PLUGIN_ID,
+    version: core.host.kernelVersion,
+    sdk: `^${SDK_VERSION}`,
+    description: 'Keel kernel: health, about, accounts, OpenAPI and docs',
+    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core)] }),
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * `/openapi.json` and the interactive `/docs` page. The UI is swagger-ui-dist served from the
+ * installed package (no CDN); its Authorize control takes a bearer token.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { HANDLED, notFound, route, schema } from '@keel/plugin-sdk';
+import type { CoreContext } from './core-context.js';
+
+const UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Keel API</title>
+<link rel="icon" href="/docs/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/swagger-ui-standalone-preset.js"></script>
+<script src="/docs/keel-init.js"></script>
+</body>
+</html>
+`;
+
+const INIT_JS = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});
+`;
+
+export function docsRoutes(core: CoreContext) {
+  const assetCache = new Map<string, Buffer>();
+  return [
+    route({
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'public',
+      tags: ['docs'],
+      summary: 'This API described as OpenAPI 3.1 (every route of every loaded plugin)',
+      responses: { 200: { schema: schema({ type: 'object' }) } },
+      handler: () => core.openApi(),
+    }),
+    route({
+      method: 'GET',
+      path: '/docs',
+      auth: 'public',
+      hidden: true,
+      handler: ({ koa }) => {
+        koa.type = 'text/html; charset=utf-8';
+        koa.body = INDEX_HTML;
+        return HANDLED;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/docs/:asset',
+      auth: 'public',
+      hidden: true,
+      params: schema<{ asset: string }>({ type: 'object', properties: { asset: { type: 'string' } } }),
+      handler: async ({ params, koa }) => {
+        if (params.asset === 'keel-init.js') {
+          koa.type = 'text/javascript; charset=utf-8';
+          koa.body = INIT_JS;
+          return HANDLED;
+        }
+        const type = ASSETS[params.asset];
+        if (!type) throw notFound(`No docs asset named '${params.asset}'.`);
+        let bytes = assetCache.get(params.asset);
+        if (!bytes) {
+          bytes = await readFile(path.join(UI_DIR, params.asset));
+          assetCache.set(params.asset, bytes);
+        }
+        koa.type = type;
+        koa.set('cache-control', 'public, max-age=3600');
+        koa.body = bytes;
+        return HANDLED;
+      },
+    }),
+  ];
+}

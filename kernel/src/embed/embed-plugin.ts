@@ -1,0 +1,71 @@
+/**
+ * Embeds one plugin in another host (a plain Koa or Express app) with the same boot code as
+ * `keel serve`: its config is validated, its storage is the LMDB env under `dataDir`, its pools
+ * are owned here and closed by `stop()`. Tokens of other plugins it depends on come from `overrides`.
+ */
+import type http from 'node:http';
+import type Koa from 'koa';
+import type { AnyPlugin, DepsMap, PluginDefinition, Token } from '@keel/plugin-sdk';
+import { buildConfig } from '../config/load-config.js';
+import type { LogLevel } from '../logging/logger.js';
+import { Kernel } from '../kernel.js';
+
+export interface EmbedOptions {
+  config?: Record<string, unknown>;
+  dataDir: string;
+  overrides?: Array<[Token<unknown>, unknown]>;
+  /** Browser origins allowed to call the embedded routes (the host's own origin always is). */
+  origins?: string[];
+  logLevel?: LogLevel;
+}
+
+export interface EmbeddedPlugin<E> {
+  /** Koa middleware serving the plugin's routes under `prefix` (`/notes` → `/notes/...`). */
+  middleware(prefix?: string): Koa.Middleware;
+  /** A Node request handler with paths relative to where the host mounts it (Express `app.use('/x', ...)`). */
+  callback(): http.RequestListener;
+  /** The plugin's `exports`. */
+  exports: E;
+  /** The bootstrap admin token of the embedded kernel's data dir. */
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+export async function embedPlugin<E = unknown>(plugin: PluginDefinition<unknown, DepsMap, E>, options: EmbedOptions): Promise<EmbeddedPlugin<E>> {
+  const { config } = buildConfig({ server: { dataDir: options.dataDir, origins: options.origins ?? [], logLevel: options.logLevel ?? 'warn', watchdog: { enabled: false } } });
+  const anyPlugin = plugin as unknown as AnyPlugin;
+  const kernel = await Kernel.boot({
+    config,
+    mode: 'embedded',
+    includeCore: false,
+    inlinePlugins: [{ plugin: anyPlugin, prefix: '/', config: options.config ?? {} }],
+    overrides: options.overrides,
+  });
+  const handler = kernel.callback();
+  const exports = kernel.exportsOf(anyPlugin.id) as E;
+  return {
+    exports,
+    adminToken: kernel.adminToken,
+    callback: () => handler,
+    middleware: (prefix = '/') => mountAt(prefix, handler),
+    stop: () => kernel.stop(),
+  };
+}
+
+/** Hands requests under `prefix` to the embedded app with the prefix stripped, as koa-mount does. */
+function mountAt(prefix: string, handler: http.RequestListener): Koa.Middleware {
+  const base = prefix.replace(/\/+$/, '');
+  return async (ctx, next) => {
+    const url = ctx.req.url ?? '/';
+    const matches = base === '' || url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`);
+    if (!matches) return next();
+    const rest = url.slice(base.length);
+    ctx.req.url = rest.startsWith('/') ? rest : `/${rest}`;
+    ctx.respond = false;
+    await new Promise<void>((resolve) => {
+      ctx.res.once('close', resolve);
+      ctx.res.once('finish', resolve);
+      handler(ctx.req, ctx.res);
+    });
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The event-loop watchdog. The main thread stamps a shared clock a few times a second; a monitor
+ * thread watches the stamp, so a hang is noticed while the loop is still blocked: the monitor
+ * records it (with the main thread's top stack frame when the inspector can reach it) and writes
+ * a dump under `<data>/host/hangs/`.
+ */
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '@keel/plugin-sdk';
+
+export interface HangRecord {
+  at: string;
+  blocked_s: number;
+  reason: string;
+  top_frame: string | null;
+  dump_path: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+export interface WatchdogStatus {
+  enabled: boolean;
+  limit_s: number;
+  last_tick_age_s: number | null;
+}
+
+export interface MonitorData {
+  shared: SharedArrayBuffer;
+  limitMs: number;
+  dumpDir: string;
+}
+
+export type MonitorMessage = { type: 'hang'; record: HangRecord } | { type: 'hang-end'; blocked_s: number };
+
+const TICK_MS = 200;
+
+export class EventLoopWatchdog {
+  private readonly shared = new SharedArrayBuffer(8);
+  private readonly stamp = new BigInt64Array(this.shared);
+  private timer: NodeJS.Timeout | undefined;
+  private worker: Worker | undefined;
+  private hang: HangRecord | null = null;
+
+  constructor(private readonly options: { enabled: boolean; limitS: number; dataDir: string; log: Logger }) {}
+
+  start(): void {
+    if (!this.options.enabled || this.timer) return;
+    this.tick();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer.unref();
+    const workerData: MonitorData = {
+      shared: this.shared,
+      limitMs: this.options.limitS * 1000,
+      dumpDir: path.join(this.options.dataDir, 'host', 'hangs'),
+    };
+    this.worker = new Worker(new URL('./watchdog-monitor.js', import.meta.url), { workerData });
+    this.worker.unref();
+    this.worker.on('message', (msg: MonitorMessage) => this.onMessage(msg));
+    this.worker.on('error', (err) => this.options.log.warn('watchdog monitor failed', { err }));
+  }
+
+  status(): WatchdogStatus {
+    const enabled = this.timer !== undefined;
+    return {
+      enabled,
+      limit_s: this.options.limitS,
+      last_tick_age_s: enabled ? Math.max(0, Date.now() - Number(Atomics.load(this.stamp, 0))) / 1000 : null,
+    };
+  }
+
+  lastHang(): HangRecord | null {
+    return this.hang;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private tick(): void {
+    Atomics.store(this.stamp, 0, BigInt(Date.now()));
+  }
+
+  private onMessage(msg: MonitorMessage): void {
+    if (msg.type === 'hang') {
+      this.hang = msg.record;
+      this.options.log.warn('event loop was blocked', { ...msg.record });
+    } else if (this.hang) {
+      this.hang = { ...this.hang, blocked_s: msg.blocked_s };
+    }
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Mounts plugin route declarations on one router. Each route runs, in order: its plugin's error
+ * shape, authentication, body reading, validation of params/query/body from the declared schemas,
+ * the handler, and the response. Two plugins claiming one method and path is a boot error.
+ */
+import { rm } from 'node:fs/promises';
+import Router, { type RouterMiddleware } from '@koa/router';
+import type Koa from 'koa';
+import { koaBody } from 'koa-body';
+import {
+  HANDLED, isReply, unauthorized, badRequest, payloadTooLarge,
+  type AnyRoute, type ErrorFormatter, type RouteContext, type UploadedFile,
+} from '@keel/plugin-sdk';
+import { BootError } from '../boot-error.js';
+import { bearerTokenOf, PRINCIPAL_STATE_KEY, type TokenAuthService } from '../auth/auth-service.js';
+import type { SchemaValidator } from '../validation/validator.js';
+import { ERROR_FORMAT_KEY } from './error-middleware.js';
+import { REQUEST_ID_KEY, SIGNAL_KEY } from './request-tracker.js';
+
+export interface MountedRoute {
+  pluginId: string;
+  prefix: string;
+  /** Prefix and route path joined: what clients call. */
+  fullPath: string;
+  route: AnyRoute;
+  errorFormat: ErrorFormatter;
+}
+
+export interface RouteMountDeps {
+  auth: TokenAuthService;
+  validator: SchemaValidator;
+  bodyLimitBytes: number;
+  uploadDir: string;
+}
+
+export function joinPath(prefix: string, path: string): string {
+  const p = path === '/' ? '' : path.startsWith('/') ? path : `/${path}`;
+  if (prefix === '/' || prefix === '') return p || '/';
+  return `${prefix}${p}`;
+}
+
+/** `/runs/:run_id` and `/runs/:id` are the same route for clash purposes. */
+function routeKey(method: string, fullPath: string): string {
+  return `${method} ${fullPath.replace(/:[A-Za-z0-9_]+/g, ':')}`;
+}
+
+export function checkRouteClashes(routes: MountedRoute[]): void {
+  const seen = new Map<string, MountedRoute>();
+  const problems: string[] = [];
+  for (const r of routes) {
+    const key = routeKey(r.route.method, r.fullPath);
+    const other = seen.get(key);
+    if (other) {
+      const who = other.pluginId === r.pluginId ? `plugin '${r.pluginId}' twice` : `plugins '${other.pluginId}' and '${r.pluginId}'`;
+      problems.push(`route ${r.route.method} ${r.fullPath} is declared by ${who}.`);
+    } else {
+      seen.set(key, r);
+    }
+  }
+  if (problems.length) throw new BootError(problems);
+}
+
+export function buildRouter(routes: MountedRoute[], deps: RouteMountDeps): Router {
+  const router = new Router({ exclusive: 'specificity' });
+  const readers = new BodyReaders(deps);
+  for (const mounted of routes) {
+    router.register(mounted.fullPath, [mounted.route.method], routeMiddleware(mounted, deps, readers));
+  }
+  return router;
+}
+
+/** Methods some route accepts on this path (for a 405 with an Allow header). */
+export function allowedMethodsFor(router: Router, path: string): string[] {
+  const methods = new Set<string>();
+  for (const layer of router.match(path, '').path) for (const m of layer.methods) methods.add(m);
+  return [...methods];
+}
+
+function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: BodyReaders): RouterMiddleware {
+  const { route } = mounted;
+  const auth = route.auth ?? 'user';
+  const bodyKind = route.bodyKind ?? (route.body ? 'json' : 'none');
+  const validateParams = route.params ? deps.validator.compileCoercing(route.params, 'params') : null;
+  const validateQuery = route.query ? deps.validator.compileCoercing(route.query, 'query') : null;
+  const validateBody = route.body
+    ? bodyKind === 'multipart' ? deps.validator.compileCoercing(route.body, 'body') : deps.validator.compile(route.body, 'body')
+    : null;
+  const readBody = readers.reader(bodyKind, route.bodyLimitBytes);
+
+  return async (ctx) => {
+    ctx.state[ERROR_FORMAT_KEY] = mounted.errorFormat;
+    if (auth !== 'none') {
+      const token = bearerTokenOf(ctx);
+      const principal = token ? await deps.auth.authenticate(token) : null;
+      if (auth !== 'public') {
+        if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
+        if (!principal) throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+        if (auth === 'admin') deps.auth.requireAdmin(principal);
+      }
+      ctx.state[PRINCIPAL_STATE_KEY] = principal;
+    }
+
+    const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
+    const query = validateQuery ? validateQuery(plainQuery(ctx.query)) : ctx.query;
+    let files: Record<string, UploadedFile[]> = {};
+    if (readBody) {
+      try {
+        await readBody(ctx);
+      } catch (err) {
+        throw bodyError(err, bodyKind);
+      }
+      files = collectFiles(ctx);
+      if (Object.keys(files).length) ctx.res.once('close', () => void removeFiles(files));
+    }
+    let body: unknown = ctx.request.body;
+    if (validateBody) {
+      if (bodyKind === 'json' && hasBody(ctx) && !ctx.is('json')) {
+        throw badRequest(`This route expects a JSON body (Content-Type: application/json), got ${ctx.get('content-type') || 'none'}.`, { code: 'invalid_body' });
+      }
+      body = validateBody(body ?? {});
+    }
+
+    const routeCtx: RouteContext<unknown, unknown, unknown> = {
+      params,
+      query,
+      body,
+      files,
+      principal: (ctx.state[PRINCIPAL_STATE_KEY] as RouteContext<unknown, unknown, unknown>['principal']) ?? null,
+      signal: ctx.state[SIGNAL_KEY] as AbortSignal,
+      requestId: String(ctx.state[REQUEST_ID_KEY]),
+      koa: ctx as unknown as Koa.Context,
+    };
+    const result = await route.handler(routeCtx);
+    if (result === HANDLED) return;
+    if (isReply(result)) {
+      ctx.status = result.status;
+      ctx.set(result.headers);
+      if (result.body !== undefined) ctx.body = result.body;
+      return;
+    }
+    if (result === undefined) {
+      if (ctx.body === undefined && ctx.respond !== false) ctx.status = 204;
+      return;
+    }
+    ctx.body = result;
+  };
+}
+
+/** A body that could not be read, explained: bad JSON names itself, size limits keep their 413. */
+function bodyError(err: unknown, kind: string): unknown {
+  const status = (err as { status?: unknown }).status;
+  if (status !== 400 || kind !== 'json') return err;
+  const message = (err as Error).message;
+  return badRequest(`The request body is not valid JSON (${message.replace(/\.$/, '')}).`, { code: 'invalid_json', cause: err });
+}
+
+function hasBody(ctx: Koa.Context): boolean {
+  const length = ctx.get('content-length');
+  return (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+function plainQuery(query: Koa.Context['query']): Record<string, unknown> {
+  return { ...query };
+}
+
+/** koa-body middlewares, one per body kind and size limit, made once. */
+class BodyReaders {
+  private readonly cache = new Map<string, Koa.Middleware>();
+
+  constructor(private readonly deps: RouteMountDeps) {}
+
+  reader(kind: string, limit?: number): ((ctx: Koa.Context) => Promise<void>) | null {
+    if (kind === 'none') return null;
+    const bytes = limit ?? this.deps.bodyLimitBytes;
+    if (kind === 'raw') return (ctx) => readRawBody(ctx, bytes);
+    const key = `${kind}:${bytes}`;
+    let mw = this.cache.get(key);
+    if (!mw) {
+      mw = koaBody({
+        json: kind === 'json',
+        text: false,
+        multipart: kind === 'multipart',
+        urlencoded: false,
+        jsonStrict: true,
+        jsonLimit: bytes,
+        formidable: { uploadDir: this.deps.uploadDir, maxFileSize: bytes, maxTotalFileSize: bytes, keepExtensions: false },
+      });
+      this.cache.set(key, mw);
+    }
+    const middleware = mw;
+    return (ctx) => middleware(ctx, async () => undefined) as Promise<void>;
+  }
+}
+
+/** Reads the body as bytes (for routes that take binary payloads), refusing more than `limit`. */
+async function readRawBody(ctx: Koa.Context, limit: number): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw payloadTooLarge(`The request body is larger than ${limit} bytes.`, { code: 'payload_too_large' });
+    chunks.push(chunk);
+  }
+  (ctx.request as { body?: unknown }).body = Buffer.concat(chunks);
+}
+
+interface FormidableFile {
+  filepath: string;
+  originalFilename: string | null;
+  mimetype: string | null;
+  size: number;
+}
+
+function collectFiles(ctx: Koa.Context): Record<string, UploadedFile[]> {
+  const raw = (ctx.request as { files?: Record<string, FormidableFile | FormidableFile[]> }).files;
+  const out: Record<string, UploadedFile[]> = {};
+  for (const [field, value] of Object.entries(raw ?? {})) {
+    out[field] = (Array.isArray(value) ? value : [value]).map((f) => ({
+      fieldName: field,
+      filename: f.originalFilename ?? 'upload',
+      mimetype: f.mimetype ?? 'application/octet-stream',
+      size: f.size,
+      filepath: f.filepath,
+    }));
+  }
+  return out;
+}
+
+async function removeFiles(files: Record<string, UploadedFile[]>): Promise<void> {
+  await Promise.allSettled(Object.values(files).flat().map((f) => rm(f.filepath, { force: true })));
+}

@@ -1,0 +1,320 @@
+/**
+ * The kernel: boots a validated config into a running Koa app, and stops it in reverse.
+ *
+ * Boot: load plugins → validate their configs → order by dependency tokens → open LMDB and the
+ * account store → set up each plugin (with a deadline) → mount routes (clashes are errors) →
+ * start plugins. Anything that fails leaves nothing running: what was opened is closed again.
+ * Stop (idempotent): stop accepting, end streams, drain requests, stop plugins in reverse, close
+ * worker pools, close LMDB last.
+ */
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Koa from 'koa';
+import type { RootDatabase } from 'lmdb';
+import {
+  core, gatewayErrorFormat, methodNotAllowed, notFound, unauthorized,
+  type AnyPlugin, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
+} from '@keel/plugin-sdk';
+import { AccountStore } from './auth/account-store.js';
+import { bearerTokenOf, TokenAuthService } from './auth/auth-service.js';
+import { bootstrapAdmin } from './auth/bootstrap-admin.js';
+import type { KernelConfig } from './config/kernel-config.js';
+import { createCorePlugin } from './core/core-plugin.js';
+import type { LoadedPluginInfo } from './core/core-context.js';
+import { KernelContainer } from './di/container.js';
+import { EventLoopWatchdog } from './health/watchdog.js';
+import { errorMiddleware } from './http/error-middleware.js';
+import { allowedMethodsFor, buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
+import { originPolicy } from './http/origin-policy.js';
+import { RequestTracker } from './http/request-tracker.js';
+import { createLogger, type LogSink } from './logging/logger.js';
+import { buildOpenApi } from './openapi/build-openapi.js';
+import { loadPlugins, type LoadedPlugin, type PluginRequest } from './plugins/load-plugins.js';
+import { orderPlugins } from './plugins/order-plugins.js';
+import { validatePluginConfigs } from './plugins/plugin-config.js';
+import { runSetup } from './plugins/run-setup.js';
+import { PluginPaths } from './storage/plugin-paths.js';
+import { openLmdbEnv, ScopedStorage } from './storage/lmdb-env.js';
+import { SchemaValidator } from './validation/validator.js';
+import { KERNEL_VERSION } from './version.js';
+import { PoolRegistry } from './workers/pool-registry.js';
+
+export interface InlinePlugin {
+  plugin: AnyPlugin;
+  prefix?: string;
+  config?: Record<string, unknown>;
+}
+
+export interface KernelOptions {
+  config: KernelConfig;
+  /** Label for error messages (the config file path). */
+  configLabel?: string;
+  /** Directory plugin packages are resolved from. */
+  baseDir?: string;
+  mode?: HostInfo['mode'];
+  /** Plugins given as values (tests, embedding), loaded after those of the config. */
+  inlinePlugins?: InlinePlugin[];
+  overrides?: Array<[Token<unknown>, unknown]>;
+  /** Mount the kernel's own routes (health, about, accounts, docs). Off when embedding one plugin. */
+  includeCore?: boolean;
+  env?: NodeJS.ProcessEnv;
+  logSink?: LogSink;
+}
+
+interface RunningPlugin {
+  loaded: LoadedPlugin;
+  instance: PluginInstance<unknown>;
+  controller: AbortController;
+  started: boolean;
+}
+
+const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
+
+export class Kernel {
+  readonly app = new Koa();
+  readonly log: Logger;
+  readonly dataDir: string;
+  readonly container = new KernelContainer();
+  private readonly pools = new PoolRegistry();
+  private readonly tracker = new RequestTracker();
+  private readonly validator = new SchemaValidator();
+  private readonly stopController = new AbortController();
+  private readonly running: RunningPlugin[] = [];
+  private readonly watchdog: EventLoopWatchdog;
+  private lmdb: RootDatabase | undefined;
+  private server: http.Server | undefined;
+  private stopping: Promise<void> | undefined;
+  private openApiDoc: Record<string, unknown> | undefined;
+  private mounted: MountedRoute[] = [];
+  private token = '';
+
+  private constructor(private readonly options: KernelOptions) {
+    const { server } = options.config;
+    this.log = createLogger(server.logLevel, { app: 'keel' }, options.logSink);
+    this.dataDir = server.dataDir;
+    this.watchdog = new EventLoopWatchdog({ ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }) });
+    this.app.proxy = false;
+    this.app.silent = true;
+  }
+
+  /** Boots a kernel; on any failure everything opened so far is closed and the error rethrown. */
+  static async boot(options: KernelOptions): Promise<Kernel> {
+    const kernel = new Kernel(options);
+    try {
+      await kernel.bootInternal();
+      return kernel;
+    } catch (err) {
+      await kernel.stop().catch((stopErr: unknown) => kernel.log.error('cleanup after failed boot failed', { err: stopErr }));
+      throw err;
+    }
+  }
+
+  /** The bootstrap admin token in force. */
+  get adminToken(): string {
+    return this.token;
+  }
+
+  get routes(): readonly MountedRoute[] {
+    return this.mounted;
+  }
+
+  get host(): HostInfo {
+    return { mode: this.options.mode ?? 'server', runner: this.options.config.server.runner, kernelVersion: KERNEL_VERSION };
+  }
+
+  /** The `exports` a plugin's setup returned. */
+  exportsOf(pluginId: string): unknown {
+    return this.running.find((r) => r.loaded.plugin.id === pluginId)?.instance.exports;
+  }
+
+  resolve<T>(token: Token<T>): T {
+    return this.container.resolve(token);
+  }
+
+  /** A Node request handler for this kernel's app (for `http.createServer`, Express, tests). */
+  callback(): http.RequestListener {
+    return this.app.callback();
+  }
+
+  /** Opens the listener; resolves with the bound address. */
+  async listen(port = this.options.config.server.port, host = this.options.config.server.host): Promise<AddressInfo> {
+    if (this.server) throw new Error('the kernel is already listening');
+    const server = http.createServer(this.callback());
+    server.keepAliveTimeout = 5_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return server.address() as AddressInfo;
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.stopInternal();
+    return this.stopping;
+  }
+
+  private async bootInternal(): Promise<void> {
+    const { config } = this.options;
+    const label = this.options.configLabel ?? 'config';
+    const requests: PluginRequest[] = [
+      ...config.plugins.map((entry, i) => ({ use: entry.use, prefix: entry.prefix, config: entry.config, configKey: `plugins[${i}]`, enabled: entry.enabled }))
+        .filter((r) => r.enabled !== false),
+      ...(this.options.inlinePlugins ?? []).map((p) => ({ plugin: p.plugin, prefix: p.prefix, config: p.config, configKey: `plugins[${p.plugin.id}]` })),
+    ];
+    const loaded = await loadPlugins(requests, this.options.baseDir ?? process.cwd());
+    const configs = validatePluginConfigs(loaded, this.validator, label);
+    for (const [token, value] of this.options.overrides ?? []) this.container.override(token, value);
+    const hostProvided = new Set<symbol>([...Object.values(core).map((t) => t.key), ...(this.options.overrides ?? []).map(([t]) => t.key)]);
+    const ordered = orderPlugins(loaded, hostProvided);
+
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    this.lmdb = openLmdbEnv(this.dataDir);
+    const accounts = new AccountStore(this.lmdb, () => systemClock.now());
+    this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? process.env);
+    const auth = new TokenAuthService(accounts);
+    this.container.provide(core.auth, auth);
+    this.container.provide(core.validator, this.validator);
+    this.container.provide(core.clock, systemClock);
+    this.container.provide(core.host, this.host);
+
+    const all = this.options.includeCore === false ? ordered : [this.coreEntry(accounts), ...ordered];
+    for (const entry of all) await this.setupPlugin(entry, configs.get(entry.plugin.id) ?? {});
+
+    this.mounted = this.running.flatMap(({ loaded: l, instance }) =>
+      (instance.routes ?? []).map((route) => ({
+        pluginId: l.plugin.id,
+        prefix: l.prefix,
+        fullPath: joinPath(l.prefix, route.path),
+        route,
+        errorFormat: l.plugin.errorFormat ?? gatewayErrorFormat,
+      })),
+    );
+    checkRouteClashes(this.mounted);
+    this.buildApp(auth);
+
+    for (const running of this.running) {
+      await running.instance.start?.();
+      running.started = true;
+    }
+    this.watchdog.start();
+    this.log.info('kernel booted', { plugins: this.running.map((r) => r.loaded.plugin.id), dataDir: this.dataDir });
+  }
+
+  private coreEntry(accounts: AccountStore): LoadedPlugin {
+    const plugin = createCorePlugin({
+      accounts,
+      watchdog: this.watchdog,
+      host: this.host,
+      plugins: () => this.describePlugins(),
+      openApi: () => (this.openApiDoc ??= buildOpenApi(this.mounted, {
+        title: 'Keel',
+        version: KERNEL_VERSION,
+        description: 'Keel: a microkernel host for durable AI workflows. Every route of every loaded plugin.',
+        plugins: this.running.map((r) => ({ id: r.loaded.plugin.id, version: r.loaded.plugin.version, description: r.loaded.plugin.description })),
+      })),
+    }) as unknown as AnyPlugin;
+    return { plugin, source: '@keel/kernel', prefix: '/', rawConfig: {}, configKey: 'core' };
+  }
+
+  private async setupPlugin(loaded: LoadedPlugin, config: unknown): Promise<void> {
+    const { plugin } = loaded;
+    const id = plugin.id;
+    const scope = this.container.forPlugin([
+      [core.logger, this.log.child({ plugin: id })],
+      [core.storage, new ScopedStorage(this.lmdb!, id)],
+      [core.workers, this.pools.scoped(id)],
+      [core.paths, new PluginPaths(this.dataDir, id)],
+    ]);
+    const deps = scope.resolveDeps(plugin.deps);
+    const { instance, controller } = await runSetup(
+      plugin,
+      { config, deps, prefix: loaded.prefix },
+      this.stopController.signal,
+      this.options.config.server.setupTimeoutMs,
+    );
+    this.running.push({ loaded, instance, controller, started: false });
+    if (plugin.provides) this.container.provide(plugin.provides, instance.exports);
+  }
+
+  private describePlugins(): LoadedPluginInfo[] {
+    return this.running.map(({ loaded }) => ({
+      id: loaded.plugin.id,
+      version: loaded.plugin.version,
+      description: loaded.plugin.description ?? '',
+      source: loaded.source,
+      prefix: loaded.prefix,
+    }));
+  }
+
+  private buildApp(auth: TokenAuthService): void {
+    const formatForPath = this.formatForPath();
+    const uploadDir = path.join(this.dataDir, 'tmp', 'uploads');
+    mkdirSync(uploadDir, { recursive: true, mode: 0o700 });
+    const router = buildRouter(this.mounted, {
+      auth,
+      validator: this.validator,
+      bodyLimitBytes: this.options.config.server.bodyLimitBytes,
+      uploadDir,
+    });
+    this.app.use(this.tracker.middleware());
+    this.app.use(errorMiddleware(this.log, formatForPath));
+    this.app.use(originPolicy(this.options.config.server.origins));
+    this.app.use(router.routes());
+    this.app.use(async (ctx) => {
+      const allowed = allowedMethodsFor(router, ctx.path);
+      if (allowed.length) {
+        throw methodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(', ')}.`, { code: 'method_not_allowed', headers: { allow: allowed.join(', ') } });
+      }
+      // Nothing matched. Under /api/gateway an anonymous caller learns nothing: 401 before 404.
+      if (ctx.path === '/api/gateway' || ctx.path.startsWith('/api/gateway/')) {
+        const token = bearerTokenOf(ctx);
+        if (!token || !(await auth.authenticate(token))) {
+          throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
+        }
+      }
+      throw notFound(`No route ${ctx.method} ${ctx.path}.`, { code: 'not_found' });
+    });
+  }
+
+  /** Unmatched paths answer in the error shape of the plugin whose prefix covers them. */
+  private formatForPath(): (path: string) => ErrorFormatter {
+    const prefixes = this.running
+      .filter((r) => r.loaded.prefix !== '/')
+      .map((r) => ({ prefix: r.loaded.prefix, format: r.loaded.plugin.errorFormat ?? gatewayErrorFormat }))
+      .sort((a, b) => b.prefix.length - a.prefix.length);
+    return (p) => prefixes.find((x) => p === x.prefix || p.startsWith(`${x.prefix}/`))?.format ?? gatewayErrorFormat;
+  }
+
+  private async stopInternal(): Promise<void> {
+    const { shutdownTimeoutMs } = this.options.config.server;
+    const server = this.server;
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+    this.stopController.abort(new Error('kernel stopping'));
+    this.tracker.abortAll();
+    const drained = await this.tracker.drain(shutdownTimeoutMs);
+    if (!drained) this.log.warn('requests still in flight at shutdown; closing their connections', { active: this.tracker.active });
+    server?.closeAllConnections();
+    await closed;
+    for (const running of [...this.running].reverse()) {
+      try {
+        running.controller.abort();
+        if (running.started || running.instance.stop) await running.instance.stop?.();
+      } catch (err) {
+        this.log.error('plugin stop failed', { plugin: running.loaded.plugin.id, err });
+      }
+    }
+    await this.pools.closeAll();
+    await this.watchdog.stop();
+    if (this.lmdb) {
+      await this.lmdb.close();
+      this.lmdb = undefined;
+    }
+    this.log.info('kernel stopped');
+  }
+}

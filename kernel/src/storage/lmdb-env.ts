@@ -1,0 +1,37 @@
+/**
+ * The one LMDB environment of a data directory (`<data>/db`). Commits are synced before their
+ * promise resolves (overlappingSync off), so an awaited write is durable: a kill -9 after the
+ * acknowledgement loses nothing.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import type { PluginStorage, SubDatabaseOptions } from '@keel/plugin-sdk';
+
+export function openLmdbEnv(dataDir: string): RootDatabase {
+  const dir = path.join(dataDir, 'db');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return open({ path: dir, maxDbs: 512, overlappingSync: false, compression: false });
+}
+
+/** Storage as one plugin sees it: sub-databases named `<plugin id>:<name>`. */
+export class ScopedStorage implements PluginStorage {
+  private readonly opened = new Map<string, Database<unknown, Key>>();
+
+  constructor(private readonly root: RootDatabase, private readonly namespace: string) {}
+
+  openDB<V = unknown, K extends Key = Key>(name: string, options: SubDatabaseOptions = {}): Database<V, K> {
+    if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`storage name '${name}' may only hold letters, digits, '.', '_' and '-'.`);
+    const full = `${this.namespace}:${name}`;
+    let db = this.opened.get(full);
+    if (!db) {
+      db = this.root.openDB<unknown, Key>({ ...options, name: full });
+      this.opened.set(full, db);
+    }
+    return db as unknown as Database<V, K>;
+  }
+
+  transaction<T>(fn: () => T): Promise<T> {
+    return this.root.transaction(fn);
+  }
+}

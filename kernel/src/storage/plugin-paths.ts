@@ -1,0 +1,32 @@
+/** The folders one plugin gets under the data directory. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Paths } from '@keel/plugin-sdk';
+
+export class PluginPaths implements Paths {
+  readonly dataDir: string;
+  readonly blobsDir: string;
+  readonly tmpDir: string;
+  private readonly ownDir: string;
+
+  constructor(dataDir: string, pluginId: string) {
+    this.dataDir = dataDir;
+    this.ownDir = path.join(dataDir, 'plugins', pluginId);
+    this.blobsDir = path.join(dataDir, 'blobs');
+    this.tmpDir = path.join(dataDir, 'tmp');
+  }
+
+  get pluginDir(): string {
+    return ensureDir(this.ownDir);
+  }
+
+  forAccount(account: string): string {
+    if (!/^[A-Za-z0-9._:-]+$/.test(account) || account.includes('..')) throw new Error(`unsafe account id for a folder name: '${account}'`);
+    return ensureDir(path.join(this.ownDir, 'accounts', account.replace(/:/g, '__')));
+  }
+}
+
+function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}

@@ -1,0 +1,97 @@
+/**
+ * The shared ajv instances. Bodies are validated strictly (JSON types as sent); path parameters,
+ * query strings and multipart fields arrive as strings, so their validator coerces types.
+ * Every error of a value is reported at once; the first one names the field.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { badRequest, type JsonSchema, type Schema, type Validator } from '@keel/plugin-sdk';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    strict: false,
+    removeAdditional: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export interface ValidationProblem {
+  /** Dotted path of the field at fault, prefixed by where it was found (`body.input_data.prompt`). */
+  field: string;
+  message: string;
+}
+
+/** Renders ajv errors as `where.field message` sentences. */
+export function describeAjvErrors(errors: ErrorObject[] | null | undefined, where: string): ValidationProblem[] {
+  return (errors ?? []).map((e) => {
+    const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const params = e.params as Record<string, unknown>;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') segments.push(String(params.missingProperty));
+    if (e.keyword === 'additionalProperties') {
+      segments.push(String(params.additionalProperty));
+      message = 'is not an allowed field';
+    } else if (e.keyword === 'required') {
+      message = 'is required';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    const path = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
+    const field = (where + path).replace(/^\./, '');
+    return { field, message };
+  });
+}
+
+export class SchemaValidator implements Validator {
+  private readonly strictAjv = makeAjv(false);
+  private readonly coercingAjv = makeAjv(true);
+  private readonly cache = new WeakMap<object, ValidateFunction>();
+  private readonly coercingCache = new WeakMap<object, ValidateFunction>();
+
+  compile<T>(schema: Schema<T> | JsonSchema, where = 'body'): (value: unknown) => T {
+    return this.build<T>(schema, where, false);
+  }
+
+  /** For strings from the URL or a form: `"3"` becomes 3, `"true"` becomes true. */
+  compileCoercing<T>(schema: Schema<T> | JsonSchema, where: string): (value: unknown) => T {
+    return this.build<T>(schema, where, true);
+  }
+
+  /** Validates without throwing; returns the problems (empty when valid). Defaults are applied in place. */
+  check(schema: JsonSchema, value: unknown, where: string): ValidationProblem[] {
+    const fn = this.fn(schema, false);
+    return fn(value) ? [] : describeAjvErrors(fn.errors, where);
+  }
+
+  private build<T>(schema: Schema<T> | JsonSchema, where: string, coerce: boolean): (value: unknown) => T {
+    const json = isSchema(schema) ? schema.json : schema;
+    const fn = this.fn(json, coerce);
+    return (value: unknown) => {
+      if (fn(value)) return value as T;
+      const problems = describeAjvErrors(fn.errors, where);
+      const message = problems.map((p) => `${p.field} ${p.message}`).join('; ');
+      throw badRequest(`Invalid request: ${message}.`, { code: 'invalid_request', field: problems[0]?.field });
+    };
+  }
+
+  private fn(json: JsonSchema, coerce: boolean): ValidateFunction {
+    const cache = coerce ? this.coercingCache : this.cache;
+    let fn = cache.get(json);
+    if (!fn) {
+      fn = (coerce ? this.coercingAjv : this.strictAjv).compile(json);
+      cache.set(json, fn);
+    }
+    return fn;
+  }
+}
+
+function isSchema<T>(value: Schema<T> | JsonSchema): value is Schema<T> {
+  return typeof (value as Schema<T>).json === 'object' && Object.keys(value).length === 1;
+}

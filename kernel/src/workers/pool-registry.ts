@@ -1,0 +1,43 @@
+/**
+ * Piscina pools owned by the kernel: plugins create them by name, the kernel closes them all at
+ * stop (after plugins stopped, before LMDB closes).
+ */
+import { Piscina } from 'piscina';
+import type { WorkerPoolOptions, WorkerPools } from '@keel/plugin-sdk';
+
+export class PoolRegistry {
+  private readonly pools = new Map<string, Piscina>();
+
+  /** The view one plugin gets: names are prefixed with its id. */
+  scoped(pluginId: string): WorkerPools {
+    return {
+      create: (name, options) => this.create(`${pluginId}:${name}`, options),
+      get: (name) => this.pools.get(`${pluginId}:${name}`),
+    };
+  }
+
+  create(fullName: string, options: WorkerPoolOptions): Piscina {
+    if (this.pools.has(fullName)) throw new Error(`worker pool '${fullName}' already exists.`);
+    const pool = new Piscina({
+      filename: typeof options.filename === 'string' ? options.filename : options.filename.href,
+      name: 'default',
+      minThreads: options.minThreads ?? 0,
+      maxThreads: options.maxThreads ?? 1,
+      idleTimeout: options.idleTimeout ?? 30_000,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 1,
+      workerData: options.workerData,
+    });
+    this.pools.set(fullName, pool);
+    return pool;
+  }
+
+  names(): string[] {
+    return [...this.pools.keys()];
+  }
+
+  async closeAll(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.allSettled(pools.map((p) => p.destroy()));
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The core tokens the kernel provides to every plugin. Each is scoped to the plugin that asks:
+ * its logger carries the plugin id, its storage opens `<id>:<name>` sub-databases, its pools are
+ * named `<id>:<name>`, its paths point at its own folders.
+ */
+import type Koa from 'koa';
+import type { Database, DatabaseOptions, Key } from 'lmdb';
+import type { Piscina } from 'piscina';
+import { token } from './tokens.js';
+import type { JsonSchema, Schema } from './schema.js';
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+export type SubDatabaseOptions = Omit<DatabaseOptions, 'name' | 'path'>;
+
+/** The plugin's view of the one LMDB environment under `<data>/db`. */
+export interface PluginStorage {
+  /** Opens (creating if needed) the sub-database `<plugin id>:<name>`. */
+  openDB<V = unknown, K extends Key = Key>(name: string, options?: SubDatabaseOptions): Database<V, K>;
+  /** Runs `fn` in one write transaction across all sub-databases; resolves once the commit is durable. */
+  transaction<T>(fn: () => T): Promise<T>;
+}
+
+export interface WorkerPoolOptions {
+  /** The worker module (absolute path or file URL). */
+  filename: string | URL;
+  minThreads?: number;
+  maxThreads?: number;
+  idleTimeout?: number;
+  concurrentTasksPerWorker?: number;
+  workerData?: unknown;
+}
+
+/** Piscina pools owned by the host: created per plugin, closed by the kernel at stop. */
+export interface WorkerPools {
+  /** Creates the pool `<plugin id>:<name>`; creating the same name twice is an error. */
+  create(name: string, options: WorkerPoolOptions): Piscina;
+  get(name: string): Piscina | undefined;
+}
+
+export interface Principal {
+  account: string;
+  tenant: string;
+  roles: string[];
+  /** Id of the token used (never the token itself); null for principals not made from a token. */
+  tokenId: string | null;
+}
+
+export interface AuthService {
+  /** The principal a bearer token stands for, or null when the token is unknown or revoked. */
+  authenticate(bearerToken: string): Promise<Principal | null>;
+  /** The principal the kernel attached to this request (null on public routes without a token). */
+  principalOf(ctx: Koa.Context): Principal | null;
+  isAdmin(principal: Principal | null): boolean;
+  /** Throws 403 with a sentence unless the principal is an admin. */
+  requireAdmin(principal: Principal | null): asserts principal is Principal;
+}
+
+export interface Validator {
+  /** Compiles a schema once; the returned function throws a 400 naming the field when the value is invalid. */
+  compile<T>(schema: Schema<T> | JsonSchema, where?: string): (value: unknown) => T;
+}
+
+export interface Clock {
+  now(): Date;
+  nowMs(): number;
+}
+
+export interface Paths {
+  /** The data directory root (`<data>`). */
+  readonly dataDir: string;
+  /** This plugin's own folder, `<data>/plugins/<id>`, created on demand. */
+  readonly pluginDir: string;
+  /** Content-addressed large bytes, `<data>/blobs`. */
+  readonly blobsDir: string;
+  /** Scratch space on the same file system (for write-then-rename). */
+  readonly tmpDir: string;
+  /** A folder of this plugin scoped to one account: `<data>/plugins/<id>/accounts/<account>`. */
+  forAccount(account: string): string;
+}
+
+export interface HostInfo {
+  /** How the kernel was started. */
+  readonly mode: 'server' | 'embedded' | 'test' | 'cli';
+  /** Whether this process runs the workflow runner (`keel serve --no-runner` turns it off). */
+  readonly runner: boolean;
+  readonly kernelVersion: string;
+}
+
+/** Core tokens; see each interface for what the plugin gets. */
+export const core = {
+  logger: token<Logger>('core.logger'),
+  storage: token<PluginStorage>('core.storage'),
+  workers: token<WorkerPools>('core.workers'),
+  auth: token<AuthService>('core.auth'),
+  validator: token<Validator>('core.validator'),
+  clock: token<Clock>('core.clock'),
+  paths: token<Paths>('core.paths'),
+  host: token<HostInfo>('core.host'),
+} as const;

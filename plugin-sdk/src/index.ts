@@ -1,0 +1,27 @@
+/**
+ * `@keel/plugin-sdk`: everything a Keel plugin is written against. Plugins import only this
+ * package, engine interfaces and other plugins' public tokens.
+ */
+export { SDK_VERSION } from './version.js';
+export { token } from './tokens.js';
+export type { Token, DepsMap, ResolvedDeps } from './tokens.js';
+export { schema } from './schema.js';
+export type { Schema, JsonSchema, Infer } from './schema.js';
+export { core } from './core-tokens.js';
+export type {
+  Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPools, WorkerPoolOptions,
+  Principal, AuthService, Validator, Clock, Paths, HostInfo,
+} from './core-tokens.js';
+export { route, reply, isReply, HANDLED } from './routes.js';
+export type {
+  RouteDefinition, RouteContext, RouteAuth, BodyKind, HttpMethod, Reply, ResponseSpec, UploadedFile, AnyRoute,
+} from './routes.js';
+export {
+  HttpError, isHttpError, badRequest, unauthorized, forbidden, notFound, methodNotAllowed, conflict, gone,
+  payloadTooLarge, unprocessable, tooManyRequests, serviceUnavailable, gatewayErrorFormat, openaiErrorFormat,
+} from './errors.js';
+export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
+export { definePlugin, isPlugin } from './plugin.js';
+export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin } from './plugin.js';
+export { encodeSse, openSse, lastEventId, SseStream } from './sse.js';
+export type { SseEvent, SseOptions, SseCloseReason } from './sse.js';

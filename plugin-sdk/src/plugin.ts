@@ -1,0 +1,65 @@
+/**
+ * The plugin contract: a plugin declares what it needs and offers; the host decides when and
+ * where it runs. See `definePlugin`.
+ */
+import type { ErrorFormatter } from './errors.js';
+import type { AnyRoute } from './routes.js';
+import type { Schema } from './schema.js';
+import type { DepsMap, ResolvedDeps, Token } from './tokens.js';
+
+export interface SetupContext<C, D extends DepsMap> {
+  /** The plugin's config, validated against `configSchema` with defaults applied. */
+  config: C;
+  /** Resolved dependencies, typed by the tokens declared in `deps`. */
+  deps: ResolvedDeps<D>;
+  /** Aborts when setup times out or the kernel stops; long setup work should honour it. */
+  signal: AbortSignal;
+  /** The prefix the host mounts this plugin's routes under (`/api/gateway`, `/v1`, ...). */
+  prefix: string;
+}
+
+export interface PluginInstance<E> {
+  routes?: AnyRoute[];
+  /** The value registered under `provides`, for plugins that depend on this one. */
+  exports?: E;
+  /** Called after every plugin is set up and mounted, before the listener opens. */
+  start?(): Promise<void> | void;
+  /** Called once at shutdown, in reverse order; must be safe to call when start never ran. */
+  stop?(): Promise<void> | void;
+}
+
+export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = unknown> {
+  /** kebab-case; the log field, storage namespace and config key. */
+  id: string;
+  version: string;
+  /** Semver range of `@keel/plugin-sdk` this plugin was written for (checked at load). */
+  sdk: string;
+  description?: string;
+  /** JSON schema of the plugin's config; defaults are applied, every error is reported at once. */
+  configSchema?: Schema<C>;
+  deps?: D;
+  /** A token other plugins may depend on; its value is `exports` from setup. */
+  provides?: Token<E>;
+  /** Where routes mount unless the config says otherwise (default `/`). */
+  defaultPrefix?: string;
+  /** Error response shape for this plugin's routes (default: the gateway `{detail}` shape). */
+  errorFormat?: ErrorFormatter;
+  setup(ctx: SetupContext<C, D>): Promise<PluginInstance<E>> | PluginInstance<E>;
+}
+
+/** A plugin as the kernel handles it, its generic types erased. */
+export type AnyPlugin = PluginDefinition<unknown, DepsMap, unknown> & { readonly __keelPlugin: true };
+
+/**
+ * Defines a plugin. The result is a plain frozen value; export it (default or named) from the
+ * plugin package so the kernel can load it by package name or by path.
+ */
+export function definePlugin<C = Record<string, never>, D extends DepsMap = Record<string, never>, E = undefined>(
+  definition: PluginDefinition<C, D, E>,
+): PluginDefinition<C, D, E> & { readonly __keelPlugin: true } {
+  return Object.freeze({ ...definition, __keelPlugin: true as const });
+}
+
+export function isPlugin(value: unknown): value is AnyPlugin {
+  return typeof value === 'object' && value !== null && (value as { __keelPlugin?: unknown }).__keelPlugin === true;
+}

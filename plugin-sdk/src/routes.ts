@@ -1,0 +1,102 @@
+/**
+ * Schema-first route declarations. One declaration drives request validation, authentication,
+ * the OpenAPI document and the handler's static types.
+ */
+import type Koa from 'koa';
+import type { Principal } from './core-tokens.js';
+import type { Schema } from './schema.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/**
+ * Who may call a route:
+ * - `public`: anyone; a valid token is still read when sent.
+ * - `user`: any signed-in principal (401 without a valid token).
+ * - `admin`: an admin principal (401 without a token, 403 for a non-admin).
+ * - `none`: the kernel does no authentication; the plugin handles it (its own keys, for example).
+ */
+export type RouteAuth = 'public' | 'user' | 'admin' | 'none';
+
+/** How the request body is read before the handler runs. */
+export type BodyKind = 'json' | 'multipart' | 'raw' | 'none';
+
+export interface UploadedFile {
+  fieldName: string;
+  filename: string;
+  mimetype: string;
+  size: number;
+  /** Temporary file on disk; the kernel removes it after the response. */
+  filepath: string;
+}
+
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Files of a multipart body, by field name. */
+  files: Record<string, UploadedFile[]>;
+  principal: Principal | null;
+  /** Aborts when the client goes away or the kernel stops. */
+  signal: AbortSignal;
+  requestId: string;
+  /** The underlying Koa context, for headers, streaming responses and the like. */
+  koa: Koa.Context;
+}
+
+/** An explicit response: status, body and headers. Handlers may also return a plain value (200 JSON). */
+export interface Reply {
+  readonly __reply: true;
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export function reply(status: number, body?: unknown, headers: Record<string, string> = {}): Reply {
+  return { __reply: true, status, body, headers };
+}
+
+export function isReply(value: unknown): value is Reply {
+  return typeof value === 'object' && value !== null && (value as { __reply?: unknown }).__reply === true;
+}
+
+/** Marker a handler returns when it has written the response itself (SSE, files, redirects). */
+export const HANDLED: unique symbol = Symbol('keel.handled');
+
+export interface ResponseSpec {
+  description?: string;
+  schema?: Schema<unknown>;
+  /** Content type when not JSON (`text/event-stream`, `application/octet-stream`). */
+  contentType?: string;
+}
+
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** Path relative to the plugin's mount prefix, with `:name` parameters (`/runs/:run_id`). */
+  path: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** Defaults to `user`. */
+  auth?: RouteAuth;
+  params?: Schema<P>;
+  query?: Schema<Q>;
+  body?: Schema<B>;
+  /** Defaults to `json` when a body schema is given, else `none`. */
+  bodyKind?: BodyKind;
+  /** Largest accepted body in bytes (defaults to the kernel's `server.bodyLimitBytes`). */
+  bodyLimitBytes?: number;
+  responses?: Record<number, ResponseSpec>;
+  /** Excluded from the OpenAPI document (rare: internal helpers). */
+  hidden?: boolean;
+  handler(ctx: RouteContext<P, Q, B>): Promise<unknown> | unknown;
+}
+
+/** Declares a route; the generic parameters are inferred from the schemas. */
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  definition: RouteDefinition<P, Q, B>,
+): RouteDefinition<P, Q, B> {
+  return definition;
+}
+
+/** A route whose parameter types have been erased, as the kernel stores it. */
+export type AnyRoute = RouteDefinition<unknown, unknown, unknown>;

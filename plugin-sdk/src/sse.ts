@@ -1,0 +1,133 @@
+/**
+ * Server-Sent Events. `encodeSse` serialises an event once into bytes that can be written to
+ * every subscriber; `openSse` takes over a Koa response with heartbeats and a bounded buffer:
+ * a subscriber that cannot keep up is cut off instead of being buffered without limit.
+ */
+import type Koa from 'koa';
+
+export interface SseEvent {
+  event?: string;
+  id?: string | number;
+  /** Strings are sent as they are; anything else is JSON-serialised. */
+  data: unknown;
+  retry?: number;
+}
+
+/** Serialises one event to its wire bytes (multi-line data split into `data:` lines). */
+export function encodeSse(event: SseEvent): Buffer {
+  let out = '';
+  if (event.event !== undefined) out += `event: ${event.event}\n`;
+  if (event.id !== undefined) out += `id: ${event.id}\n`;
+  if (event.retry !== undefined) out += `retry: ${event.retry}\n`;
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+  for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return Buffer.from(out + '\n', 'utf8');
+}
+
+/** The resume cursor a client asked for: `Last-Event-ID` wins over `?after=`; null when neither. */
+export function lastEventId(ctx: Koa.Context, queryKey = 'after'): string | null {
+  const header = ctx.get('last-event-id');
+  if (header) return header;
+  const q = ctx.query[queryKey];
+  return typeof q === 'string' && q !== '' ? q : null;
+}
+
+export interface SseOptions {
+  /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s; 0 = off). */
+  heartbeatMs?: number;
+  /** Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). */
+  maxBufferedBytes?: number;
+  /** Closes the stream when aborted (pass the route's signal so kernel stop ends streams). */
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export type SseCloseReason = 'client' | 'server' | 'slow_consumer' | 'aborted';
+
+export class SseStream {
+  private readonly res: Koa.Context['res'];
+  private readonly controller = new AbortController();
+  private readonly heartbeat: NodeJS.Timeout | undefined;
+  private readonly maxBuffered: number;
+  private reason: SseCloseReason | null = null;
+  private resolveDone!: (reason: SseCloseReason) => void;
+  /** Resolves with the reason once the stream is closed, whoever closed it. */
+  readonly done: Promise<SseCloseReason>;
+
+  constructor(ctx: Koa.Context, options: SseOptions = {}) {
+    this.res = ctx.res;
+    this.maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    ctx.respond = false;
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    this.res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...options.headers,
+    });
+    this.res.flushHeaders();
+    this.res.on('close', () => this.finish('client'));
+    const heartbeatMs = options.heartbeatMs ?? 15_000;
+    if (heartbeatMs > 0) {
+      this.heartbeat = setInterval(() => this.writeRaw(PING), heartbeatMs);
+      this.heartbeat.unref();
+    }
+    if (options.signal) {
+      if (options.signal.aborted) this.close('aborted');
+      else options.signal.addEventListener('abort', () => this.close('aborted'), { once: true });
+    }
+  }
+
+  /** Aborted when the stream closes for any reason; producers should stop on it. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get closed(): boolean {
+    return this.reason !== null;
+  }
+
+  /** Sends an event (or bytes from `encodeSse`); false once the stream is closed. */
+  send(event: SseEvent | Buffer): boolean {
+    return this.writeRaw(Buffer.isBuffer(event) ? event : encodeSse(event));
+  }
+
+  comment(text: string): boolean {
+    return this.writeRaw(Buffer.from(`: ${text.replace(/\n/g, ' ')}\n\n`, 'utf8'));
+  }
+
+  close(reason: SseCloseReason = 'server'): void {
+    if (this.reason) return;
+    this.finish(reason);
+    if (reason === 'slow_consumer') this.res.destroy();
+    else this.res.end();
+  }
+
+  private writeRaw(bytes: Buffer): boolean {
+    if (this.reason) return false;
+    if (this.res.writableLength + bytes.length > this.maxBuffered) {
+      this.close('slow_consumer');
+      return false;
+    }
+    this.res.write(bytes);
+    return true;
+  }
+
+  private finish(reason: SseCloseReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.controller.abort();
+    this.resolveDone(reason);
+  }
+}
+
+const PING = Buffer.from(': ping\n\n', 'utf8');
+
+/** Takes over the response as an event stream. */
+export function openSse(ctx: Koa.Context, options?: SseOptions): SseStream {
+  return new SseStream(ctx, options);
+}
