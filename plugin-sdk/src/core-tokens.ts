@@ -39,11 +39,14 @@ export interface WorkerPoolOptions {
   workerData?: unknown;
 }
 
+/** A piscina pool; `run(task, { signal })` cancels a queued or running task when the signal aborts. */
+export type WorkerPool = Piscina;
+
 /** Piscina pools owned by the host: created per plugin, closed by the kernel at stop. */
 export interface WorkerPools {
   /** Creates the pool `<plugin id>:<name>`; creating the same name twice is an error. */
-  create(name: string, options: WorkerPoolOptions): Piscina;
-  get(name: string): Piscina | undefined;
+  create(name: string, options: WorkerPoolOptions): WorkerPool;
+  get(name: string): WorkerPool | undefined;
 }
 
 export interface Principal {

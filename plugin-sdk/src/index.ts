@@ -9,7 +9,7 @@ export { schema } from './schema.js';
 export type { Schema, JsonSchema, Infer } from './schema.js';
 export { core } from './core-tokens.js';
 export type {
-  Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPools, WorkerPoolOptions,
+  Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPool, WorkerPools, WorkerPoolOptions,
   Principal, AuthService, Validator, Clock, Paths, HostInfo,
 } from './core-tokens.js';
 export { route, reply, isReply, HANDLED } from './routes.js';

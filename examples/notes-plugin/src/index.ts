@@ -1,0 +1,36 @@
+/**
+ * An example third-party Keel plugin, written only against `@keel/plugin-sdk`: per-account notes
+ * in LMDB, word statistics in a worker pool, a config schema, and a token other plugins can use.
+ */
+import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { notesConfigSchema } from './config.js';
+import { notesRoutes } from './notes-routes.js';
+import { NotesStore } from './notes-store.js';
+
+export type { NotesConfig } from './config.js';
+export type { Note } from './notes-store.js';
+
+/** Other plugins may depend on the notes store through this token. */
+export const notesStoreToken = token<NotesStore>('notes.store');
+
+export const notesPlugin = definePlugin({
+  id: 'notes',
+  version: '0.1.0',
+  sdk: '^1.0.0',
+  description: 'Example plugin: notes per account, with word statistics in a worker pool',
+  configSchema: notesConfigSchema,
+  defaultPrefix: '/api/notes',
+  deps: { log: core.logger, storage: core.storage, workers: core.workers, clock: core.clock },
+  provides: notesStoreToken,
+  setup({ config, deps }) {
+    const store = new NotesStore(deps.storage, deps.clock);
+    const stats = deps.workers.create('stats', {
+      filename: new URL('./word-stats-worker.js', import.meta.url),
+      maxThreads: config.statsThreads,
+    });
+    deps.log.info('notes plugin ready', { greeting: config.greeting });
+    return { routes: notesRoutes(store, stats, config), exports: store };
+  },
+});
+
+export default notesPlugin;
