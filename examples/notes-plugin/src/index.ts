@@ -8,7 +8,7 @@ import { notesRoutes } from './notes-routes.js';
 import { NotesStore } from './notes-store.js';
 
 export type { NotesConfig } from './config.js';
-export type { Note } from './notes-store.js';
+export type { Note, NotesStore } from './notes-store.js';
 
 /** Other plugins may depend on the notes store through this token. */
 export const notesStoreToken = token<NotesStore>('notes.store');

@@ -84,9 +84,19 @@ function topFrame(): Promise<Frame | null> {
       finish(null);
       return;
     }
+    // Frames name their script by id; Debugger.enable replays every parsed script with its url.
+    const urls = new Map<string, string>();
+    session.on('Debugger.scriptParsed', (message) => {
+      const { scriptId, url } = message.params as { scriptId: string; url: string };
+      urls.set(scriptId, url);
+    });
     session.once('Debugger.paused', (message) => {
-      const callFrames = (message.params as { callFrames: Array<{ functionName: string; url: string; location: { lineNumber: number } }> }).callFrames;
-      const frames = callFrames.slice(0, 20).map((f) => ({ fn: f.functionName || '<anonymous>', file: f.url, line: f.location.lineNumber + 1 }));
+      const callFrames = (message.params as { callFrames: Array<{ functionName: string; url: string; location: { scriptId: string; lineNumber: number } }> }).callFrames;
+      const frames = callFrames.slice(0, 20).map((f) => ({
+        fn: f.functionName || '<anonymous>',
+        file: f.url || urls.get(f.location.scriptId) || '',
+        line: f.location.lineNumber + 1,
+      }));
       finish(frames[0] ? { ...frames[0], frames } : null);
     });
     session.post('Debugger.enable', () => session.post('Debugger.pause'));

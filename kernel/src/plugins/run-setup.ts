@@ -14,8 +14,9 @@ export async function runSetup(
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort(new Error('setup timed out'));
+      // Reject first so the race settles on the timeout, not on the plugin's reaction to the abort.
       reject(new BootError(`plugin '${plugin.id}' did not finish setup within ${timeoutMs} ms (server.setupTimeoutMs).`));
+      controller.abort(new Error('setup timed out'));
     }, timeoutMs);
   });
   try {

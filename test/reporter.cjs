@@ -1,0 +1,17 @@
+// Mocha's spec reporter plus the one summary line CI reads last: `tests: N passed, N failed`.
+'use strict';
+const Mocha = require('mocha');
+
+class KeelReporter extends Mocha.reporters.Spec {
+  constructor(runner, options) {
+    super(runner, options);
+    runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
+      const { passes, failures, pending } = runner.stats;
+      process.nextTick(() => {
+        process.stdout.write(`tests: ${passes} passed, ${failures} failed${pending ? `, ${pending} skipped` : ''}\n`);
+      });
+    });
+  }
+}
+
+module.exports = KeelReporter;
