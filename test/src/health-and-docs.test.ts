@@ -69,3 +69,15 @@ describe('health, about, OpenAPI and docs', () => {
     expect((await kernel.inject({ url: '/docs/../../etc/passwd' })).statusCode).to.equal(404);
   });
 });
+
+describe('config/schema.json', () => {
+  it('is the schema the kernel validates configs with (so editors and the kernel agree)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const { repoRoot } = await import('./helpers/paths.js');
+    const { kernelConfigSchema } = await import('@keel/kernel');
+    const onDisk = JSON.parse(readFileSync(path.join(repoRoot, 'config', 'schema.json'), 'utf8')) as Record<string, unknown>;
+    delete onDisk.$schema;
+    expect(onDisk).to.deep.equal(JSON.parse(JSON.stringify(kernelConfigSchema)));
+  });
+});
