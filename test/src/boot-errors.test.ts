@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createTestKernel } from '@keel/plugin-sdk/testing';
 import { runKeel, startServer } from './helpers/cli.js';
 import { fixturesDir, tempDir } from './helpers/paths.js';
-import { clashPlugin, cycleA, cycleB, futureSdkPlugin, greeterPlugin, slowSetupPlugin, welcomePlugin } from './fixtures/dependency-plugins.js';
+import { clashPlugin, cycleA, cycleB, futureSdkPlugin, greeterPlugin, lifecycle, slowSetupPlugin, welcomePlugin } from './fixtures/dependency-plugins.js';
 import { probePlugin } from './fixtures/kernel-probe-plugin.js';
 
 async function bootError(options: Parameters<typeof createTestKernel>[0]): Promise<string> {
@@ -90,7 +90,8 @@ describe('boot: config, plugin loading and ordering errors', () => {
     expect(message).to.contain("plugin 'welcome' needs token 'test.greeter' (deps.greeter), which no loaded plugin provides");
   });
 
-  it('orders providers before the plugins that need them, whatever the config order', async () => {
+  it('sets up and starts providers before the plugins that need them, and stops in reverse', async () => {
+    lifecycle.length = 0;
     const kernel = await createTestKernel({ plugins: [welcomePlugin, greeterPlugin] });
     try {
       const res = await kernel.inject({ url: '/welcome' });
@@ -98,6 +99,7 @@ describe('boot: config, plugin loading and ordering errors', () => {
     } finally {
       await kernel.stop();
     }
+    expect(lifecycle).to.deep.equal(['setup greeter', 'setup welcome', 'start greeter', 'start welcome', 'stop welcome', 'stop greeter']);
   });
 
   it('names the plugins of a dependency cycle', async () => {

@@ -41,6 +41,18 @@ describe('the keel CLI', () => {
     }
   });
 
+  it('KEEL_CONFIG names the config file when --config is not given', async () => {
+    const file = path.join(tmp.dir, 'from-env.json');
+    writeFileSync(file, JSON.stringify({ server: { port: 0 }, plugins: [{ use: path.join(fixturesDir, 'kernel-probe-plugin.js') }] }));
+    const server = await startServer(['--data-dir', tmp.dir], { KEEL_CONFIG: file });
+    try {
+      const about = (await (await fetch(`${server.url}/api/gateway/about`)).json()) as { plugins: Array<{ id: string }> };
+      expect(about.plugins.map((p) => p.id)).to.deep.equal(['core', 'probe']);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('KEEL_ADMIN_TOKEN replaces the bootstrap token file', async () => {
     const token = 'keel_env_admin_token_0123456789';
     const server = await startServer(['--port', '0', '--data-dir', tmp.dir], { KEEL_ADMIN_TOKEN: token });
