@@ -15,9 +15,10 @@ import Koa from 'koa';
 import type { RootDatabase } from 'lmdb';
 import {
   core, gatewayErrorFormat, methodNotAllowed, notFound, unauthorized,
-  type AnyPlugin, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
+  type AnyPlugin, type AnyRoute, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
 } from '@keel/plugin-sdk';
 import { AccountStore } from './auth/account-store.js';
+import { BootError } from './boot-error.js';
 import { bearerTokenOf, TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
 import type { KernelConfig } from './config/kernel-config.js';
@@ -44,6 +45,7 @@ import { PoolRegistry } from './workers/pool-registry.js';
 export interface InlinePlugin {
   plugin: AnyPlugin;
   prefix?: string;
+  mounts?: Record<string, string>;
   config?: Record<string, unknown>;
 }
 
@@ -71,6 +73,19 @@ interface RunningPlugin {
 }
 
 const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
+
+function mountErrorFormat(plugin: AnyPlugin, mount: string): ErrorFormatter {
+  const declared = mount === 'default' ? undefined : plugin.mounts?.[mount]?.errorFormat;
+  return declared ?? plugin.errorFormat ?? gatewayErrorFormat;
+}
+
+/** Places a route under its mount point; a route naming a mount its plugin lacks is a boot error. */
+function mountRoute(loaded: LoadedPlugin, route: AnyRoute): MountedRoute {
+  const mount = route.mount ?? 'default';
+  const prefix = loaded.mounts[mount];
+  if (prefix === undefined) throw new BootError(`plugin '${loaded.plugin.id}' route ${route.method} ${route.path} names mount '${mount}', which the plugin does not declare.`);
+  return { pluginId: loaded.plugin.id, prefix, fullPath: joinPath(prefix, route.path), route, errorFormat: mountErrorFormat(loaded.plugin, mount) };
+}
 
 export class Kernel {
   readonly app = new Koa();
@@ -163,9 +178,9 @@ export class Kernel {
     const { config } = this.options;
     const label = this.options.configLabel ?? 'config';
     const requests: PluginRequest[] = [
-      ...config.plugins.map((entry, i) => ({ use: entry.use, prefix: entry.prefix, config: entry.config, configKey: `plugins[${i}]`, enabled: entry.enabled }))
+      ...config.plugins.map((entry, i) => ({ use: entry.use, prefix: entry.prefix, mounts: entry.mounts, config: entry.config, configKey: `plugins[${i}]`, enabled: entry.enabled }))
         .filter((r) => r.enabled !== false),
-      ...(this.options.inlinePlugins ?? []).map((p) => ({ plugin: p.plugin, prefix: p.prefix, config: p.config, configKey: `plugins[${p.plugin.id}]` })),
+      ...(this.options.inlinePlugins ?? []).map((p) => ({ plugin: p.plugin, prefix: p.prefix, mounts: p.mounts, config: p.config, configKey: `plugins[${p.plugin.id}]` })),
     ];
     const loaded = await loadPlugins(requests, this.options.baseDir ?? process.cwd());
     const configs = validatePluginConfigs(loaded, this.validator, label);
@@ -186,15 +201,7 @@ export class Kernel {
     const all = this.options.includeCore === false ? ordered : [this.coreEntry(accounts), ...ordered];
     for (const entry of all) await this.setupPlugin(entry, configs.get(entry.plugin.id) ?? {});
 
-    this.mounted = this.running.flatMap(({ loaded: l, instance }) =>
-      (instance.routes ?? []).map((route) => ({
-        pluginId: l.plugin.id,
-        prefix: l.prefix,
-        fullPath: joinPath(l.prefix, route.path),
-        route,
-        errorFormat: l.plugin.errorFormat ?? gatewayErrorFormat,
-      })),
-    );
+    this.mounted = this.running.flatMap(({ loaded: l, instance }) => (instance.routes ?? []).map((route) => mountRoute(l, route)));
     checkRouteClashes(this.mounted);
     this.buildApp(auth);
 
@@ -219,7 +226,7 @@ export class Kernel {
         plugins: this.running.map((r) => ({ id: r.loaded.plugin.id, version: r.loaded.plugin.version, description: r.loaded.plugin.description })),
       })),
     }) as unknown as AnyPlugin;
-    return { plugin, source: '@keel/kernel', prefix: '/', rawConfig: {}, configKey: 'core' };
+    return { plugin, source: '@keel/kernel', prefix: '/', mounts: { default: '/' }, rawConfig: {}, configKey: 'core' };
   }
 
   private async setupPlugin(loaded: LoadedPlugin, config: unknown): Promise<void> {
@@ -234,7 +241,7 @@ export class Kernel {
     const deps = scope.resolveDeps(plugin.deps);
     const { instance, controller } = await runSetup(
       plugin,
-      { config, deps, prefix: loaded.prefix },
+      { config, deps, prefix: loaded.prefix, mounts: loaded.mounts },
       this.stopController.signal,
       this.options.config.server.setupTimeoutMs,
     );
@@ -249,6 +256,7 @@ export class Kernel {
       description: loaded.plugin.description ?? '',
       source: loaded.source,
       prefix: loaded.prefix,
+      mounts: loaded.mounts,
     }));
   }
 
@@ -282,11 +290,11 @@ export class Kernel {
     });
   }
 
-  /** Unmatched paths answer in the error shape of the plugin whose prefix covers them. */
+  /** Unmatched paths answer in the error shape of the mount point whose prefix covers them. */
   private formatForPath(): (path: string) => ErrorFormatter {
     const prefixes = this.running
-      .filter((r) => r.loaded.prefix !== '/')
-      .map((r) => ({ prefix: r.loaded.prefix, format: r.loaded.plugin.errorFormat ?? gatewayErrorFormat }))
+      .flatMap((r) => Object.entries(r.loaded.mounts).map(([name, prefix]) => ({ prefix, format: mountErrorFormat(r.loaded.plugin, name) })))
+      .filter((m) => m.prefix !== '/')
       .sort((a, b) => b.prefix.length - a.prefix.length);
     return (p) => prefixes.find((x) => p === x.prefix || p.startsWith(`${x.prefix}/`))?.format ?? gatewayErrorFormat;
   }

@@ -22,6 +22,6 @@ export {
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';
-export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin } from './plugin.js';
+export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
 export { encodeSse, openSse, lastEventId, SseStream } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason } from './sse.js';

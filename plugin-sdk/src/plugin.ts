@@ -14,8 +14,20 @@ export interface SetupContext<C, D extends DepsMap> {
   deps: ResolvedDeps<D>;
   /** Aborts when setup times out or the kernel stops; long setup work should honour it. */
   signal: AbortSignal;
-  /** The prefix the host mounts this plugin's routes under (`/api/gateway`, `/v1`, ...). */
+  /** The prefix the host mounts this plugin's default routes under (`/api/gateway`, `/v1`, ...). */
   prefix: string;
+  /** Every mount point's resolved prefix, by name (`default` included). */
+  mounts: Record<string, string>;
+}
+
+/**
+ * A named place where some of a plugin's routes mount, with its own default prefix and error
+ * shape: an inference plugin serves `/api/gateway/discovery/...` with `{detail}` errors and
+ * `/v1/...` with OpenAI errors. Routes choose one with `mount`; the config may move each prefix.
+ */
+export interface MountPoint {
+  prefix: string;
+  errorFormat?: ErrorFormatter;
 }
 
 export interface PluginInstance<E> {
@@ -44,6 +56,8 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
   defaultPrefix?: string;
   /** Error response shape for this plugin's routes (default: the gateway `{detail}` shape). */
   errorFormat?: ErrorFormatter;
+  /** Further mount points besides `default` (which is `defaultPrefix` with `errorFormat`). */
+  mounts?: Record<string, MountPoint>;
   setup(ctx: SetupContext<C, D>): Promise<PluginInstance<E>> | PluginInstance<E>;
 }
 

@@ -71,8 +71,10 @@ export interface ResponseSpec {
 
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   method: HttpMethod;
-  /** Path relative to the plugin's mount prefix, with `:name` parameters (`/runs/:run_id`). */
+  /** Path relative to its mount point's prefix, with `:name` parameters (`/runs/:run_id`). */
   path: string;
+  /** The plugin mount point this route lives under (default `default`). */
+  mount?: string;
   summary?: string;
   description?: string;
   tags?: string[];

@@ -6,6 +6,8 @@ export interface PluginEntry {
   use: string;
   /** Mount prefix for the plugin's routes (default: the plugin's own `defaultPrefix`). */
   prefix?: string;
+  /** Prefixes for the plugin's other named mount points (`{"openai": "/v1"}`). */
+  mounts?: Record<string, string>;
   /** The plugin's config, validated against its schema. */
   config?: Record<string, unknown>;
   /** Set false to keep an entry in the file without loading it. */
@@ -82,6 +84,7 @@ export const kernelConfigSchema = {
         properties: {
           use: { type: 'string', minLength: 1 },
           prefix: { type: 'string', pattern: '^/' },
+          mounts: { type: 'object', additionalProperties: { type: 'string', pattern: '^/' } },
           config: { type: 'object', default: {} },
           enabled: { type: 'boolean', default: true },
         },

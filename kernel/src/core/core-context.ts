@@ -9,6 +9,7 @@ export interface LoadedPluginInfo {
   description: string;
   source: string;
   prefix: string;
+  mounts: Record<string, string>;
 }
 
 export interface CoreContext {

@@ -15,7 +15,10 @@ export interface LoadedPlugin {
   plugin: AnyPlugin;
   /** Where it came from (`@keel/plugin-hub`, `/abs/path/to/plugin`, or `inline`). */
   source: string;
+  /** Default mount prefix (`mounts.default`). */
   prefix: string;
+  /** Resolved prefix of every mount point, `default` included. */
+  mounts: Record<string, string>;
   rawConfig: Record<string, unknown>;
   /** Key path of this entry in the config, for error messages (`plugins[2]`). */
   configKey: string;
@@ -26,6 +29,7 @@ export interface PluginRequest {
   plugin?: AnyPlugin;
   use?: string;
   prefix?: string;
+  mounts?: Record<string, string>;
   config?: Record<string, unknown>;
   configKey: string;
 }
@@ -43,10 +47,16 @@ export async function loadPlugins(requests: PluginRequest[], resolveFrom: string
         problems.push(...shapeProblems.map((p) => `${request.configKey} (${request.use ?? plugin.id}): ${p}`));
         continue;
       }
+      const mounts = resolveMounts(plugin, request);
+      if (typeof mounts === 'string') {
+        problems.push(`${request.configKey} (${plugin.id}): ${mounts}`);
+        continue;
+      }
       loaded.push({
         plugin,
         source: request.use ?? 'inline',
-        prefix: normalizePrefix(request.prefix ?? plugin.defaultPrefix ?? '/'),
+        prefix: mounts.default!,
+        mounts,
         rawConfig: request.config ?? {},
         configKey: request.configKey,
       });
@@ -62,6 +72,16 @@ export async function loadPlugins(requests: PluginRequest[], resolveFrom: string
   }
   if (problems.length) throw new BootError(problems);
   return loaded;
+}
+
+/** The prefix of every mount point: config entry first, then the plugin's defaults. */
+function resolveMounts(plugin: AnyPlugin, request: PluginRequest): Record<string, string> | string {
+  const declared = plugin.mounts ?? {};
+  const unknown = Object.keys(request.mounts ?? {}).filter((name) => name !== 'default' && !(name in declared));
+  if (unknown.length) return `mounts.${unknown[0]} is not a mount point of plugin '${plugin.id}' (it has: ${['default', ...Object.keys(declared)].join(', ')}).`;
+  const out: Record<string, string> = { default: normalizePrefix(request.mounts?.default ?? request.prefix ?? plugin.defaultPrefix ?? '/') };
+  for (const [name, point] of Object.entries(declared)) out[name] = normalizePrefix(request.mounts?.[name] ?? point.prefix);
+  return out;
 }
 
 export function normalizePrefix(prefix: string): string {

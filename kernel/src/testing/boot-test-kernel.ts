@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject as lightInject } from 'light-my-request';
-import { isPlugin, type AnyPlugin } from '@keel/plugin-sdk';
+import { isPlugin } from '@keel/plugin-sdk';
 import type { BootTestKernel, InjectRequest, InjectResponse, TestKernel, TestKernelOptions } from '@keel/plugin-sdk/testing';
 import { buildConfig } from '../config/load-config.js';
 import { Kernel, type InlinePlugin } from '../kernel.js';
@@ -18,7 +18,7 @@ export const bootTestKernel: BootTestKernel = async (options: TestKernelOptions)
   raw.server = { logLevel: 'warn', port: 0, ...raw.server, dataDir };
   const { config } = buildConfig(raw, {}, { file: null, baseDir: options.baseDir ?? process.cwd() });
   const inlinePlugins: InlinePlugin[] = (options.plugins ?? []).map((p) =>
-    isPlugin(p) ? { plugin: p } : { plugin: (p as { plugin: AnyPlugin }).plugin, prefix: (p as { prefix?: string }).prefix, config: (p as { config?: Record<string, unknown> }).config },
+    isPlugin(p) ? { plugin: p } : { ...(p as InlinePlugin) },
   );
   let kernel: Kernel;
   try {

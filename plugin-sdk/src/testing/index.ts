@@ -12,6 +12,8 @@ export interface TestPluginEntry {
   plugin: AnyPlugin | { readonly __keelPlugin: true };
   /** Mount prefix (default: the plugin's `defaultPrefix`, else `/`). */
   prefix?: string;
+  /** Prefixes of the plugin's other mount points, by name. */
+  mounts?: Record<string, string>;
   config?: Record<string, unknown>;
 }
 
