@@ -1,0 +1,62 @@
+/**
+ * Worker-side cache: llama.cpp is loaded once per thread, and each model keeps one context and
+ * sequence (a worker runs one task at a time). The least recently used model is unloaded when
+ * more than `MAX_MODELS` are open.
+ */
+import { existsSync } from 'node:fs';
+import { getLlama, LlamaLogLevel, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaEmbeddingContext, type LlamaModel } from 'node-llama-cpp';
+import type { ModelLoadOptions } from './protocol.js';
+
+const MAX_MODELS = 2;
+
+export interface LoadedModel {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  sequence: LlamaContextSequence;
+  embedding?: LlamaEmbeddingContext;
+}
+
+let llamaPromise: Promise<Llama> | undefined;
+const models = new Map<string, Promise<LoadedModel>>();
+
+export class ModelNotFoundError extends Error {}
+
+function loadLlama(): Promise<Llama> {
+  llamaPromise ??= getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
+  return llamaPromise;
+}
+
+export async function loadModel(options: ModelLoadOptions): Promise<LoadedModel> {
+  const key = `${options.modelPath}|${options.contextSize}|${options.threads}`;
+  let entry = models.get(key);
+  if (entry) {
+    // Refresh recency.
+    models.delete(key);
+    models.set(key, entry);
+    return entry;
+  }
+  if (!existsSync(options.modelPath)) throw new ModelNotFoundError(options.modelPath);
+  entry = open(options);
+  models.set(key, entry);
+  entry.catch(() => models.delete(key));
+  while (models.size > MAX_MODELS) {
+    const [oldestKey, oldest] = models.entries().next().value as [string, Promise<LoadedModel>];
+    models.delete(oldestKey);
+    void oldest.then((m) => m.model.dispose()).catch(() => undefined);
+  }
+  return entry;
+}
+
+async function open(options: ModelLoadOptions): Promise<LoadedModel> {
+  const llama = await loadLlama();
+  const model = await llama.loadModel({ modelPath: options.modelPath });
+  const contextSize = Math.min(options.contextSize, model.trainContextSize || options.contextSize);
+  const context = await model.createContext({ contextSize, threads: options.threads, sequences: 1 });
+  return { llama, model, context, sequence: context.getSequence() };
+}
+
+export async function embeddingContext(loaded: LoadedModel, threads: number): Promise<LlamaEmbeddingContext> {
+  loaded.embedding ??= await loaded.model.createEmbeddingContext({ threads, contextSize: Math.min(loaded.model.trainContextSize || 512, 2048) });
+  return loaded.embedding;
+}

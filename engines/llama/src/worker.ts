@@ -1,0 +1,182 @@
+/**
+ * The llama worker module (one per piscina thread). Chat and completion stream text over the
+ * task's MessagePort; an `abort` message on that port stops generation at the next token.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { LlamaChat, LlamaCompletion, type ChatHistoryItem, type LlamaGrammar } from 'node-llama-cpp';
+import { embeddingContext, loadModel, ModelNotFoundError, type LoadedModel } from './model-cache.js';
+import type {
+  Channel, ChatTask, CompleteTask, ControlMessage, EmbedTask, EmbeddingResult, EngineFailure, FinishReason, GenerationParams,
+  GenerationResult, LlamaTask, PortMessage,
+} from './protocol.js';
+
+export default async function handle(task: LlamaTask): Promise<GenerationResult | EmbeddingResult | EngineFailure> {
+  try {
+    switch (task.op) {
+      case 'chat':
+        return await withPort(task.port, (signal, emit) => chat(task, signal, emit));
+      case 'complete':
+        return await withPort(task.port, (signal, emit) => complete(task, signal, emit));
+      case 'embed':
+        return await embed(task);
+    }
+  } catch (err) {
+    return failure(err, task.modelPath);
+  }
+}
+
+type Emit = (text: string, channel: Channel) => void;
+
+/** Wires the port: abort messages become an AbortSignal, text goes out as `delta` messages. */
+async function withPort<T>(port: MessagePort, run: (signal: AbortSignal, emit: Emit) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  port.on('message', (msg: ControlMessage) => {
+    if (msg.t === 'abort') controller.abort();
+  });
+  const emit: Emit = (text, channel) => port.postMessage({ t: 'delta', text, channel } satisfies PortMessage);
+  try {
+    return await run(controller.signal, emit);
+  } finally {
+    port.close();
+  }
+}
+
+async function chat(task: ChatTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
+  const loaded = await loadModel(task);
+  if (signal.aborted) return cancelled();
+  const started = performance.now();
+  let firstTokenMs: number | null = null;
+  const { sequence } = loaded;
+  await sequence.clearHistory();
+  const before = sequence.tokenMeter.getState();
+  const chat = new LlamaChat({ contextSequence: sequence });
+  try {
+    const history: ChatHistoryItem[] = task.messages.map((m) =>
+      m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+    );
+    history.push({ type: 'model', response: [] });
+    const grammar = await grammarFor(loaded, task.params);
+    const result = await chat.generateResponse(history, {
+      ...sampling(task.params),
+      ...(grammar ? { grammar } : {}),
+      signal,
+      stopOnAbortSignal: true,
+      customStopTriggers: task.params.stop?.length ? task.params.stop : undefined,
+      onResponseChunk: (chunk) => {
+        if (!chunk.text) return;
+        firstTokenMs ??= performance.now() - started;
+        emit(chunk.text, chunk.type === 'segment' && chunk.segmentType === 'thought' ? 'reasoning' : 'content');
+      },
+    });
+    const used = sequence.tokenMeter.diff(before);
+    return {
+      ok: true,
+      text: result.response,
+      finishReason: finishReason(result.metadata.stopReason),
+      usage: usage(used.usedInputTokens, used.usedOutputTokens),
+      firstTokenMs,
+    };
+  } finally {
+    chat.dispose({ disposeSequence: false });
+  }
+}
+
+async function complete(task: CompleteTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
+  const loaded = await loadModel(task);
+  if (signal.aborted) return cancelled();
+  const started = performance.now();
+  let firstTokenMs: number | null = null;
+  const { sequence } = loaded;
+  await sequence.clearHistory();
+  const before = sequence.tokenMeter.getState();
+  const completion = new LlamaCompletion({ contextSequence: sequence });
+  try {
+    const grammar = await grammarFor(loaded, task.params);
+    const result = await completion.generateCompletionWithMeta(task.prompt, {
+      ...sampling(task.params),
+      ...(grammar ? { grammar } : {}),
+      signal,
+      stopOnAbortSignal: true,
+      customStopTriggers: task.params.stop?.length ? task.params.stop : undefined,
+      onTextChunk: (text) => {
+        firstTokenMs ??= performance.now() - started;
+        emit(text, 'content');
+      },
+    });
+    const used = sequence.tokenMeter.diff(before);
+    return {
+      ok: true,
+      text: result.response,
+      finishReason: finishReason(result.metadata.stopReason),
+      usage: usage(used.usedInputTokens, used.usedOutputTokens),
+      firstTokenMs,
+    };
+  } finally {
+    completion.dispose({ disposeSequence: false });
+  }
+}
+
+async function embed(task: EmbedTask): Promise<EmbeddingResult> {
+  const loaded = await loadModel(task);
+  const ctx = await embeddingContext(loaded, task.threads);
+  const vectors: number[][] = [];
+  let tokens = 0;
+  for (const input of task.inputs) {
+    tokens += ctx.calculateInputLength(input);
+    const embedding = await ctx.getEmbeddingFor(input);
+    vectors.push(normalize([...embedding.vector]));
+  }
+  return { ok: true, vectors, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+}
+
+function sampling(params: GenerationParams) {
+  const penalties = params.frequencyPenalty || params.presencePenalty;
+  return {
+    maxTokens: params.maxTokens,
+    temperature: params.temperature,
+    topP: params.topP,
+    topK: params.topK,
+    seed: params.seed,
+    trimWhitespaceSuffix: false,
+    // No implicit repeat penalty: greedy output must equal the model's own argmax.
+    repeatPenalty: penalties ? { frequencyPenalty: params.frequencyPenalty, presencePenalty: params.presencePenalty, lastTokens: 64 } : (false as const),
+  };
+}
+
+async function grammarFor(loaded: LoadedModel, params: GenerationParams): Promise<LlamaGrammar | undefined> {
+  if (!params.jsonSchema) return undefined;
+  try {
+    return await loaded.llama.createGrammarForJsonSchema(params.jsonSchema as Parameters<typeof loaded.llama.createGrammarForJsonSchema>[0]);
+  } catch (err) {
+    throw Object.assign(new Error(`The JSON schema cannot be turned into a grammar: ${(err as Error).message}`), { code: 'invalid_schema' });
+  }
+}
+
+function finishReason(stopReason: string): FinishReason {
+  if (stopReason === 'maxTokens') return 'length';
+  if (stopReason === 'abort') return 'cancelled';
+  return 'stop';
+}
+
+function usage(input: number, output: number) {
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+}
+
+function cancelled(): GenerationResult {
+  return { ok: true, text: '', finishReason: 'cancelled', usage: usage(0, 0), firstTokenMs: null };
+}
+
+function normalize(v: number[]): number[] {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return norm > 0 ? v.map((x) => x / norm) : v;
+}
+
+function failure(err: unknown, modelPath: string): EngineFailure {
+  if (err instanceof ModelNotFoundError) return { ok: false, code: 'model_not_found', message: `Model file not found: ${modelPath}.` };
+  const e = err as Error & { code?: string };
+  if (e.code === 'invalid_schema') return { ok: false, code: 'invalid_schema', message: e.message };
+  if (/context size|too long|exceeds/i.test(e.message ?? '')) return { ok: false, code: 'context_overflow', message: e.message };
+  if (/load/i.test(e.message ?? '') && /model/i.test(e.message ?? '')) return { ok: false, code: 'model_load_failed', message: `Could not load ${modelPath}: ${e.message}` };
+  return { ok: false, code: 'engine_error', message: e.message ?? String(err) };
+}
+
