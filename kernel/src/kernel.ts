@@ -241,7 +241,7 @@ export class Kernel {
     const deps = scope.resolveDeps(plugin.deps);
     const { instance, controller } = await runSetup(
       plugin,
-      { config, deps, prefix: loaded.prefix, mounts: loaded.mounts },
+      { config, deps, prefix: loaded.prefix, mounts: loaded.mounts, baseDir: this.options.baseDir ?? process.cwd() },
       this.stopController.signal,
       this.options.config.server.setupTimeoutMs,
     );

@@ -41,7 +41,7 @@ export function joinPath(prefix: string, path: string): string {
 
 /** `/runs/:run_id` and `/runs/:id` are the same route for clash purposes. */
 function routeKey(method: string, fullPath: string): string {
-  return `${method} ${fullPath.replace(/:[A-Za-z0-9_]+/g, ':')}`;
+  return `${method} ${fullPath.replace(/[:*][A-Za-z0-9_]+/g, ':')}`;
 }
 
 export function checkRouteClashes(routes: MountedRoute[]): void {
@@ -120,13 +120,20 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
       body = validateBody(body ?? {});
     }
 
+    let signal: AbortSignal | undefined;
     const routeCtx: RouteContext<unknown, unknown, unknown> = {
       params,
       query,
       body,
       files,
       principal: (ctx.state[PRINCIPAL_STATE_KEY] as RouteContext<unknown, unknown, unknown>['principal']) ?? null,
-      signal: ctx.state[SIGNAL_KEY] as AbortSignal,
+      // Fetched on first read: most handlers never read it, and building one is costly (lazy-abort.ts).
+      get signal(): AbortSignal {
+        return (signal ??= ctx.state[SIGNAL_KEY] as AbortSignal);
+      },
+      set signal(value: AbortSignal) {
+        signal = value;
+      },
       requestId: String(ctx.state[REQUEST_ID_KEY]),
       koa: ctx as unknown as Koa.Context,
     };

@@ -19,7 +19,7 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
   for (const mounted of routes) {
     const { route } = mounted;
     if (route.hidden) continue;
-    const path = mounted.fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const path = mounted.fullPath.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
     const auth = route.auth ?? 'user';
     const operation: Operation = {
       operationId: operationId(mounted),

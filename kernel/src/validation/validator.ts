@@ -30,7 +30,11 @@ export interface ValidationProblem {
 
 /** Renders ajv errors as `where.field message` sentences. */
 export function describeAjvErrors(errors: ErrorObject[] | null | undefined, where: string): ValidationProblem[] {
-  return (errors ?? []).map((e) => {
+  const all = errors ?? [];
+  // "must match a schema in anyOf" only repeats what the alternatives already said.
+  const specific = all.filter((e) => e.keyword !== 'anyOf' || !all.some((o) => o !== e && o.instancePath === e.instancePath));
+  const seen = new Set<string>();
+  return specific.map((e) => {
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     const params = e.params as Record<string, unknown>;
     let message = e.message ?? 'is invalid';
@@ -46,6 +50,11 @@ export function describeAjvErrors(errors: ErrorObject[] | null | undefined, wher
     const path = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
     const field = (where + path).replace(/^\./, '');
     return { field, message };
+  }).filter((p) => {
+    const key = `${p.field} ${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 

@@ -1,0 +1,82 @@
+/**
+ * The inference service other plugins use (token `inferenceToken`): chat, completion and
+ * embeddings for an account, with model ids resolved through the provider layer.
+ */
+import type { ApiSettings } from './api-settings.js';
+import type { ProviderRegistry, ResolvedModel } from './providers/provider-registry.js';
+import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, ModelKind, Provider } from './providers/provider.js';
+
+export interface GenerationRequest {
+  /** A model id (`local/keel-tiny-chat`, `endpoint:lab/gpt-4o`, a bare local name, `default`); omitted means the default. */
+  model?: string;
+  params?: Partial<GenerationParams>;
+}
+
+export interface Resolved {
+  /** The full model id that ran. */
+  model: string;
+  provider: string;
+}
+
+export class InferenceService {
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly settings: ApiSettings,
+    private readonly defaultTemperature: number,
+  ) {}
+
+  resolve(account: string, model: string | undefined, kind: ModelKind): Promise<ResolvedModel> {
+    return this.registry.resolve(account, model ?? 'default', kind);
+  }
+
+  async chat(account: string, request: GenerationRequest & { messages: ChatMessage[] }, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    return this.chatOn(await this.resolve(account, request.model, 'chat'), request.messages, request.params, options);
+  }
+
+  /** Chat with a model already resolved (callers that report the model before generating). */
+  async chatOn(target: ResolvedModel, messages: ChatMessage[], params: Partial<GenerationParams> | undefined, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    const outcome = await target.provider.chat(target.model, messages, this.params(params), options);
+    return { ...outcome, model: target.id, provider: target.provider.info.name };
+  }
+
+  async complete(account: string, request: GenerationRequest & { prompt: string }, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    return this.completeOn(await this.resolve(account, request.model, 'chat'), request.prompt, request.params, options);
+  }
+
+  async completeOn(target: ResolvedModel, prompt: string, params: Partial<GenerationParams> | undefined, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    const outcome = await target.provider.complete(target.model, prompt, this.params(params), options);
+    return { ...outcome, model: target.id, provider: target.provider.info.name };
+  }
+
+  async embed(account: string, request: { model?: string; inputs: string[] }, options: { signal?: AbortSignal } = {}): Promise<EmbeddingOutcome & Resolved> {
+    return this.embedOn(await this.resolve(account, request.model, 'embedding'), request.inputs, options);
+  }
+
+  async embedOn(target: ResolvedModel, inputs: string[], options: { signal?: AbortSignal } = {}): Promise<EmbeddingOutcome & Resolved> {
+    const outcome = await target.provider.embed(target.model, inputs, options);
+    return { ...outcome, model: target.id, provider: target.provider.info.name };
+  }
+
+  providers(account: string): Provider[] {
+    return this.registry.providersFor(account);
+  }
+
+  provider(account: string, name: string): Provider | null {
+    return this.registry.provider(account, name);
+  }
+
+  /** Every model the account can use; a remote catalog that fails to answer is left out. */
+  async listModels(account: string): Promise<ModelInfo[]> {
+    const lists = await Promise.all(this.providers(account).map((p) => p.listModels().catch(() => [] as ModelInfo[])));
+    return lists.flat();
+  }
+
+  defaults(): { chat: string; embedding: string } {
+    const s = this.settings.get();
+    return { chat: s.default_chat_model, embedding: s.default_embedding_model };
+  }
+
+  private params(params: Partial<GenerationParams> = {}): GenerationParams {
+    return { ...params, temperature: params.temperature ?? this.defaultTemperature };
+  }
+}
