@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { LlamaChat, LlamaCompletion, type ChatHistoryItem, type LlamaGrammar } from 'node-llama-cpp';
 import { embeddingContext, loadModel, ModelNotFoundError, type LoadedModel } from './model-cache.js';
+import { StopFilter } from './stop-filter.js';
 import type {
   Channel, ChatTask, CompleteTask, ControlMessage, EmbedTask, EmbeddingResult, EngineFailure, FinishReason, GenerationParams,
   GenerationResult, LlamaTask, PortMessage,
@@ -56,23 +57,25 @@ async function chat(task: ChatTask, signal: AbortSignal, emit: Emit): Promise<Ge
     );
     history.push({ type: 'model', response: [] });
     const grammar = await grammarFor(loaded, task.params);
+    const stops = new Stops(task.params.stop, signal);
     const result = await chat.generateResponse(history, {
       ...sampling(task.params),
       ...(grammar ? { grammar } : {}),
-      signal,
+      signal: stops.signal,
       stopOnAbortSignal: true,
-      customStopTriggers: task.params.stop?.length ? task.params.stop : undefined,
       onResponseChunk: (chunk) => {
         if (!chunk.text) return;
         firstTokenMs ??= performance.now() - started;
-        emit(chunk.text, chunk.type === 'segment' && chunk.segmentType === 'thought' ? 'reasoning' : 'content');
+        if (chunk.type === 'segment' && chunk.segmentType === 'thought') emit(chunk.text, 'reasoning');
+        else stops.stream(chunk.text, emit);
       },
     });
+    stops.finish(emit);
     const used = sequence.tokenMeter.diff(before);
     return {
       ok: true,
-      text: result.response,
-      finishReason: finishReason(result.metadata.stopReason),
+      text: stops.text(result.response),
+      finishReason: stops.reason(result.metadata.stopReason),
       usage: usage(used.usedInputTokens, used.usedOutputTokens),
       firstTokenMs,
     };
@@ -92,22 +95,23 @@ async function complete(task: CompleteTask, signal: AbortSignal, emit: Emit): Pr
   const completion = new LlamaCompletion({ contextSequence: sequence });
   try {
     const grammar = await grammarFor(loaded, task.params);
+    const stops = new Stops(task.params.stop, signal);
     const result = await completion.generateCompletionWithMeta(task.prompt, {
       ...sampling(task.params),
       ...(grammar ? { grammar } : {}),
-      signal,
+      signal: stops.signal,
       stopOnAbortSignal: true,
-      customStopTriggers: task.params.stop?.length ? task.params.stop : undefined,
       onTextChunk: (text) => {
         firstTokenMs ??= performance.now() - started;
-        emit(text, 'content');
+        stops.stream(text, emit);
       },
     });
+    stops.finish(emit);
     const used = sequence.tokenMeter.diff(before);
     return {
       ok: true,
-      text: result.response,
-      finishReason: finishReason(result.metadata.stopReason),
+      text: stops.text(result.response),
+      finishReason: stops.reason(result.metadata.stopReason),
       usage: usage(used.usedInputTokens, used.usedOutputTokens),
       firstTokenMs,
     };
@@ -127,6 +131,38 @@ async function embed(task: EmbedTask): Promise<EmbeddingResult> {
     vectors.push(normalize([...embedding.vector]));
   }
   return { ok: true, vectors, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+}
+
+/** Stop sequences for one generation: filters the stream and ends generation on a hit. */
+class Stops {
+  private readonly filter: StopFilter | null;
+  private readonly controller = new AbortController();
+  readonly signal: AbortSignal;
+
+  constructor(stop: string[] | undefined, callerSignal: AbortSignal) {
+    this.filter = stop?.length ? new StopFilter(stop) : null;
+    this.signal = AbortSignal.any([callerSignal, this.controller.signal]);
+  }
+
+  stream(text: string, emit: Emit): void {
+    if (!this.filter) return emit(text, 'content');
+    const out = this.filter.push(text);
+    if (out) emit(out, 'content');
+    if (this.filter.hit) this.controller.abort();
+  }
+
+  finish(emit: Emit): void {
+    const rest = this.filter?.flush();
+    if (rest) emit(rest, 'content');
+  }
+
+  text(generated: string): string {
+    return this.filter ? this.filter.text : generated;
+  }
+
+  reason(stopReason: string): FinishReason {
+    return this.filter?.hit ? 'stop' : finishReason(stopReason);
+  }
 }
 
 function sampling(params: GenerationParams) {

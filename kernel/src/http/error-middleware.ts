@@ -18,7 +18,10 @@ export function errorMiddleware(log: Logger, formatForPath: FormatForPath): Koa.
     } catch (err) {
       const requestId = String(ctx.state[REQUEST_ID_KEY] ?? '');
       const httpError = toHttpError(err, requestId);
-      if (httpError.status >= 500) log.error('request failed', { err, requestId, method: ctx.method, path: ctx.path });
+      // An unexpected throw is a bug: log it with its stack. A deliberate 5xx (a missing model
+      // file, an unreachable upstream) is an operational condition: one line, no stack.
+      if (httpError.status >= 500 && !isHttpError(err)) log.error('request failed', { err, requestId, method: ctx.method, path: ctx.path });
+      else if (httpError.status >= 500) log.warn('request refused', { status: httpError.status, code: httpError.code, message: httpError.message, requestId, method: ctx.method, path: ctx.path });
       if (ctx.headerSent || !ctx.writable) return;
       const format = (ctx.state[ERROR_FORMAT_KEY] as ErrorFormatter | undefined) ?? formatForPath(ctx.path) ?? gatewayErrorFormat;
       const { status, body } = format(httpError);

@@ -97,8 +97,10 @@ export class ProfileStore {
   }
 
   async remove(account: string, profileId: string): Promise<void> {
-    const removed = await this.db.remove([account, profileId]);
-    if (!removed) throw notFound(`Profile '${profileId}' does not exist.`, { code: 'profile_not_found' });
+    await this.storage.transaction(() => {
+      this.get(account, profileId);
+      void this.db.remove([account, profileId]);
+    });
   }
 
   /** The decrypted key, for calls to the endpoint only. */

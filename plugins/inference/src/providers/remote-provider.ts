@@ -163,10 +163,12 @@ async function upstreamError(provider: string, res: Response, model: unknown): P
   let message = `${res.status} ${res.statusText}`;
   try {
     const json = (await res.json()) as { error?: { message?: string }; detail?: unknown };
-    message = json.error?.message ?? (typeof json.detail === 'string' ? json.detail : message);
+    const detail = json.detail as { message?: unknown } | string | undefined;
+    message = json.error?.message ?? (typeof detail === 'string' ? detail : typeof detail?.message === 'string' ? detail.message : message);
   } catch {
     /* not JSON */
   }
+  message = message.replace(/\.+$/, '');
   if (res.status === 404 && typeof model === 'string') return notFound(`The model '${provider}/${model}' does not exist (the endpoint said: ${message}).`, { code: 'model_not_found', field: 'body.model' });
   if (res.status === 401 || res.status === 403) return new HttpError(502, `The endpoint '${provider}' refused the server-held key: ${message}.`, { code: 'upstream_auth_failed' });
   if (res.status === 400) return new HttpError(400, `The endpoint '${provider}' refused the request: ${message}.`, { code: 'upstream_bad_request' });
