@@ -87,6 +87,7 @@ export const openaiErrorFormat: ErrorFormatter = (err) => {
     : 'invalid_request_error';
   return {
     status: err.status,
-    body: { error: { message: err.message, type, code: err.code ?? null, param: err.field ?? null } },
+    // OpenAI names the parameter without our location prefix: `temperature`, not `body.temperature`.
+    body: { error: { message: err.message, type, code: err.code ?? null, param: err.field?.replace(/^(body|query|params)\./, '') ?? null } },
   };
 };

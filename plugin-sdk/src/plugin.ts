@@ -18,6 +18,8 @@ export interface SetupContext<C, D extends DepsMap> {
   prefix: string;
   /** Every mount point's resolved prefix, by name (`default` included). */
   mounts: Record<string, string>;
+  /** Directory that relative paths in the plugin's config resolve against (the config file's folder). */
+  baseDir: string;
 }
 
 /**

@@ -23,7 +23,7 @@ export async function benchHttp(settings: HttpBenchSettings = settingsFromEnv())
       try {
         const url = `http://127.0.0.1:${server.port}/api/health`;
         await checkHealthShape(url);
-        const m = await measure(url, settings);
+        const m = await measure(url, server, settings);
         (runs[id] ??= []).push(m);
         console.log(measurementLine(round + 1, spec.label, m));
       } finally {

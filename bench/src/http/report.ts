@@ -2,7 +2,7 @@
 import type { Measurement } from './measure.js';
 import { SERVER_IDS, SERVERS } from './server-catalogue.js';
 import type { HttpBenchSettings } from './settings.js';
-import { KERNEL_VS_KOA_TARGET, type HttpBenchSummary } from './summarize.js';
+import { KERNEL_VS_KOA_TARGET, type HttpBenchSummary, type Ratios } from './summarize.js';
 
 const LABEL_WIDTH = Math.max(...SERVER_IDS.map((id) => SERVERS[id].label.length)) + 2;
 
@@ -13,27 +13,36 @@ export function settingsLine(s: HttpBenchSettings): string {
 
 export function measurementLine(round: number, label: string, m: Measurement): string {
   const failed = m.failures ? `  (${m.failures} failed requests!)` : '';
-  return `  round ${round}  ${label.padEnd(LABEL_WIDTH)} ${fmt(m.reqPerSec, 0).padStart(8)} req/s  p50 ${fmt(m.p50Ms, 2)} ms  p99 ${fmt(m.p99Ms, 2)} ms${failed}`;
+  return `  round ${round}  ${label.padEnd(LABEL_WIDTH)} ${fmt(m.reqPerSec, 0).padStart(8)} req/s  `
+    + `p50 ${fmt(m.p50Ms, 0)} ms  p99 ${fmt(m.p99Ms, 0)} ms  mean ${fmt(m.meanMs, 2)} ms  cpu ${fmt(m.cpuMicrosPerReq, 1)} µs/req${failed}`;
 }
 
 export function summaryTable(summary: HttpBenchSummary): string {
-  const lines = [`${'server'.padEnd(LABEL_WIDTH)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'failed'.padStart(7)}`];
+  const head = ['req/s', 'p50 ms', 'p99 ms', 'mean ms', 'cpu µs/req', 'failed'];
+  const widths = [8, 7, 7, 8, 11, 7];
+  const row = (label: string, cells: string[]) => label.padEnd(LABEL_WIDTH) + cells.map((c, i) => c.padStart(widths[i]! + 1)).join('');
+  const lines = [row('server', head)];
   for (const id of SERVER_IDS) {
     const m = summary.perServer[id];
     if (!m) continue;
-    lines.push(`${SERVERS[id].label.padEnd(LABEL_WIDTH)} ${fmt(m.reqPerSec, 0).padStart(8)} ${fmt(m.p50Ms, 2).padStart(8)} ${fmt(m.p99Ms, 2).padStart(8)} ${String(m.failures).padStart(7)}`);
+    lines.push(row(SERVERS[id].label, [
+      fmt(m.reqPerSec, 0), fmt(m.p50Ms, 0), fmt(m.p99Ms, 0), fmt(m.meanMs, 2), fmt(m.cpuMicrosPerReq, 1), String(m.failures),
+    ]));
   }
-  const { kernelVsKoa, kernelVsRaw, koaVsRaw } = summary.ratios;
-  lines.push('', `kernel/koa ${ratio(kernelVsKoa)}   kernel/raw ${ratio(kernelVsRaw)}   koa/raw ${ratio(koaVsRaw)}`);
+  lines.push('', `throughput      ${ratioLine(summary.ratios)}`, `cpu per request ${ratioLine(summary.cpuRatios)}`);
   if (summary.meetsTarget !== null) {
     const verdict = summary.meetsTarget ? 'PASS' : 'BELOW TARGET';
-    lines.push(`target kernel >= ${KERNEL_VS_KOA_TARGET.toFixed(2)}x koa + router: ${verdict}`);
+    lines.push(`target: kernel >= ${KERNEL_VS_KOA_TARGET.toFixed(2)}x koa + router throughput: ${verdict}`);
   }
   return lines.join('\n');
 }
 
+function ratioLine(r: Ratios): string {
+  return `kernel/koa ${ratio(r.kernelVsKoa)}   kernel/raw ${ratio(r.kernelVsRaw)}   koa/raw ${ratio(r.koaVsRaw)}`;
+}
+
 function ratio(value: number | null): string {
-  return value === null ? 'n/a' : `${value.toFixed(2)}x`;
+  return value === null ? '  n/a' : `${value.toFixed(2)}x`;
 }
 
 function fmt(value: number, digits: number): string {

@@ -18,8 +18,6 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds. */
     duration?: number;
-    /** A run with these settings first, its results kept apart under `warmup`. */
-    warmup?: { connections?: number; duration?: number };
     method?: string;
     headers?: Record<string, string>;
   }
