@@ -2,12 +2,13 @@
 // kernel, and plugins and examples import only the SDK (and other plugins' public entry points).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 const kernelImports = { group: ['@keel/kernel', '@keel/kernel/*', '**/kernel/src/**', '**/kernel/dist/**'], message: 'Only the host imports the kernel; write against @keel/plugin-sdk.' };
 const internals = { group: ['@keel/plugin-*/src/*', '@keel/plugin-*/dist/*', '../../plugins/*/src/**'], message: "Import another plugin's public entry point (its index), never its internals." };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test/reporter.cjs'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test/reporter.cjs', 'tools/*/build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,7 +23,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [kernelImports, internals] }] },
   },
   {
-    files: ['kernel/bin/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: globals.node },
   },
 );
