@@ -1,0 +1,112 @@
+/**
+ * Where bundles come from: Keel's shipped bundles, the shared bundle directory (admins write it),
+ * and each account's private bundles. Keyed by the manifest's id and version, not the file name.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { readBundle, type Bundle } from './read-bundle.js';
+
+export type BundleSource = 'shipped' | 'published' | 'imported';
+
+export interface BundleEntry {
+  bundle: Bundle;
+  source: BundleSource;
+  file: string;
+  scope: 'shipped' | 'shared' | 'private';
+  account: string | null;
+}
+
+export class BundleRegistry {
+  private readonly cache = new Map<string, { mtimeMs: number; entry: BundleEntry | null }>();
+
+  constructor(private readonly shippedDir: string, private readonly sharedDir: string, private readonly privateDir: (account: string) => string) {}
+
+  /** Every bundle an account can run: its private ones, the shared directory, the shipped ones. */
+  list(account: string): BundleEntry[] {
+    const out = new Map<string, BundleEntry>();
+    const add = (entries: BundleEntry[]) => {
+      for (const e of entries) {
+        const key = `${e.bundle.manifest.bundle_id}@${e.bundle.manifest.bundle_version}`;
+        if (!out.has(key)) out.set(key, e);
+      }
+    };
+    add(this.scan(this.privateDir(account), 'private', account, 'imported'));
+    add(this.scan(this.sharedDir, 'shared', null, 'imported'));
+    add(this.scan(this.shippedDir, 'shipped', null, 'shipped'));
+    return [...out.values()];
+  }
+
+  /** A bundle by id, at a version or the latest (dotted-integer versions compare numerically). */
+  find(account: string, bundleId: string, version?: string): BundleEntry | null {
+    const candidates = this.list(account).filter((e) => e.bundle.manifest.bundle_id === bundleId);
+    if (version) return candidates.find((e) => e.bundle.manifest.bundle_version === version) ?? null;
+    return candidates.sort((a, b) => compareVersions(b.bundle.manifest.bundle_version, a.bundle.manifest.bundle_version))[0] ?? null;
+  }
+
+  /** Installs an uploaded bundle; refuses to replace an existing version unless `overwrite`. */
+  install(bytes: Uint8Array, scope: 'shared' | 'private', account: string, overwrite: boolean): { entry: BundleEntry; replaced: boolean } {
+    const bundle = readBundle(bytes);
+    const dir = scope === 'shared' ? this.sharedDir : this.privateDir(account);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `${bundle.manifest.bundle_id}@${bundle.manifest.bundle_version}.flow`);
+    const replaced = existsSync(file);
+    if (replaced && !overwrite) throw new BundleConflict(`${bundle.manifest.bundle_id}@${bundle.manifest.bundle_version} is already installed; send overwrite=true to replace it.`);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, bytes, { mode: 0o600 });
+    renameSync(tmp, file);
+    this.cache.delete(file);
+    return { entry: { bundle, source: 'imported', file, scope, account: scope === 'private' ? account : null }, replaced };
+  }
+
+  private scan(dir: string, scope: BundleEntry['scope'], account: string | null, source: BundleSource): BundleEntry[] {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith('.flow')).sort();
+    } catch {
+      return [];
+    }
+    const out: BundleEntry[] = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const entry = this.load(file, scope, account, source);
+      if (entry) out.push(entry);
+    }
+    return out;
+  }
+
+  private load(file: string, scope: BundleEntry['scope'], account: string | null, source: BundleSource): BundleEntry | null {
+    let mtimeMs: number;
+    try {
+      mtimeMs = statMtime(file);
+    } catch {
+      return null;
+    }
+    const cached = this.cache.get(file);
+    if (cached && cached.mtimeMs === mtimeMs) return cached.entry;
+    let entry: BundleEntry | null = null;
+    try {
+      entry = { bundle: readBundle(readFileSync(file)), source, file, scope, account };
+    } catch {
+      entry = null;
+    }
+    this.cache.set(file, { mtimeMs, entry });
+    return entry;
+  }
+}
+
+export class BundleConflict extends Error {}
+
+function statMtime(file: string): number {
+  return statSync(file).mtimeMs;
+}
+
+export function compareVersions(a: string, b: string): number {
+  const numeric = (v: string) => /^\d+(\.\d+)*$/.test(v);
+  if (numeric(a) && numeric(b)) {
+    const pa = a.split('.').map(Number);
+    const pb = b.split('.').map(Number);
+    for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+    return 0;
+  }
+  return a.localeCompare(b);
+}

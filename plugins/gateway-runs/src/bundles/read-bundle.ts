@@ -1,0 +1,104 @@
+/**
+ * Reads a `.flow` bundle (reference §1): a zip with `manifest.json` and `flows/<id>.json`.
+ * Every problem is named (`manifest.json: bundle_format_version must be "1"`), so an upload
+ * that fails says what to fix.
+ */
+import { unzipSync, strFromU8 } from 'fflate';
+import { compileFlow, type CompiledFlow } from '../flow/compile-flow.js';
+import type { VisualFlow } from '../flow/visualflow.js';
+
+export interface Entrypoint {
+  flow_id: string;
+  name: string | null;
+  description: string;
+  interfaces: string[];
+}
+
+export interface Manifest {
+  bundle_format_version: '1';
+  bundle_id: string;
+  bundle_version: string;
+  created_at: string | null;
+  entrypoints: Entrypoint[];
+  default_entrypoint: string | null;
+  flows: Record<string, string>;
+  metadata: Record<string, unknown>;
+}
+
+export interface Bundle {
+  manifest: Manifest;
+  flows: Map<string, CompiledFlow>;
+}
+
+export class BundleError extends Error {}
+
+const ID = /^[A-Za-z0-9_-]+$/;
+const VERSION = /^[A-Za-z0-9_.-]+$/;
+
+export function readBundle(bytes: Uint8Array): Bundle {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes);
+  } catch (err) {
+    throw new BundleError(`not a zip archive (${(err as Error).message})`);
+  }
+  const manifestBytes = files['manifest.json'];
+  if (!manifestBytes) throw new BundleError('manifest.json is missing');
+  const raw = parseJson(manifestBytes, 'manifest.json') as Record<string, unknown>;
+  const manifest = normalizeManifest(raw);
+  const flows = new Map<string, CompiledFlow>();
+  for (const [flowId, rel] of Object.entries(manifest.flows)) {
+    if (rel.includes('..') || rel.startsWith('/')) throw new BundleError(`manifest.json: flows.${flowId} path '${rel}' must be relative and stay inside the bundle`);
+    const data = files[rel];
+    if (!data) throw new BundleError(`${rel} (flow '${flowId}') is missing from the bundle`);
+    const flow = parseJson(data, rel) as VisualFlow;
+    try {
+      flows.set(flowId, compileFlow({ ...flow, id: flow.id ?? flowId }));
+    } catch (err) {
+      throw new BundleError(`${rel}: ${(err as Error).message}`);
+    }
+  }
+  for (const ep of manifest.entrypoints) if (!flows.has(ep.flow_id)) throw new BundleError(`manifest.json: entrypoint '${ep.flow_id}' has no flow file`);
+  return { manifest, flows };
+}
+
+function normalizeManifest(raw: Record<string, unknown>): Manifest {
+  const format = raw.bundle_format_version ?? raw.bundleFormatVersion;
+  if (format !== '1') throw new BundleError(`manifest.json: bundle_format_version must be "1" (got ${JSON.stringify(format ?? null)})`);
+  const bundleId = raw.bundle_id ?? raw.bundleId;
+  if (typeof bundleId !== 'string' || !ID.test(bundleId)) throw new BundleError('manifest.json: bundle_id must be a non-empty string of letters, digits, _ and -');
+  const version = (raw.bundle_version ?? raw.bundleVersion ?? '0.0.0') as string;
+  if (typeof version !== 'string' || !VERSION.test(version)) throw new BundleError('manifest.json: bundle_version may hold letters, digits, _, . and - only');
+  const eps = raw.entrypoints;
+  if (!Array.isArray(eps) || eps.length === 0) throw new BundleError('manifest.json: entrypoints must be a non-empty list');
+  const seen = new Set<string>();
+  const entrypoints = eps.map((e, i) => {
+    const ep = e as Record<string, unknown>;
+    const flowId = ep.flow_id ?? ep.flowId;
+    if (typeof flowId !== 'string' || !flowId) throw new BundleError(`manifest.json: entrypoints[${i}].flow_id is required`);
+    if (seen.has(flowId)) throw new BundleError(`manifest.json: entrypoint '${flowId}' is listed twice`);
+    seen.add(flowId);
+    return { flow_id: flowId, name: typeof ep.name === 'string' ? ep.name : null, description: typeof ep.description === 'string' ? ep.description : '', interfaces: Array.isArray(ep.interfaces) ? ep.interfaces.map(String) : [] };
+  });
+  const def = (raw.default_entrypoint ?? raw.defaultEntrypoint ?? raw.default_entrypoint_flow_id ?? null) as string | null;
+  if (def !== null && !seen.has(def)) throw new BundleError(`manifest.json: default_entrypoint '${def}' is not one of the entrypoints`);
+  const flows = (raw.flows ?? Object.fromEntries(entrypoints.map((e) => [e.flow_id, `flows/${e.flow_id}.json`]))) as Record<string, string>;
+  return {
+    bundle_format_version: '1',
+    bundle_id: bundleId,
+    bundle_version: version,
+    created_at: typeof raw.created_at === 'string' ? raw.created_at : null,
+    entrypoints,
+    default_entrypoint: def,
+    flows,
+    metadata: (raw.metadata ?? {}) as Record<string, unknown>,
+  };
+}
+
+function parseJson(bytes: Uint8Array, name: string): unknown {
+  try {
+    return JSON.parse(strFromU8(bytes));
+  } catch (err) {
+    throw new BundleError(`${name} is not valid JSON (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Effect nodes (reference §2.6, §3): the payload a node asks for, and how the effect's result
+ * lands on its output pins.
+ */
+import type { RunVars } from './node-io.js';
+import type { FlowNode } from './visualflow.js';
+
+export const EFFECT_TYPES = new Set(['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user']);
+
+type Inputs = Record<string, unknown>;
+const present = (v: unknown) => v !== null && v !== undefined && v !== '';
+const DURATION_UNITS: Record<string, number> = { seconds: 1, minutes: 60, hours: 3600 };
+
+/** Provider and model are both set or both blank; blank means the run's `_runtime` choice, else the gateway default. */
+function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars): { provider: string; model: string } {
+  const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
+  if (present(runtime.provider) && present(runtime.model)) return { provider: String(runtime.provider), model: String(runtime.model) };
+  const provider = inputs.provider ?? config.provider;
+  const model = inputs.model ?? config.model;
+  return present(provider) && present(model) ? { provider: String(provider), model: String(model) } : { provider: '', model: '' };
+}
+
+function contextMessages(inputs: Inputs, vars: RunVars, useContext: boolean): Array<{ role: string; content: string }> | null {
+  const wired = (inputs.context as Record<string, unknown> | null)?.messages;
+  const fromVars = ((vars.context ?? {}) as Record<string, unknown>).messages;
+  const list = Array.isArray(wired) && wired.length ? wired : useContext && Array.isArray(fromVars) ? fromVars : null;
+  return list ? (list as Array<{ role: string; content: string }>).map((m) => ({ role: String(m.role), content: String(m.content ?? '') })) : null;
+}
+
+export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string): Record<string, unknown> {
+  const config = (node.data.effectConfig ?? {}) as Record<string, unknown>;
+  switch (type) {
+    case 'llm_call': {
+      const { provider, model } = target(inputs, config, vars);
+      const useContext = Boolean(inputs.use_context ?? config.include_context ?? config.use_context ?? false);
+      const history = contextMessages(inputs, vars, useContext);
+      const prompt = String(inputs.prompt ?? '');
+      const system = present(inputs.system) ? String(inputs.system) : null;
+      const params: Record<string, unknown> = { temperature: Number(inputs.temperature ?? config.temperature ?? 0.7) };
+      const seed = Number(inputs.seed ?? config.seed ?? -1);
+      if (seed >= 0) params.seed = seed;
+      const payload: Record<string, unknown> = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
+      if (history) {
+        const lead = history.filter((m, i) => m.role === 'system' && history.slice(0, i).every((x) => x.role === 'system'));
+        payload.messages = [...lead, ...(system ? [{ role: 'system', content: system }] : []), ...history.slice(lead.length), { role: 'user', content: prompt }];
+      } else {
+        payload.prompt = prompt;
+        payload.system_prompt = system;
+      }
+      if (inputs.resp_schema && typeof inputs.resp_schema === 'object') {
+        payload.response_schema = inputs.resp_schema;
+        payload.response_schema_name = 'LLM_StructuredOutput';
+      }
+      return payload;
+    }
+    case 'agent': {
+      const agentConfig = (node.data.agentConfig ?? {}) as Record<string, unknown>;
+      const { provider, model } = target(inputs, agentConfig, vars);
+      const useContext = Boolean(inputs.use_context ?? false);
+      const runtime: Record<string, unknown> = { inbox: [], provider, model, allowed_tools: inputs.tools ?? agentConfig.tools ?? [] };
+      const temperature = Number(inputs.temperature ?? 0.7);
+      if (temperature !== 0.7) runtime.temperature = temperature;
+      const seed = Number(inputs.seed ?? -1);
+      if (seed >= 0) runtime.seed = seed;
+      if (present(inputs.system ?? agentConfig.system)) runtime.system_prompt_extra = String(inputs.system ?? agentConfig.system);
+      return {
+        workflow_id: `visual_react_agent_${sanitize(flowId)}_${sanitize(node.id)}`,
+        builtin: 'react_agent',
+        vars: {
+          context: { task: String(inputs.prompt ?? ''), messages: contextMessages(inputs, vars, useContext) ?? [] },
+          _runtime: runtime,
+          _limits: { max_iterations: Number(inputs.max_iterations ?? agentConfig.max_iterations ?? 50) },
+        },
+        async: true,
+        wait: true,
+        include_traces: true,
+      };
+    }
+    case 'subflow': {
+      const control = new Set(['inherit_context', 'input', 'session_id', 'child_session_id']);
+      const base = inputs.input && typeof inputs.input === 'object' ? { ...(inputs.input as Inputs) } : {};
+      for (const pin of node.data.inputs ?? []) if (pin.type !== 'execution' && !control.has(pin.id)) base[pin.id] = inputs[pin.id] ?? null;
+      return { workflow_id: String(node.data.subflowId ?? node.data.flowId ?? ''), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) };
+    }
+    case 'ask_user':
+      return {
+        prompt: present(inputs.prompt) ? String(inputs.prompt) : 'Please respond:',
+        choices: Array.isArray(inputs.choices) ? inputs.choices : [],
+        allow_free_text: config.allowFreeText === undefined ? true : Boolean(config.allowFreeText),
+        wait_key: `user:${runId}:${node.id}`,
+      };
+    case 'wait_event':
+      return { wait_key: present(inputs.event_key) ? String(inputs.event_key) : 'default', prompt: inputs.prompt ?? null, choices: inputs.choices ?? null, allow_free_text: inputs.allow_free_text ?? true };
+    case 'wait_until': {
+      const unit = String(config.durationType ?? 'seconds');
+      const raw = inputs.duration;
+      const until = unit === 'timestamp' ? new Date(String(raw)).toISOString() : new Date(Date.now() + Number(raw ?? 0) * (DURATION_UNITS[unit] ?? 1) * 1000).toISOString();
+      return { until };
+    }
+    case 'emit_event': {
+      const payload = inputs.payload;
+      return {
+        name: String(inputs.name ?? config.name ?? ''),
+        scope: String(inputs.scope ?? config.scope ?? 'session'),
+        payload: payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload : { value: payload ?? null },
+        ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
+      };
+    }
+    case 'answer_user': {
+      const level = String(inputs.level ?? 'message');
+      return { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level };
+    }
+  }
+  return {};
+}
+
+/** Effect result → the node's output pins. */
+export function effectOutputs(type: string, result: unknown, vars: RunVars): Record<string, unknown> {
+  const r = (result ?? {}) as Record<string, unknown>;
+  switch (type) {
+    case 'llm_call': {
+      const data = r.data ?? null;
+      return {
+        response: data !== null ? JSON.stringify(data) : r.content ?? '',
+        data,
+        success: true,
+        tool_calls: r.tool_calls ?? [],
+        meta: {
+          schema: 'abstractflow.llm_call.v1.meta',
+          version: 1,
+          output_mode: data !== null ? 'structured' : 'unstructured',
+          tool_calls: 0,
+          provider: r.provider ?? null,
+          model: r.model ?? null,
+          finish_reason: r.finish_reason ?? null,
+          usage: r.usage ?? null,
+          ttft_ms: r.ttft_ms ?? null,
+        },
+      };
+    }
+    case 'agent': {
+      const output = (r.output ?? {}) as Record<string, unknown>;
+      const success = output.success !== false;
+      return {
+        response: output.answer ?? output.response ?? '',
+        success,
+        data: output.data ?? null,
+        meta: { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: r.sub_run_id ?? null, iterations: output.iterations ?? 0, tool_calls: 0, tool_results: 0, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null },
+        scratchpad: { sub_run_id: r.sub_run_id ?? null, task: output.task ?? null, messages: output.messages ?? [] },
+      };
+    }
+    case 'subflow': {
+      const output = (r.output ?? {}) as Record<string, unknown>;
+      return { ...output, output: 'result' in output ? output.result : output, sub_run_id: r.sub_run_id ?? null, child_output: output };
+    }
+    case 'ask_user':
+      return { response: r.response ?? '' };
+    case 'wait_event':
+      return { event_data: result ?? null };
+    case 'emit_event':
+      return { delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
+    case 'answer_user':
+      return { message: r.message ?? '' };
+    default:
+      void vars;
+      return r;
+  }
+}
+
+function sanitize(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_');
+}

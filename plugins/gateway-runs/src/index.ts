@@ -1,0 +1,75 @@
+/**
+ * `@keel/plugin-gateway-runs`: durable workflow runs (seed 000 §2.1–2.2, §3, §4.2–4.4): `.flow`
+ * bundles, the VisualFlow runtime, runs, commands and the in-process runner. Its ledger lives in
+ * `@keel/plugin-ledger`; its LLM calls go through `@keel/plugin-inference`.
+ */
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { core, definePlugin, schema } from '@keel/plugin-sdk';
+import { ledgerToken } from '@keel/plugin-ledger';
+import { inferenceToken } from '@keel/plugin-inference';
+import { BundleRegistry } from './bundles/bundle-registry.js';
+import { CommandApplier } from './runner/apply-command.js';
+import { CommandStore } from './runner/command-store.js';
+import { Runner } from './runner/runner.js';
+import { RunStore } from './runtime/run-store.js';
+import { Runtime } from './runtime/runtime.js';
+import { runsRoutes } from './routes/runs-routes.js';
+
+export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
+
+interface GatewayRunsConfig {
+  defaultBundleId: string | null;
+  defaultWorkflows: Record<string, string>;
+}
+
+const configSchema = schema<GatewayRunsConfig>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    defaultBundleId: { type: ['string', 'null'], default: null },
+    defaultWorkflows: {
+      type: 'object',
+      additionalProperties: { type: 'string', pattern: '^(?:(?:private|catalog):)?[A-Za-z0-9_-]+(?:@[A-Za-z0-9_.-]+)?:.+$' },
+      default: { 'abstractcode.agent.v1': 'keel-chat:keel-chat' },
+    },
+  },
+});
+
+export const gatewayRunsPlugin = definePlugin({
+  id: 'gateway-runs',
+  version: '0.1.0',
+  sdk: '^1.0.0',
+  description: 'Durable workflow runs: .flow bundles, the VisualFlow runtime, commands and the runner',
+  configSchema,
+  defaultPrefix: '/api/gateway',
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, ledger: ledgerToken, inference: inferenceToken },
+  setup({ config, deps }) {
+    const runs = new RunStore(deps.storage);
+    const commands = new CommandStore(deps.storage);
+    const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
+    const runner = new Runner(runs, commands, deps.log);
+    const runtime = new Runtime({ runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, schedule: (id, at) => deps.host.runner && runner.schedule(id, at) });
+    runner.runtime = runtime;
+    runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
+    return {
+      routes: runsRoutes({
+        runs,
+        runtime,
+        commands,
+        bundles,
+        auth: deps.auth,
+        start: { bundles, defaultBundleId: config.defaultBundleId, defaultWorkflows: config.defaultWorkflows },
+        runnerActive: deps.host.runner,
+        kick: (id) => deps.host.runner && runner.schedule(id),
+        kickCommands: () => deps.host.runner && runner.kickCommands(),
+      }),
+      start: () => {
+        if (deps.host.runner) runner.start();
+      },
+      stop: () => runner.stop(),
+    };
+  },
+});
+
+export default gatewayRunsPlugin;

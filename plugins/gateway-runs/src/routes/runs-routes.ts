@@ -1,0 +1,156 @@
+/** Runs: start, list, read, inputs; and commands. Another account's run answers 404. */
+import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, forbidden, notFound, reply, route, schema, type AuthService, type Principal } from '@keel/plugin-sdk';
+import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
+import { BundleError } from '../bundles/read-bundle.js';
+import type { CommandStore } from '../runner/command-store.js';
+import { runView, type RunState } from '../runtime/run-state.js';
+import type { RunStore } from '../runtime/run-store.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
+
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
+const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; limit: number }>({
+  type: 'object',
+  properties: { session_id: { type: 'string' }, parent_run_id: { type: 'string' }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
+});
+const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
+const commandBody = schema<{ command_id?: string; run_id: string; type: string; payload: Record<string, unknown>; client_id?: string }>({
+  type: 'object',
+  required: ['run_id', 'type'],
+  properties: {
+    command_id: { type: 'string' },
+    run_id: { type: 'string', minLength: 1 },
+    type: { type: 'string', minLength: 1 },
+    payload: { type: 'object', default: {} },
+    ts: { type: 'string' },
+    client_id: { type: 'string' },
+  },
+});
+const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shared' | 'private' }>({
+  type: 'object',
+  properties: { overwrite: { type: 'boolean', default: false }, reload: { type: 'boolean', default: true }, scope: { enum: ['shared', 'private'] } },
+});
+
+export interface RunsRoutesDeps {
+  runs: RunStore;
+  runtime: Runtime;
+  commands: CommandStore;
+  bundles: BundleRegistry;
+  start: StartContext;
+  auth: AuthService;
+  runnerActive: boolean;
+  kick(runId: string): void;
+  kickCommands(): void;
+}
+
+export function runsRoutes(d: RunsRoutesDeps) {
+  const owned = (principal: Principal | null, runId: string): RunState => {
+    const run = d.runtime.load(runId);
+    if (!run || run.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
+    return run;
+  };
+  return [
+    route({
+      method: 'POST',
+      path: '/runs/start',
+      tags: ['runs'],
+      summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
+      body: startBody,
+      handler: async ({ body, principal }) => {
+        const { resolved } = resolveStart(body, principal!.account, d.start);
+        const run = newRootRun(body, principal!.account, resolved);
+        await d.runtime.createRun(run);
+        d.kick(run.run_id);
+        const runner_warning = d.runnerActive ? null : 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
+        return { run_id: run.run_id, runner_warning, resolved_workflow: resolved };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/runs',
+      tags: ['runs'],
+      summary: "The caller's runs, newest first",
+      query: listQuery,
+      handler: ({ query, principal }) => {
+        let rows = d.runs.listByAccount(principal!.account);
+        if (query.session_id) rows = rows.filter((r) => r.session_id === query.session_id);
+        if (query.parent_run_id) rows = rows.filter((r) => r.parent_run_id === query.parent_run_id);
+        if (query.root_only) rows = rows.filter((r) => r.parent_run_id === null);
+        return { items: rows.reverse().slice(0, query.limit).map(runView), archived_sessions: [] };
+      },
+    }),
+    route({ method: 'GET', path: '/runs/:run_id', tags: ['runs'], summary: 'A run record (never its vars)', params: runParams, handler: ({ params, principal }) => runView(owned(principal, params.run_id)) }),
+    route({ method: 'GET', path: '/runs/:run_id/input_data', tags: ['runs'], summary: 'The inputs the run started with (with workflow_selection)', params: runParams, handler: ({ params, principal }) => owned(principal, params.run_id).input_data }),
+    route({
+      method: 'POST',
+      path: '/commands',
+      tags: ['runs'],
+      summary: 'Queue a command for the runner (idempotent by command_id): pause, resume, cancel, emit_event, ...',
+      body: commandBody,
+      handler: async ({ body, principal }) => {
+        if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
+        if (body.type !== 'emit_event') owned(principal, body.run_id);
+        const receipt = await d.commands.submit({
+          command_id: body.command_id?.trim() || randomUUID(),
+          run_id: body.run_id,
+          type: body.type,
+          payload: body.payload,
+          ts: new Date().toISOString(),
+          client_id: body.client_id ?? null,
+          account: principal!.account,
+        });
+        if (receipt.accepted) d.kickCommands();
+        return receipt;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/bundles',
+      tags: ['bundles'],
+      summary: 'Bundles the caller can run, with source and description',
+      handler: ({ principal }) => ({
+        items: d.bundles.list(principal!.account).map((e) => {
+          const m = e.bundle.manifest;
+          const def = m.default_entrypoint ?? m.entrypoints[0]!.flow_id;
+          return {
+            bundle_id: m.bundle_id,
+            bundle_version: m.bundle_version,
+            source: e.source,
+            scope: e.scope,
+            description: m.entrypoints.find((x) => x.flow_id === def)?.description ?? '',
+            default_entrypoint: m.default_entrypoint,
+            entrypoints: m.entrypoints.map((ep) => ({ ...ep, workflow_id: `${m.bundle_id}@${m.bundle_version}:${ep.flow_id}`, is_agent_default: Object.entries(d.start.defaultWorkflows).some(([, v]) => v.endsWith(`${m.bundle_id}:${ep.flow_id}`) || v.endsWith(`${m.bundle_id}@${m.bundle_version}:${ep.flow_id}`)), agent_default_interfaces: Object.entries(d.start.defaultWorkflows).filter(([, v]) => v.endsWith(`:${ep.flow_id}`) && v.includes(m.bundle_id)).map(([k]) => k) })),
+            created_at: m.created_at,
+          };
+        }),
+        default_agent_workflows: d.start.defaultWorkflows,
+        default_agent_workflows_unavailable: {},
+      }),
+    }),
+    route({
+      method: 'POST',
+      path: '/bundles/upload',
+      tags: ['bundles'],
+      summary: 'Upload a .flow bundle (multipart `file`, `overwrite`); the shared directory needs an admin',
+      bodyKind: 'multipart',
+      body: uploadBody,
+      handler: async ({ body, files, principal }) => {
+        const file = files.file?.[0];
+        if (!file) throw badRequest('Send the bundle as the multipart field `file`.', { code: 'invalid_request', field: 'body.file' });
+        const scope = body.scope ?? (d.auth.isAdmin(principal) ? 'shared' : 'private');
+        if (scope === 'shared' && !d.auth.isAdmin(principal)) throw forbidden('Writing the shared bundle directory needs an admin principal.');
+        try {
+          const { entry, replaced } = d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
+          const m = entry.bundle.manifest;
+          return reply(201, { bundle_id: m.bundle_id, bundle_version: m.bundle_version, scope, replaced, entrypoints: m.entrypoints });
+        } catch (err) {
+          if (err instanceof BundleError) throw badRequest(`Invalid bundle: ${err.message}.`, { code: 'invalid_bundle', field: 'body.file' });
+          if (err instanceof BundleConflict) throw conflict(err.message, { code: 'bundle_exists' });
+          throw err;
+        }
+      },
+    }),
+  ];
+}

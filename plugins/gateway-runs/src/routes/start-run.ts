@@ -1,0 +1,156 @@
+/** `POST /runs/start` (seed 000 §2.1, §7): every rule is a 400/404/409 with a sentence naming the field. */
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, notFound, schema } from '@keel/plugin-sdk';
+import type { BundleEntry, BundleRegistry } from '../bundles/bundle-registry.js';
+import type { RunState } from '../runtime/run-state.js';
+
+export interface StartBody {
+  bundle_id?: string;
+  bundle_version?: string;
+  flow_id?: string;
+  interface?: string;
+  registry_scope?: string;
+  input_data?: Record<string, unknown>;
+  session_id?: string;
+  kind?: string;
+  workspace?: Record<string, unknown>;
+  workspace_root?: string;
+  workspace_allowed_paths?: string[];
+  workspace_access_mode?: string;
+}
+
+export const startBody = schema<StartBody>({
+  type: 'object',
+  properties: {
+    bundle_id: { type: 'string', minLength: 1 },
+    bundle_version: { type: 'string', minLength: 1 },
+    flow_id: { type: 'string', minLength: 1 },
+    interface: { type: 'string', minLength: 1 },
+    registry_scope: { type: 'string' },
+    input_data: { type: 'object', default: {} },
+    session_id: { type: 'string', minLength: 1 },
+    kind: { type: 'string' },
+    workspace: { type: 'object' },
+    workspace_root: { type: 'string' },
+    workspace_allowed_paths: { type: 'array', items: { type: 'string' } },
+    workspace_access_mode: { type: 'string' },
+  },
+});
+
+export interface ResolvedWorkflow {
+  workflow_id: string;
+  bundle_id: string;
+  bundle_version: string;
+  flow_id: string;
+  registry_scope: string;
+  name: string;
+  source: 'gateway_default' | 'client';
+  interface: string | null;
+}
+
+export interface StartContext {
+  bundles: BundleRegistry;
+  defaultBundleId: string | null;
+  /** `agents.default_workflow.<interface>` values: `bundle[@version]:flow`. */
+  defaultWorkflows: Record<string, string>;
+}
+
+export function resolveStart(body: StartBody, account: string, ctx: StartContext): { entry: BundleEntry; resolved: ResolvedWorkflow } {
+  if (body.kind !== undefined && (body.kind !== 'docs' || !body.session_id)) {
+    throw badRequest(body.kind === 'docs' ? "kind 'docs' needs a session_id." : `kind '${body.kind}' is not accepted; only 'docs' (with a session_id) is.`, { code: 'invalid_request', field: 'body.kind' });
+  }
+  const runtime = body.input_data?._runtime as Record<string, unknown> | undefined;
+  if (runtime && 'stream' in runtime && typeof runtime.stream !== 'boolean') {
+    throw badRequest('input_data._runtime.stream must be a boolean.', { code: 'invalid_request', field: 'body.input_data._runtime.stream' });
+  }
+  if (body.workspace_access_mode === 'all_except_ignored') {
+    throw badRequest("workspace_access_mode 'all_except_ignored' cannot be set by a client.", { code: 'invalid_request', field: 'body.workspace_access_mode' });
+  }
+  if (body.registry_scope === 'framework_catalog') throw badRequest("registry_scope 'framework_catalog' is reserved and cannot be loaded.", { code: 'invalid_request', field: 'body.registry_scope' });
+  if (body.registry_scope !== undefined && body.registry_scope !== 'tenant_catalog') {
+    throw badRequest(`registry_scope '${body.registry_scope}' is unknown; omit it or use 'tenant_catalog'.`, { code: 'invalid_request', field: 'body.registry_scope' });
+  }
+  const scope = body.registry_scope ?? 'private';
+
+  if (body.flow_id === '@default') {
+    if (!body.interface) throw badRequest("flow_id '@default' needs an interface (for example abstractcode.agent.v1).", { code: 'invalid_request', field: 'body.interface' });
+    if (body.bundle_id || body.bundle_version) {
+      throw badRequest("bundle_id and bundle_version are not accepted with flow_id '@default'.", { code: 'invalid_request', field: body.bundle_id ? 'body.bundle_id' : 'body.bundle_version' });
+    }
+    const setting = `agents.default_workflow.${body.interface}`;
+    const value = ctx.defaultWorkflows[body.interface];
+    if (!value) throw conflict(`No default workflow is set for interface '${body.interface}' (${setting}).`, { code: 'default_workflow_unavailable' });
+    const match = /^(?:(?:private|catalog):)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9_.-]+))?:(.+)$/.exec(value);
+    const entry = match ? ctx.bundles.find(account, match[1]!, match[2]) : null;
+    const flowId = match?.[3];
+    const ep = entry?.bundle.manifest.entrypoints.find((e) => e.flow_id === flowId);
+    if (!entry || !ep) throw conflict(`The default workflow for '${body.interface}' (${setting} = ${value}) cannot run: the workflow is not installed.`, { code: 'default_workflow_unavailable' });
+    if (!ep.interfaces.includes(body.interface)) throw conflict(`The default workflow for '${body.interface}' (${setting} = ${value}) does not declare that interface.`, { code: 'default_workflow_unavailable' });
+    return { entry, resolved: describe(entry, ep.flow_id, scope, 'gateway_default', body.interface) };
+  }
+
+  const bundleId = body.bundle_id ?? ctx.defaultBundleId;
+  if (!bundleId) throw badRequest('bundle_id is required (no default_bundle_id is configured).', { code: 'invalid_request', field: 'body.bundle_id' });
+  const entry = ctx.bundles.find(account, bundleId, body.bundle_version);
+  if (!entry) throw notFound(`Bundle '${bundleId}${body.bundle_version ? `@${body.bundle_version}` : ''}' is not installed.`, { code: 'bundle_not_found' });
+  const manifest = entry.bundle.manifest;
+  let flowId = body.flow_id;
+  if (flowId?.includes(':')) flowId = flowId.slice(flowId.lastIndexOf(':') + 1);
+  if (!flowId) {
+    flowId = manifest.entrypoints.length === 1 ? manifest.entrypoints[0]!.flow_id : manifest.default_entrypoint ?? undefined;
+    if (!flowId) throw badRequest(`Bundle '${bundleId}' has several entrypoints and no default; give flow_id.`, { code: 'invalid_request', field: 'body.flow_id' });
+  }
+  if (!entry.bundle.flows.has(flowId)) throw notFound(`Flow '${flowId}' is not in bundle ${manifest.bundle_id}@${manifest.bundle_version}.`, { code: 'flow_not_found' });
+  return { entry, resolved: describe(entry, flowId, scope, 'client', body.interface ?? null) };
+}
+
+function describe(entry: BundleEntry, flowId: string, scope: string, source: ResolvedWorkflow['source'], iface: string | null): ResolvedWorkflow {
+  const m = entry.bundle.manifest;
+  const ep = m.entrypoints.find((e) => e.flow_id === flowId);
+  return {
+    workflow_id: `${m.bundle_id}@${m.bundle_version}:${flowId}`,
+    bundle_id: m.bundle_id,
+    bundle_version: m.bundle_version,
+    flow_id: flowId,
+    registry_scope: scope,
+    name: ep?.name ?? entry.bundle.flows.get(flowId)?.flow.name ?? flowId,
+    source,
+    interface: iface,
+  };
+}
+
+/** The new root run: input_data carries the selection (replacing any client value) and the workspace choice. */
+export function newRootRun(body: StartBody, account: string, resolved: ResolvedWorkflow): RunState {
+  const runId = randomUUID();
+  const now = new Date().toISOString();
+  const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
+  if (body.workspace) input.workspace = body.workspace;
+  input.workflow_selection = resolved;
+  return {
+    run_id: runId,
+    account,
+    workflow_id: resolved.workflow_id,
+    bundle_id: resolved.bundle_id,
+    bundle_version: resolved.bundle_version,
+    flow_id: resolved.flow_id,
+    status: 'running',
+    current_node: null,
+    vars: structuredClone(input),
+    input_data: input,
+    waiting: null,
+    output: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    actor_id: 'gateway',
+    session_id: body.session_id ?? runId,
+    parent_run_id: null,
+    root_run_id: runId,
+    builtin: null,
+    paused: false,
+    pause_reason: null,
+    paused_at: null,
+    resumed_at: null,
+    effect_index: 0,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * How the runner applies a command (reference §6.2): pause and cancel act on the whole run tree;
+ * resume without an inner payload lifts a pause, with one it answers a wait; emit_event resumes
+ * the runs waiting on that event; guidance goes to the live runs' inbox.
+ */
+import type { Logger } from '@keel/plugin-sdk';
+import { isTerminal, type RunState } from '../runtime/run-state.js';
+import type { RunStore } from '../runtime/run-store.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { CommandRecord } from './command-store.js';
+
+export class CommandApplier {
+  constructor(private readonly runtime: Runtime, private readonly runs: RunStore, private readonly schedule: (runId: string) => void, private readonly log: Logger) {}
+
+  async apply(command: CommandRecord): Promise<void> {
+    const root = this.runtime.load(command.run_id);
+    const payload = command.payload ?? {};
+    const reason = typeof payload.reason === 'string' ? payload.reason : null;
+    switch (command.type) {
+      case 'pause':
+        return this.eachInTree(root, async (run) => {
+          if (isTerminal(run.status) || run.paused) return;
+          Object.assign(run, { paused: true, pause_reason: reason, paused_at: new Date().toISOString() });
+          await this.runtime.save(run);
+        });
+      case 'resume': {
+        if (payload.payload !== undefined) {
+          if (!root || typeof payload.payload !== 'object' || payload.payload === null) throw new Error('resume: payload.payload must be an object');
+          const waitKey = (payload.wait_key ?? payload.waitKey) as string | undefined;
+          const outcome = await this.runtime.lock.run(root.run_id, () => this.runtime.resumeWith(this.runtime.load(root.run_id)!, payload.payload, waitKey));
+          if (outcome !== 'resumed') throw new Error(`resume of ${root.run_id} refused: ${outcome}`);
+          return;
+        }
+        return this.eachInTree(root, async (run) => {
+          if (!run.paused) return;
+          Object.assign(run, { paused: false, resumed_at: new Date().toISOString() });
+          if (run.status === 'waiting' && run.waiting?.details?.kind === 'pause') {
+            run.status = 'running';
+            run.current_node = run.waiting.resume_to_node ?? run.current_node;
+            run.waiting = null;
+          }
+          await this.runtime.save(run);
+          if (run.status === 'running') this.schedule(run.run_id);
+        });
+      }
+      case 'cancel': {
+        const tree = this.tree(root);
+        for (const run of tree) this.runtime.abortInFlight(run.run_id);
+        for (const run of tree.reverse()) await this.runtime.lock.run(run.run_id, () => this.runtime.cancel(this.runtime.load(run.run_id)!, reason));
+        return;
+      }
+      case 'emit_event': {
+        const name = String(payload.name ?? '');
+        if (!name) throw new Error('emit_event: payload.name is required');
+        const scope = String(payload.scope ?? 'session');
+        const scopeId = scope === 'global' ? 'global' : String(payload.session_id ?? payload.sessionId ?? command.run_id);
+        const inner = payload.payload;
+        const envelope = {
+          event_id: String(payload.event_id ?? command.command_id),
+          name,
+          scope,
+          session_id: scopeId,
+          payload: inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : { value: inner ?? null },
+          emitted_at: String(payload.emitted_at ?? new Date().toISOString()),
+          emitter: { source: 'external', client_id: command.client_id },
+        };
+        await this.deliver(`evt:${scope}:${scopeId}:${name}`, envelope);
+        return;
+      }
+      case 'inject_guidance':
+      case 'conclude': {
+        const text = String(payload.guidance ?? payload.text ?? payload.note ?? '');
+        const live = this.tree(root).filter((r) => !isTerminal(r.status));
+        if (!live.length) throw new Error(`${command.type}: no live run in the tree of ${command.run_id}`);
+        for (const run of live) {
+          await this.runtime.lock.run(run.run_id, async () => {
+            const fresh = this.runtime.load(run.run_id)!;
+            const runtime = ((fresh.vars as Record<string, unknown>)._runtime ??= {}) as Record<string, unknown>;
+            const inbox = (runtime.inbox as unknown[]) ?? [];
+            runtime.inbox = [...inbox, { role: 'system', kind: command.type === 'conclude' ? 'conclude' : 'guidance', content: text }];
+            await this.runtime.save(fresh);
+          });
+        }
+        return;
+      }
+      default:
+        throw new Error(`${command.type} is not applicable to run ${command.run_id} (no schedule or memory on this run)`);
+    }
+  }
+
+  private async deliver(waitKey: string, envelope: Record<string, unknown>): Promise<void> {
+    for (const stored of this.runs.active()) {
+      const run = this.runtime.load(stored.run_id)!;
+      if (run.status !== 'waiting' || run.paused || run.waiting?.reason !== 'event' || run.waiting.wait_key !== waitKey) continue;
+      await this.runtime.lock.run(run.run_id, () => this.runtime.resumeWith(this.runtime.load(run.run_id)!, envelope, waitKey));
+    }
+  }
+
+  private async eachInTree(root: RunState | undefined, fn: (run: RunState) => Promise<void>): Promise<void> {
+    for (const run of this.tree(root)) await this.runtime.lock.run(run.run_id, () => fn(this.runtime.load(run.run_id)!));
+  }
+
+  /** The run and its descendants, breadth first. */
+  private tree(root: RunState | undefined): RunState[] {
+    if (!root) return [];
+    const out: RunState[] = [root];
+    for (let i = 0; i < out.length; i++) out.push(...this.runs.children(out[i]!.run_id));
+    if (out.length > 1000) this.log.warn('run tree larger than 1000 runs', { run_id: root.run_id });
+    return out;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The runner: ticks runnable runs (one tick in flight per run), fires due waits, resumes parents
+ * of finished children, and applies queued commands in order, saving its cursor after each one
+ * (a bad command never blocks the queue). At start it picks up every run a crash left behind.
+ */
+import type { Logger } from '@keel/plugin-sdk';
+import { isTerminal } from '../runtime/run-state.js';
+import type { RunStore } from '../runtime/run-store.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { CommandApplier } from './apply-command.js';
+import type { CommandStore } from './command-store.js';
+
+export class Runner {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private commandsBusy: Promise<void> | null = null;
+  private commandsAgain = false;
+  private stopped = false;
+  runtime!: Runtime;
+  applier!: CommandApplier;
+
+  constructor(private readonly runs: RunStore, private readonly commands: CommandStore, private readonly log: Logger) {}
+
+  start(): void {
+    for (const run of this.runs.active()) {
+      if (run.status === 'running') this.schedule(run.run_id);
+      else if (run.waiting?.reason === 'until' && run.waiting.until) this.schedule(run.run_id, Date.parse(run.waiting.until));
+      else if (run.waiting?.reason === 'subworkflow') {
+        const child = this.runs.get(String(run.waiting.details?.sub_run_id));
+        if (child && isTerminal(child.status)) void this.runtime.resumeParentOf(child);
+      }
+    }
+    this.kickCommands();
+  }
+
+  /** Ticks a run now, or at `atMs` (a wait_until). */
+  schedule(runId: string, atMs?: number): void {
+    if (this.stopped) return;
+    const delay = atMs === undefined ? 0 : atMs - Date.now();
+    if (delay > 0) {
+      clearTimeout(this.timers.get(runId));
+      const timer = setTimeout(() => {
+        this.timers.delete(runId);
+        void this.fireUntil(runId);
+      }, Math.min(delay, 2 ** 31 - 1));
+      timer.unref();
+      this.timers.set(runId, timer);
+      return;
+    }
+    if (this.inFlight.has(runId)) {
+      this.again.add(runId);
+      return;
+    }
+    const work = this.tickOnce(runId).finally(() => {
+      this.inFlight.delete(runId);
+      if (this.again.delete(runId)) this.schedule(runId);
+    });
+    this.inFlight.set(runId, work);
+  }
+
+  kickCommands(): void {
+    if (this.stopped) return;
+    if (this.commandsBusy) {
+      this.commandsAgain = true;
+      return;
+    }
+    this.commandsBusy = this.drainCommands().finally(() => {
+      this.commandsBusy = null;
+      if (this.commandsAgain) {
+        this.commandsAgain = false;
+        this.kickCommands();
+      }
+    });
+  }
+
+  async stop(timeoutMs = 5000): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    const pending = [...this.inFlight.values(), ...(this.commandsBusy ? [this.commandsBusy] : [])];
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  private async tickOnce(runId: string): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    try {
+      const run = this.runtime.load(runId);
+      if (run?.status === 'waiting' && run.waiting?.reason === 'subworkflow') {
+        const child = this.runs.get(String(run.waiting.details?.sub_run_id));
+        if (child && isTerminal(child.status)) await this.runtime.resumeParentOf(child);
+      }
+      await this.runtime.tick(runId);
+      const after = this.runtime.load(runId);
+      if (after && isTerminal(after.status)) await this.runtime.resumeParentOf(after);
+    } catch (err) {
+      this.log.error('run tick failed', { run_id: runId, err });
+    }
+  }
+
+  private async fireUntil(runId: string): Promise<void> {
+    await this.runtime.lock.run(runId, async () => {
+      const run = this.runtime.load(runId);
+      if (!run || run.status !== 'waiting' || run.waiting?.reason !== 'until') return;
+      if (Date.parse(run.waiting.until ?? '') > Date.now()) return this.schedule(runId, Date.parse(run.waiting.until!));
+      await this.runtime.resumeWith(run, { until: run.waiting.until, waited: true });
+    });
+  }
+
+  private async drainCommands(): Promise<void> {
+    for (;;) {
+      const batch = this.commands.after(this.commands.cursor());
+      if (!batch.length || this.stopped) return;
+      for (const command of batch) {
+        try {
+          await this.applier.apply(command);
+        } catch (err) {
+          this.log.warn('command not applied', { command_id: command.command_id, type: command.type, run_id: command.run_id, error: (err as Error).message });
+        }
+        await this.commands.saveCursor(command.seq);
+      }
+    }
+  }
+}

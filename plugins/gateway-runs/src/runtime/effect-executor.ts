@@ -1,0 +1,176 @@
+/**
+ * Performs one effect durably: a `started` record, the work, then the final record of the same
+ * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. An effect
+ * whose completed record already exists (a replay after a crash) is not run again: its recorded
+ * result is reused. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
+ * after the durable record.
+ */
+import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
+import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
+import type { EffectRequest } from '../flow/interpreter.js';
+import { finishRecord, idempotencyKey, stepRecord } from './records.js';
+import type { RunState, WaitState } from './run-state.js';
+
+export type EffectOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'waiting'; wait: WaitState; result?: Record<string, unknown> }
+  | { status: 'failed'; error: string; cancelled: boolean };
+
+export interface EffectHooks {
+  /** Creates (or finds, on a replay) the child run of a start_subworkflow effect; returns its id. */
+  startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string>;
+  /** Resumes every waiting run with this event wait key; returns their ids. */
+  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
+  /** Whether token deltas are on for this run's tree. */
+  streams(run: RunState): boolean;
+  /** Aborted when the run is cancelled. */
+  signalOf(run: RunState): AbortSignal;
+}
+
+export class EffectExecutor {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly hub: LiveHub,
+    private readonly inference: InferenceService,
+    private readonly hooks: EffectHooks,
+  ) {}
+
+  async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
+    const key = idempotencyKey(run, nodeId, effect);
+    const prior = this.ledger.completedByKey(run.run_id, key);
+    if (prior) return { status: 'completed', result: prior.result ?? {} };
+
+    const started = stepRecord(run, nodeId, 'started', {
+      effect: { type: effect.type, payload: { ...effect.payload }, result_key: `_temp.effects.${nodeId}` },
+      idempotency_key: key,
+    });
+    if (effect.type === 'llm_call') {
+      const params = (started.effect!.payload.params ?? {}) as Record<string, unknown>;
+      started.effect!.payload.params = { ...params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt: 1 } };
+    }
+    await this.ledger.append(started);
+
+    let outcome: EffectOutcome;
+    try {
+      outcome = await this.run(run, nodeId, effect, key, started.step_id);
+    } catch (err) {
+      outcome = { status: 'failed', error: (err as Error).message ?? String(err), cancelled: this.hooks.signalOf(run).aborted };
+    }
+    const final =
+      outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
+      : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
+      : finishRecord(started, 'failed', { error: outcome.error, result: outcome.cancelled ? { cancelled: true } : null });
+    await this.ledger.append(final);
+    const end = this.pendingEnds.get(started.step_id);
+    this.pendingEnds.delete(started.step_id);
+    end?.();
+    return outcome;
+  }
+
+  private async run(run: RunState, nodeId: string, effect: EffectRequest, key: string, stepId: string): Promise<EffectOutcome> {
+    const p = effect.payload;
+    switch (effect.type) {
+      case 'llm_call':
+        return this.llmCall(run, nodeId, p, stepId);
+      case 'ask_user':
+        return { status: 'waiting', wait: wait('user', String(p.wait_key), nodeId, { prompt: String(p.prompt), choices: (p.choices as unknown[]) ?? [], allow_free_text: p.allow_free_text !== false }) };
+      case 'wait_event':
+        return { status: 'waiting', wait: wait('event', String(p.wait_key), nodeId, { prompt: (p.prompt as string) ?? null, choices: (p.choices as unknown[]) ?? null, allow_free_text: p.allow_free_text !== false }) };
+      case 'wait_until': {
+        const until = String(p.until);
+        if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, waited: false } };
+        return { status: 'waiting', wait: { ...wait('until', null, nodeId, {}), until } };
+      }
+      case 'answer_user':
+        return { status: 'completed', result: { message: p.message, level: p.level } };
+      case 'emit_event':
+        return this.emitEvent(run, p, nodeId);
+      case 'start_subworkflow': {
+        const child = await this.hooks.startChild(run, key, p);
+        return {
+          status: 'waiting',
+          result: { sub_run_id: child },
+          wait: wait('subworkflow', `subworkflow:${child}`, nodeId, { details: { sub_run_id: child, sub_workflow_id: p.workflow_id, async: true, include_traces: Boolean(p.include_traces) } }),
+        };
+      }
+      default:
+        return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
+    }
+  }
+
+  private async llmCall(run: RunState, nodeId: string, p: Record<string, unknown>, stepId: string): Promise<EffectOutcome> {
+    const messages: ChatMessage[] = Array.isArray(p.messages)
+      ? (p.messages as ChatMessage[])
+      : [...(p.system_prompt ? [{ role: 'system' as const, content: String(p.system_prompt) }] : []), { role: 'user' as const, content: String(p.prompt ?? '') }];
+    const params = (p.params ?? {}) as Record<string, unknown>;
+    const model = p.provider && p.model ? `${String(p.provider)}/${String(p.model)}` : undefined;
+    const signal = this.hooks.signalOf(run);
+    const streaming = this.hooks.streams(run);
+    let seq = 0;
+    const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
+    const started = performance.now();
+    try {
+      const out = await this.inference.chat(run.account, {
+        model,
+        messages,
+        params: { temperature: Number(params.temperature ?? 0.7), ...(params.seed !== undefined ? { seed: Number(params.seed) } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema as Record<string, unknown> } : {}), ...(params.max_output_tokens ? { maxTokens: Number(params.max_output_tokens) } : {}) },
+      }, {
+        signal,
+        ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
+      });
+      if (out.finishReason === 'cancelled') {
+        this.endDeltas(streaming, base, ++seq, 'cancelled');
+        return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true };
+      }
+      let data: unknown = null;
+      if (p.response_schema) {
+        try {
+          data = JSON.parse(out.text);
+        } catch {
+          data = null;
+        }
+      }
+      const result = {
+        content: out.text,
+        reasoning: null,
+        data,
+        tool_calls: null,
+        usage: out.usage,
+        model: out.model,
+        provider: out.provider,
+        finish_reason: out.finishReason,
+        trace_id: null,
+        gen_time: Math.round(performance.now() - started),
+        ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
+      };
+      // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
+      this.pendingEnds.set(stepId, () => this.endDeltas(streaming, base, ++seq, 'completed'));
+      return { status: 'completed', result };
+    } catch (err) {
+      this.endDeltas(streaming, base, ++seq, signal.aborted ? 'cancelled' : 'failed');
+      throw err;
+    }
+  }
+
+  /** `llm.delta_end` frames owed once their call's durable record is written. */
+  readonly pendingEnds = new Map<string, () => void>();
+
+  private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled'): void {
+    if (!streaming) return;
+    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false });
+  }
+
+  private async emitEvent(run: RunState, p: Record<string, unknown>, nodeId: string): Promise<EffectOutcome> {
+    const scope = String(p.scope ?? 'session');
+    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? String(p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
+    const name = String(p.name ?? '');
+    const waitKey = `evt:${scope}:${scopeId}:${name}`;
+    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload ?? {}, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
+    const resumed = await this.hooks.deliverEvent(waitKey, envelope);
+    return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
+  }
+}
+
+function wait(reason: WaitState['reason'], waitKey: string | null, nodeId: string, extra: Partial<WaitState>): WaitState {
+  return { reason, wait_key: waitKey, until: null, resume_to_node: nodeId, result_key: `_temp.effects.${nodeId}`, prompt: null, choices: null, allow_free_text: true, details: null, ...extra };
+}

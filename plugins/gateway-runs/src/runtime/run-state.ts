@@ -1,0 +1,74 @@
+/** The durable state of a run (reference §3.2, §5). `vars` never leaves the server as is. */
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+export interface WaitState {
+  reason: 'event' | 'until' | 'user' | 'job' | 'subworkflow';
+  wait_key: string | null;
+  until: string | null;
+  resume_to_node: string | null;
+  result_key: string | null;
+  prompt: string | null;
+  choices: unknown[] | null;
+  allow_free_text: boolean;
+  details: Record<string, unknown> | null;
+}
+
+export interface RunState {
+  run_id: string;
+  account: string;
+  workflow_id: string;
+  bundle_id: string;
+  bundle_version: string;
+  flow_id: string;
+  status: RunStatus;
+  current_node: string | null;
+  vars: Record<string, unknown>;
+  input_data: Record<string, unknown>;
+  waiting: WaitState | null;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  actor_id: string;
+  session_id: string | null;
+  parent_run_id: string | null;
+  root_run_id: string;
+  /** A built-in child workflow (the agent loop) instead of a bundle flow. */
+  builtin: string | null;
+  paused: boolean;
+  pause_reason: string | null;
+  paused_at: string | null;
+  resumed_at: string | null;
+  /** Counts effect executions, so each one has a stable idempotency key across crashes. */
+  effect_index: number;
+}
+
+export function isTerminal(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** What `GET /runs/{id}` returns: everything but `vars` and internals. */
+export function runView(run: RunState) {
+  return {
+    run_id: run.run_id,
+    workflow_id: run.workflow_id,
+    status: run.status,
+    current_node: run.current_node,
+    created_at: run.created_at,
+    updated_at: run.updated_at,
+    actor_id: run.actor_id,
+    session_id: run.session_id,
+    parent_run_id: run.parent_run_id,
+    root_run_id: run.root_run_id,
+    error: run.error,
+    waiting: run.waiting,
+    paused: run.paused,
+    pause_reason: run.pause_reason,
+    paused_at: run.paused_at,
+    resumed_at: run.resumed_at,
+    output: run.output,
+    flow_warnings: null,
+    is_scheduled: false,
+    is_draft: run.bundle_version.startsWith('draft.'),
+  };
+}

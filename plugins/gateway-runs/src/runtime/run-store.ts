@@ -1,0 +1,49 @@
+/** Runs in LMDB, keyed by run id, with an index by account for listings. Every write is awaited (durable). */
+import type { Database } from 'lmdb';
+import type { PluginStorage } from '@keel/plugin-sdk';
+import type { RunState } from './run-state.js';
+
+export class RunStore {
+  private readonly runs: Database<RunState, string>;
+  /** `[account, created_at, run_id]` → run id, for listings newest last. */
+  private readonly byAccount: Database<string, [string, string, string]>;
+
+  constructor(storage: PluginStorage) {
+    this.runs = storage.openDB<RunState, string>('runs');
+    this.byAccount = storage.openDB<string, [string, string, string]>('runs-by-account');
+  }
+
+  get(runId: string): RunState | undefined {
+    return this.runs.get(runId);
+  }
+
+  async create(run: RunState): Promise<void> {
+    await Promise.all([this.runs.put(run.run_id, run), this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id)]);
+  }
+
+  async save(run: RunState): Promise<void> {
+    await this.runs.put(run.run_id, run);
+  }
+
+  listByAccount(account: string): RunState[] {
+    const out: RunState[] = [];
+    for (const { value } of this.byAccount.getRange({ start: [account], end: [account, '\uffff'] })) {
+      const run = this.runs.get(value);
+      if (run) out.push(run);
+    }
+    return out;
+  }
+
+  /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due. */
+  active(): RunState[] {
+    const out: RunState[] = [];
+    for (const { value } of this.runs.getRange()) if (value.status === 'running' || value.status === 'waiting') out.push(value);
+    return out;
+  }
+
+  children(runId: string): RunState[] {
+    const out: RunState[] = [];
+    for (const { value } of this.runs.getRange()) if (value.parent_run_id === runId) out.push(value);
+    return out;
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * Runs VisualFlow graphs durably. A tick takes a run step by step under its lock: pure steps
+ * in memory, effects through the EffectExecutor (ledger first), the state saved to LMDB after
+ * every effect and at every wait or end. After a crash a run continues from its last saved state;
+ * replayed effects find their completed records and are not run twice.
+ */
+import type { InferenceService } from '@keel/plugin-inference';
+import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
+import type { Logger } from '@keel/plugin-sdk';
+import type { BundleRegistry } from '../bundles/bundle-registry.js';
+import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
+import { isSupportedType, step, type StepOutcome } from '../flow/interpreter.js';
+import { temp, UnsupportedNodeError, type RunVars } from '../flow/node-io.js';
+import { EffectExecutor, type EffectOutcome } from './effect-executor.js';
+import { KeyedLock } from './keyed-lock.js';
+import { agentStep } from './react-agent.js';
+import { childRunId, stepRecord } from './records.js';
+import { isTerminal, type RunState, type WaitState } from './run-state.js';
+import type { RunStore } from './run-store.js';
+
+export interface RuntimeDeps {
+  runs: RunStore;
+  ledger: LedgerStore;
+  hub: LiveHub;
+  bundles: BundleRegistry;
+  inference: InferenceService;
+  log: Logger;
+  /** Called when a run needs ticking (the runner schedules it). */
+  schedule(runId: string, atMs?: number): void;
+}
+
+const STEPS_PER_SLICE = 200;
+
+export class Runtime {
+  readonly lock = new KeyedLock();
+  private readonly executor: EffectExecutor;
+  private readonly cancels = new Map<string, AbortController>();
+  /** The live state of runs this process works on: steps mutate it, `save` makes it durable. */
+  private readonly live = new Map<string, RunState>();
+
+  constructor(private readonly deps: RuntimeDeps) {
+    this.executor = new EffectExecutor(deps.ledger, deps.hub, deps.inference, {
+      startChild: (parent, key, payload) => this.startChild(parent, key, payload),
+      deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
+      streams: (run) => this.streams(run),
+      signalOf: (run) => this.controller(run.run_id).signal,
+    });
+  }
+
+  /** The run's current state (the in-memory one while this process works on it). */
+  load(runId: string): RunState | undefined {
+    const cached = this.live.get(runId);
+    if (cached) return cached;
+    const stored = this.deps.runs.get(runId);
+    if (stored && !isTerminal(stored.status)) this.live.set(runId, stored);
+    return stored;
+  }
+
+  /** Aborts whatever the run is doing in flight (an LLM call stops at the next token). */
+  abortInFlight(runId: string): void {
+    this.cancels.get(runId)?.abort();
+  }
+
+  /** Ticks a run until it waits, ends or has taken a slice of steps (then it is rescheduled). */
+  async tick(runId: string): Promise<void> {
+    for (let steps = 0; steps < STEPS_PER_SLICE; steps++) {
+      const more = await this.lock.run(runId, () => this.stepOnce(runId));
+      if (!more) return;
+    }
+    this.deps.schedule(runId);
+  }
+
+  /** One step; false when the run stopped being runnable. */
+  private async stepOnce(runId: string): Promise<boolean> {
+    const run = this.load(runId);
+    if (!run || run.status !== 'running') return false;
+    if (run.paused) {
+      await this.toPauseWait(run);
+      return false;
+    }
+    let outcome: StepOutcome | ReturnType<typeof agentStep>;
+    let flow: CompiledFlow | null = null;
+    try {
+      if (run.builtin === 'react_agent') {
+        outcome = agentStep(run);
+      } else {
+        flow = this.flowOf(run);
+        if (run.current_node === null) run.current_node = flow.entry;
+        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.assertSupported(flow);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id);
+      }
+    } catch (err) {
+      if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return this.fail(run, err.message);
+      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11).
+      return this.complete(run, { success: false, error: (err as Error).message, node: run.current_node });
+    }
+
+    if (outcome.kind === 'complete') return this.complete(run, outcome.output);
+    if (outcome.kind === 'goto') {
+      const next = outcome.node ?? this.controlReturn(run);
+      if (next === null) return this.complete(run, terminalOutput(outcome.output));
+      run.current_node = next;
+      return true;
+    }
+    run.current_node = outcome.node;
+    const result = await this.executor.perform(run, outcome.node, outcome.effect);
+    run.effect_index++;
+    return this.afterEffect(run, outcome.node, result);
+  }
+
+  private async afterEffect(run: RunState, nodeId: string, result: EffectOutcome): Promise<boolean> {
+    const t = temp(run.vars as RunVars);
+    if (result.status === 'completed') {
+      t.effects[nodeId] = result.result;
+      await this.save(run);
+      return true;
+    }
+    if (result.status === 'waiting') {
+      run.status = 'waiting';
+      run.waiting = result.wait;
+      await this.save(run);
+      if (result.wait.reason === 'until' && result.wait.until) this.deps.schedule(run.run_id, Date.parse(result.wait.until));
+      if (result.wait.reason === 'subworkflow') this.deps.schedule(String(result.wait.details?.sub_run_id));
+      return false;
+    }
+    if (result.cancelled) {
+      await this.finish(run, 'cancelled', null, 'Cancelled');
+      return false;
+    }
+    return this.fail(run, result.error);
+  }
+
+  /** The state a paused running run waits in (reference §3.4). */
+  private async toPauseWait(run: RunState): Promise<void> {
+    run.status = 'waiting';
+    run.waiting = { reason: 'user', wait_key: `pause:${run.run_id}`, until: null, resume_to_node: run.current_node, result_key: null, prompt: 'Paused', choices: null, allow_free_text: false, details: { kind: 'pause' } };
+    await this.save(run);
+  }
+
+  /** Resumes a waiting run with a payload (ask_user answer, event, child result). */
+  async resumeWith(run: RunState, payload: unknown, waitKey?: string): Promise<'resumed' | 'not_waiting' | 'wait_key_mismatch' | 'paused'> {
+    if (run.status !== 'waiting' || !run.waiting) return 'not_waiting';
+    if (run.paused) return 'paused';
+    if (waitKey && run.waiting.wait_key !== waitKey) return 'wait_key_mismatch';
+    const wait = run.waiting;
+    await this.deps.ledger.append(stepRecord(run, wait.resume_to_node ?? run.current_node ?? '', 'completed', {
+      effect: { type: 'resume', payload: { wait_reason: wait.reason, wait_key: wait.wait_key, resume_to_node: wait.resume_to_node, result_key: wait.result_key, payload: payload as Record<string, unknown> }, result_key: null },
+      result: { resumed: true },
+    }));
+    if (wait.resume_to_node && wait.details?.kind !== 'pause') temp(run.vars as RunVars).effects[wait.resume_to_node] = payload;
+    run.status = 'running';
+    run.waiting = null;
+    run.current_node = wait.resume_to_node ?? run.current_node;
+    await this.save(run);
+    this.deps.schedule(run.run_id);
+    return 'resumed';
+  }
+
+  /** Ends a run as cancelled (its in-flight work aborted first by the caller). */
+  async cancel(run: RunState, reason: string | null): Promise<boolean> {
+    if (isTerminal(run.status)) return false;
+    this.abortInFlight(run.run_id);
+    await this.finish(run, 'cancelled', null, reason ?? 'Cancelled');
+    return true;
+  }
+
+  async createRun(run: RunState): Promise<void> {
+    await this.deps.runs.create(run);
+    this.live.set(run.run_id, run);
+    await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status });
+  }
+
+  async save(run: RunState): Promise<void> {
+    run.updated_at = new Date().toISOString();
+    await this.deps.runs.save(run);
+  }
+
+  private controller(runId: string): AbortController {
+    let c = this.cancels.get(runId);
+    if (!c || c.signal.aborted) {
+      c = c?.signal.aborted ? c : new AbortController();
+      this.cancels.set(runId, c);
+    }
+    return c;
+  }
+
+  private streams(run: RunState): boolean {
+    const root = run.root_run_id === run.run_id ? run : this.load(run.root_run_id);
+    const runtime = (root?.input_data._runtime ?? {}) as Record<string, unknown>;
+    return runtime.stream === true;
+  }
+
+  private flowOf(run: RunState): CompiledFlow {
+    const entry = this.deps.bundles.find(run.account, run.bundle_id, run.bundle_version);
+    const flow = entry?.bundle.flows.get(run.flow_id);
+    if (!flow) throw new FlowMissingError(`flow '${run.flow_id}' of bundle ${run.bundle_id}@${run.bundle_version} is no longer installed`);
+    return flow;
+  }
+
+  private assertSupported(flow: CompiledFlow): void {
+    for (const id of reachableNodes(flow)) {
+      const type = flow.type(id);
+      if (!isSupportedType(type)) throw new UnsupportedNodeError(id, type);
+    }
+  }
+
+  /** Where control goes when a branch ends: the innermost loop or sequence, else nowhere. */
+  private controlReturn(run: RunState): string | null {
+    const control = temp(run.vars as RunVars).control;
+    return control.length ? control[control.length - 1]!.node : null;
+  }
+
+  private async startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string> {
+    const id = childRunId(key);
+    if (this.load(id)) return id;
+    const now = new Date().toISOString();
+    const vars = { ...((payload.vars ?? {}) as Record<string, unknown>) };
+    const parentRuntime = ((parent.vars as Record<string, unknown>)._runtime ?? {}) as Record<string, unknown>;
+    vars._runtime = { ...parentRuntime, ...((vars._runtime ?? {}) as Record<string, unknown>) };
+    if (payload.inherit_context) vars.context = (parent.vars as Record<string, unknown>).context ?? vars.context;
+    const builtin = (payload.builtin as string | undefined) ?? null;
+    const child: RunState = {
+      ...parent,
+      run_id: id,
+      workflow_id: builtin ? String(payload.workflow_id) : `${parent.bundle_id}@${parent.bundle_version}:${String(payload.workflow_id)}`,
+      flow_id: builtin ? parent.flow_id : String(payload.workflow_id),
+      builtin,
+      status: 'running',
+      current_node: null,
+      vars,
+      input_data: vars,
+      waiting: null,
+      output: null,
+      error: null,
+      created_at: now,
+      updated_at: now,
+      parent_run_id: parent.run_id,
+      root_run_id: parent.root_run_id,
+      paused: false,
+      pause_reason: null,
+      paused_at: null,
+      resumed_at: null,
+      effect_index: 0,
+    };
+    await this.createRun(child);
+    return id;
+  }
+
+  private async deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const stored of this.deps.runs.active()) {
+      const run = this.load(stored.run_id)!;
+      if (run.status !== 'waiting' || run.paused || run.waiting?.reason !== 'event' || run.waiting.wait_key !== waitKey) continue;
+      const outcome = await this.lock.run(run.run_id, async () => {
+        return this.resumeWith(this.load(run.run_id)!, envelope, waitKey);
+      });
+      if (outcome === 'resumed') resumed.push(run.run_id);
+    }
+    return resumed;
+  }
+
+  private async complete(run: RunState, output: Record<string, unknown>): Promise<boolean> {
+    const node = run.current_node ?? 'end';
+    await this.deps.ledger.append(stepRecord(run, node, 'completed', { result: { completed: true, output } }));
+    await this.finish(run, 'completed', output, null);
+    return false;
+  }
+
+  private async fail(run: RunState, error: string): Promise<boolean> {
+    await this.deps.ledger.append(stepRecord(run, run.current_node ?? '', 'failed', { error }));
+    await this.finish(run, 'failed', null, error);
+    return false;
+  }
+
+  /** Terminal: status, the `abstract.status` record, synthetic ends of open calls, parents resumed. */
+  private async finish(run: RunState, status: 'completed' | 'failed' | 'cancelled', output: Record<string, unknown> | null, error: string | null): Promise<void> {
+    run.status = status;
+    run.output = output;
+    run.error = error;
+    run.waiting = null;
+    for (const call of this.deps.hub.openCallsOf(run.run_id)) {
+      this.deps.hub.publishEnd({ kind: 'llm.delta_end', ...call.base, seq: call.seq + 1, reason: status === 'failed' ? 'failed' : 'cancelled', snapshot: false, synthetic: true });
+    }
+    await this.deps.ledger.append(stepRecord(run, run.current_node ?? '', 'completed', {
+      effect: { type: 'emit_event', payload: { name: 'abstract.status', scope: 'session', payload: { text: status } }, result_key: null },
+      result: { emitted: true, name: 'abstract.status', payload: { text: status } },
+      idempotency_key: `system:terminal_status:${status}`,
+    }));
+    await this.save(run);
+    await this.deps.ledger.markTerminal(run.run_id, status);
+    this.cancels.delete(run.run_id);
+    this.live.delete(run.run_id);
+    if (run.parent_run_id) this.deps.schedule(run.parent_run_id);
+  }
+
+  /** A parent waiting on this finished child gets `{sub_run_id, output}` (reference §3.3). */
+  async resumeParentOf(child: RunState): Promise<void> {
+    if (!child.parent_run_id || !isTerminal(child.status)) return;
+    await this.lock.run(child.parent_run_id, async () => {
+      const parent = this.load(child.parent_run_id!);
+      if (!parent || parent.status !== 'waiting' || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
+      const output: Record<string, unknown> = { ...(child.output ?? {}) };
+      if (child.status !== 'completed') {
+        output.success = false;
+        if (child.status === 'cancelled') output.cancelled = true;
+        output.error = child.error;
+      }
+      await this.resumeWith(parent, { sub_run_id: child.run_id, output });
+    });
+  }
+
+  /** The run's wait, for the runner's timers and parent repairs. */
+  waitOf(runId: string): WaitState | null {
+    return this.load(runId)?.waiting ?? null;
+  }
+}
+
+export class FlowMissingError extends Error {}
+
+/** A path that ends on a node without an exec successor completes the run with that node's output. */
+function terminalOutput(output: unknown): Record<string, unknown> {
+  if (output !== null && typeof output === 'object' && !Array.isArray(output)) return { success: true, ...(output as Record<string, unknown>) };
+  return { response: output ?? null, success: true };
+}

@@ -1,0 +1,83 @@
+/** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
+import { badRequest, HANDLED, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
+import type { FrameCache } from './frame-cache.js';
+import type { LedgerStore } from './ledger-store.js';
+import type { LiveHub } from './live-hub.js';
+import { resumeCursor, streamLedger } from './ledger-stream.js';
+import type { RunMeta } from './records.js';
+
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
+const pageQuery = schema<{ after: number; limit: number }>({
+  type: 'object',
+  properties: { after: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
+});
+const streamQuery = schema<{ after?: number; heartbeat_s: number }>({
+  type: 'object',
+  properties: { after: { type: 'integer', minimum: 0 }, heartbeat_s: { type: 'number', minimum: 0.05, maximum: 300, default: 5 } },
+});
+const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: number }> }>({
+  type: 'object',
+  required: ['runs'],
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 },
+    runs: {
+      type: 'array',
+      maxItems: 500,
+      items: { type: 'object', required: ['run_id'], additionalProperties: false, properties: { run_id: { type: 'string', minLength: 1 }, after: { type: 'integer', minimum: 0, default: 0 } } },
+    },
+  },
+});
+
+export function ledgerRoutes(store: LedgerStore, hub: LiveHub, frames: FrameCache) {
+  const owned = (principal: Principal | null, runId: string): RunMeta => {
+    const meta = store.runMeta(runId);
+    if (!meta || meta.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
+    return meta;
+  };
+  return [
+    route({
+      method: 'GET',
+      path: '/runs/:run_id/ledger',
+      tags: ['runs'],
+      summary: 'A page of the run ledger: records after `after` (a count of records consumed)',
+      params: runParams,
+      query: pageQuery,
+      handler: ({ params, query, principal }) => {
+        owned(principal, params.run_id);
+        return store.page(params.run_id, query.after, query.limit);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/runs/ledger/batch',
+      tags: ['runs'],
+      summary: 'Pages of several run ledgers at once (unknown or foreign runs are skipped)',
+      body: batchBody,
+      handler: ({ body, principal }) => {
+        const runs: Record<string, unknown> = {};
+        for (const r of body.runs) {
+          const meta = store.runMeta(r.run_id);
+          if (meta && meta.account === principal!.account) runs[r.run_id] = store.page(r.run_id, r.after, body.limit);
+        }
+        return { runs };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/runs/:run_id/ledger/stream',
+      tags: ['runs'],
+      summary: 'Live ledger (SSE): step events with id = cursor, llm.delta / llm.delta_end, done last',
+      params: runParams,
+      query: streamQuery,
+      responses: { 200: { contentType: 'text/event-stream' } },
+      handler: async ({ params, query, principal, koa, signal }) => {
+        const meta = owned(principal, params.run_id);
+        const after = koa.get('last-event-id') ? resumeCursor(koa) : query.after ?? 0;
+        if (after < 0) throw badRequest('Last-Event-ID must be a cursor (a non-negative integer).', { code: 'invalid_request', field: 'headers.last-event-id' });
+        await streamLedger(koa, meta, store, hub, frames, { after, heartbeatMs: query.heartbeat_s * 1000, signal });
+        return HANDLED;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * Push-driven fan-out of a run tree's live traffic: record appends, token deltas and terminal
+ * marks, keyed by root run. An append wakes the tree's subscribers; no timer re-reads the ledger.
+ * Delta frames are serialised once here and the same bytes go to every subscriber. Open LLM calls
+ * keep their text so far, for the snapshot frames a (re)connecting client gets first.
+ */
+import { encodeSse } from '@keel/plugin-sdk';
+import type { DeltaEndEvent, DeltaEvent, LiveEvent } from './records.js';
+
+export type HubMessage =
+  | { type: 'append'; run_id: string; cursor: number }
+  | { type: 'live'; run_id: string; event: LiveEvent; frame: Buffer }
+  | { type: 'terminal'; run_id: string };
+
+type Listener = (message: HubMessage) => void;
+
+interface OpenCall {
+  base: Omit<DeltaEvent, 'seq' | 'text' | 'channel' | 'snapshot' | 'kind'>;
+  seq: number;
+  text: Record<'content' | 'reasoning', string>;
+}
+
+export class LiveHub {
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly openCalls = new Map<string, OpenCall>();
+
+  subscribe(rootRunId: string, listener: Listener): () => void {
+    let set = this.listeners.get(rootRunId);
+    if (!set) this.listeners.set(rootRunId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0) this.listeners.delete(rootRunId);
+    };
+  }
+
+  publishAppend(rootRunId: string, runId: string, cursor: number): void {
+    this.emit(rootRunId, { type: 'append', run_id: runId, cursor });
+  }
+
+  publishTerminal(rootRunId: string, runId: string): void {
+    this.emit(rootRunId, { type: 'terminal', run_id: runId });
+  }
+
+  /** A live delta of an open call. */
+  publishDelta(event: DeltaEvent): void {
+    let call = this.openCalls.get(event.call_id);
+    if (!call) {
+      const { kind: _k, seq: _s, text: _t, channel: _c, snapshot: _n, ...base } = event;
+      call = { base, seq: 0, text: { content: '', reasoning: '' } };
+      this.openCalls.set(event.call_id, call);
+    }
+    call.seq = event.seq;
+    call.text[event.channel] += event.text;
+    this.emitLive(event);
+  }
+
+  /** Ends a call (after its durable record, or synthetically when its run stopped mid-call). */
+  publishEnd(event: DeltaEndEvent): void {
+    this.openCalls.delete(event.call_id);
+    this.emitLive(event);
+  }
+
+  /** One snapshot frame per open call and channel of the tree (rule 3 of seed 000 §6). */
+  snapshots(rootRunId: string, include: (runId: string) => boolean): Buffer[] {
+    const frames: Buffer[] = [];
+    for (const call of this.openCalls.values()) {
+      if (call.base.root_run_id !== rootRunId || !include(call.base.run_id)) continue;
+      for (const channel of ['content', 'reasoning'] as const) {
+        if (!call.text[channel] && channel === 'reasoning') continue;
+        const event: DeltaEvent = { kind: 'llm.delta', ...call.base, seq: call.seq, text: call.text[channel], channel, snapshot: true };
+        frames.push(encodeSse({ event: 'llm.delta', data: event }));
+      }
+    }
+    return frames;
+  }
+
+  /** Calls still open for a run (to close them synthetically when the run stops). */
+  openCallsOf(runId: string): Array<{ call_id: string; seq: number; base: OpenCall['base'] }> {
+    return [...this.openCalls.entries()].filter(([, c]) => c.base.run_id === runId).map(([call_id, c]) => ({ call_id, seq: c.seq, base: c.base }));
+  }
+
+  private emitLive(event: LiveEvent): void {
+    const frame = encodeSse({ event: event.kind, data: event });
+    this.emit(event.root_run_id, { type: 'live', run_id: event.run_id, event, frame });
+  }
+
+  private emit(rootRunId: string, message: HubMessage): void {
+    const set = this.listeners.get(rootRunId);
+    if (!set) return;
+    for (const listener of [...set]) listener(message);
+  }
+}
