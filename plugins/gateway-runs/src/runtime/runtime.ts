@@ -274,10 +274,6 @@ export class Runtime {
 
   /** Terminal: status, the `abstract.status` record, synthetic ends of open calls, parents resumed. */
   private async finish(run: RunState, status: 'completed' | 'failed' | 'cancelled', output: Record<string, unknown> | null, error: string | null): Promise<void> {
-    run.status = status;
-    run.output = output;
-    run.error = error;
-    run.waiting = null;
     for (const call of this.deps.hub.openCallsOf(run.run_id)) {
       this.deps.hub.publishEnd({ kind: 'llm.delta_end', ...call.base, seq: call.seq + 1, reason: status === 'failed' ? 'failed' : 'cancelled', snapshot: false, synthetic: true });
     }
@@ -286,6 +282,11 @@ export class Runtime {
       result: { emitted: true, name: 'abstract.status', payload: { text: status } },
       idempotency_key: `system:terminal_status:${status}`,
     }));
+    // The status flips only once its records are durable, so a reader never sees an end the ledger lacks.
+    run.status = status;
+    run.output = output;
+    run.error = error;
+    run.waiting = null;
     await this.save(run);
     await this.deps.ledger.markTerminal(run.run_id, status);
     this.cancels.delete(run.run_id);

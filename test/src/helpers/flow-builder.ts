@@ -1,0 +1,57 @@
+/** Builds small `.flow` bundles in tests (the same zip layout real bundles use). */
+import { zipSync } from 'fflate';
+
+type Pin = { id: string; label: string; type: string };
+const pin = (id: string, type = 'any'): Pin => ({ id, label: id, type });
+
+export interface NodeSpec {
+  id: string;
+  type: string;
+  inputs?: string[];
+  outputs?: string[];
+  exec?: boolean;
+  data?: Record<string, unknown>;
+}
+
+export function node(spec: NodeSpec) {
+  const exec = spec.exec ?? true;
+  const inputs = [...(exec && spec.type !== 'on_flow_start' ? [pin('exec-in', 'execution')] : []), ...(spec.inputs ?? []).map((p) => pin(p))];
+  const outputs = [...(exec && spec.type !== 'on_flow_end' ? [pin('exec-out', 'execution')] : []), ...(spec.outputs ?? []).map((p) => pin(p))];
+  return { id: spec.id, type: spec.type, position: { x: 0, y: 0 }, data: { nodeType: spec.type, inputs, outputs, ...spec.data } };
+}
+
+/** `a.out -> b.in` for data, `a -> b` for exec (`a:handle -> b` for a branch handle). */
+export function edges(...specs: string[]) {
+  return specs.map((s, i) => {
+    const [from, to] = s.split('->').map((x) => x.trim()) as [string, string];
+    if (!from.includes('.') && !to.includes('.')) {
+      const [source, handle] = from.split(':') as [string, string | undefined];
+      return { id: `e${i}`, source, sourceHandle: handle ?? 'exec-out', target: to, targetHandle: 'exec-in', animated: false };
+    }
+    const [source, sourceHandle] = from.split('.') as [string, string];
+    const [target, targetHandle] = to.split('.') as [string, string];
+    return { id: `e${i}`, source, sourceHandle, target, targetHandle, animated: false };
+  });
+}
+
+export function bundle(bundleId: string, version: string, flow: { id: string; nodes: unknown[]; edges: unknown[]; interfaces?: string[] }): Buffer {
+  const manifest = {
+    bundle_format_version: '1',
+    bundle_id: bundleId,
+    bundle_version: version,
+    entrypoints: [{ flow_id: flow.id, name: bundleId, description: `${bundleId} test flow`, interfaces: flow.interfaces ?? [] }],
+    default_entrypoint: flow.id,
+    flows: { [flow.id]: `flows/${flow.id}.json` },
+  };
+  const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  return Buffer.from(zipSync({ 'manifest.json': enc(manifest), [`flows/${flow.id}.json`]: enc({ name: bundleId, entryNode: 'start', ...flow }) }));
+}
+
+/** A multipart body with one file field (for `POST /bundles/upload` through `inject`). */
+export function multipart(fields: Record<string, string>, file: { name: string; bytes: Buffer }): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `----keel${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/zip\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
