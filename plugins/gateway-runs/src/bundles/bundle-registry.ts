@@ -83,10 +83,11 @@ export class BundleRegistry {
     }
     const cached = this.cache.get(file);
     if (cached && cached.mtimeMs === mtimeMs) return cached.entry;
-    let entry: BundleEntry | null = null;
+    let entry: BundleEntry | null;
     try {
       entry = { bundle: readBundle(readFileSync(file)), source, file, scope, account };
     } catch {
+      // An unreadable file in a bundle folder is skipped, not fatal: uploads are validated first.
       entry = null;
     }
     this.cache.set(file, { mtimeMs, entry });

@@ -79,12 +79,11 @@ export class Runtime {
       return false;
     }
     let outcome: StepOutcome | ReturnType<typeof agentStep>;
-    let flow: CompiledFlow | null = null;
     try {
       if (run.builtin === 'react_agent') {
         outcome = agentStep(run);
       } else {
-        flow = this.flowOf(run);
+        const flow = this.flowOf(run);
         if (run.current_node === null) run.current_node = flow.entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.assertSupported(flow);
         outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id);
