@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { inferencePlugin } from '@keel/plugin-inference';
+import { ledgerPlugin } from '@keel/plugin-ledger';
+import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { multipart } from './helpers/flow-builder.js';
+import { repoRoot } from './helpers/paths.js';
+
+const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'flows');
+const TINY = { provider: 'local', model: 'keel-tiny-chat' };
+
+interface Run {
+  run_id: string;
+  workflow_id: string;
+  status: string;
+  parent_run_id: string | null;
+  output: Record<string, unknown> | null;
+}
+
+describe('the real fixture bundles, end to end with the tiny model', function () {
+  let k: TestKernel;
+  let url: string;
+  before(async function () {
+    try {
+      readFileSync(path.join(FIXTURES, 'basic-agent@0.0.1.flow'));
+    } catch {
+      console.log(`      (skipped: ${FIXTURES} is absent)`);
+      return this.skip();
+    }
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    url = (await k.listen()).url;
+    for (const name of ['basic-agent@0.0.1', 'basic@dev', 'test@dev']) {
+      const body = multipart({}, { name: `${name}.flow`, bytes: readFileSync(path.join(FIXTURES, `${name}.flow`)) });
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers });
+      expect(res.statusCode, name).to.equal(201);
+    }
+  });
+  after(() => k?.stop());
+
+  const start = async (bundleId: string, input: Record<string, unknown>) =>
+    (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: input } })).json<{ run_id: string }>().run_id;
+  const finished = async (id: string) => {
+    for (let i = 0; i < 300; i++) {
+      const run = (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>();
+      if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`run ${id} did not finish`);
+  };
+  const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
+
+  it('basic-agent: status subflows and the agent child run, answer in output.response', async () => {
+    const id = await start('basic-agent', { prompt: 'What is the capital of Peru?', _runtime: TINY });
+    const run = await finished(id);
+    expect(run.status).to.equal('completed');
+    expect(run.output).to.deep.include({ response: 'The capital of Peru is Lima.', success: true });
+    expect((run.output!.meta as Record<string, unknown>).schema).to.equal('abstractcode.agent.v1.meta');
+    const kids = await children(id);
+    expect(kids.map((c) => c.workflow_id).sort()).to.deep.equal(['basic-agent@0.0.1:15f19f7f', 'basic-agent@0.0.1:15f19f7f', 'visual_react_agent_81795ea9_node-2']);
+    expect(kids.every((c) => c.status === 'completed' && c.parent_run_id === id)).to.equal(true);
+    const status = kids.find((c) => c.workflow_id.endsWith('15f19f7f'))!;
+    const ledger = (await k.inject({ url: `/api/gateway/runs/${status.run_id}/ledger`, token: k.adminToken })).json<{ items: Array<{ status: string; effect: { type: string; payload: Record<string, unknown> } | null }> }>();
+    expect(ledger.items[1]!.effect).to.deep.include({ type: 'emit_event' });
+    expect(ledger.items[1]!.effect!.payload).to.deep.include({ name: 'abstract.status', scope: 'run' });
+  });
+
+  it("basic-agent: the parent's stream carries the agent child's token deltas", async () => {
+    const id = await start('basic-agent', { prompt: 'Count to ten.', _runtime: { ...TINY, stream: true } });
+    const res = await fetch(`${url}/api/gateway/runs/${id}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
+    const text = await res.text();
+    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => JSON.parse(/data: (.+)/.exec(b)![1]!) as { run_id: string; root_run_id: string; parent_run_id: string; text: string });
+    expect(deltas.length).to.be.greaterThan(3);
+    expect(deltas.every((d) => d.run_id !== id && d.root_run_id === id && d.parent_run_id === id)).to.equal(true);
+    expect(deltas.map((d) => d.text).join('')).to.equal('1, 2, 3, 4, 5, 6, 7, 8, 9, 10.');
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+  });
+
+  it('basic@dev and test@dev: agent nodes with their own configs run to completion', async () => {
+    const basic = await finished(await start('basic', { prompt: 'Hello!', ...TINY }));
+    expect(basic.status).to.equal('completed');
+    expect(basic.output!.response).to.be.a('string').and.not.equal('');
+    const test = await finished(await start('test', { prompt: 'What is the capital of Kenya?', _runtime: TINY }));
+    expect(test.output).to.deep.include({ output: 'The capital of Kenya is Nairobi.', success: true });
+  });
+});
