@@ -45,7 +45,7 @@ export class CommandApplier {
       }
       case 'cancel': {
         const tree = this.tree(root);
-        for (const run of tree) this.runtime.abortInFlight(run.run_id);
+        for (const run of tree) this.runtime.abortInFlight(run.run_id, reason);
         for (const run of tree.reverse()) await this.runtime.lock.run(run.run_id, () => this.runtime.cancel(this.runtime.load(run.run_id)!, reason));
         return;
       }

@@ -14,7 +14,7 @@ import type { RunState, WaitState } from './run-state.js';
 export type EffectOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
   | { status: 'waiting'; wait: WaitState; result?: Record<string, unknown> }
-  | { status: 'failed'; error: string; cancelled: boolean };
+  | { status: 'failed'; error: string; cancelled: boolean; stoppedInFlight?: boolean; partial?: string };
 
 export interface EffectHooks {
   /** Creates (or finds, on a replay) the child run of a start_subworkflow effect; returns its id. */
@@ -59,7 +59,7 @@ export class EffectExecutor {
     const final =
       outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
       : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
-      : finishRecord(started, 'failed', { error: outcome.error, result: outcome.cancelled ? { cancelled: true } : null });
+      : finishRecord(started, 'failed', { error: outcome.error, result: outcome.cancelled ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null } : null });
     await this.ledger.append(final);
     const end = this.pendingEnds.get(started.step_id);
     this.pendingEnds.delete(started.step_id);
@@ -120,7 +120,7 @@ export class EffectExecutor {
       });
       if (out.finishReason === 'cancelled') {
         this.endDeltas(streaming, base, ++seq, 'cancelled');
-        return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true };
+        return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
       }
       let data: unknown = null;
       if (p.response_schema) {

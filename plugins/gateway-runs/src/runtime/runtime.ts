@@ -35,6 +35,8 @@ export class Runtime {
   readonly lock = new KeyedLock();
   private readonly executor: EffectExecutor;
   private readonly cancels = new Map<string, AbortController>();
+  /** Why a run was cancelled, kept until the tick that owns it notices the abort. */
+  private readonly cancelReasons = new Map<string, string>();
   /** The live state of runs this process works on: steps mutate it, `save` makes it durable. */
   private readonly live = new Map<string, RunState>();
 
@@ -57,7 +59,8 @@ export class Runtime {
   }
 
   /** Aborts whatever the run is doing in flight (an LLM call stops at the next token). */
-  abortInFlight(runId: string): void {
+  abortInFlight(runId: string, reason?: string | null): void {
+    if (reason) this.cancelReasons.set(runId, reason);
     this.cancels.get(runId)?.abort();
   }
 
@@ -123,7 +126,7 @@ export class Runtime {
       return false;
     }
     if (result.cancelled) {
-      await this.finish(run, 'cancelled', null, 'Cancelled');
+      await this.finish(run, 'cancelled', null, this.cancelReasons.get(run.run_id) ?? 'Cancelled');
       return false;
     }
     return this.fail(run, result.error);
@@ -158,7 +161,7 @@ export class Runtime {
   /** Ends a run as cancelled (its in-flight work aborted first by the caller). */
   async cancel(run: RunState, reason: string | null): Promise<boolean> {
     if (isTerminal(run.status)) return false;
-    this.abortInFlight(run.run_id);
+    this.abortInFlight(run.run_id, reason);
     await this.finish(run, 'cancelled', null, reason ?? 'Cancelled');
     return true;
   }
@@ -289,6 +292,7 @@ export class Runtime {
     await this.save(run);
     await this.deps.ledger.markTerminal(run.run_id, status);
     this.cancels.delete(run.run_id);
+    this.cancelReasons.delete(run.run_id);
     this.live.delete(run.run_id);
     if (run.parent_run_id) this.deps.schedule(run.parent_run_id);
   }

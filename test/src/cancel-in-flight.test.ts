@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { inferencePlugin } from '@keel/plugin-inference';
+import { ledgerPlugin } from '@keel/plugin-ledger';
+import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { requireSharedModels, storiesDir } from './helpers/shared-models.js';
+
+describe('cancel really stops the work: an in-flight LLM call is aborted in the engine (real story model)', function () {
+  let k: TestKernel;
+  let url: string;
+  before(async function () {
+    requireSharedModels(this);
+    k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { modelsDirs: [storiesDir] } }, ledgerPlugin, gatewayRunsPlugin] });
+    url = (await k.listen()).url;
+    const flow = {
+      id: 'story',
+      nodes: [
+        node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+        node({ id: 'tell', type: 'llm_call', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Once upon a time', temperature: 0 } } }),
+        node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+      ],
+      edges: edges('start -> tell', 'tell -> end', 'tell.response -> end.response'),
+    };
+    const body = multipart({}, { name: 'story.flow', bytes: bundle('story', '1.0.0', flow) });
+    await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers });
+  });
+  after(() => k?.stop());
+
+  it('cancels mid-generation: few deltas, a cancelled end, the ledger says it stopped in flight', async () => {
+    const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'story', input_data: { _runtime: { provider: 'local', model: 'stories260K', stream: true } } } });
+    const runId = start.json<{ run_id: string }>().run_id;
+    const res = await fetch(`${url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let cancelled = false;
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+      if (!cancelled && text.includes('event: llm.delta\n')) {
+        cancelled = true;
+        await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: 'stop-story', run_id: runId, type: 'cancel', payload: { reason: 'enough' } } });
+      }
+    }
+    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n'));
+    const end = text.split('\n\n').find((b) => b.startsWith('event: llm.delta_end\n'));
+    expect(deltas.length).to.be.greaterThan(0).and.below(200);
+    expect(JSON.parse(/data: (.+)/.exec(end!)![1]!)).to.include({ reason: 'cancelled' });
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    const run = (await k.inject({ url: `/api/gateway/runs/${runId}`, token: k.adminToken })).json<{ status: string; error: string }>();
+    expect(run).to.include({ status: 'cancelled', error: 'enough' });
+    const items = (await k.inject({ url: `/api/gateway/runs/${runId}/ledger`, token: k.adminToken })).json<{ items: Array<{ status: string; effect: { type: string } | null; result: Record<string, unknown> | null; error: string | null }> }>().items;
+    const call = items.find((i) => i.effect?.type === 'llm_call' && i.status !== 'started')!;
+    expect(call.status).to.equal('failed');
+    expect(call.result).to.include({ cancelled: true, stopped_in_flight: true });
+    expect(String(call.result!.partial_content).length).to.be.below(2000);
+    // The engine is free again at once.
+    const again = await k.inject({ method: 'POST', url: '/v1/completions', token: k.adminToken, payload: { model: 'local/stories260K', prompt: '', max_tokens: 5, temperature: 0 } });
+    expect(again.json<{ choices: Array<{ text: string }> }>().choices[0]!.text).to.equal('Once upon a time,');
+  });
+});
