@@ -92,7 +92,7 @@ export interface Paths {
 
 export interface HostInfo {
   /** How the kernel was started. */
-  readonly mode: 'server' | 'embedded' | 'test' | 'cli';
+  readonly mode: 'server' | 'embedded' | 'test' | 'cli' | 'runner';
   /** Whether this process runs the workflow runner (`keel serve --no-runner` turns it off). */
   readonly runner: boolean;
   readonly kernelVersion: string;

@@ -2,6 +2,7 @@
 import { BootError } from '../boot-error.js';
 import { KERNEL_VERSION } from '../version.js';
 import { pluginsCommand } from './plugins-command.js';
+import { runnerCommand } from './runner-command.js';
 import { serveCommand } from './serve-command.js';
 import { tokenCommand } from './token-command.js';
 import { UsageError } from './usage-error.js';
@@ -12,6 +13,8 @@ Usage:
   keel serve [--config F] [--plugins a,b] [--port N] [--host H] [--data-dir D] [--no-runner]
       Boot the plugins the config names and listen (defaults: 127.0.0.1:8080, ./data,
       config/default.json). Stops gracefully on SIGTERM/SIGINT.
+  keel runner [--config F] [--data-dir D] [--plugins a,b]
+      Execute runs for a server started with --no-runner on the same data dir (no listener).
   keel plugins [--config F]
       List the plugins installed here and the ones the config loads.
   keel token create --account A [--admin] [--tenant T] [--label L] [--data-dir D] [--config F]
@@ -40,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest);
       case 'plugins':
         return await pluginsCommand(rest);
+      case 'runner':
+        return await runnerCommand(rest);
       case 'token':
         return await tokenCommand(rest);
       default:

@@ -12,6 +12,7 @@ import { BundleRegistry } from './bundles/bundle-registry.js';
 import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
+import { wireRunner } from './runner/runner-wiring.js';
 import { RunStore } from './runtime/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { runsRoutes } from './routes/runs-routes.js';
@@ -49,7 +50,8 @@ export const gatewayRunsPlugin = definePlugin({
     const commands = new CommandStore(deps.storage);
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
     const runner = new Runner(runs, commands, deps.log);
-    const runtime = new Runtime({ runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, schedule: (id, at) => deps.host.runner && runner.schedule(id, at) });
+    const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {
@@ -60,14 +62,12 @@ export const gatewayRunsPlugin = definePlugin({
         bundles,
         auth: deps.auth,
         start: { bundles, defaultBundleId: config.defaultBundleId, defaultWorkflows: config.defaultWorkflows },
-        runnerActive: deps.host.runner,
-        kick: (id) => deps.host.runner && runner.schedule(id),
-        kickCommands: () => deps.host.runner && runner.kickCommands(),
+        runnerWarning: () => wiring.warning,
+        kick: (id) => wiring.kick(id),
+        kickCommands: () => wiring.kickCommands(),
       }),
-      start: () => {
-        if (deps.host.runner) runner.start();
-      },
-      stop: () => runner.stop(),
+      start: () => wiring.start(),
+      stop: () => wiring.stop(),
     };
   },
 });

@@ -10,6 +10,7 @@ import { LiveHub } from './live-hub.js';
 
 export { LedgerStore } from './ledger-store.js';
 export { LiveHub } from './live-hub.js';
+export type { TapMessage } from './live-hub.js';
 export type { StepRecord, StepStatus, Effect, RunMeta, LedgerPage, DeltaEvent, DeltaEndEvent, LiveEvent } from './records.js';
 
 export interface LedgerService {

@@ -14,6 +14,13 @@ export type HubMessage =
 
 type Listener = (message: HubMessage) => void;
 
+/** What crosses to another process (a separate runner's traffic, relayed through `<data>/live/`). */
+export type TapMessage =
+  | { t: 'append'; root: string; run_id: string; cursor: number }
+  | { t: 'delta'; event: DeltaEvent }
+  | { t: 'end'; event: DeltaEndEvent }
+  | { t: 'terminal'; root: string; run_id: string };
+
 interface OpenCall {
   base: Omit<DeltaEvent, 'seq' | 'text' | 'channel' | 'snapshot' | 'kind'>;
   seq: number;
@@ -23,6 +30,20 @@ interface OpenCall {
 export class LiveHub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly openCalls = new Map<string, OpenCall>();
+  private tap: ((message: TapMessage) => void) | null = null;
+
+  /** Copies everything published here to another process (set by a separate runner). */
+  setTap(tap: ((message: TapMessage) => void) | null): void {
+    this.tap = tap;
+  }
+
+  /** Replays traffic another process published (the server side of a separate runner). */
+  receive(message: TapMessage): void {
+    if (message.t === 'append') this.emit(message.root, { type: 'append', run_id: message.run_id, cursor: message.cursor });
+    else if (message.t === 'terminal') this.emit(message.root, { type: 'terminal', run_id: message.run_id });
+    else if (message.t === 'delta') this.publishDelta(message.event, false);
+    else this.publishEnd(message.event, false);
+  }
 
   subscribe(rootRunId: string, listener: Listener): () => void {
     let set = this.listeners.get(rootRunId);
@@ -35,15 +56,18 @@ export class LiveHub {
   }
 
   publishAppend(rootRunId: string, runId: string, cursor: number): void {
+    this.tap?.({ t: 'append', root: rootRunId, run_id: runId, cursor });
     this.emit(rootRunId, { type: 'append', run_id: runId, cursor });
   }
 
   publishTerminal(rootRunId: string, runId: string): void {
+    this.tap?.({ t: 'terminal', root: rootRunId, run_id: runId });
     this.emit(rootRunId, { type: 'terminal', run_id: runId });
   }
 
   /** A live delta of an open call. */
-  publishDelta(event: DeltaEvent): void {
+  publishDelta(event: DeltaEvent, relay = true): void {
+    if (relay) this.tap?.({ t: 'delta', event });
     let call = this.openCalls.get(event.call_id);
     if (!call) {
       const { kind: _k, seq: _s, text: _t, channel: _c, snapshot: _n, ...base } = event;
@@ -56,7 +80,8 @@ export class LiveHub {
   }
 
   /** Ends a call (after its durable record, or synthetically when its run stopped mid-call). */
-  publishEnd(event: DeltaEndEvent): void {
+  publishEnd(event: DeltaEndEvent, relay = true): void {
+    if (relay) this.tap?.({ t: 'end', event });
     this.openCalls.delete(event.call_id);
     this.emitLive(event);
   }

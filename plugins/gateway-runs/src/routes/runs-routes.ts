@@ -40,7 +40,7 @@ export interface RunsRoutesDeps {
   bundles: BundleRegistry;
   start: StartContext;
   auth: AuthService;
-  runnerActive: boolean;
+  runnerWarning(): string | null;
   kick(runId: string): void;
   kickCommands(): void;
 }
@@ -63,8 +63,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const run = newRootRun(body, principal!.account, resolved);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
-        const runner_warning = d.runnerActive ? null : 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
-        return { run_id: run.run_id, runner_warning, resolved_workflow: resolved };
+        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved };
       },
     }),
     route({

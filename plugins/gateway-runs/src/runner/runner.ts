@@ -34,6 +34,12 @@ export class Runner {
     this.kickCommands();
   }
 
+  /** Picks up anything runnable that no event announced (a separate runner's safety net). */
+  sweep(): void {
+    this.kickCommands();
+    for (const run of this.runs.active()) if (run.status === 'running' && !this.inFlight.has(run.run_id)) this.schedule(run.run_id);
+  }
+
   /** Ticks a run now, or at `atMs` (a wait_until). */
   schedule(runId: string, atMs?: number): void {
     if (this.stopped) return;

@@ -19,6 +19,8 @@ import { isTerminal, type RunState, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 
 export interface RuntimeDeps {
+  /** Keep runs this process works on in memory (only where the runner runs; elsewhere LMDB is the truth). */
+  cacheLive: boolean;
   runs: RunStore;
   ledger: LedgerStore;
   hub: LiveHub;
@@ -54,7 +56,7 @@ export class Runtime {
     const cached = this.live.get(runId);
     if (cached) return cached;
     const stored = this.deps.runs.get(runId);
-    if (stored && !isTerminal(stored.status)) this.live.set(runId, stored);
+    if (stored && this.deps.cacheLive && !isTerminal(stored.status)) this.live.set(runId, stored);
     return stored;
   }
 
@@ -168,7 +170,7 @@ export class Runtime {
 
   async createRun(run: RunState): Promise<void> {
     await this.deps.runs.create(run);
-    this.live.set(run.run_id, run);
+    if (this.deps.cacheLive) this.live.set(run.run_id, run);
     await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status });
   }
 

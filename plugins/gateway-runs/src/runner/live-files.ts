@@ -1,0 +1,72 @@
+/**
+ * The channel between a separate runner (`keel runner`) and the server (`keel serve --no-runner`),
+ * through files under `<data>/live/` (seed 000 §6 rule 8), readable by the owner only:
+ * - `<root_run_id>.jsonl`: the runner's appends, deltas and ends for one run tree, one JSON per
+ *   line; deleted when the root run ends; stale ones are removed when a runner starts.
+ * - `_wake.jsonl`: the server's nudges to the runner (a run started, a command queued).
+ * Readers follow the files with fs.watch and read only what was appended since their offset.
+ */
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+
+export const WAKE_FILE = '_wake.jsonl';
+
+export class LiveFiles {
+  private readonly offsets = new Map<string, number>();
+  private watcher: FSWatcher | null = null;
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+
+  write(file: string, message: unknown): void {
+    appendFileSync(path.join(this.dir, file), JSON.stringify(message) + '\n', { mode: 0o600 });
+  }
+
+  remove(file: string): void {
+    rmSync(path.join(this.dir, file), { force: true });
+    this.offsets.delete(file);
+  }
+
+  /** Removes every file (a runner starting fresh: any file left is from a run a crash interrupted). */
+  clear(): void {
+    for (const name of readdirSync(this.dir)) rmSync(path.join(this.dir, name), { force: true });
+  }
+
+  /** Calls `onLine` for each new line of the files `accept` picks, as they grow. */
+  follow(accept: (file: string) => boolean, onLine: (file: string, message: unknown) => void, onGone?: (file: string) => void): void {
+    const drain = (file: string) => {
+      const full = path.join(this.dir, file);
+      if (!existsSync(full)) {
+        if (this.offsets.delete(file)) onGone?.(file);
+        return;
+      }
+      const size = statSync(full).size;
+      const from = this.offsets.get(file) ?? 0;
+      if (size <= from) return;
+      const fd = openSync(full, 'r');
+      try {
+        const buf = Buffer.alloc(size - from);
+        readSync(fd, buf, 0, buf.length, from);
+        const text = buf.toString('utf8');
+        const lastNewline = text.lastIndexOf('\n');
+        if (lastNewline < 0) return;
+        this.offsets.set(file, from + Buffer.byteLength(text.slice(0, lastNewline + 1)));
+        for (const line of text.slice(0, lastNewline).split('\n')) if (line) onLine(file, JSON.parse(line));
+      } finally {
+        closeSync(fd);
+      }
+    };
+    // Start from the end of what exists: a reader wants what is written from now on.
+    for (const name of readdirSync(this.dir)) if (accept(name)) this.offsets.set(name, statSync(path.join(this.dir, name)).size);
+    this.watcher = watch(this.dir, (_event, name) => {
+      if (name && accept(name)) drain(name);
+    });
+    this.watcher.unref();
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Where the runner runs, and how the two processes talk when it runs apart:
+ * - `keel serve` (default): the runner runs in the server process; nothing crosses processes.
+ * - `keel runner` + `keel serve --no-runner` on one data dir: the runner takes the lock, copies its
+ *   live traffic to `<data>/live/<root>.jsonl` and follows the server's nudges in `_wake.jsonl`; the
+ *   server follows the runner's files into its own hub (its SSE streams) and nudges the runner.
+ */
+import path from 'node:path';
+import type { HostInfo, Logger } from '@keel/plugin-sdk';
+import type { LiveHub, TapMessage } from '@keel/plugin-ledger';
+import { LiveFiles, WAKE_FILE } from './live-files.js';
+import { RunnerLock } from './runner-lock.js';
+import type { Runner } from './runner.js';
+
+export interface RunnerWiring {
+  /** True when this process executes runs. */
+  active: boolean;
+  /** Why runs will not start here, or null. */
+  warning: string | null;
+  kick(runId: string): void;
+  kickCommands(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner: Runner, log: Logger): RunnerWiring {
+  const live = new LiveFiles(path.join(dataDir, 'live'));
+  const lock = new RunnerLock(path.join(dataDir, 'gateway_runner.lock'));
+  let active = false;
+  let warning: string | null = null;
+  let sweep: NodeJS.Timeout | undefined;
+
+  const nudge = (message: unknown) => live.write(WAKE_FILE, message);
+
+  return {
+    get active() {
+      return active;
+    },
+    get warning() {
+      return warning;
+    },
+    kick: (runId) => (active ? runner.schedule(runId) : nudge({ kick: runId })),
+    kickCommands: () => (active ? runner.kickCommands() : nudge({ commands: true })),
+    start() {
+      if (!host.runner) {
+        warning = 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
+        // Follow a separate runner's traffic so this server's streams stay live.
+        live.follow((f) => f.endsWith('.jsonl') && f !== WAKE_FILE, (_file, message) => hub.receive(message as TapMessage), (file) => {
+          const root = file.slice(0, -'.jsonl'.length);
+          hub.receive({ t: 'terminal', root, run_id: root });
+        });
+        return;
+      }
+      const got = lock.acquire();
+      if (got !== true) {
+        warning = `Another runner (pid ${got}) holds ${path.join(dataDir, 'gateway_runner.lock')}; runs are executed there.`;
+        log.warn('runner not started: another runner holds the lock', { pid: got });
+        return;
+      }
+      active = true;
+      if (host.mode === 'runner') {
+        live.clear();
+        hub.setTap((message) => {
+          const root = message.t === 'append' || message.t === 'terminal' ? message.root : message.event.root_run_id;
+          live.write(`${root}.jsonl`, message);
+          if (message.t === 'terminal' && message.run_id === message.root) live.remove(`${root}.jsonl`);
+        });
+        live.follow((f) => f === WAKE_FILE, (_file, message) => {
+          const m = message as { kick?: string; commands?: boolean };
+          if (m.kick) runner.schedule(m.kick);
+          if (m.commands) runner.kickCommands();
+        });
+        // A missed file event must not strand a run: a slow sweep re-checks commands and runnable runs.
+        sweep = setInterval(() => runner.sweep(), 1000);
+        sweep.unref();
+      }
+      runner.start();
+    },
+    async stop() {
+      if (sweep) clearInterval(sweep);
+      live.stop();
+      hub.setTap(null);
+      await runner.stop();
+      lock.release();
+    },
+  };
+}
