@@ -37,7 +37,7 @@ import { orderPlugins } from './plugins/order-plugins.js';
 import { validatePluginConfigs } from './plugins/plugin-config.js';
 import { runSetup } from './plugins/run-setup.js';
 import { PluginPaths } from './storage/plugin-paths.js';
-import { openLmdbEnv, ScopedStorage } from './storage/lmdb-env.js';
+import { lmdbPath, openLmdbEnv, ScopedStorage } from './storage/lmdb-env.js';
 import { SchemaValidator } from './validation/validator.js';
 import { KERNEL_VERSION } from './version.js';
 import { PoolRegistry } from './workers/pool-registry.js';
@@ -234,7 +234,7 @@ export class Kernel {
     const id = plugin.id;
     const scope = this.container.forPlugin([
       [core.logger, this.log.child({ plugin: id })],
-      [core.storage, new ScopedStorage(this.lmdb!, id)],
+      [core.storage, new ScopedStorage(this.lmdb!, id, lmdbPath(this.dataDir))],
       [core.workers, this.pools.scoped(id)],
       [core.paths, new PluginPaths(this.dataDir, id)],
     ]);

@@ -27,6 +27,8 @@ export interface PluginStorage {
   openDB<V = unknown, K extends Key = Key>(name: string, options?: SubDatabaseOptions): Database<V, K>;
   /** Runs `fn` in one write transaction across all sub-databases; resolves once the commit is durable. */
   transaction<T>(fn: () => T): Promise<T>;
+  /** Where a sub-database lives, so a worker thread can open it (lmdb shares one environment across threads). */
+  locate(name: string): { path: string; dbName: string };
 }
 
 export interface WorkerPoolOptions {

@@ -8,17 +8,25 @@ import path from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { PluginStorage, SubDatabaseOptions } from '@keel/plugin-sdk';
 
+/** The folder of a data directory's LMDB environment. */
+export function lmdbPath(dataDir: string): string {
+  return path.join(dataDir, 'db');
+}
+
+/** The options every opener of the environment uses (the kernel and worker threads alike). */
+export const LMDB_OPTIONS = { maxDbs: 512, overlappingSync: false, compression: false } as const;
+
 export function openLmdbEnv(dataDir: string): RootDatabase {
-  const dir = path.join(dataDir, 'db');
+  const dir = lmdbPath(dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return open({ path: dir, maxDbs: 512, overlappingSync: false, compression: false });
+  return open({ path: dir, ...LMDB_OPTIONS });
 }
 
 /** Storage as one plugin sees it: sub-databases named `<plugin id>:<name>`. */
 export class ScopedStorage implements PluginStorage {
   private readonly opened = new Map<string, Database<unknown, Key>>();
 
-  constructor(private readonly root: RootDatabase, private readonly namespace: string) {}
+  constructor(private readonly root: RootDatabase, private readonly namespace: string, private readonly envPath: string) {}
 
   openDB<V = unknown, K extends Key = Key>(name: string, options: SubDatabaseOptions = {}): Database<V, K> {
     if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`storage name '${name}' may only hold letters, digits, '.', '_' and '-'.`);
@@ -33,5 +41,9 @@ export class ScopedStorage implements PluginStorage {
 
   transaction<T>(fn: () => T): Promise<T> {
     return this.root.transaction(fn);
+  }
+
+  locate(name: string): { path: string; dbName: string } {
+    return { path: this.envPath, dbName: `${this.namespace}:${name}` };
   }
 }

@@ -3,10 +3,11 @@
  * by pages, in batches and live over SSE with token deltas (seed 000 §2.3, §4.3, §6).
  */
 import { core, definePlugin, token } from '@keel/plugin-sdk';
-import { FrameCache } from './frame-cache.js';
+import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 import { LedgerStore } from './ledger-store.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LiveHub } from './live-hub.js';
+import { TailRegistry } from './tail-registry.js';
 
 export { LedgerStore } from './ledger-store.js';
 export { LiveHub } from './live-hub.js';
@@ -26,12 +27,15 @@ export const ledgerPlugin = definePlugin({
   sdk: '^1.0.0',
   description: 'Durable run ledgers: pages, batches and live SSE streams with LLM deltas',
   defaultPrefix: '/api/gateway',
-  deps: { storage: core.storage },
+  deps: { storage: core.storage, workers: core.workers },
   provides: ledgerToken,
   setup({ deps }) {
     const hub = new LiveHub();
     const store = new LedgerStore(deps.storage, hub);
-    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new FrameCache()) };
+    // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
+    const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: 1, minThreads: 1, workerData: deps.storage.locate('records') });
+    const reader = { read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> };
+    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new TailRegistry(store, reader)) };
   },
 });
 

@@ -1,10 +1,10 @@
 /** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
 import { badRequest, HANDLED, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
-import type { FrameCache } from './frame-cache.js';
 import type { LedgerStore } from './ledger-store.js';
 import type { LiveHub } from './live-hub.js';
 import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
+import type { TailRegistry } from './tail-registry.js';
 
 const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
 const pageQuery = schema<{ after: number; limit: number }>({
@@ -29,7 +29,7 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
   },
 });
 
-export function ledgerRoutes(store: LedgerStore, hub: LiveHub, frames: FrameCache) {
+export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegistry) {
   const owned = (principal: Principal | null, runId: string): RunMeta => {
     const meta = store.runMeta(runId);
     if (!meta || meta.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
@@ -75,7 +75,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LiveHub, frames: FrameCach
         const meta = owned(principal, params.run_id);
         const after = koa.get('last-event-id') ? resumeCursor(koa) : query.after ?? 0;
         if (after < 0) throw badRequest('Last-Event-ID must be a cursor (a non-negative integer).', { code: 'invalid_request', field: 'headers.last-event-id' });
-        await streamLedger(koa, meta, store, hub, frames, { after, heartbeatMs: query.heartbeat_s * 1000, signal });
+        await streamLedger(koa, meta, store, hub, tails, { after, heartbeatMs: query.heartbeat_s * 1000, signal });
         return HANDLED;
       },
     }),

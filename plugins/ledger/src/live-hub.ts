@@ -9,16 +9,22 @@ import type { DeltaEndEvent, DeltaEvent, LiveEvent } from './records.js';
 
 export type HubMessage =
   | { type: 'append'; run_id: string; cursor: number }
-  | { type: 'live'; run_id: string; event: LiveEvent; frame: Buffer }
+  | { type: 'live'; run_id: string; event: LiveEvent; frame: Buffer; gate?: Gate }
   | { type: 'terminal'; run_id: string };
 
 type Listener = (message: HubMessage) => void;
+
+/** A frame that may only follow a given ledger record (a delta end follows its call's record). */
+export interface Gate {
+  run_id: string;
+  cursor: number;
+}
 
 /** What crosses to another process (a separate runner's traffic, relayed through `<data>/live/`). */
 export type TapMessage =
   | { t: 'append'; root: string; run_id: string; cursor: number }
   | { t: 'delta'; event: DeltaEvent }
-  | { t: 'end'; event: DeltaEndEvent }
+  | { t: 'end'; event: DeltaEndEvent; gate?: Gate }
   | { t: 'terminal'; root: string; run_id: string };
 
 interface OpenCall {
@@ -42,7 +48,7 @@ export class LiveHub {
     if (message.t === 'append') this.emit(message.root, { type: 'append', run_id: message.run_id, cursor: message.cursor });
     else if (message.t === 'terminal') this.emit(message.root, { type: 'terminal', run_id: message.run_id });
     else if (message.t === 'delta') this.publishDelta(message.event, false);
-    else this.publishEnd(message.event, false);
+    else this.publishEnd(message.event, false, message.gate);
   }
 
   subscribe(rootRunId: string, listener: Listener): () => void {
@@ -80,10 +86,10 @@ export class LiveHub {
   }
 
   /** Ends a call (after its durable record, or synthetically when its run stopped mid-call). */
-  publishEnd(event: DeltaEndEvent, relay = true): void {
-    if (relay) this.tap?.({ t: 'end', event });
+  publishEnd(event: DeltaEndEvent, relay = true, gate?: Gate): void {
+    if (relay) this.tap?.({ t: 'end', event, ...(gate ? { gate } : {}) });
     this.openCalls.delete(event.call_id);
-    this.emitLive(event);
+    this.emitLive(event, gate);
   }
 
   /** One snapshot frame per open call and channel of the tree (rule 3 of seed 000 §6). */
@@ -105,9 +111,9 @@ export class LiveHub {
     return [...this.openCalls.entries()].filter(([, c]) => c.base.run_id === runId).map(([call_id, c]) => ({ call_id, seq: c.seq, base: c.base }));
   }
 
-  private emitLive(event: LiveEvent): void {
+  private emitLive(event: LiveEvent, gate?: Gate): void {
     const frame = encodeSse({ event: event.kind, data: event });
-    this.emit(event.root_run_id, { type: 'live', run_id: event.run_id, event, frame });
+    this.emit(event.root_run_id, { type: 'live', run_id: event.run_id, event, frame, ...(gate ? { gate } : {}) });
   }
 
   private emit(rootRunId: string, message: HubMessage): void {

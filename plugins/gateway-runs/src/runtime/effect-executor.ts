@@ -60,10 +60,10 @@ export class EffectExecutor {
       outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
       : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
       : finishRecord(started, 'failed', { error: outcome.error, result: outcome.cancelled ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null } : null });
-    await this.ledger.append(final);
+    const cursor = await this.ledger.append(final);
     const end = this.pendingEnds.get(started.step_id);
     this.pendingEnds.delete(started.step_id);
-    end?.();
+    end?.(cursor);
     return outcome;
   }
 
@@ -119,7 +119,7 @@ export class EffectExecutor {
         ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
       });
       if (out.finishReason === 'cancelled') {
-        this.endDeltas(streaming, base, ++seq, 'cancelled');
+        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
         return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
       }
       let data: unknown = null;
@@ -144,20 +144,22 @@ export class EffectExecutor {
         ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
       };
       // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-      this.pendingEnds.set(stepId, () => this.endDeltas(streaming, base, ++seq, 'completed'));
+      this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
       return { status: 'completed', result };
     } catch (err) {
-      this.endDeltas(streaming, base, ++seq, signal.aborted ? 'cancelled' : 'failed');
+      const reason = signal.aborted ? 'cancelled' : 'failed';
+      this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, reason, cursor));
       throw err;
     }
   }
 
   /** `llm.delta_end` frames owed once their call's durable record is written. */
-  readonly pendingEnds = new Map<string, () => void>();
+  readonly pendingEnds = new Map<string, (cursor: number) => void>();
 
-  private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled'): void {
+  private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled', afterCursor?: number): void {
     if (!streaming) return;
-    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false });
+    const gate = afterCursor === undefined ? undefined : { run_id: base.run_id, cursor: afterCursor };
+    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, true, gate);
   }
 
   private async emitEvent(run: RunState, p: Record<string, unknown>, nodeId: string): Promise<EffectOutcome> {

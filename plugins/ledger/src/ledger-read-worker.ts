@@ -1,0 +1,49 @@
+/**
+ * Worker thread of the `ledger-read` pool: reads a run's records from LMDB (the process shares one
+ * environment across threads) and serialises them into `step` frames, so neither the read nor the
+ * JSON work of a stream runs on the main thread.
+ */
+import { workerData } from 'node:worker_threads';
+import { open } from 'lmdb';
+import type { StepRecord } from './records.js';
+
+interface Location {
+  path: string;
+  dbName: string;
+}
+
+export interface ReadTask {
+  runId: string;
+  after: number;
+  limit: number;
+}
+
+export interface ReadResult {
+  /** The frames, back to back. */
+  bytes: Uint8Array;
+  /** Cursor of each frame, and where it ends in `bytes`. */
+  cursors: number[];
+  ends: number[];
+}
+
+const where = workerData as Location;
+const env = open({ path: where.path, maxDbs: 512, overlappingSync: false, compression: false });
+const records = env.openDB<StepRecord, [string, number]>({ name: where.dbName });
+const encoder = new TextEncoder();
+
+export default function read(task: ReadTask): ReadResult {
+  // See commits made since this thread's last read.
+  env.resetReadTxn();
+  const parts: string[] = [];
+  const cursors: number[] = [];
+  const ends: number[] = [];
+  let end = 0;
+  for (const { key, value } of records.getRange({ start: [task.runId, task.after + 1], end: [task.runId, Number.MAX_SAFE_INTEGER], limit: task.limit })) {
+    const frame = `event: step\nid: ${key[1]}\ndata: ${JSON.stringify({ ...value, cursor: key[1] })}\n\n`;
+    parts.push(frame);
+    end += Buffer.byteLength(frame);
+    cursors.push(key[1]);
+    ends.push(end);
+  }
+  return { bytes: encoder.encode(parts.join('')), cursors, ends };
+}
