@@ -21,6 +21,8 @@ export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', impor
 
 interface GatewayRunsConfig {
   defaultBundleId: string | null;
+  /** `agents.streaming_default`: token deltas for runs whose start omits `_runtime.stream`. */
+  streamingDefault: boolean;
   defaultWorkflows: Record<string, string>;
 }
 
@@ -29,6 +31,7 @@ const configSchema = schema<GatewayRunsConfig>({
   additionalProperties: false,
   properties: {
     defaultBundleId: { type: ['string', 'null'], default: null },
+    streamingDefault: { type: 'boolean', default: false },
     defaultWorkflows: {
       type: 'object',
       additionalProperties: { type: 'string', pattern: '^(?:(?:private|catalog):)?[A-Za-z0-9_-]+(?:@[A-Za-z0-9_.-]+)?:.+$' },
@@ -63,6 +66,7 @@ export const gatewayRunsPlugin = definePlugin({
         auth: deps.auth,
         start: { bundles, defaultBundleId: config.defaultBundleId, defaultWorkflows: config.defaultWorkflows },
         runnerWarning: () => wiring.warning,
+        streamingDefault: config.streamingDefault,
         kick: (id) => wiring.kick(id),
         kickCommands: () => wiring.kickCommands(),
       }),

@@ -40,6 +40,7 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
       const seed = Number(inputs.seed ?? config.seed ?? -1);
       if (seed >= 0) params.seed = seed;
       const payload: Record<string, unknown> = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
+      if (config.stream === false) payload.stream = false;
       if (history) {
         const lead = history.filter((m, i) => m.role === 'system' && history.slice(0, i).every((x) => x.role === 'system'));
         payload.messages = [...lead, ...(system ? [{ role: 'system', content: system }] : []), ...history.slice(lead.length), { role: 'user', content: prompt }];

@@ -41,6 +41,8 @@ export interface RunsRoutesDeps {
   start: StartContext;
   auth: AuthService;
   runnerWarning(): string | null;
+  /** The `agents.streaming_default` setting. */
+  streamingDefault: boolean;
   kick(runId: string): void;
   kickCommands(): void;
 }
@@ -60,7 +62,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: startBody,
       handler: async ({ body, principal }) => {
         const { resolved } = resolveStart(body, principal!.account, d.start);
-        const run = newRootRun(body, principal!.account, resolved);
+        const run = newRootRun(body, principal!.account, resolved, d.streamingDefault);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved };

@@ -119,8 +119,15 @@ function describe(entry: BundleEntry, flowId: string, scope: string, source: Res
   };
 }
 
+/** `_runtime.stream` as the start asked, else the `agents.streaming_default` setting (seed §6 rule 1). */
+function withStreamChoice(vars: Record<string, unknown>, streamingDefault: boolean): Record<string, unknown> {
+  const runtime = { ...((vars._runtime ?? {}) as Record<string, unknown>) };
+  if (typeof runtime.stream !== 'boolean') runtime.stream = streamingDefault;
+  return { ...vars, _runtime: runtime };
+}
+
 /** The new root run: input_data carries the selection (replacing any client value) and the workspace choice. */
-export function newRootRun(body: StartBody, account: string, resolved: ResolvedWorkflow): RunState {
+export function newRootRun(body: StartBody, account: string, resolved: ResolvedWorkflow, streamingDefault: boolean): RunState {
   const runId = randomUUID();
   const now = new Date().toISOString();
   const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
@@ -135,7 +142,7 @@ export function newRootRun(body: StartBody, account: string, resolved: ResolvedW
     flow_id: resolved.flow_id,
     status: 'running',
     current_node: null,
-    vars: structuredClone(input),
+    vars: withStreamChoice(structuredClone(input), streamingDefault),
     input_data: input,
     waiting: null,
     output: null,

@@ -105,7 +105,8 @@ export class EffectExecutor {
     const params = (p.params ?? {}) as Record<string, unknown>;
     const model = p.provider && p.model ? `${String(p.provider)}/${String(p.model)}` : undefined;
     const signal = this.hooks.signalOf(run);
-    const streaming = this.hooks.streams(run);
+    const nodeStreamOff = p.stream === false;
+    const streaming = this.hooks.streams(run) && !nodeStreamOff;
     let seq = 0;
     const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
     const started = performance.now();
@@ -144,7 +145,12 @@ export class EffectExecutor {
         ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
       };
       // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-      this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
+      if (nodeStreamOff && this.hooks.streams(run)) {
+        // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
+        this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, true, { run_id: base.run_id, cursor }));
+      } else {
+        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
+      }
       return { status: 'completed', result };
     } catch (err) {
       const reason = signal.aborted ? 'cancelled' : 'failed';

@@ -190,7 +190,7 @@ export class Runtime {
 
   private streams(run: RunState): boolean {
     const root = run.root_run_id === run.run_id ? run : this.load(run.root_run_id);
-    const runtime = (root?.input_data._runtime ?? {}) as Record<string, unknown>;
+    const runtime = ((root?.vars as Record<string, unknown> | undefined)?._runtime ?? {}) as Record<string, unknown>;
     return runtime.stream === true;
   }
 

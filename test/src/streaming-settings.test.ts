@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { inferencePlugin } from '@keel/plugin-inference';
+import { ledgerPlugin } from '@keel/plugin-ledger';
+import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+
+describe('streaming rules: agents.streaming_default and a node that turns streaming off (seed §6 rules 1 and 5)', () => {
+  let k: TestKernel;
+  let url: string;
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { streamingDefault: true } }] });
+    url = (await k.listen()).url;
+    const flow = {
+      id: 'quiet',
+      nodes: [
+        node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+        node({ id: 'ask', type: 'llm_call', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Hello!', temperature: 0 }, effectConfig: { stream: false } } }),
+        node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+      ],
+      edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
+    };
+    const body = multipart({}, { name: 'quiet.flow', bytes: bundle('quiet', '1.0.0', flow) });
+    await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers });
+  });
+  after(() => k.stop());
+
+  const events = async (runId: string) => {
+    const text = await (await fetch(`${url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } })).text();
+    return text.split('\n\n').filter((b) => b.startsWith('event: ')).map((b) => ({ event: /event: (.+)/.exec(b)![1]!, data: JSON.parse(/data: (.+)/.exec(b)![1]!) as Record<string, unknown> }));
+  };
+  const start = async (payload: Record<string, unknown>) => (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload })).json<{ run_id: string }>().run_id;
+
+  it('streams a run whose start omits _runtime.stream when the default is on, and not one that says false', async () => {
+    const on = await events(await start({ bundle_id: 'keel-chat', input_data: { prompt: 'Hi!' } }));
+    expect(on.filter((e) => e.event === 'llm.delta').map((e) => e.data.text).join('')).to.equal('Hi! How can I help you today?');
+    const off = await events(await start({ bundle_id: 'keel-chat', input_data: { prompt: 'Hi!', _runtime: { stream: false } } }));
+    expect(off.some((e) => e.event.startsWith('llm.'))).to.equal(false);
+    expect(off.at(-1)!.event).to.equal('done');
+  });
+
+  it('ends a call whose node turned streaming off with reason unavailable, detail node_stream_off, after its record', async () => {
+    const all = await events(await start({ bundle_id: 'quiet' }));
+    expect(all.filter((e) => e.event === 'llm.delta')).to.have.length(0);
+    const endAt = all.findIndex((e) => e.event === 'llm.delta_end');
+    expect(all[endAt]!.data).to.include({ reason: 'unavailable', detail: 'node_stream_off' });
+    const recordAt = all.findIndex((e) => e.event === 'step' && e.data.status === 'completed' && (e.data.effect as { type: string } | null)?.type === 'llm_call');
+    expect(endAt).to.be.greaterThan(recordAt);
+  });
+});
