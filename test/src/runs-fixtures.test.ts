@@ -64,6 +64,13 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
     const ledger = (await k.inject({ url: `/api/gateway/runs/${status.run_id}/ledger`, token: k.adminToken })).json<{ items: Array<{ status: string; effect: { type: string; payload: Record<string, unknown> } | null }> }>();
     expect(ledger.items[1]!.effect).to.deep.include({ type: 'emit_event' });
     expect(ledger.items[1]!.effect!.payload).to.deep.include({ name: 'abstract.status', scope: 'run' });
+    // include_metrics totals the run and its sub-runs from their ledgers.
+    const listed = (await k.inject({ url: '/api/gateway/runs?root_only=true&include_metrics=true', token: k.adminToken })).json<{ items: Array<Run & { steps: number; llm_calls: number; tokens_total: number; kind: string }> }>().items;
+    const row = listed.find((r) => r.run_id === id)!;
+    expect(row).to.include({ llm_calls: 1, kind: 'conversation' });
+    expect(row.tokens_total).to.be.greaterThan(10);
+    expect(row.steps).to.be.greaterThan(5);
+    expect(listed.every((r) => r.parent_run_id === null)).to.equal(true);
   });
 
   it("basic-agent: the parent's stream carries the agent child's token deltas", async () => {

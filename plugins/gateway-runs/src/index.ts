@@ -60,6 +60,7 @@ export const gatewayRunsPlugin = definePlugin({
     return {
       routes: runsRoutes({
         runs,
+        ledger: deps.ledger.store,
         runtime,
         commands,
         bundles,

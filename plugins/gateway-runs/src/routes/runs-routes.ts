@@ -4,16 +4,18 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, reply, route, schema, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { BundleError } from '../bundles/read-bundle.js';
+import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
 import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { runMetrics } from './run-metrics.js';
 import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
 
 const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
-const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; limit: number }>({
+const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; kind?: 'conversation' | 'docs' | 'all'; limit: number }>({
   type: 'object',
-  properties: { session_id: { type: 'string' }, parent_run_id: { type: 'string' }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
+  properties: { session_id: { type: 'string' }, parent_run_id: { type: 'string' }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
 });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
 const commandBody = schema<{ command_id?: string; run_id: string; type: string; payload: Record<string, unknown>; client_id?: string }>({
@@ -35,6 +37,7 @@ const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shar
 
 export interface RunsRoutesDeps {
   runs: RunStore;
+  ledger: LedgerStore;
   runtime: Runtime;
   commands: CommandStore;
   bundles: BundleRegistry;
@@ -79,7 +82,18 @@ export function runsRoutes(d: RunsRoutesDeps) {
         if (query.session_id) rows = rows.filter((r) => r.session_id === query.session_id);
         if (query.parent_run_id) rows = rows.filter((r) => r.parent_run_id === query.parent_run_id);
         if (query.root_only) rows = rows.filter((r) => r.parent_run_id === null);
-        return { items: rows.reverse().slice(0, query.limit).map(runView), archived_sessions: [] };
+        if (query.kind && query.kind !== 'all') rows = rows.filter((r) => (r.kind ?? 'conversation') === query.kind);
+        const items = rows.reverse().slice(0, query.limit).map((r) => ({
+          ...runView(r),
+          kind: r.kind ?? 'conversation',
+          session_kind: null,
+          automation_id: null,
+          role: null,
+          occurrence_index: null,
+          legacy: false,
+          ...(query.include_metrics ? runMetrics(r.run_id, d.runs, d.ledger) : {}),
+        }));
+        return { items, archived_sessions: [] };
       },
     }),
     route({ method: 'GET', path: '/runs/:run_id', tags: ['runs'], summary: 'A run record (never its vars)', params: runParams, handler: ({ params, principal }) => runView(owned(principal, params.run_id)) }),

@@ -159,5 +159,6 @@ export function newRootRun(body: StartBody, account: string, resolved: ResolvedW
     paused_at: null,
     resumed_at: null,
     effect_index: 0,
+    kind: body.kind === 'docs' ? 'docs' : 'conversation',
   };
 }

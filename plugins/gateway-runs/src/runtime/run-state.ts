@@ -41,6 +41,8 @@ export interface RunState {
   resumed_at: string | null;
   /** Counts effect executions, so each one has a stable idempotency key across crashes. */
   effect_index: number;
+  /** `docs` for a docs-question start (`kind: docs`), else a conversation. */
+  kind?: 'conversation' | 'docs';
 }
 
 export function isTerminal(status: RunStatus): boolean {

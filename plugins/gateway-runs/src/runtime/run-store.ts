@@ -7,10 +7,13 @@ export class RunStore {
   private readonly runs: Database<RunState, string>;
   /** `[account, created_at, run_id]` → run id, for listings newest last. */
   private readonly byAccount: Database<string, [string, string, string]>;
+  /** `[parent_run_id, run_id]` → true: a run tree walked without scanning every run. */
+  private readonly byParent: Database<true, [string, string]>;
 
   constructor(storage: PluginStorage) {
     this.runs = storage.openDB<RunState, string>('runs');
     this.byAccount = storage.openDB<string, [string, string, string]>('runs-by-account');
+    this.byParent = storage.openDB<true, [string, string]>('runs-by-parent');
   }
 
   get(runId: string): RunState | undefined {
@@ -18,7 +21,11 @@ export class RunStore {
   }
 
   async create(run: RunState): Promise<void> {
-    await Promise.all([this.runs.put(run.run_id, run), this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id)]);
+    await Promise.all([
+      this.runs.put(run.run_id, run),
+      this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id),
+      ...(run.parent_run_id ? [this.byParent.put([run.parent_run_id, run.run_id], true)] : []),
+    ]);
   }
 
   async save(run: RunState): Promise<void> {
@@ -43,7 +50,10 @@ export class RunStore {
 
   children(runId: string): RunState[] {
     const out: RunState[] = [];
-    for (const { value } of this.runs.getRange()) if (value.parent_run_id === runId) out.push(value);
+    for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) {
+      const child = this.runs.get(key[1]);
+      if (child) out.push(child);
+    }
     return out;
   }
 }
