@@ -42,49 +42,19 @@ async function withPort<T>(port: MessagePort, run: (signal: AbortSignal, emit: E
   }
 }
 
-async function chat(task: ChatTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
-  const loaded = await loadModel(task);
-  if (signal.aborted) return cancelled();
-  const started = performance.now();
-  let firstTokenMs: number | null = null;
-  const { sequence } = loaded;
-  await sequence.clearHistory();
-  const before = sequence.tokenMeter.getState();
-  const chat = new LlamaChat({ contextSequence: sequence });
-  try {
-    const history: ChatHistoryItem[] = task.messages.map((m) =>
-      m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
-    );
-    history.push({ type: 'model', response: [] });
-    const grammar = await grammarFor(loaded, task.params);
-    const stops = new Stops(task.params.stop, signal);
-    const result = await chat.generateResponse(history, {
-      ...sampling(task.params),
-      ...(grammar ? { grammar } : {}),
-      signal: stops.signal,
-      stopOnAbortSignal: true,
-      onResponseChunk: (chunk) => {
-        if (!chunk.text) return;
-        firstTokenMs ??= performance.now() - started;
-        if (chunk.type === 'segment' && chunk.segmentType === 'thought') emit(chunk.text, 'reasoning');
-        else stops.stream(chunk.text, emit);
-      },
-    });
-    stops.finish(emit);
-    const used = sequence.tokenMeter.diff(before);
-    return {
-      ok: true,
-      text: stops.text(result.response),
-      finishReason: stops.reason(result.metadata.stopReason),
-      usage: usage(used.usedInputTokens, used.usedOutputTokens),
-      firstTokenMs,
-    };
-  } finally {
-    chat.dispose({ disposeSequence: false });
-  }
+/** What one generation needs from its caller: how to run the evaluator, given the shared options. */
+interface Generation {
+  params: GenerationParams;
+  run(loaded: LoadedModel, options: SharedOptions, onText: (text: string, channel: Channel) => void): Promise<{ response: string; stopReason: string }>;
 }
 
-async function complete(task: CompleteTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
+type SharedOptions = ReturnType<typeof sampling> & { grammar?: LlamaGrammar; signal: AbortSignal; stopOnAbortSignal: true };
+
+/**
+ * The common path of chat and completion: a fresh sequence, sampling and grammar, stop strings,
+ * streamed text, usage from the sequence's token meter, and the finish reason.
+ */
+async function generate(task: ChatTask | CompleteTask, signal: AbortSignal, emit: Emit, generation: Generation): Promise<GenerationResult> {
   const loaded = await loadModel(task);
   if (signal.aborted) return cancelled();
   const started = performance.now();
@@ -92,32 +62,63 @@ async function complete(task: CompleteTask, signal: AbortSignal, emit: Emit): Pr
   const { sequence } = loaded;
   await sequence.clearHistory();
   const before = sequence.tokenMeter.getState();
-  const completion = new LlamaCompletion({ contextSequence: sequence });
-  try {
-    const grammar = await grammarFor(loaded, task.params);
-    const stops = new Stops(task.params.stop, signal);
-    const result = await completion.generateCompletionWithMeta(task.prompt, {
-      ...sampling(task.params),
-      ...(grammar ? { grammar } : {}),
-      signal: stops.signal,
-      stopOnAbortSignal: true,
-      onTextChunk: (text) => {
-        firstTokenMs ??= performance.now() - started;
-        stops.stream(text, emit);
-      },
-    });
-    stops.finish(emit);
-    const used = sequence.tokenMeter.diff(before);
-    return {
-      ok: true,
-      text: stops.text(result.response),
-      finishReason: stops.reason(result.metadata.stopReason),
-      usage: usage(used.usedInputTokens, used.usedOutputTokens),
-      firstTokenMs,
-    };
-  } finally {
-    completion.dispose({ disposeSequence: false });
-  }
+  const grammar = await grammarFor(loaded, generation.params);
+  const stops = new Stops(generation.params.stop, signal);
+  const options: SharedOptions = { ...sampling(generation.params), ...(grammar ? { grammar } : {}), signal: stops.signal, stopOnAbortSignal: true };
+  const result = await generation.run(loaded, options, (text, channel) => {
+    firstTokenMs ??= performance.now() - started;
+    if (channel === 'reasoning') emit(text, 'reasoning');
+    else stops.stream(text, emit);
+  });
+  stops.finish(emit);
+  const used = sequence.tokenMeter.diff(before);
+  return {
+    ok: true,
+    text: stops.text(result.response),
+    finishReason: stops.reason(result.stopReason),
+    usage: usage(used.usedInputTokens, used.usedOutputTokens),
+    firstTokenMs,
+  };
+}
+
+function chat(task: ChatTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
+  return generate(task, signal, emit, {
+    params: task.params,
+    async run({ sequence }, options, onText) {
+      // The model's own chat template renders this history (resolved from the GGUF).
+      const chat = new LlamaChat({ contextSequence: sequence });
+      try {
+        const history: ChatHistoryItem[] = task.messages.map((m) =>
+          m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+        );
+        history.push({ type: 'model', response: [] });
+        const result = await chat.generateResponse(history, {
+          ...options,
+          onResponseChunk: (chunk) => {
+            if (chunk.text) onText(chunk.text, chunk.type === 'segment' && chunk.segmentType === 'thought' ? 'reasoning' : 'content');
+          },
+        });
+        return { response: result.response, stopReason: result.metadata.stopReason };
+      } finally {
+        chat.dispose({ disposeSequence: false });
+      }
+    },
+  });
+}
+
+function complete(task: CompleteTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
+  return generate(task, signal, emit, {
+    params: task.params,
+    async run({ sequence }, options, onText) {
+      const completion = new LlamaCompletion({ contextSequence: sequence });
+      try {
+        const result = await completion.generateCompletionWithMeta(task.prompt, { ...options, onTextChunk: (text) => onText(text, 'content') });
+        return { response: result.response, stopReason: result.metadata.stopReason };
+      } finally {
+        completion.dispose({ disposeSequence: false });
+      }
+    },
+  });
 }
 
 async function embed(task: EmbedTask): Promise<EmbeddingResult> {

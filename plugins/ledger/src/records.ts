@@ -45,29 +45,28 @@ export interface LedgerPage {
 }
 
 /** Live events that are not records (seed 000 §6): token deltas and their ends. */
-export interface DeltaEvent {
-  kind: 'llm.delta';
+/** Fields every live frame of an LLM call carries. */
+interface CallFrame {
   run_id: string;
   root_run_id: string;
   parent_run_id: string | null;
   node_id: string;
+  /** The call's `step_id` in the ledger. */
   call_id: string;
+  /** Counts the call's frames: its deltas, then its end. */
   seq: number;
-  text: string;
-  channel: 'content' | 'reasoning';
   snapshot: boolean;
 }
 
-export interface DeltaEndEvent {
+export interface DeltaEvent extends CallFrame {
+  kind: 'llm.delta';
+  text: string;
+  channel: 'content' | 'reasoning';
+}
+
+export interface DeltaEndEvent extends CallFrame {
   kind: 'llm.delta_end';
-  run_id: string;
-  root_run_id: string;
-  parent_run_id: string | null;
-  node_id: string;
-  call_id: string;
-  seq: number;
   reason: 'completed' | 'failed' | 'cancelled' | 'unavailable';
-  snapshot: boolean;
   detail?: string;
   synthetic?: boolean;
 }
