@@ -11,10 +11,9 @@ import type { ServerProcess } from './spawn-server.js';
 export interface Measurement {
   /** Mean of autocannon's per-second request counts. */
   reqPerSec: number;
+  /** Latency percentiles; autocannon records whole milliseconds. */
   p50Ms: number;
   p99Ms: number;
-  /** Mean latency; autocannon's percentiles are whole milliseconds, this is not. */
-  meanMs: number;
   /** Server process CPU time (all threads, user + system) per completed request. */
   cpuMicrosPerReq: number;
   /** Socket errors, timeouts and non-2xx answers: any of these makes the run suspect. */
@@ -31,7 +30,6 @@ export async function measure(url: string, server: ServerProcess, settings: Http
     reqPerSec: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    meanMs: result.latency.average,
     cpuMicrosPerReq: result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : 0,
     failures: result.errors + result.timeouts + result.non2xx,
   };

@@ -24,7 +24,7 @@ export interface HttpBenchSummary {
   meetsTarget: boolean | null;
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -39,7 +39,6 @@ export function summarize(runs: Partial<Record<ServerId, Measurement[]>>): HttpB
       reqPerSec: mid((m) => m.reqPerSec),
       p50Ms: mid((m) => m.p50Ms),
       p99Ms: mid((m) => m.p99Ms),
-      meanMs: mid((m) => m.meanMs),
       cpuMicrosPerReq: mid((m) => m.cpuMicrosPerReq),
       failures: list.reduce((sum, m) => sum + m.failures, 0),
     };

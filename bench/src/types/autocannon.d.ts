@@ -2,14 +2,10 @@
 declare module 'autocannon' {
   interface Histogram {
     average: number;
-    mean: number;
-    stddev: number;
-    min: number;
-    max: number;
-    total: number;
     p50: number;
-    p90: number;
     p99: number;
+    /** The sum: for `requests`, the count of completed requests. */
+    total: number;
   }
 
   export interface Options {
@@ -18,27 +14,20 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds. */
     duration?: number;
-    method?: string;
-    headers?: Record<string, string>;
   }
 
   export interface Result {
-    url: string;
-    duration: number;
     errors: number;
     timeouts: number;
     non2xx: number;
-    '2xx': number;
-    /** Milliseconds. */
+    /** Milliseconds, recorded as whole numbers. */
     latency: Histogram;
     /** Requests per one-second sample. */
-    requests: Histogram & { sent: number };
-    throughput: Histogram;
+    requests: Histogram;
   }
 
-  export interface Instance extends PromiseLike<Result> {
-    stop(): void;
-  }
+  /** The run: awaitable for its result. */
+  export type Instance = PromiseLike<Result>;
 
   function autocannon(options: Options): Instance;
   export default autocannon;

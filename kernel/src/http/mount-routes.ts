@@ -15,6 +15,7 @@ import { BootError } from '../boot-error.js';
 import { bearerTokenOf, PRINCIPAL_STATE_KEY, type TokenAuthService } from '../auth/auth-service.js';
 import type { SchemaValidator } from '../validation/validator.js';
 import { ERROR_FORMAT_KEY } from './error-middleware.js';
+import { lazyProperty } from './lazy-property.js';
 import { REQUEST_ID_KEY, SIGNAL_KEY } from './request-tracker.js';
 
 export interface MountedRoute {
@@ -76,6 +77,9 @@ export function allowedMethodsFor(router: Router, path: string): string[] {
   return [...methods];
 }
 
+/** `signal` of a handler's context, read from the request state only when the handler asks. */
+const signalProperty = lazyProperty<RouteContext<unknown, unknown, unknown>>('signal', (rc) => rc.koa.state[SIGNAL_KEY]);
+
 function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: BodyReaders): RouterMiddleware {
   const { route } = mounted;
   const auth = route.auth ?? 'user';
@@ -120,23 +124,16 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
       body = validateBody(body ?? {});
     }
 
-    let signal: AbortSignal | undefined;
-    const routeCtx: RouteContext<unknown, unknown, unknown> = {
+    const routeCtx = {
       params,
       query,
       body,
       files,
       principal: (ctx.state[PRINCIPAL_STATE_KEY] as RouteContext<unknown, unknown, unknown>['principal']) ?? null,
-      // Fetched on first read: most handlers never read it, and building one is costly (lazy-abort.ts).
-      get signal(): AbortSignal {
-        return (signal ??= ctx.state[SIGNAL_KEY] as AbortSignal);
-      },
-      set signal(value: AbortSignal) {
-        signal = value;
-      },
-      requestId: String(ctx.state[REQUEST_ID_KEY]),
-      koa: ctx as unknown as Koa.Context,
-    };
+    } as RouteContext<unknown, unknown, unknown>;
+    Object.defineProperty(routeCtx, 'signal', signalProperty);
+    routeCtx.requestId = String(ctx.state[REQUEST_ID_KEY]);
+    routeCtx.koa = ctx as unknown as Koa.Context;
     const result = await route.handler(routeCtx);
     if (result === HANDLED) return;
     if (isReply(result)) {
