@@ -134,7 +134,9 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     Object.defineProperty(routeCtx, 'signal', signalProperty);
     routeCtx.requestId = String(ctx.state[REQUEST_ID_KEY]);
     routeCtx.koa = ctx as unknown as Koa.Context;
-    const result = await route.handler(routeCtx);
+    // Await only what is a promise: a synchronous handler (health, about) skips a microtask.
+    const returned = route.handler(routeCtx);
+    const result = returned instanceof Promise ? await returned : returned;
     if (result === HANDLED) return;
     if (isReply(result)) {
       ctx.status = result.status;
