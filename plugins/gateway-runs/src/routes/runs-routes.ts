@@ -10,6 +10,7 @@ import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { runMetrics } from './run-metrics.js';
+import { newScheduledRun, scheduleBody } from './schedule-run.js';
 import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
 
 const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
@@ -69,6 +70,20 @@ export function runsRoutes(d: RunsRoutesDeps) {
         await d.runtime.createRun(run);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/runs/schedule',
+      tags: ['runs'],
+      summary: 'Schedule a flow: a parent run launches it at start_at, then every interval (repeat_count / repeat_until bound it)',
+      body: scheduleBody,
+      handler: async ({ body, principal }) => {
+        const { resolved } = resolveStart(body, principal!.account, d.start);
+        const run = newScheduledRun(body, principal!.account, resolved);
+        await d.runtime.createRun(run);
+        d.kick(run.run_id);
+        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },
     }),
     route({

@@ -7,6 +7,7 @@ import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
 
 export class CommandApplier {
@@ -81,6 +82,23 @@ export class CommandApplier {
             await this.runtime.save(fresh);
           });
         }
+        return;
+      }
+      case 'update_schedule': {
+        if (!root || root.builtin !== 'scheduler') throw new Error(`update_schedule: ${command.run_id} is not a scheduled run`);
+        await this.runtime.lock.run(root.run_id, async () => {
+          const run = this.runtime.load(root.run_id)!;
+          const meta = ((run.vars as Record<string, unknown>)._meta as { schedule: ScheduleMeta }).schedule;
+          if (typeof payload.interval === 'string') {
+            const ms = parseInterval(payload.interval);
+            if (ms === null) throw new Error(`update_schedule: interval '${payload.interval}' is not a duration`);
+            Object.assign(meta, { interval: payload.interval, interval_ms: ms });
+          }
+          if (payload.repeat_count !== undefined) meta.repeat_count = payload.repeat_count === null ? null : Number(payload.repeat_count);
+          if (payload.repeat_until !== undefined) meta.repeat_until = payload.repeat_until === null ? null : String(payload.repeat_until);
+          meta.updated_at = new Date().toISOString();
+          await this.runtime.save(run);
+        });
         return;
       }
       default:

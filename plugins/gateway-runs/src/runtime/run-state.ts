@@ -70,7 +70,8 @@ export function runView(run: RunState) {
     resumed_at: run.resumed_at,
     output: run.output,
     flow_warnings: null,
-    is_scheduled: false,
+    is_scheduled: run.builtin === 'scheduler',
+    schedule: run.builtin === 'scheduler' ? (((run.vars as Record<string, unknown>)._meta as { schedule?: unknown } | undefined)?.schedule ?? null) : null,
     is_draft: run.bundle_version.startsWith('draft.'),
   };
 }

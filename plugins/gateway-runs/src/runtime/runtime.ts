@@ -14,6 +14,7 @@ import { temp, UnsupportedNodeError, type RunVars } from '../flow/node-io.js';
 import { EffectExecutor, type EffectOutcome } from './effect-executor.js';
 import { KeyedLock } from './keyed-lock.js';
 import { agentStep } from './react-agent.js';
+import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
 import { isTerminal, type RunState, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
@@ -83,10 +84,12 @@ export class Runtime {
       await this.toPauseWait(run);
       return false;
     }
-    let outcome: StepOutcome | ReturnType<typeof agentStep>;
+    let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep>;
     try {
       if (run.builtin === 'react_agent') {
         outcome = agentStep(run);
+      } else if (run.builtin === 'scheduler') {
+        outcome = scheduleStep(run);
       } else {
         const flow = this.flowOf(run);
         if (run.current_node === null) run.current_node = flow.entry;

@@ -1,0 +1,82 @@
+/**
+ * Scheduled runs (seed 000 §4.3 `POST /runs/schedule`; reference gateway-surfaces §8): a parent run
+ * that waits until each occurrence is due, launches the target flow as a child run, waits for it,
+ * and repeats per its interval, `repeat_count` and `repeat_until`. Its steps are durable effects
+ * like any flow's (wait_until, start_subworkflow), so a restart resumes the schedule.
+ */
+import type { EffectRequest } from '../flow/interpreter.js';
+import type { RunState } from './run-state.js';
+
+export interface ScheduleMeta {
+  kind: 'scheduled_run';
+  interval: string | null;
+  interval_ms: number | null;
+  repeat_count: number | null;
+  repeat_until: string | null;
+  start_at: string;
+  share_context: boolean;
+  target_workflow_id: string;
+  target_bundle_ref: string;
+  target_flow_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ScheduleState {
+  occurrences: number;
+  next_at: string | null;
+  phase: 'wait' | 'launch' | 'done';
+}
+
+export type ScheduleStep = { kind: 'effect'; node: string; effect: EffectRequest } | { kind: 'complete'; output: Record<string, unknown> };
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000, m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000 };
+
+/** `"90s"`, `"5 minutes"`, `"1.5h"` → milliseconds, or null when it is not a duration. */
+export function parseInterval(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(text);
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  return m && unit ? Number(m[1]) * unit : null;
+}
+
+export function scheduleStep(run: RunState): ScheduleStep {
+  const vars = run.vars as Record<string, unknown>;
+  const meta = (vars._meta as { schedule: ScheduleMeta }).schedule;
+  const state = ((vars._schedule as ScheduleState | undefined) ??= { occurrences: 0, next_at: meta.start_at, phase: 'wait' });
+  const effects = (((vars._temp ??= {}) as { effects?: Record<string, unknown> }).effects ??= {});
+
+  if (state.phase === 'wait') {
+    if ('wait' in effects) {
+      delete effects.wait;
+      state.phase = 'launch';
+    } else {
+      return { kind: 'effect', node: 'wait', effect: { type: 'wait_until', payload: { until: state.next_at } } };
+    }
+  }
+  if (state.phase === 'launch') {
+    if ('launch' in effects) {
+      delete effects.launch;
+      state.occurrences++;
+      const next = nextOccurrence(meta, state.occurrences);
+      if (next === null) {
+        state.phase = 'done';
+        return { kind: 'complete', output: { success: true, occurrences: state.occurrences } };
+      }
+      state.next_at = next;
+      state.phase = 'wait';
+      return { kind: 'effect', node: 'wait', effect: { type: 'wait_until', payload: { until: next } } };
+    }
+    const inputs = { ...((run.input_data.input_data ?? {}) as Record<string, unknown>) };
+    return { kind: 'effect', node: 'launch', effect: { type: 'start_subworkflow', payload: { workflow_id: meta.target_flow_id, vars: inputs, async: true, wait: true, inherit_context: meta.share_context, occurrence_index: state.occurrences } } };
+  }
+  return { kind: 'complete', output: { success: true, occurrences: state.occurrences } };
+}
+
+/** When the next occurrence is due, or null when the schedule is over. */
+function nextOccurrence(meta: ScheduleMeta, done: number): string | null {
+  if (!meta.interval_ms) return null;
+  if (meta.repeat_count !== null && done >= meta.repeat_count) return null;
+  const next = Date.now() + meta.interval_ms;
+  if (meta.repeat_until && next > Date.parse(meta.repeat_until)) return null;
+  return new Date(next).toISOString();
+}
