@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { LlamaChat, LlamaCompletion, type ChatHistoryItem, type LlamaGrammar } from 'node-llama-cpp';
 import { embeddingContext, loadModel, ModelNotFoundError, type LoadedModel } from './model-cache.js';
+import { DeltaBatcher } from './delta-batcher.js';
 import { StopFilter } from './stop-filter.js';
 import type {
   Channel, ChatTask, CompleteTask, ControlMessage, EmbedTask, EmbeddingResult, EngineFailure, FinishReason, GenerationParams,
@@ -34,10 +35,12 @@ async function withPort<T>(port: MessagePort, run: (signal: AbortSignal, emit: E
   port.on('message', (msg: ControlMessage) => {
     if (msg.t === 'abort') controller.abort();
   });
-  const emit: Emit = (text, channel) => port.postMessage({ t: 'delta', text, channel } satisfies PortMessage);
+  const batcher = new DeltaBatcher((text, channel) => port.postMessage({ t: 'delta', text, channel } satisfies PortMessage));
   try {
-    return await run(controller.signal, emit);
+    return await run(controller.signal, (text, channel) => batcher.push(text, channel));
   } finally {
+    // Deltas must reach the host before the result does.
+    batcher.flush();
     port.close();
   }
 }
@@ -84,9 +87,10 @@ async function generate(task: ChatTask | CompleteTask, signal: AbortSignal, emit
 function chat(task: ChatTask, signal: AbortSignal, emit: Emit): Promise<GenerationResult> {
   return generate(task, signal, emit, {
     params: task.params,
-    async run({ sequence }, options, onText) {
+    async run(loaded, options, onText) {
+      const { sequence } = loaded;
       // The model's own chat template renders this history (resolved from the GGUF).
-      const chat = new LlamaChat({ contextSequence: sequence });
+      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper });
       try {
         const history: ChatHistoryItem[] = task.messages.map((m) =>
           m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
