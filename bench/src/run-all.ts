@@ -5,6 +5,10 @@
 import { benchHttp } from './http/bench-http.js';
 
 const benchmarks: Array<{ name: string; run: () => Promise<unknown> }> = [{ name: 'http', run: () => benchHttp() }];
+benchmarks.push({ name: 'inference', run: async () => (await import('./inference/bench-inference.js')).benchInference() });
+benchmarks.push({ name: 'ledger', run: async () => (await import('./ledger/bench-ledger.js')).benchLedger() });
+benchmarks.push({ name: 'stream', run: async () => (await import('./stream/bench-stream.js')).benchStream() });
+benchmarks.push({ name: 'steps', run: async () => (await import('./steps/bench-steps.js')).benchSteps() });
 
 for (const { name, run } of benchmarks) {
   console.log(`\n=== ${name} ===`);

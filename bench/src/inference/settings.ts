@@ -1,0 +1,43 @@
+/** Settings of the inference benchmark, from the environment (same style as the http benchmark). */
+export interface InferenceBenchSettings {
+  /** Measured repetitions per side (engine alone, kernel) and per workload. */
+  reps: number;
+  /** Discarded repetitions per side before measuring (model load, JIT, chat-template parsing). */
+  warmup: number;
+  /** max_tokens of the story request (the answer is 97 tokens + end of turn, so 128 is enough). */
+  maxTokens: number;
+  /** max_tokens of the long generation (stories260K from ../shared, which never stops early). */
+  longMaxTokens: number;
+  /** Seconds of back-to-back streamed generations while `/api/health` is probed (and of the idle baseline). */
+  healthS: number;
+  /** Pause between two sequential health probes, in milliseconds. */
+  healthIntervalMs: number;
+  /** Texts per embeddings request. */
+  embedBatch: number;
+  /** Measured embeddings requests per side. */
+  embedReps: number;
+  /** When set, the kernel child runs with `--cpu-prof` and writes its profile here. */
+  cpuProfDir: string | null;
+}
+
+export function inferenceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): InferenceBenchSettings {
+  return {
+    reps: positiveInt(env, 'BENCH_INFERENCE_REPS', 20),
+    warmup: positiveInt(env, 'BENCH_INFERENCE_WARMUP', 3),
+    maxTokens: positiveInt(env, 'BENCH_INFERENCE_MAX_TOKENS', 128),
+    longMaxTokens: positiveInt(env, 'BENCH_INFERENCE_LONG_MAX_TOKENS', 400),
+    healthS: positiveInt(env, 'BENCH_INFERENCE_HEALTH_S', 10),
+    healthIntervalMs: positiveInt(env, 'BENCH_INFERENCE_HEALTH_INTERVAL_MS', 5),
+    embedBatch: positiveInt(env, 'BENCH_INFERENCE_EMBED_BATCH', 64),
+    embedReps: positiveInt(env, 'BENCH_INFERENCE_EMBED_REPS', 30),
+    cpuProfDir: env.BENCH_CPU_PROF || null,
+  };
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${raw}).`);
+  return value;
+}

@@ -1,0 +1,97 @@
+/**
+ * The keel side, run as a child process: the kernel with the ledger plugin, serving its real
+ * `GET /api/gateway/runs/{run_id}/ledger/stream`, plus a small inline plugin that plays the
+ * runtime's part: it registers a run and appends its records through the plugin's `LedgerStore`
+ * in this process (where a run's records are written in production, `keel serve` with its
+ * in-process runner), at the rate the parent asks for.
+ *
+ * The acknowledgement time of a record is taken by a hub listener this plugin subscribes before
+ * any stream does: the store wakes the hub once the commit is synced, and the hub calls its
+ * listeners in subscription order, so this stamp is the moment fan-out begins (the store's
+ * `append` promise itself resolves only after the fan-out has run synchronously).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { buildConfig, Kernel } from '@keel/kernel';
+import { definePlugin, route, schema } from '@keel/plugin-sdk';
+import { ledgerToken } from '@keel/plugin-ledger';
+import { serveAsChild } from '../../http/servers/child-protocol.js';
+import { REPO_ROOT, wallMs } from '../../ledger/kit.js';
+import { RunRecords } from '../../ledger/records.js';
+import { publishAtRate, type PublishBody, type PublishResult } from '../publisher.js';
+import { STREAM_TOKEN_ENV, type CreatedRun } from '../settings.js';
+
+const token = process.env[STREAM_TOKEN_ENV];
+if (!token) throw new Error(`${STREAM_TOKEN_ENV} is not set: this script runs as a child of the stream benchmark.`);
+
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
+const publishBody = schema<PublishBody>({
+  type: 'object',
+  required: ['count', 'ratePerSec'],
+  properties: { count: { type: 'integer', minimum: 1 }, ratePerSec: { type: 'number', exclusiveMinimum: 0 } },
+});
+
+const benchPlugin = definePlugin({
+  id: 'bench-stream',
+  version: '0.0.0',
+  sdk: '^1.0.0',
+  description: 'Stream benchmark driver: registers runs and appends their records at a rate',
+  defaultPrefix: '/bench',
+  deps: { ledger: ledgerToken },
+  setup({ deps }) {
+    const { store, hub } = deps.ledger;
+    const acks = new Map<string, number[]>();
+    return {
+      routes: [
+        route({
+          method: 'POST',
+          path: '/runs',
+          hidden: true,
+          handler: async ({ principal }): Promise<CreatedRun> => {
+            const runId = randomUUID();
+            await store.registerRun({ run_id: runId, account: principal!.account, parent_run_id: null, root_run_id: runId, terminal: false, status: 'running' });
+            const stamps: number[] = [];
+            acks.set(runId, stamps);
+            hub.subscribe(runId, (message) => {
+              if (message.type === 'append') stamps[message.cursor - 1] = wallMs();
+            });
+            return { run_id: runId, stream_path: `/api/gateway/runs/${runId}/ledger/stream` };
+          },
+        }),
+        route({
+          method: 'POST',
+          path: '/runs/:run_id/publish',
+          hidden: true,
+          params: runParams,
+          body: publishBody,
+          handler: async ({ params, body }): Promise<PublishResult> => {
+            const stamps = acks.get(params.run_id);
+            if (!stamps) throw new Error(`unknown run ${params.run_id}`);
+            const records = new RunRecords(params.run_id);
+            const sent = await publishAtRate(body, async (i, stamp) => {
+              await store.append(records.next(i, { ...stamp }));
+            });
+            await store.markTerminal(params.run_id, 'completed');
+            return { sent, acks: stamps };
+          },
+        }),
+      ],
+    };
+  },
+});
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'keel-bench-stream-'));
+const { config } = buildConfig({
+  server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false } },
+  // BENCH_STREAM_LEDGER_PLUGIN: an absolute path to another build of the ledger plugin (to measure a candidate fix).
+  plugins: [{ use: process.env.BENCH_STREAM_LEDGER_PLUGIN || '@keel/plugin-ledger' }],
+});
+// Only the token: a KEEL_* setting of the caller's shell has no business in a benchmark.
+const kernel = await Kernel.boot({ config, mode: 'server', baseDir: REPO_ROOT, env: { KEEL_ADMIN_TOKEN: token }, inlinePlugins: [{ plugin: benchPlugin }] });
+const { port } = await kernel.listen(0, '127.0.0.1');
+serveAsChild(port, async () => {
+  await kernel.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
