@@ -35,7 +35,7 @@ export const ledgerPlugin = definePlugin({
     // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
     const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: 1, minThreads: 1, workerData: deps.storage.locate('records') });
     const reader = { read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> };
-    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new TailRegistry(store, reader)) };
+    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new TailRegistry(store, hub, reader)) };
   },
 });
 

@@ -31,8 +31,7 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
     delivered: () => {
       if (sse.closed) return;
       while (held.length && held[0]!.cursor <= subscriber.cursor) sse.send(held.shift()!.frame);
-      const current = store.runMeta(meta.run_id);
-      if (current?.terminal && subscriber.cursor >= store.count(meta.run_id)) {
+      if (tail.complete && subscriber.cursor >= tail.cursor) {
         sse.send(encodeSse({ event: 'done', data: { run_id: meta.run_id, cursor: subscriber.cursor, status: 'terminal' } }));
         sse.close();
       }
@@ -44,9 +43,8 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
       if (!inTree(message.run_id)) return;
       if (message.gate && message.gate.run_id === meta.run_id && message.gate.cursor > subscriber.cursor) held.push({ cursor: message.gate.cursor, frame: message.frame });
       else sse.send(message.frame);
-    } else if (message.run_id === meta.run_id) {
-      tail.wake();
     }
+    // Appends and the terminal mark of this run wake its shared tail, which listens to the hub itself.
   };
   const unsubscribe = hub.subscribe(meta.root_run_id, onMessage);
   try {

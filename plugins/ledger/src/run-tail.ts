@@ -27,9 +27,23 @@ export class RunTail {
   private head: number;
   private reading: Promise<void> | null = null;
   private again = false;
+  private terminal: boolean;
+  private done = false;
 
-  constructor(private readonly runId: string, private readonly reader: TailReader, startAt: number) {
+  constructor(private readonly runId: string, private readonly reader: TailReader, startAt: number, terminal: boolean) {
     this.head = startAt;
+    this.terminal = terminal;
+  }
+
+  /** True once the run has ended and every record it wrote has been read: `done` may follow. */
+  get complete(): boolean {
+    return this.done;
+  }
+
+  /** The run ended: read what is left, then the tail is complete. */
+  markTerminal(): void {
+    this.terminal = true;
+    this.wake();
   }
 
   get size(): number {
@@ -58,8 +72,9 @@ export class RunTail {
     this.subscribers.delete(sub);
   }
 
-  /** An append (or a terminal mark) happened: read what is new, once, for everyone. */
-  wake(): void {
+  /** An append happened (or a cursor we may lack was announced): read what is new, once, for everyone. */
+  wake(cursor?: number): void {
+    if (cursor !== undefined && cursor <= this.head && !this.terminal) return;
     if (this.reading) {
       this.again = true;
       return;
@@ -74,13 +89,17 @@ export class RunTail {
   }
 
   private async readNew(): Promise<void> {
+    // The terminal mark is written after the run's last record: a read begun after it sees them all.
+    const terminalBefore = this.terminal;
     for (;;) {
       const page = await this.reader.read({ runId: this.runId, after: this.head, limit: PAGE });
+      if (page.cursors.length < PAGE && terminalBefore) this.done = true;
       for (const [cursor, frame] of split(page)) {
         this.frames.set(cursor, frame);
         this.head = cursor;
         if (this.frames.size > WINDOW) this.frames.delete(this.frames.keys().next().value as number);
       }
+      if (page.cursors.length === 0 && !this.done) return;
       for (const sub of [...this.subscribers]) {
         this.catchUp(sub);
         sub.delivered();

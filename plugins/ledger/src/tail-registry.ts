@@ -1,25 +1,43 @@
-/** The shared tails of streamed runs: made with the first subscriber, dropped with the last. */
+/**
+ * The shared tails of streamed runs: made with the first subscriber, dropped with the last. Each
+ * tail listens to the hub once for its run (appends and the terminal mark), whatever the number
+ * of subscribers.
+ */
 import type { LedgerStore } from './ledger-store.js';
+import type { HubMessage, LiveHub } from './live-hub.js';
 import { RunTail, type TailReader, type TailSubscriber } from './run-tail.js';
 
-export class TailRegistry {
-  private readonly tails = new Map<string, RunTail>();
+interface Entry {
+  tail: RunTail;
+  unsubscribe: () => void;
+}
 
-  constructor(private readonly store: LedgerStore, private readonly reader: TailReader) {}
+export class TailRegistry {
+  private readonly tails = new Map<string, Entry>();
+
+  constructor(private readonly store: LedgerStore, private readonly hub: LiveHub, private readonly reader: TailReader) {}
 
   open(runId: string): RunTail {
-    let tail = this.tails.get(runId);
-    if (!tail) {
-      tail = new RunTail(runId, this.reader, this.store.count(runId));
-      this.tails.set(runId, tail);
-    }
+    const existing = this.tails.get(runId);
+    if (existing) return existing.tail;
+    const meta = this.store.runMeta(runId);
+    const tail = new RunTail(runId, this.reader, this.store.count(runId), meta?.terminal ?? false);
+    const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: HubMessage) => {
+      if (message.type === 'live' || message.run_id !== runId) return;
+      if (message.type === 'append') tail.wake(message.cursor);
+      else tail.markTerminal();
+    });
+    this.tails.set(runId, { tail, unsubscribe });
     return tail;
   }
 
   close(runId: string, subscriber: TailSubscriber): void {
-    const tail = this.tails.get(runId);
-    if (!tail) return;
-    tail.detach(subscriber);
-    if (tail.size === 0) this.tails.delete(runId);
+    const entry = this.tails.get(runId);
+    if (!entry) return;
+    entry.tail.detach(subscriber);
+    if (entry.tail.size === 0) {
+      entry.unsubscribe();
+      this.tails.delete(runId);
+    }
   }
 }

@@ -16,6 +16,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { agentStep } from './react-agent.js';
 import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
+import type { StepRecord } from '@keel/plugin-ledger';
 import { isTerminal, type RunState, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 
@@ -42,6 +43,8 @@ export class Runtime {
   private readonly cancelReasons = new Map<string, string>();
   /** The live state of runs this process works on: steps mutate it, `save` makes it durable. */
   private readonly live = new Map<string, RunState>();
+  /** Compiled flows of live runs: a bundle lookup per step would scan the bundle folders every time. */
+  private readonly flows = new Map<string, CompiledFlow>();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.executor = new EffectExecutor(deps.ledger, deps.hub, deps.inference, {
@@ -172,9 +175,11 @@ export class Runtime {
   }
 
   async createRun(run: RunState): Promise<void> {
-    await this.deps.runs.create(run);
+    await Promise.all([
+      this.deps.runs.create(run),
+      this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }),
+    ]);
     if (this.deps.cacheLive) this.live.set(run.run_id, run);
-    await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status });
   }
 
   async save(run: RunState): Promise<void> {
@@ -198,9 +203,12 @@ export class Runtime {
   }
 
   private flowOf(run: RunState): CompiledFlow {
+    const cached = this.flows.get(run.run_id);
+    if (cached) return cached;
     const entry = this.deps.bundles.find(run.account, run.bundle_id, run.bundle_version);
     const flow = entry?.bundle.flows.get(run.flow_id);
     if (!flow) throw new FlowMissingError(`flow '${run.flow_id}' of bundle ${run.bundle_id}@${run.bundle_version} is no longer installed`);
+    this.flows.set(run.run_id, flow);
     return flow;
   }
 
@@ -267,35 +275,34 @@ export class Runtime {
   }
 
   private async complete(run: RunState, output: Record<string, unknown>): Promise<boolean> {
-    const node = run.current_node ?? 'end';
-    await this.deps.ledger.append(stepRecord(run, node, 'completed', { result: { completed: true, output } }));
-    await this.finish(run, 'completed', output, null);
+    await this.finish(run, 'completed', output, null, stepRecord(run, run.current_node ?? 'end', 'completed', { result: { completed: true, output } }));
     return false;
   }
 
   private async fail(run: RunState, error: string): Promise<boolean> {
-    await this.deps.ledger.append(stepRecord(run, run.current_node ?? '', 'failed', { error }));
-    await this.finish(run, 'failed', null, error);
+    await this.finish(run, 'failed', null, error, stepRecord(run, run.current_node ?? '', 'failed', { error }));
     return false;
   }
 
   /** Terminal: status, the `abstract.status` record, synthetic ends of open calls, parents resumed. */
-  private async finish(run: RunState, status: 'completed' | 'failed' | 'cancelled', output: Record<string, unknown> | null, error: string | null): Promise<void> {
+  private async finish(run: RunState, status: 'completed' | 'failed' | 'cancelled', output: Record<string, unknown> | null, error: string | null, last?: StepRecord): Promise<void> {
     for (const call of this.deps.hub.openCallsOf(run.run_id)) {
       this.deps.hub.publishEnd({ kind: 'llm.delta_end', ...call.base, seq: call.seq + 1, reason: status === 'failed' ? 'failed' : 'cancelled', snapshot: false, synthetic: true });
     }
-    await this.deps.ledger.append(stepRecord(run, run.current_node ?? '', 'completed', {
+    const statusRecord = stepRecord(run, run.current_node ?? '', 'completed', {
       effect: { type: 'emit_event', payload: { name: 'abstract.status', scope: 'session', payload: { text: status } }, result_key: null },
       result: { emitted: true, name: 'abstract.status', payload: { text: status } },
       idempotency_key: `system:terminal_status:${status}`,
-    }));
+    });
+    // Appended together: their seqs are taken in call order and they share one synced commit.
+    await Promise.all([...(last ? [this.deps.ledger.append(last)] : []), this.deps.ledger.append(statusRecord)]);
     // The status flips only once its records are durable, so a reader never sees an end the ledger lacks.
     run.status = status;
     run.output = output;
     run.error = error;
     run.waiting = null;
-    await this.save(run);
-    await this.deps.ledger.markTerminal(run.run_id, status);
+    await Promise.all([this.save(run), this.deps.ledger.markTerminal(run.run_id, status)]);
+    this.flows.delete(run.run_id);
     this.cancels.delete(run.run_id);
     this.cancelReasons.delete(run.run_id);
     this.live.delete(run.run_id);
