@@ -8,7 +8,9 @@ class KeelReporter extends Mocha.reporters.Spec {
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       const { passes, failures, pending } = runner.stats;
       process.nextTick(() => {
-        process.stdout.write(`tests: ${passes} passed, ${failures} failed${pending ? `, ${pending} skipped` : ''}\n`);
+        // The skipped count goes on its own line: the last line is exactly `tests: N passed, N failed`.
+        if (pending) process.stdout.write(`skipped: ${pending}\n`);
+        process.stdout.write(`tests: ${passes} passed, ${failures} failed\n`);
       });
     });
   }
