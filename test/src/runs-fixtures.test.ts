@@ -84,6 +84,27 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
     expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
   });
 
+  it('runs a fixture unchanged when the inference config aliases the model it names', async () => {
+    const aliased = await createTestKernel({
+      plugins: [{ plugin: inferencePlugin, config: { aliases: { 'openai/gpt-5-mini': 'local/keel-tiny-chat' } } }, ledgerPlugin, gatewayRunsPlugin],
+    });
+    try {
+      const body = multipart({}, { name: 'test@dev.flow', bytes: readFileSync(path.join(FIXTURES, 'test@dev.flow')) });
+      await aliased.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: aliased.adminToken, payload: body.payload, headers: body.headers });
+      const id = (await aliased.inject({ method: 'POST', url: '/api/gateway/runs/start', token: aliased.adminToken, payload: { bundle_id: 'test', input_data: { prompt: 'What is the capital of Norway?' } } })).json<{ run_id: string }>().run_id;
+      let run: Run | undefined;
+      for (let i = 0; i < 200 && run?.status !== 'completed'; i++) {
+        run = (await aliased.inject({ url: `/api/gateway/runs/${id}`, token: aliased.adminToken })).json<Run>();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(run!.output).to.deep.include({ output: 'The capital of Norway is Oslo.', success: true });
+      const viaV1 = await aliased.inject({ method: 'POST', url: '/v1/chat/completions', token: aliased.adminToken, payload: { model: 'openai/gpt-5-mini', messages: [{ role: 'user', content: 'Hi!' }], temperature: 0 } });
+      expect(viaV1.json<{ choices: Array<{ message: { content: string } }> }>().choices[0]!.message.content).to.equal('Hi! How can I help you today?');
+    } finally {
+      await aliased.stop();
+    }
+  });
+
   it('basic@dev and test@dev: agent nodes with their own configs run to completion', async () => {
     const basic = await finished(await start('basic', { prompt: 'Hello!', ...TINY }));
     expect(basic.status).to.equal('completed');

@@ -27,6 +27,8 @@ export interface InferenceConfig {
   models: LocalModelConfig[];
   defaultChatModel: string;
   defaultEmbeddingModel: string;
+  /** Model ids that stand for others (`"openai/gpt-5-mini": "local/keel-tiny-chat"`), so flows naming absent models run here. */
+  aliases: Record<string, string>;
   llama: { threads: number; contextSize: number; poolThreads: number };
   onnx: { threads: number; poolThreads: number; batchSize: number };
   generation: { temperature: number };
@@ -54,6 +56,7 @@ export const inferenceConfigSchema = schema<InferenceConfig>({
       },
     },
     defaultChatModel: { type: 'string', minLength: 1, default: 'local/keel-tiny-chat' },
+    aliases: { type: 'object', additionalProperties: { type: 'string', minLength: 1 }, default: {} },
     defaultEmbeddingModel: { type: 'string', minLength: 1, default: 'local/keel-tiny-chat' },
     llama: {
       type: 'object',

@@ -84,7 +84,7 @@ export const inferencePlugin = definePlugin({
       default_chat_model: config.defaultChatModel,
       default_embedding_model: config.defaultEmbeddingModel,
     });
-    const registry = new ProviderRegistry(local, configured, profiles, { chat: () => settings.get().default_chat_model, embedding: () => settings.get().default_embedding_model }, config.catalogTtlMs);
+    const registry = new ProviderRegistry(local, configured, profiles, { chat: () => settings.get().default_chat_model, embedding: () => settings.get().default_embedding_model }, config.catalogTtlMs, config.aliases);
     const service = new InferenceService(registry, settings, config.generation.temperature);
     const log = new RequestLog(config.openaiApi.logSize);
     const recorder = new CallRecorder(settings, log);

@@ -31,6 +31,7 @@ export class ProviderRegistry {
     private readonly profiles: ProfileStore,
     private readonly defaults: DefaultModels,
     private readonly catalogTtlMs: number,
+    private readonly aliases: Record<string, string> = {},
   ) {}
 
   providersFor(account: string): Provider[] {
@@ -43,7 +44,9 @@ export class ProviderRegistry {
   }
 
   async resolve(account: string, modelId: string, kind: ModelKind): Promise<ResolvedModel> {
-    const id = modelId === 'default' ? (kind === 'chat' ? this.defaults.chat() : this.defaults.embedding()) : modelId;
+    const named = modelId === 'default' ? (kind === 'chat' ? this.defaults.chat() : this.defaults.embedding()) : modelId;
+    // One alias hop: an alias names a real model id, never another alias.
+    const id = this.aliases[named] ?? named;
     const slash = id.indexOf('/');
     if (slash > 0) {
       const provider = this.provider(account, id.slice(0, slash));
