@@ -27,7 +27,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HttpBench
   };
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A positive integer from the environment, or the fallback when unset. */
+export function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

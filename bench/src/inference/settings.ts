@@ -1,4 +1,6 @@
 /** Settings of the inference benchmark, from the environment (same style as the http benchmark). */
+import { positiveInt } from '../http/settings.js';
+
 export interface InferenceBenchSettings {
   /** Measured repetitions per side (engine alone, kernel) and per workload. */
   reps: number;
@@ -34,10 +36,3 @@ export function inferenceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${raw}).`);
-  return value;
-}

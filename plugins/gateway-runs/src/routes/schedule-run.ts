@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, schema } from '@keel/plugin-sdk';
 import type { RunState } from '../runtime/run-state.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
-import type { ResolvedWorkflow, StartBody } from './start-run.js';
+import { startProperties, type ResolvedWorkflow, type StartBody } from './start-run.js';
 
 export interface ScheduleBody extends StartBody {
   start_at?: string;
@@ -16,12 +16,7 @@ export interface ScheduleBody extends StartBody {
 export const scheduleBody = schema<ScheduleBody>({
   type: 'object',
   properties: {
-    bundle_id: { type: 'string', minLength: 1 },
-    bundle_version: { type: 'string', minLength: 1 },
-    flow_id: { type: 'string', minLength: 1 },
-    interface: { type: 'string', minLength: 1 },
-    input_data: { type: 'object', default: {} },
-    session_id: { type: 'string', minLength: 1 },
+    ...startProperties,
     start_at: { type: 'string', default: 'now' },
     interval: { type: 'string' },
     repeat_count: { type: 'integer', minimum: 1 },

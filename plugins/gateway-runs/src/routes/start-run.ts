@@ -19,9 +19,8 @@ export interface StartBody {
   workspace_access_mode?: string;
 }
 
-export const startBody = schema<StartBody>({
-  type: 'object',
-  properties: {
+/** The start request's fields (also the base of `POST /runs/schedule`). */
+export const startProperties = {
     bundle_id: { type: 'string', minLength: 1 },
     bundle_version: { type: 'string', minLength: 1 },
     flow_id: { type: 'string', minLength: 1 },
@@ -34,8 +33,9 @@ export const startBody = schema<StartBody>({
     workspace_root: { type: 'string' },
     workspace_allowed_paths: { type: 'array', items: { type: 'string' } },
     workspace_access_mode: { type: 'string' },
-  },
-});
+};
+
+export const startBody = schema<StartBody>({ type: 'object', properties: startProperties });
 
 export interface ResolvedWorkflow {
   workflow_id: string;
