@@ -1,7 +1,7 @@
 /** `POST /runs/schedule` (seed 000 §4.3): a scheduled parent run that launches the target flow as child runs. */
 import { randomUUID } from 'node:crypto';
 import { badRequest, schema } from '@keel/plugin-sdk';
-import type { RunState } from '../runtime/run-state.js';
+import { newRunState, type RunState } from '../runtime/run-state.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
 import { startProperties, type ResolvedWorkflow, type StartBody } from './start-run.js';
 
@@ -48,32 +48,16 @@ export function newScheduledRun(body: ScheduleBody, account: string, resolved: R
     updated_at: now,
   };
   const input = { input_data: body.input_data ?? {}, workflow_selection: resolved };
-  return {
+  return newRunState({
     run_id: runId,
     account,
     workflow_id: `scheduled:${resolved.workflow_id}`,
     bundle_id: resolved.bundle_id,
     bundle_version: resolved.bundle_version,
     flow_id: resolved.flow_id,
-    status: 'running',
-    current_node: null,
     vars: { _meta: { schedule }, _runtime: { stream: false } },
     input_data: input,
-    waiting: null,
-    output: null,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    actor_id: 'gateway',
     session_id: body.session_id ?? runId,
-    parent_run_id: null,
-    root_run_id: runId,
     builtin: 'scheduler',
-    paused: false,
-    pause_reason: null,
-    paused_at: null,
-    resumed_at: null,
-    effect_index: 0,
-    kind: 'conversation',
-  };
+  });
 }

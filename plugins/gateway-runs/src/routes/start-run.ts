@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, schema } from '@keel/plugin-sdk';
 import type { BundleEntry, BundleRegistry } from '../bundles/bundle-registry.js';
-import type { RunState } from '../runtime/run-state.js';
+import { newRunState, type RunState } from '../runtime/run-state.js';
 
 export interface StartBody {
   bundle_id?: string;
@@ -129,36 +129,20 @@ function withStreamChoice(vars: Record<string, unknown>, streamingDefault: boole
 /** The new root run: input_data carries the selection (replacing any client value) and the workspace choice. */
 export function newRootRun(body: StartBody, account: string, resolved: ResolvedWorkflow, streamingDefault: boolean): RunState {
   const runId = randomUUID();
-  const now = new Date().toISOString();
   const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
   if (body.workspace) input.workspace = body.workspace;
   input.workflow_selection = resolved;
-  return {
+  return newRunState({
     run_id: runId,
     account,
     workflow_id: resolved.workflow_id,
     bundle_id: resolved.bundle_id,
     bundle_version: resolved.bundle_version,
     flow_id: resolved.flow_id,
-    status: 'running',
-    current_node: null,
     vars: withStreamChoice(structuredClone(input), streamingDefault),
     input_data: input,
-    waiting: null,
-    output: null,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    actor_id: 'gateway',
     session_id: body.session_id ?? runId,
-    parent_run_id: null,
-    root_run_id: runId,
     builtin: null,
-    paused: false,
-    pause_reason: null,
-    paused_at: null,
-    resumed_at: null,
-    effect_index: 0,
     kind: body.kind === 'docs' ? 'docs' : 'conversation',
-  };
+  });
 }

@@ -45,6 +45,30 @@ export interface RunState {
   kind?: 'conversation' | 'docs';
 }
 
+/** A fresh root run of a resolved workflow, running from its entry; callers set what differs. */
+export function newRunState(fields: Pick<RunState, 'run_id' | 'account' | 'workflow_id' | 'bundle_id' | 'bundle_version' | 'flow_id' | 'vars' | 'input_data' | 'session_id' | 'builtin'> & Partial<RunState>): RunState {
+  const now = new Date().toISOString();
+  return {
+    status: 'running',
+    current_node: null,
+    waiting: null,
+    output: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    actor_id: 'gateway',
+    parent_run_id: null,
+    root_run_id: fields.run_id,
+    paused: false,
+    pause_reason: null,
+    paused_at: null,
+    resumed_at: null,
+    effect_index: 0,
+    kind: 'conversation',
+    ...fields,
+  };
+}
+
 export function isTerminal(status: RunStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
