@@ -29,6 +29,7 @@ import { EventLoopWatchdog } from './health/watchdog.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { allowedMethodsFor, buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
 import { originPolicy } from './http/origin-policy.js';
+import { mountSocket, upgradeHandler, type UpgradeHandler } from './http/socket-upgrades.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { createLogger, type LogSink } from './logging/logger.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
@@ -103,6 +104,7 @@ export class Kernel {
   private stopping: Promise<void> | undefined;
   private openApiDoc: Record<string, unknown> | undefined;
   private mounted: MountedRoute[] = [];
+  private upgrades: UpgradeHandler | undefined;
   private token = '';
 
   private constructor(private readonly options: KernelOptions) {
@@ -153,10 +155,17 @@ export class Kernel {
     return this.app.callback();
   }
 
+  /** Handles HTTP upgrades for the plugins' WebSocket endpoints (for hosts with their own server). */
+  upgradeHandler(): UpgradeHandler {
+    if (!this.upgrades) throw new Error('the kernel has not booted');
+    return this.upgrades;
+  }
+
   /** Opens the listener; resolves with the bound address. */
   async listen(port = this.options.config.server.port, host = this.options.config.server.host): Promise<AddressInfo> {
     if (this.server) throw new Error('the kernel is already listening');
     const server = http.createServer(this.callback());
+    server.on('upgrade', this.upgradeHandler());
     server.keepAliveTimeout = 5_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -203,6 +212,7 @@ export class Kernel {
 
     this.mounted = this.running.flatMap(({ loaded: l, instance }) => (instance.routes ?? []).map((route) => mountRoute(l, route)));
     checkRouteClashes(this.mounted);
+    this.upgrades = upgradeHandler(this.running.flatMap(({ loaded: l, instance }) => (instance.sockets ?? []).map((s) => mountSocket(l, s))));
     this.buildApp(auth);
 
     for (const running of this.running) {

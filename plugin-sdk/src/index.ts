@@ -23,5 +23,6 @@ export {
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';
 export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
+export type { SocketRoute } from './sockets.js';
 export { encodeSse, openSse, lastEventId, SseStream } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason } from './sse.js';

@@ -3,6 +3,7 @@
  * where it runs. See `definePlugin`.
  */
 import type { ErrorFormatter } from './errors.js';
+import type { SocketRoute } from './sockets.js';
 import type { AnyRoute } from './routes.js';
 import type { Schema } from './schema.js';
 import type { DepsMap, ResolvedDeps, Token } from './tokens.js';
@@ -34,6 +35,8 @@ export interface MountPoint {
 
 export interface PluginInstance<E> {
   routes?: AnyRoute[];
+  /** WebSocket endpoints: an HTTP upgrade on one of these paths is handed to the plugin. */
+  sockets?: SocketRoute[];
   /** The value registered under `provides`, for plugins that depend on this one. */
   exports?: E;
   /** Called after every plugin is set up and mounted, before the listener opens. */

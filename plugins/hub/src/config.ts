@@ -1,0 +1,21 @@
+/** The hub plugin's config. */
+import { schema } from '@keel/plugin-sdk';
+
+export interface HubConfig {
+  /** Largest attachment in bytes (operator-configurable; reference default 16 MiB). */
+  attachmentMaxBytes: number;
+  /** Attachment storage per channel in bytes (default 1 GiB). */
+  channelAttachmentQuotaBytes: number;
+  /** Live socket: frames queued per connection before live frames are dropped (the client's gap check recovers them). */
+  socketQueueFrames: number;
+}
+
+export const hubConfigSchema = schema<HubConfig>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    attachmentMaxBytes: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
+    channelAttachmentQuotaBytes: { type: 'integer', minimum: 1, default: 1024 * 1024 * 1024 },
+    socketQueueFrames: { type: 'integer', minimum: 10, default: 1000 },
+  },
+});

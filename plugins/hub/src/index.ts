@@ -1,0 +1,54 @@
+/**
+ * `@keel/plugin-hub`: the collaboration hub (seed 001) — seats and operators, channels, messages
+ * with asks and answers, a hash-chained transcript per channel, a live socket and the team page.
+ * Mounted at `/hub`; wire-compatible with clients written for the `agora/0.4` protocol.
+ */
+import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { hubConfigSchema } from './config.js';
+import { Hub } from './hub.js';
+import { hubErrorFormat } from './hub-error-format.js';
+import { Presence } from './live/presence.js';
+import { SocketServer } from './live/socket-server.js';
+import { channelRoutes } from './routes/channel-routes.js';
+import { identityRoutes } from './routes/identity-routes.js';
+import { inboxRoutes } from './routes/inbox-routes.js';
+import { ledgerRoutes } from './routes/ledger-routes.js';
+import { messageRoutes } from './routes/message-routes.js';
+import { HubDb } from './store/hub-db.js';
+
+export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
+export type { HubConfig } from './config.js';
+
+export const hubToken = token<Hub>('hub.service');
+
+export const hubPlugin = definePlugin({
+  id: 'hub',
+  version: '0.1.0',
+  sdk: '^1.0.0',
+  description: 'Collaboration hub: channels, messages, asks, files, ratings, a hash-chained ledger, a live socket and the team page',
+  defaultPrefix: '/hub',
+  errorFormat: hubErrorFormat,
+  configSchema: hubConfigSchema,
+  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
+  provides: hubToken,
+  async setup({ config, deps }) {
+    const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
+    await hub.channels.ensureCommons();
+    const presence = new Presence();
+    const sockets = new SocketServer(hub, presence);
+    return {
+      exports: hub,
+      routes: [
+        ...identityRoutes(hub),
+        ...channelRoutes(hub),
+        ...messageRoutes(hub),
+        ...inboxRoutes(hub),
+        ...ledgerRoutes(hub),
+      ],
+      sockets: [{ path: '/ws', upgrade: (req, socket, head) => sockets.upgrade(req, socket, head) }],
+      stop: () => sockets.close(),
+    };
+  },
+});
+
+export default hubPlugin;

@@ -1,0 +1,146 @@
+/**
+ * The live socket `GET /ws?token=<seat key>` (reference §3): pushes every new message and tombstone
+ * of the seat's channels as `envelope` frames, replays backlog after `subscribe` with `since`
+ * cursors, and takes `post`, `presence`, `ack` and `ping` frames. Delivery is at least once;
+ * per connection a channel's rows go out in seq order without repeats.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { isHttpError } from '@keel/plugin-sdk';
+import type { Hub } from '../hub.js';
+import { bearerOf } from '../identity/seat-auth.js';
+import type { StoredMessage } from '../records.js';
+import type { Presence } from './presence.js';
+
+const REASON_MAX = 120;
+
+export class SocketServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly connections = new Set<Connection>();
+
+  constructor(private readonly hub: Hub, private readonly presence: Presence) {}
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://hub.invalid');
+    const key = url.searchParams.get('token') ?? bearerOf(req.headers.authorization);
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const who = this.hub.auth.resolve(key);
+      if (!('agent' in who)) {
+        ws.close(who.status === 401 ? 4401 : 4403, who.detail.slice(0, REASON_MAX));
+        return;
+      }
+      const conn = new Connection(this.hub, ws, who.agent.id, this.hub.config.socketQueueFrames);
+      this.connections.add(conn);
+      this.presence.connected(conn.seat);
+      ws.on('close', () => {
+        conn.dispose();
+        this.connections.delete(conn);
+        this.presence.disconnected(conn.seat);
+      });
+      ws.on('message', (data, isBinary) => void conn.receive(isBinary ? '' : data.toString(), this.presence));
+    });
+  }
+
+  /** Closes every socket of a seat (hub block imposed while connected). */
+  sever(agent: string, code = 4403, reason = 'hub-blocked'): void {
+    for (const c of this.connections) if (c.seat === agent) c.ws.close(code, reason);
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.connections) c.ws.close(1001, 'hub stopping');
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}
+
+class Connection {
+  /** Highest seq sent per channel on this connection. */
+  private readonly sent = new Map<string, number>();
+  private readonly tombstonesSent = new Set<string>();
+  private pending = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly hub: Hub, readonly ws: WebSocket, readonly seat: string, private readonly queueFrames: number) {
+    this.unsubscribe = hub.live.subscribe((m) => this.deliver(m, true));
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+  }
+
+  private deliver(m: StoredMessage, live: boolean): void {
+    const retracted = m.retracted_at !== null;
+    if (!this.hub.db.isMember(m.channel, this.seat)) return;
+    if (retracted) {
+      if (this.tombstonesSent.has(m.id)) return;
+      this.tombstonesSent.add(m.id);
+    } else {
+      if (m.sender === this.seat || m.seq <= (this.sent.get(m.channel) ?? 0)) return;
+      // A full queue drops live frames; the client sees the seq gap and reconnects with `since`.
+      if (live && this.pending >= this.queueFrames) return;
+      this.sent.set(m.channel, m.seq);
+    }
+    this.send({ type: 'envelope', envelope: this.hub.envelopes.build(m, this.seat) });
+  }
+
+  private send(frame: unknown): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.pending++;
+    this.ws.send(JSON.stringify(frame), (err) => {
+      this.pending--;
+      if (err) this.ws.close(1011, 'delivery failed');
+    });
+  }
+
+  async receive(text: string, presence: Presence): Promise<void> {
+    let frame: Record<string, unknown>;
+    try {
+      frame = JSON.parse(text) as Record<string, unknown>;
+      if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) throw new Error('not an object');
+    } catch {
+      return this.send({ type: 'error', detail: 'malformed frame: not valid JSON' });
+    }
+    const agent = this.hub.agents.live(this.seat);
+    const refusal = agent ? this.hub.auth.refusalFor(agent) : 'this identity no longer exists';
+    if (!agent || refusal) return this.send({ type: 'error', detail: refusal, status: 403 });
+    try {
+      switch (frame.type) {
+        case 'subscribe': return this.subscribe(frame);
+        case 'post': {
+          if (typeof frame.channel !== 'string') return this.send({ type: 'error', detail: 'malformed frame: post needs channel' });
+          const c = this.hub.channels.requireMember(frame.channel, agent.id);
+          const { type: _t, channel: _c, ...args } = frame;
+          const m = await this.hub.poster.post(c, agent, args);
+          return this.send({ type: 'posted', id: m.id, seq: m.seq });
+        }
+        case 'presence':
+          if (frame.state !== 'idle' && frame.state !== 'working') return this.send({ type: 'error', detail: "malformed frame: presence state must be 'idle' or 'working'" });
+          presence.declare(agent.id, frame.state);
+          return;
+        case 'ack':
+          if (typeof frame.cursors !== 'object' || frame.cursors === null) return this.send({ type: 'error', detail: 'malformed frame: ack needs cursors' });
+          await this.hub.reading.ack(agent.id, frame.cursors as Record<string, number>, (c) => void this.hub.channels.requireMember(c, agent.id));
+          return;
+        case 'ping': return this.send({ type: 'pong' });
+        default: return this.send({ type: 'error', detail: `unknown frame type '${String(frame.type)}'` });
+      }
+    } catch (err) {
+      if (isHttpError(err)) return this.send({ type: 'error', detail: err.message, status: err.status });
+      this.hub.log.error('socket frame failed', { err });
+      return this.send({ type: 'error', detail: 'the hub could not handle this frame', status: 500 });
+    }
+  }
+
+  private subscribe(frame: Record<string, unknown>): void {
+    const channels = frame.channels;
+    if (!Array.isArray(channels) || channels.some((c) => typeof c !== 'string')) return this.send({ type: 'error', detail: 'malformed frame: subscribe needs channels: string[]' });
+    for (const c of channels as string[]) this.hub.channels.requireMember(c, this.seat);
+    const since = (typeof frame.since === 'object' && frame.since !== null ? frame.since : {}) as Record<string, unknown>;
+    this.send({ type: 'subscribed', channels });
+    for (const c of [...(channels as string[])].sort()) {
+      const from = since[c];
+      if (typeof from !== 'number' || !Number.isInteger(from) || from < 0) continue;
+      for (const { value } of this.hub.db.messages.getRange({ start: [c, from + 1], end: [c, Number.MAX_SAFE_INTEGER] })) this.deliver(value, false);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Posting: validates the post arguments (seed §2.5, refusals of reference §1.3.1), folds the
+ * structured fields into `data` (asks get ids, declines fold into answers), records the asks and
+ * their discharges, and inserts the row — all in one durable transaction.
+ */
+import { badRequest, conflict, forbidden } from '@keel/plugin-sdk';
+import { newToken, nowSeconds } from '../ids.js';
+import type { AgentRecord, Ask, ChannelRecord, MessageStatus, StoredMessage, Urgency } from '../records.js';
+import type { HubDb } from '../store/hub-db.js';
+import { capBytes, capText, sanitize } from '../text-rules.js';
+import type { HubWriter, WriteScope } from './hub-writer.js';
+
+export interface PostArgs {
+  body?: string;
+  title?: string;
+  status?: string;
+  urgency?: string;
+  critical?: boolean;
+  to?: string[];
+  data?: Record<string, unknown> | null;
+  reply_to?: string | null;
+  asks?: Array<{ id?: string; text: string; to?: string[] }>;
+  answers?: string[];
+  declines?: string[];
+  consumes?: string[];
+  attachments?: Array<{ id: string; filename?: string }>;
+}
+
+/** A rule that may refuse a post (charter gates, closed rooms); throws the refusal. */
+export type PostGate = (channel: ChannelRecord, sender: AgentRecord) => void;
+
+/** Turns attachment refs into full `{id, filename, content_type, size}` rows, refusing unknown ids. */
+export type AttachmentResolver = (channel: string, refs: Array<{ id: string; filename?: string }>) => Array<Record<string, unknown>>;
+
+const STATUSES = new Set<MessageStatus>(['open', 'reply', 'fyi', 'blocked', 'resolved']);
+const URGENCIES = new Set<Urgency>(['inbox', 'next_turn', 'interrupt']);
+const MAX_ASKS = 20;
+const MAX_ATTACHMENTS = 8;
+
+export class MessagePoster {
+  readonly gates: PostGate[] = [];
+  attachments: AttachmentResolver | null = null;
+
+  constructor(private readonly db: HubDb, private readonly writer: HubWriter) {}
+
+  async post(channel: ChannelRecord, sender: AgentRecord, args: PostArgs): Promise<StoredMessage> {
+    this.checkOpen(channel);
+    for (const gate of this.gates) gate(channel, sender);
+    return this.writer.run((w) => this.postIn(w, channel, sender, args));
+  }
+
+  checkOpen(channel: ChannelRecord): void {
+    if (channel.archived) throw conflict(`channel '${channel.name}' is archived (ended); its history stays readable but it takes no new posts`);
+  }
+
+  /** Inside a write: validates and inserts one post. */
+  postIn(w: WriteScope, channel: ChannelRecord, sender: AgentRecord, args: PostArgs): StoredMessage {
+    const status = (args.status ?? 'fyi') as MessageStatus;
+    if (!STATUSES.has(status)) throw badRequest(`status must be one of open, reply, fyi, blocked, resolved — got '${args.status}'`);
+    const urgency = (args.urgency ?? 'inbox') as Urgency;
+    if (!URGENCIES.has(urgency)) throw badRequest(`urgency must be one of inbox, next_turn, interrupt — got '${args.urgency}'`);
+    if (args.critical && !sender.operator) throw forbidden('critical messages require the operator flag');
+    const title = capText(sanitize(args.title ?? ''), 120, 'text');
+    const body = capBytes(args.body ?? '', 65536, 'body');
+    const replyTo = args.reply_to ?? null;
+    if (status === 'reply' && !replyTo) throw badRequest('status=reply requires reply_to=<the message id you are answering> — a reply answers one message');
+    if (replyTo) {
+      const parent = this.db.messageById(replyTo);
+      if (!parent || parent.channel !== channel.name) throw badRequest('reply_to must reference a message in this channel');
+    }
+    const to = this.addressees(channel, sender, args.to ?? []);
+    const data: Record<string, unknown> = args.data ? { ...args.data } : {};
+    if (args.data !== undefined && args.data !== null && (typeof args.data !== 'object' || Array.isArray(args.data))) throw badRequest('data must be a JSON object or null');
+
+    const asks = this.normalizeAsks(channel, [...arrayOf(data.asks), ...(args.asks ?? [])]);
+    const declines = unique([...stringsOf(data.declines, 'declines'), ...(args.declines ?? [])]);
+    const answers = unique([...stringsOf(data.answers, 'answers'), ...(args.answers ?? []), ...declines]);
+    const consumes = unique([...stringsOf(data.consumes, 'consumes'), ...(args.consumes ?? [])]);
+    const attachmentRefs = [...arrayOf(data.attachments), ...(args.attachments ?? [])] as Array<{ id: string; filename?: string }>;
+    if (asks.length) data.asks = asks;
+    else delete data.asks;
+    if (answers.length) data.answers = answers;
+    else delete data.answers;
+    if (declines.length) data.declines = declines;
+    else delete data.declines;
+    if (consumes.length) data.consumes = consumes;
+    else delete data.consumes;
+    if (attachmentRefs.length) data.attachments = this.resolveAttachments(channel.name, attachmentRefs);
+    else delete data.attachments;
+    const dataText = JSON.stringify(data);
+    capBytes(dataText, 65536, 'data');
+
+    for (const id of answers) this.requireAsk(channel.name, id);
+    for (const id of consumes) {
+      const ask = this.requireAsk(channel.name, id);
+      if (ask.sender !== sender.id) throw badRequest(`consumes names ask '${id}', which is not yours — you consume answers to your own asks`);
+    }
+
+    const m = w.insert({
+      channel: channel.name, sender: sender.id, kind: 'message', status, urgency, critical: args.critical === true, downgraded: false,
+      to, title, body, data: Object.keys(data).length ? data : null, reply_to: replyTo, created_at: nowSeconds(),
+    });
+    for (const ask of asks) {
+      this.db.asks.put([channel.name, ask.id], {
+        message_id: m.id, seq: m.seq, sender: sender.id, text: ask.text, to: ask.to ?? [], answered_by: null, answer_id: null,
+        answer_seq: null, answered_at: null, declined: false, consumed: false,
+      });
+    }
+    for (const id of answers) {
+      const ask = this.db.asks.get([channel.name, id])!;
+      this.db.asks.put([channel.name, id], { ...ask, answered_by: sender.id, answer_id: m.id, answer_seq: m.seq, answered_at: m.created_at, declined: declines.includes(id) });
+    }
+    for (const id of consumes) this.db.asks.put([channel.name, id], { ...this.db.asks.get([channel.name, id])!, consumed: true });
+    return m;
+  }
+
+  private addressees(channel: ChannelRecord, sender: AgentRecord, to: string[]): string[] {
+    if (!Array.isArray(to) || to.some((t) => typeof t !== 'string')) throw badRequest('to must be a list of seat ids');
+    const strangers = to.filter((id) => !this.db.isMember(channel.name, id));
+    if (strangers.length) throw badRequest(`cannot address non-members: [${strangers.map((s) => `'${s}'`).join(', ')}]`);
+    if (to.length === 0 && channel.is_dm) return this.db.membersOf(channel.name).map((m) => m.agent_id).filter((id) => id !== sender.id);
+    return unique(to);
+  }
+
+  private normalizeAsks(channel: ChannelRecord, raw: unknown[]): Ask[] {
+    if (raw.length > MAX_ASKS) throw badRequest(`a message carries at most ${MAX_ASKS} asks — this one has ${raw.length}`);
+    const seen = new Set<string>();
+    return raw.map((item, i) => {
+      const a = item as { id?: unknown; text?: unknown; to?: unknown };
+      if (typeof a !== 'object' || a === null || typeof a.text !== 'string' || !a.text.trim()) throw badRequest(`asks[${i}] needs a non-empty text`);
+      capText(a.text, 500, `asks[${i}].text`);
+      const id = a.id === undefined || a.id === null || a.id === '' ? newToken('ask_', 6) : String(a.id);
+      if (seen.has(id) || this.db.asks.doesExist([channel.name, id])) throw conflict(`ask id '${id}' is already used in '${channel.name}' — ask ids are unique per channel`);
+      seen.add(id);
+      const ask: Ask = { id, text: a.text };
+      if (a.to !== undefined) {
+        if (!Array.isArray(a.to) || a.to.length > 3 || a.to.some((t) => typeof t !== 'string')) throw badRequest(`asks[${i}].to names at most 3 seats`);
+        const strangers = (a.to as string[]).filter((t) => !this.db.isMember(channel.name, t));
+        if (strangers.length) throw badRequest(`cannot address non-members: [${strangers.map((s) => `'${s}'`).join(', ')}]`);
+        ask.to = a.to as string[];
+      }
+      return ask;
+    });
+  }
+
+  private requireAsk(channel: string, id: string) {
+    const ask = this.db.asks.get([channel, id]);
+    if (!ask) throw badRequest(`ask '${id}' is not an open question in '${channel}' — answers, declines and consumes name ask ids of this channel`);
+    return ask;
+  }
+
+  private resolveAttachments(channel: string, refs: Array<{ id: string; filename?: string }>): Array<Record<string, unknown>> {
+    if (refs.length > MAX_ATTACHMENTS) throw badRequest(`a message carries at most ${MAX_ATTACHMENTS} attachments — this one has ${refs.length}`);
+    if (!this.attachments) throw badRequest('this hub does not store attachments');
+    return this.attachments(channel, refs);
+  }
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function stringsOf(value: unknown, field: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw badRequest(`data.${field} must be a list of ask ids`);
+  return value as string[];
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}

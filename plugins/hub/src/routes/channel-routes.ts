@@ -1,0 +1,74 @@
+/** Channels and membership: list, create, members, join, leave. */
+import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { channelView } from '../channels/channel-directory.js';
+import type { Hub } from '../hub.js';
+import { channelParams, emptyBody } from './schemas.js';
+
+const listQuery = schema<{ include_archived: boolean }>({ type: 'object', properties: { include_archived: { type: 'boolean', default: false } } });
+const createBody = schema<{ name: string; private: boolean }>({
+  type: 'object', required: ['name'], properties: { name: { type: 'string' }, private: { type: 'boolean', default: true } },
+});
+const joinBody = schema<{ invite_token?: string }>({ type: 'object', properties: { invite_token: { type: 'string' } } });
+
+export function channelRoutes(hub: Hub) {
+  return [
+    route({
+      method: 'GET', path: '/channels', auth: 'none', tags: ['hub'], summary: "The seat's channels plus every public channel",
+      query: listQuery,
+      handler: ({ koa, query }) => {
+        const seat = hub.auth.seat(koa);
+        return hub.channels.rowsFor(seat.id, query.include_archived && seat.operator);
+      },
+    }),
+    route({
+      method: 'POST', path: '/channels', auth: 'none', tags: ['hub'], summary: 'Create a room; the caller becomes its owner',
+      body: createBody,
+      handler: async ({ koa, body }) => {
+        const seat = hub.auth.seat(koa);
+        const created = await hub.writer.run((w) => hub.channels.createIn(w, seat.id, body.name, body.private));
+        return channelView(created);
+      },
+    }),
+    route({
+      method: 'GET', path: '/channels/:channel/members', auth: 'none', tags: ['hub'], summary: 'Members of a channel',
+      params: channelParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        return hub.db.membersOf(params.channel).map((m) => {
+          const a = hub.agents.get(m.agent_id);
+          return { channel: params.channel, agent_id: m.agent_id, role: m.role, about: a?.about ?? '', mission: a?.mission ?? '', joined_at: m.joined_at };
+        });
+      },
+    }),
+    route({
+      method: 'POST', path: '/channels/:channel/join', auth: 'none', tags: ['hub'], summary: 'Join a public room, or a private one with an invite token',
+      params: channelParams, body: joinBody,
+      handler: async ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.require(params.channel);
+        if (c.is_dm) throw forbidden('direct channels cannot be joined');
+        hub.poster.checkOpen(c);
+        const already = hub.db.isMember(c.name, seat.id);
+        if (!already) {
+          hub.invites.check(c, seat, body.invite_token);
+          await hub.writer.run((w) => {
+            hub.invites.consumeIn(body.invite_token, seat);
+            hub.channels.joinIn(w, c.name, seat);
+          });
+        }
+        return { joined: true, ...hub.channelInfo(c, seat) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/channels/:channel/leave', auth: 'none', tags: ['hub'], summary: 'Leave a channel (withdraws your votes and ratings there)',
+      params: channelParams, body: emptyBody, bodyKind: 'json',
+      handler: async ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        await hub.writer.run((w) => hub.channels.leaveIn(w, params.channel, seat.id));
+        return { channel: params.channel, left: true };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,51 @@
+/** Health, identity and seat issuance: `/healthz`, `/`, `/whoami`, `POST /agents`, `GET /agents`. */
+import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
+import { agentInfo, type RegisterInput } from '../identity/agent-registry.js';
+
+const registerBody = schema<RegisterInput>({
+  type: 'object',
+  required: ['id'],
+  properties: {
+    id: { type: 'string' }, name: { type: 'string', default: '' }, about: { type: 'string', default: '' },
+    mission: { type: 'string', default: '' }, operator: { type: 'boolean', default: false },
+  },
+});
+
+export function identityRoutes(hub: Hub) {
+  return [
+    route({
+      method: 'GET', path: '/healthz', auth: 'none', tags: ['hub'], summary: 'Hub health and protocol string (no key needed)',
+      handler: () => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: false }),
+    }),
+    route({
+      method: 'GET', path: '/', auth: 'none', tags: ['hub'], summary: 'Hub service banner',
+      handler: () => ({ service: 'agora', version: HUB_VERSION, protocol: HUB_PROTOCOL }),
+    }),
+    route({
+      method: 'GET', path: '/whoami', auth: 'none', tags: ['hub'], summary: "The calling seat: operator flag, mission, hub charter pointer",
+      handler: ({ koa }) => {
+        const seat = hub.auth.seat(koa);
+        return {
+          ...agentInfo(seat), version: HUB_VERSION, protocol: HUB_PROTOCOL,
+          hub_state: { state: 'open' }, delegations: [], ...hub.whoamiExtras(seat),
+        };
+      },
+    }),
+    route({
+      method: 'POST', path: '/agents', auth: 'none', tags: ['hub'], summary: 'Register a seat (admin key); the key is shown once',
+      body: registerBody,
+      handler: async ({ koa, body }) => {
+        if (!(await hub.auth.isAdminKey(koa))) throw forbidden('agent registration requires the admin key');
+        return hub.agents.register(body);
+      },
+    }),
+    route({
+      method: 'GET', path: '/agents', auth: 'none', tags: ['hub'], summary: 'Every seat with its operator flag, sorted by id',
+      handler: async ({ koa }) => {
+        if (!(await hub.auth.isAdminKey(koa))) hub.auth.seat(koa);
+        return hub.agents.all().filter((a) => a.retired_at === null).map((a) => ({ id: a.id, operator: a.operator }));
+      },
+    }),
+  ];
+}

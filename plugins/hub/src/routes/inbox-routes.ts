@@ -1,0 +1,41 @@
+/** The inbox and its explicit acknowledgement. */
+import { badRequest, route, schema } from '@keel/plugin-sdk';
+import type { Hub } from '../hub.js';
+
+const ackBody = schema<{ channel?: string; seq?: number; cursors?: Record<string, number> }>({
+  type: 'object',
+  properties: { channel: { type: 'string' }, seq: { type: 'integer', minimum: 0 }, cursors: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } },
+});
+
+export function inboxRoutes(hub: Hub) {
+  return [
+    route({
+      method: 'GET', path: '/inbox', auth: 'none', tags: ['hub'], summary: 'Unread envelopes of every member channel (never acknowledges)',
+      handler: ({ koa }) => {
+        const seat = hub.auth.seat(koa);
+        const rows = hub.reading.inbox(seat.id);
+        // A client that does not identify itself is probably outdated: say so once, never stored.
+        if (rows.length && !koa.get('x-hub-client') && !koa.get('x-agora-client')) {
+          const first = rows[0]!;
+          rows.push({ ...first, id: `notice-${first.id}`, sender: 'hub', kind: 'system', status: 'fyi', title: 'HUB NOTICE: your client sent no X-Hub-Client header — it may be outdated', body: 'Upgrade the client; this notice is not stored.', data: null, attachments: [], pending_asks: [], your_pending_asks: [], retracted: false });
+        }
+        return rows;
+      },
+    }),
+    route({
+      method: 'POST', path: '/inbox/ack', auth: 'none', tags: ['hub'], summary: 'Set inbox cursors: `{channel, seq}` or `{cursors: {channel: seq}}`',
+      body: ackBody,
+      handler: async ({ koa, body }) => {
+        const seat = hub.auth.seat(koa);
+        const cursors: Record<string, number> = { ...(body.cursors ?? {}) };
+        if (body.channel !== undefined) {
+          if (body.seq === undefined) throw badRequest('ack needs seq with channel: {channel, seq}');
+          cursors[body.channel] = body.seq;
+        }
+        if (!Object.keys(cursors).length) throw badRequest('nothing to acknowledge — send {channel, seq} or {cursors: {<channel>: <seq>}}');
+        const acked = await hub.reading.ack(seat.id, cursors, (c) => void hub.channels.requireMember(c, seat.id));
+        return { acked };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,35 @@
+/** The verbatim ledger: the whole ordered transcript of a channel with its chain head. */
+import { route, schema } from '@keel/plugin-sdk';
+import { verifyChannel } from '../chain/verify-channel.js';
+import type { Hub } from '../hub.js';
+import { toMessage } from '../messages/message-views.js';
+import { channelParams } from './schemas.js';
+
+const ledgerQuery = schema<{ verify: boolean }>({ type: 'object', properties: { verify: { type: 'boolean', default: true } } });
+
+export function ledgerRoutes(hub: Hub) {
+  return [
+    route({
+      method: 'GET', path: '/channels/:channel/ledger', auth: 'none', tags: ['hub'], summary: 'Ordered transcript and chain head (hub-verified unless verify=false)',
+      params: channelParams, query: ledgerQuery,
+      handler: ({ koa, params, query }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        const turns = [];
+        let head = '';
+        for (const { value: m } of hub.db.messages.getRange({ start: [params.channel, 1], end: [params.channel, Number.MAX_SAFE_INTEGER] })) {
+          const served = toMessage(m);
+          turns.push({
+            seq: m.seq, id: m.id, sender: m.sender, kind: m.kind, status: served.status, urgency: m.urgency, critical: m.critical ? 1 : 0,
+            downgraded: m.downgraded ? 1 : 0, to: m.to, title: served.title, body: served.body, data: served.data, reply_to: m.reply_to,
+            created_at: m.created_at, hash: m.hash, retracted: served.retracted,
+          });
+          head = m.hash;
+        }
+        const answer: Record<string, unknown> = { channel: params.channel, count: turns.length, head, turns };
+        if (query.verify) Object.assign(answer, verifyChannel(hub.db, params.channel));
+        return answer;
+      },
+    }),
+  ];
+}

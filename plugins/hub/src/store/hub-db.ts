@@ -1,0 +1,82 @@
+/**
+ * The hub's sub-databases in the kernel's LMDB environment. Writes that belong together go
+ * through `transaction()`, which resolves once the commit is durable; reads are synchronous.
+ */
+import type { Database } from 'lmdb';
+import type { PluginStorage } from '@keel/plugin-sdk';
+import type { AgentRecord, AskRecord, BlockRecord, ChannelRecord, MemberRecord, RatingRecord, StoredMessage } from '../records.js';
+
+export class HubDb {
+  readonly agents: Database<AgentRecord, string>;
+  /** sha256(seat key) → agent id. */
+  readonly keys: Database<string, string>;
+  readonly channels: Database<ChannelRecord, string>;
+  /** `[channel, agent]` → membership. */
+  readonly members: Database<MemberRecord, [string, string]>;
+  /** `[agent, channel]` → 1: the reverse index of `members`. */
+  readonly memberships: Database<1, [string, string]>;
+  /** `[channel, seq]` → message; seq is dense from 1 per channel. */
+  readonly messages: Database<StoredMessage, [string, number]>;
+  /** message id → `[channel, seq]`. */
+  readonly messageIds: Database<[string, number], string>;
+  /** `[channel, parent id, child seq]` → 1: replies of a message, for threads and settlement. */
+  readonly replies: Database<1, [string, string, number]>;
+  /** `[channel, ask id]` → the ask and its discharge. */
+  readonly asks: Database<AskRecord, [string, string]>;
+  /** `[agent, channel]` → inbox cursor (highest seq acknowledged). */
+  readonly cursors: Database<number, [string, string]>;
+  /** `[agent, message id]` → when the seat read it. */
+  readonly reads: Database<number, [string, string]>;
+  /** `[channel, message id, rater]` → the rater's standing rating. */
+  readonly ratings: Database<RatingRecord, [string, string, string]>;
+  /** `[scope, agent]` → block (scope is a channel name or `hub`). */
+  readonly blocks: Database<BlockRecord, [string, string]>;
+
+  constructor(private readonly storage: PluginStorage) {
+    this.agents = storage.openDB('agents');
+    this.keys = storage.openDB('keys');
+    this.channels = storage.openDB('channels');
+    this.members = storage.openDB('members');
+    this.memberships = storage.openDB('memberships');
+    this.messages = storage.openDB('messages');
+    this.messageIds = storage.openDB('message-ids');
+    this.replies = storage.openDB('replies');
+    this.asks = storage.openDB('asks');
+    this.cursors = storage.openDB('cursors');
+    this.reads = storage.openDB('reads');
+    this.ratings = storage.openDB('ratings');
+    this.blocks = storage.openDB('blocks');
+  }
+
+  /** One durable write transaction across the hub's databases (use `putSync`/`removeSync` inside). */
+  transaction<T>(fn: () => T): Promise<T> {
+    return this.storage.transaction(fn);
+  }
+
+  openDB<V, K extends import('lmdb').Key>(name: string): Database<V, K> {
+    return this.storage.openDB<V, K>(name);
+  }
+
+  /** The highest seq of a channel (0 when empty). */
+  lastSeq(channel: string): number {
+    for (const key of this.messages.getKeys({ start: [channel, Number.MAX_SAFE_INTEGER], end: [channel, 0], reverse: true, limit: 1 })) return key[1];
+    return 0;
+  }
+
+  messageById(id: string): StoredMessage | undefined {
+    const at = this.messageIds.get(id);
+    return at ? this.messages.get(at) : undefined;
+  }
+
+  isMember(channel: string, agent: string): boolean {
+    return this.members.doesExist([channel, agent]);
+  }
+
+  membersOf(channel: string): MemberRecord[] {
+    return [...this.members.getRange({ start: [channel, ''], end: [channel, '\uffff'] })].map((e) => e.value);
+  }
+
+  channelsOf(agent: string): string[] {
+    return [...this.memberships.getKeys({ start: [agent, ''], end: [agent, '\uffff'] })].map((k) => k[1]);
+  }
+}
