@@ -10,6 +10,7 @@ import type { HubConfig } from './config.js';
 import { AgentRegistry } from './identity/agent-registry.js';
 import { SeatAuth } from './identity/seat-auth.js';
 import { LiveBus } from './live/live-bus.js';
+import { Presence } from './live/presence.js';
 import { EnvelopeBuilder } from './messages/envelope.js';
 import { HubWriter } from './messages/hub-writer.js';
 import { MessageFacts } from './messages/message-views.js';
@@ -29,6 +30,9 @@ export const HUB_PROTOCOL = 'agora/0.4';
 
 export class Hub {
   readonly live = new LiveBus();
+  readonly presence = new Presence();
+  /** Closes a seat's live sockets (set by the socket server; a hub block calls it). */
+  severSockets: (agent: string) => void = () => {};
   readonly writer: HubWriter;
   readonly channels: ChannelDirectory;
   readonly agents: AgentRegistry;

@@ -7,7 +7,6 @@ import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { hubConfigSchema } from './config.js';
 import { Hub } from './hub.js';
 import { hubErrorFormat } from './hub-error-format.js';
-import { Presence } from './live/presence.js';
 import { SocketServer } from './live/socket-server.js';
 import { channelRoutes } from './routes/channel-routes.js';
 import { identityRoutes } from './routes/identity-routes.js';
@@ -34,8 +33,8 @@ export const hubPlugin = definePlugin({
   async setup({ config, deps }) {
     const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
     await hub.channels.ensureCommons();
-    const presence = new Presence();
-    const sockets = new SocketServer(hub, presence);
+    const sockets = new SocketServer(hub, hub.presence);
+    hub.severSockets = (agent) => sockets.sever(agent);
     return {
       exports: hub,
       routes: [
