@@ -38,7 +38,7 @@ export class SocketServer {
         this.connections.delete(conn);
         this.presence.disconnected(conn.seat);
       });
-      ws.on('message', (data, isBinary) => void conn.receive(isBinary ? '' : data.toString(), this.presence));
+      ws.on('message', (data, isBinary) => conn.enqueue(isBinary ? '' : data.toString(), this.presence));
     });
   }
 
@@ -58,6 +58,7 @@ class Connection {
   private readonly sent = new Map<string, number>();
   private readonly tombstonesSent = new Set<string>();
   private pending = 0;
+  private inbound: Promise<void> = Promise.resolve();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly hub: Hub, readonly ws: WebSocket, readonly seat: string, private readonly queueFrames: number) {
@@ -92,7 +93,12 @@ class Connection {
     });
   }
 
-  async receive(text: string, presence: Presence): Promise<void> {
+  /** Frames are handled one at a time, in arrival order (a post then an ack must not swap). */
+  enqueue(text: string, presence: Presence): void {
+    this.inbound = this.inbound.then(() => this.receive(text, presence)).catch((err: unknown) => this.hub.log.error('socket frame failed', { err }));
+  }
+
+  private async receive(text: string, presence: Presence): Promise<void> {
     let frame: Record<string, unknown>;
     try {
       frame = JSON.parse(text) as Record<string, unknown>;
