@@ -1,7 +1,14 @@
 // @keel/hub-client: framework-independent transport to the collaboration hub (browser and Node 20).
-// Every module is a plain ES module with relative `.js` imports only, so `dist/` can be served to a
-// browser as-is.
+// Every module is a plain ES module with relative `.js` imports only and no Node built-ins, so
+// `dist/` can be served to a browser as-is.
 
+export { HubClient, type HubClientOptions, type FetchLike } from './hub-client.js';
+export { HubError, isMissingFeature, hasStatus, errorDetail } from './errors.js';
+export { PROTOCOL, check_protocol } from './protocol.js';
+export { CLIENT_HEADER, CLIENT_ID, CLIENT_NAME, CLIENT_VERSION } from './version.js';
+export { resolveBaseUrl, deriveWsUrl, pageOrigin } from './ws-url.js';
+export { seg, vfsPath, query, type QueryValue } from './paths.js';
+export { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketLike, type WebSocketConstructor } from './socket.js';
 export { canonicalText, pythonFloat, canonicalNumber, quote, compareCodePoints, DEFAULT_FLOAT_KEYS, type CanonicalOptions } from './canonical.js';
 export { chainPayload, chainHash, turnHash, verifyLedger, sha256Hex, CHAIN_FIELDS } from './chain.js';
 export type * from './types.js';

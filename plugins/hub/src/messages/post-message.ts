@@ -87,8 +87,10 @@ export class MessagePoster {
     else delete data.consumes;
     if (attachmentRefs.length) data.attachments = this.resolveAttachments(channel.name, attachmentRefs);
     else delete data.attachments;
+    // Stored and hashed exactly as it will be served: JSON's own shape (no undefined members).
     const dataText = JSON.stringify(data);
     capBytes(dataText, 65536, 'data');
+    const storedData = JSON.parse(dataText) as Record<string, unknown>;
 
     for (const id of answers) this.requireAsk(channel.name, id);
     for (const id of consumes) {
@@ -98,7 +100,7 @@ export class MessagePoster {
 
     const m = w.insert({
       channel: channel.name, sender: sender.id, kind: 'message', status, urgency, critical: args.critical === true, downgraded: false,
-      to, title, body, data: Object.keys(data).length ? data : null, reply_to: replyTo, created_at: nowSeconds(),
+      to, title, body, data: Object.keys(storedData).length ? storedData : null, reply_to: replyTo, created_at: nowSeconds(),
     });
     for (const ask of asks) {
       this.db.asks.put([channel.name, ask.id], {

@@ -1,0 +1,584 @@
+// HubClient: the framework-independent transport to the hub's HTTP routes and live socket (seed §2.2,
+// §4; hub-protocol reference §1). It relays and never authorises: every refusal comes back as a
+// HubError carrying the hub's sentence and status. The seat key lives in memory only.
+
+import { verifyLedger } from './chain.js';
+import { HubError, errorDetail, hasStatus } from './errors.js';
+import { query, seg, vfsPath, type QueryValue } from './paths.js';
+import { PROTOCOL, check_protocol } from './protocol.js';
+import { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketConstructor } from './socket.js';
+import type {
+  AckResult, ArchiveResult, BlockOptions, BlockRow, ChannelInfo, ChannelMetaValue, ChannelRow, Channel,
+  CreateGroupArgs, CreateGroupResult, CreateInviteResult, Delegation, DelegationOptions, Desk, Digest,
+  FsDeleteResult, FsEntry, FsFile, FsPutArgs, Health, HubCharterDoc, InviteToken, JoinResult, Ledger,
+  LeaderboardReport, Member, Message, MessageRating, MessageRow, MessagesQuery, Meta, MissionRow, OwedReport,
+  PostMessageArgs, PresenceRow, RetiredAgentRow, RetractThreadResult, SearchArgs, SearchReport, SendDmArgs,
+  StoreEntry, StoreKeyRow, UploadOptions, UploadedAttachment, VerifiedLedger, Vote, WhoamiReport, WorkReport,
+  WorkRow, Envelope, JsonObject,
+} from './types.js';
+import { CLIENT_HEADER, CLIENT_ID } from './version.js';
+import { deriveWsUrl, resolveBaseUrl } from './ws-url.js';
+
+/** A fetch implementation (the global one by default). */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface HubClientOptions {
+  /** Hub address. Default: the page origin. A relative base (`/hub`) is a proxy prefix resolved against the page origin. */
+  base_url?: string;
+  /** Seat key, kept in memory only and sent as `Authorization: Bearer <key>`. */
+  bearer_token?: string | null;
+  /** Host-supplied live-socket URL, used verbatim. Absent: derived from base_url and the seat key. */
+  ws_url?: string | null;
+  /** fetch implementation (default `globalThis.fetch`). */
+  fetch?: FetchLike;
+  /** WebSocket constructor for `connect_socket` (default `globalThis.WebSocket`). */
+  WebSocket?: WebSocketConstructor;
+  /** Value of the `X-Hub-Client` header (default `keel-hub-client/0.1.0`). */
+  client_name?: string;
+  /** Page origin used to resolve a relative base_url (default `globalThis.location.origin`); needed in Node. */
+  origin?: string;
+  /** Per-request timeout in ms (default 20 000). */
+  timeout_ms?: number;
+  /** Upload timeout in ms (default 60 000). */
+  upload_timeout_ms?: number;
+}
+
+interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  /** JSON body (sent with Content-Type: application/json). */
+  json?: unknown;
+  /** Raw body with its declared content type. */
+  raw?: { body: Blob | Uint8Array; content_type: string };
+  timeout_ms?: number;
+  as?: 'json' | 'blob';
+}
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+const UPLOAD_TIMEOUT_MS = 60_000;
+
+export class HubClient {
+  /** The seat key (memory only); null when none. Change it with `set_bearer_token`. */
+  bearer_token: string | null;
+  /** The absolute hub base without trailing slash, or null when it cannot be resolved (relative base, no page origin). */
+  readonly base_url: string | null;
+  /** The `X-Hub-Client` header value. */
+  readonly client_name: string;
+  /** The protocol this client speaks. */
+  readonly protocol = PROTOCOL;
+
+  readonly #hostWsUrl: string | null;
+  readonly #fetch: FetchLike | undefined;
+  readonly #WebSocket: WebSocketConstructor | undefined;
+  readonly #timeoutMs: number;
+  readonly #uploadTimeoutMs: number;
+
+  constructor(options: HubClientOptions = {}) {
+    this.base_url = resolveBaseUrl(options.base_url, options.origin);
+    this.bearer_token = options.bearer_token || null;
+    this.client_name = options.client_name || CLIENT_ID;
+    this.#hostWsUrl = options.ws_url || null;
+    this.#fetch = options.fetch;
+    this.#WebSocket = options.WebSocket;
+    this.#timeoutMs = options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    this.#uploadTimeoutMs = options.upload_timeout_ms ?? UPLOAD_TIMEOUT_MS;
+  }
+
+  /** Replaces (or, with null, forgets) the in-memory seat key. */
+  set_bearer_token(key: string | null): void {
+    this.bearer_token = key || null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Live socket
+
+  /** The host's ws_url verbatim; else `ws(s)://<base>/ws?token=<key>`; null without a key. */
+  ws_url(): string | null {
+    if (this.#hostWsUrl) return this.#hostWsUrl;
+    return deriveWsUrl(this.base_url, this.bearer_token);
+  }
+
+  /** Opens the live socket and dispatches the hub's frames to `handlers` (no reconnect policy). */
+  connect_socket(handlers: SocketHandlers = {}): HubSocket {
+    const url = this.ws_url();
+    if (url === null) throw new HubError('connect_socket', 'no seat key and no host ws_url: the live socket needs one of them');
+    const Ctor = this.#WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!Ctor) throw new HubError('connect_socket', 'no WebSocket implementation: pass the WebSocket option');
+    return openHubSocket(Ctor, url, handlers);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Identity, health, charter
+
+  /** `GET /healthz` (unauthenticated). */
+  healthz(): Promise<Health> {
+    return this.#request('healthz', 'GET', '/healthz');
+  }
+
+  /** A warning sentence when the hub speaks another protocol; null when it matches. Never throws. */
+  check_protocol(health: Partial<Health> | null | undefined): string | null {
+    return check_protocol(health);
+  }
+
+  /** `GET /whoami`: the hub's raw identity answer. */
+  whoami(): Promise<WhoamiReport> {
+    return this.#request('whoami', 'GET', '/whoami');
+  }
+
+  /** The identity summary (seed §2.3); a 401/403 reads as "no usable key", never as an error. */
+  async meta(): Promise<Meta> {
+    const hub_url = this.base_url ?? '';
+    try {
+      const who = await this.whoami();
+      const seat = typeof who?.id === 'string' && who.id !== '' ? who.id : null;
+      return {
+        ok: true,
+        hub_url,
+        seat,
+        seat_key_present: seat !== null,
+        operator: who?.operator === true,
+        mission: typeof who?.mission === 'string' ? who.mission : '',
+        hub_charter: who?.hub_charter && typeof who.hub_charter === 'object' ? who.hub_charter : null,
+      };
+    } catch (err) {
+      if (hasStatus(err, 401, 403)) {
+        return { ok: false, hub_url, seat: null, seat_key_present: false, operator: false, mission: '', hub_charter: null };
+      }
+      throw err;
+    }
+  }
+
+  /** `GET /charter[?full=true]`: the hub charter view; reading records the seat's receipt. */
+  charter(full = false): Promise<HubCharterDoc> {
+    return this.#request('charter', 'GET', '/charter', { query: { full: full ? 'true' : undefined } });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Channels, membership, metadata
+
+  /** `GET /channels`: member channels plus every public one. */
+  channels(options: { include_archived?: boolean } = {}): Promise<ChannelRow[]> {
+    return this.#request('channels', 'GET', '/channels', { query: { include_archived: options.include_archived ? 'true' : undefined } });
+  }
+
+  /** `POST /channels {name, private}`. */
+  create_channel(name: string, is_private = true): Promise<Channel> {
+    return this.#request('create_channel', 'POST', '/channels', { json: { name, private: is_private } });
+  }
+
+  /** `POST /groups`: create, set the purpose, invite every member by DM, post the opening message. */
+  create_group(args: CreateGroupArgs): Promise<CreateGroupResult> {
+    const opening = args.opening_post && args.opening_post.trim() !== '' ? args.opening_post : args.purpose;
+    return this.#request('create_group', 'POST', '/groups', {
+      json: { name: args.name, members: args.members, purpose: args.purpose, opening_post: opening, private: args.private !== false },
+    });
+  }
+
+  channel_info(channel: string): Promise<ChannelInfo> {
+    return this.#request('channel_info', 'GET', `/channels/${seg(channel)}/info`);
+  }
+
+  members(channel: string): Promise<Member[]> {
+    return this.#request('members', 'GET', `/channels/${seg(channel)}/members`);
+  }
+
+  /** `POST /channels/{c}/join` with `{invite_token}` for a private room, `{}` for a public one. */
+  join_channel(channel: string, invite_token?: string | null): Promise<JoinResult> {
+    return this.#request('join_channel', 'POST', `/channels/${seg(channel)}/join`, { json: invite_token ? { invite_token } : {} });
+  }
+
+  leave(channel: string): Promise<{ channel: string; left: boolean }> {
+    return this.#request('leave', 'POST', `/channels/${seg(channel)}/leave`);
+  }
+
+  /**
+   * `POST /channels/{c}/invites {agent_id}`, then delivers the single-use token to the invitee in a
+   * direct message (`fyi`, titled `invite to <c>`, token in the body and in `data.invite_token`). A
+   * refused DM does not lose the token: it is returned with `dm: null` and the hub's `dm_error`.
+   */
+  async create_invite(channel: string, agent_id: string): Promise<CreateInviteResult> {
+    const invite = await this.#request<InviteToken>('create_invite', 'POST', `/channels/${seg(channel)}/invites`, { json: { agent_id } });
+    let dm: Message | null = null;
+    let dm_error: string | null = null;
+    try {
+      dm = await this.send_dm(agent_id, {
+        title: `invite to ${channel}`,
+        body: `You are invited to '${channel}'. Join it with this single-use invite token: ${invite.invite_token}`,
+        status: 'fyi',
+        data: { invite_token: invite.invite_token, channel },
+      });
+    } catch (err) {
+      dm_error = err instanceof HubError ? err.detail : String(err);
+    }
+    return { ...invite, dm, dm_error };
+  }
+
+  archive(channel: string): Promise<ArchiveResult> {
+    return this.#request('archive', 'POST', `/channels/${seg(channel)}/archive`);
+  }
+
+  unarchive(channel: string): Promise<ArchiveResult> {
+    return this.#request('unarchive', 'DELETE', `/channels/${seg(channel)}/archive`);
+  }
+
+  /** The `channel:meta` store entry; null when never written (404). */
+  async channel_meta(channel: string): Promise<StoreEntry<ChannelMetaValue> | null> {
+    return this.#orNullOn404(this.#request('channel_meta', 'GET', `/channels/${seg(channel)}/store/${seg('channel:meta')}`));
+  }
+
+  /** Writes the full merged meta value; `expect_version` makes it a compare-and-set (409 on a concurrent edit). */
+  put_channel_meta(channel: string, value: ChannelMetaValue, expect_version?: number | null): Promise<StoreEntry<ChannelMetaValue>> {
+    const json = expect_version === undefined || expect_version === null ? { value } : { value, expect_version };
+    return this.#request('put_channel_meta', 'PUT', `/channels/${seg(channel)}/store/${seg('channel:meta')}`, { json });
+  }
+
+  digest(channel: string): Promise<Digest> {
+    return this.#request('digest', 'GET', `/channels/${seg(channel)}/digest`);
+  }
+
+  /** `POST /channels/{c}/ruling-acks {keys}`: acknowledges standing rulings. */
+  ack_rulings(channel: string, keys: string[]): Promise<{ channel: string; agent_id: string; acked: string[] }> {
+    return this.#request('ack_rulings', 'POST', `/channels/${seg(channel)}/ruling-acks`, { json: { keys } });
+  }
+
+  store_keys(channel: string): Promise<StoreKeyRow[]> {
+    return this.#request('store_keys', 'GET', `/channels/${seg(channel)}/store`);
+  }
+
+  /** A store value (read-only); null when the key does not exist (404). */
+  store_get<T = unknown>(channel: string, key: string): Promise<StoreEntry<T> | null> {
+    return this.#orNullOn404(this.#request('store_get', 'GET', `/channels/${seg(channel)}/store/${seg(key)}`));
+  }
+
+  work_rows(channel: string): Promise<WorkRow[]> {
+    return this.#request('work_rows', 'GET', `/channels/${seg(channel)}/work`);
+  }
+
+  work(item_id: string): Promise<WorkReport> {
+    return this.#request('work', 'GET', `/work/${seg(item_id)}`);
+  }
+
+  /** The verbatim ledger plus the client's own `verification` (the hub's verdict is not trusted). */
+  async ledger(channel: string): Promise<VerifiedLedger> {
+    const served = await this.#request<Ledger>('ledger', 'GET', `/channels/${seg(channel)}/ledger`);
+    const verification = await verifyLedger({ ...served, channel: served.channel ?? channel });
+    return { ...served, verification };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Messages
+
+  /** History: rows with seq > since, oldest first (or the votes ranking with `sort: 'votes'`). */
+  messages(channel: string, options: MessagesQuery = {}): Promise<MessageRow[]> {
+    return this.#request('messages', 'GET', `/channels/${seg(channel)}/messages`, {
+      query: { since: options.since, limit: options.limit, sort: options.sort },
+    });
+  }
+
+  post_message(channel: string, args: PostMessageArgs): Promise<Message> {
+    return this.#request('post_message', 'POST', `/channels/${seg(channel)}/messages`, { json: defined(args) });
+  }
+
+  /**
+   * Reads one message (and records the read). The hub answers a list (unread ancestors, then the
+   * message): this returns the element whose id is the requested one.
+   */
+  async read_message(channel: string, id: string): Promise<Message> {
+    const answer = await this.#request<Message | Message[]>('read_message', 'GET', `/channels/${seg(channel)}/messages/${seg(id)}`);
+    if (!Array.isArray(answer)) return answer;
+    const found = answer.find((row) => row?.id === id) ?? answer[answer.length - 1];
+    if (!found) throw new HubError('read_message', `the hub answered no row for message '${id}'`);
+    return found;
+  }
+
+  retract_message(channel: string, id: string): Promise<Message> {
+    return this.#request('retract_message', 'POST', `/channels/${seg(channel)}/messages/${seg(id)}/retract`, { json: {} });
+  }
+
+  retract_thread(channel: string, id: string): Promise<RetractThreadResult> {
+    return this.#request('retract_thread', 'POST', `/channels/${seg(channel)}/messages/${seg(id)}/retract_thread`, { json: {} });
+  }
+
+  /** `PUT .../rating {value, note}`: one standing rating per rater and message (PUT replaces). */
+  rate_message(channel: string, id: string, value: 1 | -1 | number, note?: string): Promise<MessageRating> {
+    return this.#request('rate_message', 'PUT', `/channels/${seg(channel)}/messages/${seg(id)}/rating`, { json: { value, note: note ?? '' } });
+  }
+
+  unrate_message(channel: string, id: string): Promise<{ removed: number }> {
+    return this.#request('unrate_message', 'DELETE', `/channels/${seg(channel)}/messages/${seg(id)}/rating`);
+  }
+
+  /** `POST /dms/{peer}/messages`; status defaults to `open`. */
+  send_dm(peer: string, args: SendDmArgs): Promise<Message> {
+    const json = defined({ body: args.body, title: args.title, status: args.status ?? 'open', data: args.data });
+    return this.#request('send_dm', 'POST', `/dms/${seg(peer)}/messages`, { json });
+  }
+
+  /** Uploads raw bytes: declared type in Content-Type, file name in the query. Idempotent by content hash. */
+  upload_attachment(channel: string, file: Blob | Uint8Array, options: UploadOptions = {}): Promise<UploadedAttachment> {
+    const isBlob = typeof Blob !== 'undefined' && file instanceof Blob;
+    const ownName = (file as { name?: unknown }).name;
+    const filename = options.filename || (typeof ownName === 'string' && ownName !== '' ? ownName : 'file');
+    const content_type = options.content_type || (isBlob ? (file as Blob).type : '') || 'application/octet-stream';
+    return this.#request('upload_attachment', 'POST', `/channels/${seg(channel)}/attachments`, {
+      query: { filename },
+      raw: { body: file, content_type },
+      timeout_ms: this.#uploadTimeoutMs,
+    });
+  }
+
+  /** The attachment's URL (no request; the URL carries no credential). */
+  attachment_url(channel: string, id: string): string {
+    return `${this.#base('attachment_url')}/channels/${seg(channel)}/attachments/${seg(id)}`;
+  }
+
+  /** The attachment's bytes (fetched with the seat key). */
+  attachment_blob(channel: string, id: string): Promise<Blob> {
+    return this.#request('attachment_blob', 'GET', `/channels/${seg(channel)}/attachments/${seg(id)}`, { as: 'blob', timeout_ms: this.#uploadTimeoutMs });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inbox, owed, desk, presence
+
+  inbox(): Promise<Envelope[]> {
+    return this.#request('inbox', 'GET', '/inbox');
+  }
+
+  /** Explicit cursor acknowledgement `POST /inbox/ack {channel, seq}`; never done on render. */
+  ack(channel: string, seq: number): Promise<AckResult> {
+    return this.#request('ack', 'POST', '/inbox/ack', { json: { channel, seq } });
+  }
+
+  owed(): Promise<OwedReport> {
+    return this.#request('owed', 'GET', '/owed');
+  }
+
+  desk(): Promise<Desk> {
+    return this.#request('desk', 'GET', '/desk');
+  }
+
+  presence(): Promise<PresenceRow[]> {
+    return this.#request('presence', 'GET', '/presence');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Virtual file system
+
+  fs_list(channel: string, prefix?: string): Promise<FsEntry[]> {
+    return this.#request('fs_list', 'GET', `/channels/${seg(channel)}/fs`, { query: { prefix: prefix || undefined } });
+  }
+
+  /** Reads a vfs file (the head, or an archived `version`). Reading `channel/charter.md` records the room-charter receipt. */
+  fs_read(channel: string, path: string, options: { version?: number | null } = {}): Promise<FsFile> {
+    return this.#request('fs_read', 'GET', `/channels/${seg(channel)}/fs/${vfsPath(path)}`, { query: { version: options.version ?? undefined } });
+  }
+
+  /** Writes a vfs file: exactly one of `content` / `content_b64`; `expect_version` 0 = must not exist. */
+  fs_put(channel: string, path: string, args: FsPutArgs): Promise<FsFile> {
+    return this.#request('fs_put', 'PUT', `/channels/${seg(channel)}/fs/${vfsPath(path)}`, { json: defined({ ...args }) });
+  }
+
+  fs_delete(channel: string, path: string, expect_version?: number | null): Promise<FsDeleteResult> {
+    return this.#request('fs_delete', 'DELETE', `/channels/${seg(channel)}/fs/${vfsPath(path)}`, { query: { expect_version: expect_version ?? undefined } });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Lifecycle, moderation, delegation, missions
+
+  missions(): Promise<MissionRow[]> {
+    return this.#request('missions', 'GET', '/admin/missions');
+  }
+
+  set_mission(agent_id: string, mission: string): Promise<MissionRow> {
+    return this.#request('set_mission', 'PUT', `/admin/agents/${seg(agent_id)}/mission`, { json: { mission } });
+  }
+
+  retire_agent(agent_id: string, reason?: string): Promise<{ agent: string; retired: boolean; reason?: string; evicted_from?: string[] }> {
+    return this.#request('retire_agent', 'POST', `/agents/${seg(agent_id)}/retire`, { json: reason ? { reason } : {} });
+  }
+
+  unretire_agent(agent_id: string): Promise<{ agent: string; retired: boolean; already_active?: boolean }> {
+    return this.#request('unretire_agent', 'DELETE', `/agents/${seg(agent_id)}/retire`);
+  }
+
+  retired_agents(): Promise<RetiredAgentRow[]> {
+    return this.#request('retired_agents', 'GET', '/agents/retired');
+  }
+
+  delete_agent(agent_id: string): Promise<{ agent: string; deleted: boolean; already?: boolean }> {
+    return this.#request('delete_agent', 'DELETE', `/agents/${seg(agent_id)}`);
+  }
+
+  /** Channel block: `seconds` omitted or null = ban, else a timed kick. */
+  block(channel: string, agent: string, options: BlockOptions = {}): Promise<BlockRow> {
+    return this.#request('block', 'POST', `/channels/${seg(channel)}/blocks`, { json: defined({ agent, seconds: options.seconds, reason: options.reason }) });
+  }
+
+  unblock(channel: string, agent: string): Promise<{ agent_id: string; scope: string; lifted: boolean }> {
+    return this.#request('unblock', 'DELETE', `/channels/${seg(channel)}/blocks/${seg(agent)}`);
+  }
+
+  /** Hub-wide block: `seconds` omitted or null = ban. */
+  hub_block(agent: string, options: BlockOptions = {}): Promise<BlockRow> {
+    return this.#request('hub_block', 'POST', '/hub/blocks', { json: defined({ agent, seconds: options.seconds, reason: options.reason }) });
+  }
+
+  hub_unblock(agent: string): Promise<{ agent_id: string; scope: string; lifted: boolean }> {
+    return this.#request('hub_unblock', 'DELETE', `/hub/blocks/${seg(agent)}`);
+  }
+
+  /** Active blocks, optionally of one scope (a channel name or `hub`). */
+  list_blocks(scope?: string): Promise<BlockRow[]> {
+    return this.#request('list_blocks', 'GET', '/blocks', { query: { scope: scope || undefined } });
+  }
+
+  delegations(): Promise<Delegation[]> {
+    return this.#request('delegations', 'GET', '/delegations');
+  }
+
+  /** `PUT /admin/delegation {agent_id, powers, ttl_seconds, note}` (ttl null = the hub default, 7 days). */
+  set_delegation(agent_id: string, powers: string[], options: DelegationOptions = {}): Promise<Delegation> {
+    return this.#request('set_delegation', 'PUT', '/admin/delegation', {
+      json: { agent_id, powers, ttl_seconds: options.ttl_seconds ?? null, note: options.note ?? '' },
+    });
+  }
+
+  revoke_delegation(agent_id: string): Promise<{ agent_id: string; revoked: boolean }> {
+    return this.#request('revoke_delegation', 'DELETE', `/admin/delegation/${seg(agent_id)}`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reputation
+
+  /** `PUT /channels/{c}/reputation/{target} {axis, value, note}`; re-PUT revises. */
+  rate(channel: string, target: string, axis: string, value: 1 | -1 | number, note?: string): Promise<Vote> {
+    return this.#request('rate', 'PUT', `/channels/${seg(channel)}/reputation/${seg(target)}`, { json: { axis, value, note: note ?? '' } });
+  }
+
+  /** Withdraws one's votes on `target` (one axis, or all when omitted). */
+  _delete_reputation(channel: string, target: string, axis?: string): Promise<{ removed: number }> {
+    return this.#request('_delete_reputation', 'DELETE', `/channels/${seg(channel)}/reputation/${seg(target)}`, { query: { axis: axis || undefined } });
+  }
+
+  reputation(channel: string): Promise<LeaderboardReport> {
+    return this.#request('reputation', 'GET', `/channels/${seg(channel)}/reputation`);
+  }
+
+  reputation_hub(): Promise<LeaderboardReport> {
+    return this.#request('reputation_hub', 'GET', '/reputation');
+  }
+
+  reputation_votes(channel: string, target: string): Promise<Vote[]> {
+    return this.#request('reputation_votes', 'GET', `/channels/${seg(channel)}/reputation/${seg(target)}/votes`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Search
+
+  /** `GET /search`: `q` always sent (may be empty with `rated`), `channel` repeated once per channel. */
+  search(args: SearchArgs = {}): Promise<SearchReport> {
+    const channels = [
+      ...(Array.isArray(args.channel) ? args.channel : args.channel ? [args.channel] : []),
+      ...(args.channels ?? []),
+    ];
+    return this.#request('search', 'GET', '/search', {
+      query: {
+        q: args.q ?? '',
+        channel: channels.length ? channels : undefined,
+        kind: args.kind || undefined,
+        sender: args.sender || undefined,
+        ref: args.ref || undefined,
+        since: args.since,
+        until: args.until,
+        limit: args.limit,
+        cursor: args.cursor || undefined,
+        sort: args.sort || undefined,
+        rated: args.rated || undefined,
+        min_votes: args.min_votes,
+      },
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Transport
+
+  #base(label: string): string {
+    if (this.base_url === null) {
+      throw new HubError(label, 'no hub address: base_url is relative or absent and there is no page origin to resolve it against (pass an absolute base_url or the origin option)');
+    }
+    return this.base_url;
+  }
+
+  async #orNullOn404<T>(pending: Promise<T>): Promise<T | null> {
+    try {
+      return await pending;
+    } catch (err) {
+      if (hasStatus(err, 404)) return null;
+      throw err;
+    }
+  }
+
+  async #request<T>(label: string, method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = `${this.#base(label)}${path}${options.query ? query(options.query) : ''}`;
+    const headers: Record<string, string> = { [CLIENT_HEADER]: this.client_name };
+    if (this.bearer_token) headers['Authorization'] = `Bearer ${this.bearer_token}`;
+    let body: string | Blob | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.raw) {
+      headers['Content-Type'] = options.raw.content_type;
+      body = options.raw.body;
+    }
+    const timeoutMs = options.timeout_ms ?? this.#timeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const init: RequestInit = { method, headers, signal: controller.signal, credentials: 'same-origin' };
+    if (body !== undefined) init.body = body as BodyInit;
+    try {
+      let response: Response;
+      try {
+        response = this.#fetch ? await this.#fetch.call(globalThis, url, init) : await globalThis.fetch(url, init);
+      } catch (err) {
+        throw transportError(label, err, timedOut, timeoutMs);
+      }
+      try {
+        if (response.ok && options.as === 'blob') return (await response.blob()) as T;
+        const text = await response.text();
+        const parsed = parseJson(text);
+        if (!response.ok) throw new HubError(label, errorDetail(parsed, text, response.status), response.status, parsed ?? text);
+        return parsed as T;
+      } catch (err) {
+        if (err instanceof HubError) throw err;
+        throw transportError(label, err, timedOut, timeoutMs);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** A plain copy of `record` without its undefined members (null is kept: it means something to the hub). */
+function defined<T extends object>(record: T): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function transportError(label: string, err: unknown, timedOut: boolean, timeoutMs: number): HubError {
+  if (timedOut) return new HubError(label, `no answer within ${Math.round(timeoutMs / 1000)} s`);
+  const message = err instanceof Error ? err.message : String(err);
+  return new HubError(label, message || 'network error');
+}
