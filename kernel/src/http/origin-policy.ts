@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import { forbidden } from '@keel/plugin-sdk';
 
-const ALLOW_HEADERS = 'authorization, content-type, last-event-id, x-request-id, x-hub-client';
+const ALLOW_HEADERS = 'authorization, content-type, last-event-id, x-request-id, x-hub-client, x-agora-client';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 export function originPolicy(allowed: string[]): Koa.Middleware {
