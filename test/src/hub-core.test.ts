@@ -83,9 +83,7 @@ describe('hub core', function () {
     });
 
     it('joins a private room with a single-use invite token', async () => {
-      const invite = (await hub.kernel.resolve(await import('@keel/plugin-hub').then((m) => m.hubToken)).invites.create(
-        { name: 'build', private: true, created_by: 'bob', created_at: 0, owner: 'bob', is_dm: false, archived: false, archived_at: null },
-        { id: 'bob' } as never, 'cyd'));
+      const invite = (await hub.call('POST', '/channels/build/invites', bob, { agent_id: 'cyd' })).body as { invite_token: string };
       const joined = await hub.call('POST', '/channels/build/join', cyd, { invite_token: invite.invite_token });
       expect(joined.status).to.equal(200);
       expect(joined.body.joined).to.equal(true);

@@ -1,6 +1,7 @@
 /** The `keel` command line: dispatches to one command module per verb. */
 import { BootError } from '../boot-error.js';
 import { KERNEL_VERSION } from '../version.js';
+import { hubCommand } from './hub-command.js';
 import { pluginsCommand } from './plugins-command.js';
 import { runnerCommand } from './runner-command.js';
 import { serveCommand } from './serve-command.js';
@@ -19,6 +20,8 @@ Usage:
       List the plugins installed here and the ones the config loads.
   keel token create --account A [--admin] [--tenant T] [--label L] [--data-dir D] [--config F]
       Print a new bearer token for account A (created if missing; --admin gives it the admin role).
+  keel hub register <id> [--operator] [--about TEXT] [--mission TEXT] [--data-dir D] [--config F]
+      Register a seat on the hub plugin of the config and print its key once (no server needed).
   keel --help | --version
 
 Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_ADMIN_TOKEN
@@ -47,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runnerCommand(rest);
       case 'token':
         return await tokenCommand(rest);
+      case 'hub':
+        return await hubCommand(rest);
       default:
         throw new UsageError(`unknown command '${verb}'.`);
     }

@@ -75,7 +75,8 @@ export class ChannelHistory {
     if (row.channel && row.channel !== this.channel) return;
     const old = this.rows.get(row.seq);
     // A tombstone's decorations are void (no tallies, no obligation), whatever was loaded before.
-    this.rows.set(row.seq, row.retracted ? { ...old, ...row, ratings: null, pending_asks: null } : { ...old, ...definedOnly(row) });
+    if (row.retracted) this.rows.set(row.seq, { ...old, ...row, ratings: null, pending_asks: null });
+    else this.rows.set(row.seq, old ? { ...old, ...definedOnly(row) } : row);
   }
 
   private async read(since: number): Promise<void> {

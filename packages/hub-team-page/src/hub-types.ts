@@ -18,6 +18,8 @@ export interface TeamHub {
   set_bearer_token(token: string | null): void;
   ws_url(): string | null;
   meta(): Promise<Meta>;
+  /** Raw identity; sign-in calls it only to surface the hub's sentence when `meta()` reads "no usable key". */
+  whoami(): Promise<unknown>;
   healthz(): Promise<Health>;
   channels(): Promise<ChannelRow[]>;
   messages(channel: string, query?: MessagesQuery): Promise<MessageRow[]>;
@@ -35,5 +37,5 @@ export interface TeamHub {
   search(args: SearchArgs): Promise<SearchReport>;
 }
 
-/** The pinned protocol string: a different one shows a warning badge, never a refusal. */
-export const PINNED_PROTOCOL = 'agora/0.4';
+/** The protocol the client speaks: a hub serving another shows a warning badge, never a refusal. */
+export { PROTOCOL as PINNED_PROTOCOL } from '@keel/hub-client';

@@ -22,6 +22,8 @@ export interface MessageView {
   parentSeq: number | null;
   depth: number;
   orphan: boolean;
+  /** Ask texts of the loaded messages by ask id, to show what an answer answers. */
+  askText: ReadonlyMap<string, string>;
 }
 
 export function asksOf(message: MessageRow): Ask[] {
@@ -80,7 +82,10 @@ export function renderMessage(message: MessageRow, view: MessageView, actions: M
       pending.has(ask.id) ? button('Answer', 'answer-ask', () => actions.answer(message, ask), { class: 'tp-button tp-button--small' }) : null))));
     }
     const answers = answersOf(message);
-    if (answers.length) el.append(h('p', { testid: 'message-answers', class: 'tp-message__answers' }, `answers ${answers.join(', ')}`));
+    if (answers.length) {
+      el.append(h('p', { testid: 'message-answers', class: 'tp-message__answers', data: { answers: answers.join(' ') } },
+        `answers: ${answers.map((id) => view.askText.has(id) ? `“${view.askText.get(id)}”` : id).join(', ')}`));
+    }
     if (message.has_resolved_reply) el.append(h('span', { testid: 'message-resolved', class: 'tp-chip tp-chip--ok' }, 'resolved'));
   }
 

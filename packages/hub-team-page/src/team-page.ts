@@ -120,7 +120,12 @@ export class TeamPage {
   private async signInWith(key: string): Promise<void> {
     this.refusals.clear();
     this.hub.set_bearer_token(key);
-    const meta = await this.attempt('signing in', () => this.hub.meta());
+    const meta = await this.attempt('signing in', async () => {
+      const summary = await this.hub.meta();
+      // meta() reads a 401/403 as "no usable key"; whoami() brings back the hub's own sentence.
+      if (!summary.seat_key_present || !summary.seat) await this.hub.whoami();
+      return summary;
+    });
     if (!meta || !meta.seat_key_present || !meta.seat) {
       this.hub.set_bearer_token(null);
       if (meta) this.refusals.show({ detail: 'the hub served no identity for this seat key' }, 'signing in');

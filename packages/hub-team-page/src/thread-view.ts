@@ -4,13 +4,15 @@
  */
 import { h, replaceChildren } from './dom.js';
 import type { MessageRow } from './hub-types.js';
-import { renderMessage, type MessageActions } from './message-item.js';
+import { asksOf, renderMessage, type MessageActions } from './message-item.js';
 import { threadOrder } from './threading.js';
 
 export class ThreadView {
   readonly element: HTMLElement;
   private readonly heading: HTMLElement;
   private readonly list: HTMLElement;
+  /** What the list shows now; an identical render is skipped so a poll never disturbs a click or a selection. */
+  private shown = '';
 
   constructor(private readonly actions: MessageActions) {
     this.heading = h('h2', { testid: 'thread-channel', class: 'tp-thread__channel' }, 'No channel selected');
@@ -19,10 +21,14 @@ export class ThreadView {
   }
 
   render(channel: string | null, messages: MessageRow[], viewer: { seat: string | null; operator: boolean }): void {
+    const signature = JSON.stringify([channel, viewer, messages]);
+    if (signature === this.shown) return;
+    this.shown = signature;
     this.heading.textContent = channel ? channel : 'No channel selected';
     this.element.dataset.channel = channel ?? '';
     const atBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
     const seqById = new Map(messages.map((m) => [m.id, m.seq]));
+    const askText = new Map(messages.flatMap((m) => asksOf(m).map((a) => [a.id, a.text] as const)));
     const rows = threadOrder(messages);
     if (!channel) {
       replaceChildren(this.list);
@@ -35,6 +41,7 @@ export class ThreadView {
         parentSeq: message.reply_to ? seqById.get(message.reply_to) ?? null : null,
         depth,
         orphan,
+        askText,
       }, this.actions)));
     }
     if (atBottom) this.list.scrollTop = this.list.scrollHeight;

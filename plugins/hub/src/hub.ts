@@ -7,6 +7,7 @@ import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { ChannelDirectory, channelView } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
+import { Delegations } from './governance/delegations.js';
 import { AgentRegistry } from './identity/agent-registry.js';
 import { SeatAuth } from './identity/seat-auth.js';
 import { LiveBus } from './live/live-bus.js';
@@ -43,6 +44,8 @@ export class Hub {
   readonly reading: Reading;
   readonly retraction: Retraction;
   readonly invites: Invites;
+  /** Powers operators lend to seats (`hasPower(agent, power, channel?)`). */
+  readonly delegations: Delegations;
   readonly whoamiParts: WhoamiPart[] = [];
   readonly infoParts: InfoPart[] = [];
 
@@ -57,6 +60,7 @@ export class Hub {
     this.reading = new Reading(db, this.facts, this.envelopes);
     this.retraction = new Retraction(db, this.writer);
     this.invites = new Invites(db);
+    this.delegations = new Delegations(db, this.agents);
   }
 
   /** Channel info (seed §2.6); plugins parts add meta, charter and phases. */

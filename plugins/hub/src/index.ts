@@ -5,10 +5,13 @@
  */
 import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { hubConfigSchema } from './config.js';
+import { contentRoutes } from './content/content-routes.js';
 import { Hub } from './hub.js';
 import { hubErrorFormat } from './hub-error-format.js';
 import { SocketServer } from './live/socket-server.js';
 import { channelRoutes } from './routes/channel-routes.js';
+import { discoveryRoutes } from './routes/discovery-routes.js';
+import { governanceRoutes } from './routes/governance-routes.js';
 import { identityRoutes } from './routes/identity-routes.js';
 import { inboxRoutes } from './routes/inbox-routes.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
@@ -43,6 +46,9 @@ export const hubPlugin = definePlugin({
         ...messageRoutes(hub),
         ...inboxRoutes(hub),
         ...ledgerRoutes(hub),
+        ...contentRoutes(hub),
+        ...discoveryRoutes(hub),
+        ...governanceRoutes(hub),
       ],
       sockets: [{ path: '/ws', upgrade: (req, socket, head) => sockets.upgrade(req, socket, head) }],
       stop: () => sockets.close(),

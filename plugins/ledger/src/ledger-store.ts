@@ -73,6 +73,21 @@ export class LedgerStore {
     return seq === undefined ? undefined : this.records.get([runId, seq]);
   }
 
+  /**
+   * The records of one effect at the end of the run's ledger, oldest first: its attempts so far
+   * (`started`/`failed` pairs), which a replay after a crash continues from. The walk goes back
+   * from the last record and stops at the first record of another effect (system records, whose
+   * key starts with `system:`, are stepped over), so a fresh effect costs one read.
+   */
+  tailByKey(runId: string, key: string, limit = 64): StepRecord[] {
+    const out: StepRecord[] = [];
+    for (const { value } of this.records.getRange({ start: [runId, Number.MAX_SAFE_INTEGER], end: [runId, 0], reverse: true, limit })) {
+      if (value.idempotency_key === key) out.push(value);
+      else if (!value.idempotency_key?.startsWith('system:')) break;
+    }
+    return out.reverse();
+  }
+
   /** True when `runId` is `ancestorId` or one of its descendants. */
   inSubtree(runId: string, ancestorId: string): boolean {
     for (let current: string | null = runId, hops = 0; current && hops < 1000; hops++) {

@@ -1,14 +1,16 @@
 /**
  * Performs one effect durably: a `started` record, the work, then the final record of the same
- * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. An effect
- * whose completed record already exists (a replay after a crash) is not run again: its recorded
- * result is reused. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
+ * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. A failed
+ * attempt the retry policy allows to repeat is followed, after its backoff, by a new attempt with
+ * its own step id and the same idempotency key. An effect whose completed record already exists
+ * (a replay after a crash) is not run again: its recorded result is reused. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
  * after the durable record.
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
 import type { EffectRequest } from '../flow/interpreter.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
+import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { RunState, WaitState } from './run-state.js';
 
 export type EffectOutcome =
@@ -33,6 +35,7 @@ export class EffectExecutor {
     private readonly hub: LiveHub,
     private readonly inference: InferenceService,
     private readonly hooks: EffectHooks,
+    private readonly policy: RetryPolicy = new RetryPolicy(),
   ) {}
 
   async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
@@ -40,31 +43,72 @@ export class EffectExecutor {
     const prior = this.ledger.completedByKey(run.run_id, key);
     if (prior) return { status: 'completed', result: prior.result ?? {} };
 
+    const max = this.policy.maxAttempts(effect.type);
+    const signal = this.hooks.signalOf(run);
+    // A replay after a crash continues the effect's attempts: numbering, failures and any backoff left.
+    const history = this.ledger.tailByKey(run.run_id, key);
+    let attempt = history.reduce((n, r) => Math.max(n, r.attempt), 0);
+    const failed = history.filter((r) => r.status === 'failed');
+    let failures = failed.length;
+    const lastFailed = failed[failed.length - 1];
+    if (lastFailed) {
+      const retry = (lastFailed.result ?? {}) as { will_retry?: boolean; backoff_ms?: number; cancelled?: boolean };
+      if (retry.cancelled) return { status: 'failed', error: lastFailed.error ?? 'Cancelled', cancelled: true };
+      if (!retry.will_retry || failures >= max) return { status: 'failed', error: gaveUp(lastFailed.error ?? 'failed', attempt), cancelled: false };
+      const wait = Date.parse(lastFailed.ended_at ?? '') + Number(retry.backoff_ms ?? 0) - Date.now();
+      if (!(await backoff(wait, signal))) return cancelledInBackoff();
+    }
+
+    for (;;) {
+      attempt++;
+      const started = this.startedRecord(run, nodeId, effect, key, attempt);
+      await this.ledger.append(started);
+
+      let outcome: EffectOutcome;
+      let retryable = false;
+      try {
+        outcome = await this.run(run, nodeId, effect, key, started.step_id);
+      } catch (err) {
+        const cancelled = signal.aborted;
+        outcome = { status: 'failed', error: (err as Error).message ?? String(err), cancelled };
+        retryable = !cancelled && isRetryable(err);
+      }
+      if (outcome.status === 'failed') failures++;
+      const willRetry = outcome.status === 'failed' && retryable && failures < max;
+      const wait = willRetry ? this.policy.backoffMs(failures) : null;
+      const final =
+        outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
+        : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
+        : finishRecord(started, 'failed', {
+            error: outcome.error,
+            result: outcome.cancelled
+              ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null }
+              : { retryable, will_retry: willRetry, max_attempts: max, backoff_ms: wait },
+          });
+      const cursor = await this.ledger.append(final);
+      const end = this.pendingEnds.get(started.step_id);
+      this.pendingEnds.delete(started.step_id);
+      end?.(cursor);
+      if (outcome.status !== 'failed' || !willRetry) {
+        return outcome.status === 'failed' && !outcome.cancelled && attempt > 1 ? { ...outcome, error: gaveUp(outcome.error, attempt) } : outcome;
+      }
+      // A cancel during the backoff stops here: no further attempt.
+      if (!(await backoff(wait!, signal))) return cancelledInBackoff();
+    }
+  }
+
+  /** The `started` record of one attempt: a fresh step id, the attempt number, the effect's key. */
+  private startedRecord(run: RunState, nodeId: string, effect: EffectRequest, key: string, attempt: number) {
     const started = stepRecord(run, nodeId, 'started', {
       effect: { type: effect.type, payload: { ...effect.payload }, result_key: `_temp.effects.${nodeId}` },
       idempotency_key: key,
+      attempt,
     });
     if (effect.type === 'llm_call') {
       const params = (started.effect!.payload.params ?? {}) as Record<string, unknown>;
-      started.effect!.payload.params = { ...params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt: 1 } };
+      started.effect!.payload.params = { ...params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt } };
     }
-    await this.ledger.append(started);
-
-    let outcome: EffectOutcome;
-    try {
-      outcome = await this.run(run, nodeId, effect, key, started.step_id);
-    } catch (err) {
-      outcome = { status: 'failed', error: (err as Error).message ?? String(err), cancelled: this.hooks.signalOf(run).aborted };
-    }
-    const final =
-      outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
-      : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
-      : finishRecord(started, 'failed', { error: outcome.error, result: outcome.cancelled ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null } : null });
-    const cursor = await this.ledger.append(final);
-    const end = this.pendingEnds.get(started.step_id);
-    this.pendingEnds.delete(started.step_id);
-    end?.(cursor);
-    return outcome;
+    return started;
   }
 
   private async run(run: RunState, nodeId: string, effect: EffectRequest, key: string, stepId: string): Promise<EffectOutcome> {
@@ -177,6 +221,14 @@ export class EffectExecutor {
     const resumed = await this.hooks.deliverEvent(waitKey, envelope);
     return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
   }
+}
+
+function gaveUp(error: string, attempts: number): string {
+  return attempts > 1 ? `${error} (gave up after ${attempts} attempts)` : error;
+}
+
+function cancelledInBackoff(): EffectOutcome {
+  return { status: 'failed', error: 'Cancelled while waiting to retry', cancelled: true };
 }
 
 function wait(reason: WaitState['reason'], waitKey: string | null, nodeId: string, extra: Partial<WaitState>): WaitState {

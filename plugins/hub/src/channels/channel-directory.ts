@@ -76,9 +76,13 @@ export class ChannelDirectory {
     this.db.channels.put(name, c);
     this.addMemberIn(name, creator, 'owner', now);
     w.insert(systemNotice(name, `channel created by ${creator}`, now));
+    for (const hook of this.onCreate) hook(w, c);
     this.setCursorToHead(creator, name);
     return c;
   }
+
+  /** Extra set-up of a new room inside its creating write (the room charter is seeded here). */
+  readonly onCreate: Array<(w: WriteScope, channel: ChannelRecord) => void> = [];
 
   /** Inside a write: makes `agent` a member, posts `<id> joined[ — about]`, moves its cursor to the head. */
   joinIn(w: WriteScope, channel: string, agent: AgentRecord, role: MemberRecord['role'] = 'member'): void {

@@ -11,15 +11,25 @@ import { isHttpError } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { bearerOf } from '../identity/seat-auth.js';
 import type { StoredMessage } from '../records.js';
+import { EnvelopeFrames } from './envelope-frames.js';
 import type { Presence } from './presence.js';
+import { TickCork } from './tick-cork.js';
 
 const REASON_MAX = 120;
 
 export class SocketServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly connections = new Set<Connection>();
+  private readonly cork = new TickCork();
+  private readonly unsubscribe: () => void;
 
-  constructor(private readonly hub: Hub, private readonly presence: Presence) {}
+  constructor(private readonly hub: Hub, private readonly presence: Presence) {
+    // One listener for every socket, so the sockets share a message's envelope facts and frames.
+    this.unsubscribe = hub.live.subscribe((m) => {
+      const frames = new EnvelopeFrames(hub.envelopes, m);
+      for (const c of this.connections) c.deliver(m, true, frames);
+    });
+  }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://hub.invalid');
@@ -30,11 +40,10 @@ export class SocketServer {
         ws.close(who.status === 401 ? 4401 : 4403, who.detail.slice(0, REASON_MAX));
         return;
       }
-      const conn = new Connection(this.hub, ws, who.agent.id, this.hub.config.socketQueueFrames);
+      const conn = new Connection(this.hub, ws, socket, this.cork, who.agent.id, this.hub.config.socketQueueFrames);
       this.connections.add(conn);
       this.presence.connected(conn.seat);
       ws.on('close', () => {
-        conn.dispose();
         this.connections.delete(conn);
         this.presence.disconnected(conn.seat);
       });
@@ -48,6 +57,7 @@ export class SocketServer {
   }
 
   async close(): Promise<void> {
+    this.unsubscribe();
     for (const c of this.connections) c.ws.close(1001, 'hub stopping');
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
@@ -59,17 +69,19 @@ class Connection {
   private readonly tombstonesSent = new Set<string>();
   private pending = 0;
   private inbound: Promise<void> = Promise.resolve();
-  private readonly unsubscribe: () => void;
 
-  constructor(private readonly hub: Hub, readonly ws: WebSocket, readonly seat: string, private readonly queueFrames: number) {
-    this.unsubscribe = hub.live.subscribe((m) => this.deliver(m, true));
-  }
+  constructor(
+    private readonly hub: Hub,
+    readonly ws: WebSocket,
+    /** The upgraded TCP socket under `ws`, corked while a tick's frames are written. */
+    private readonly socket: Duplex,
+    private readonly cork: TickCork,
+    readonly seat: string,
+    private readonly queueFrames: number,
+  ) {}
 
-  dispose(): void {
-    this.unsubscribe();
-  }
-
-  private deliver(m: StoredMessage, live: boolean): void {
+  /** Sends `m` if this seat should get it now; `frames` builds (and shares) the encoded envelope. */
+  deliver(m: StoredMessage, live: boolean, frames: EnvelopeFrames): void {
     const retracted = m.retracted_at !== null;
     if (!this.hub.db.isMember(m.channel, this.seat)) return;
     if (retracted) {
@@ -81,13 +93,19 @@ class Connection {
       if (live && this.pending >= this.queueFrames) return;
       this.sent.set(m.channel, m.seq);
     }
-    this.send({ type: 'envelope', envelope: this.hub.envelopes.build(m, this.seat) });
+    this.sendText(frames.for(this.seat));
   }
 
   private send(frame: unknown): void {
+    this.sendText(JSON.stringify(frame));
+  }
+
+  /** A text frame (a string, or UTF-8 bytes shared by several sockets). */
+  private sendText(text: string | Buffer): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
+    this.cork.hold(this.socket);
     this.pending++;
-    this.ws.send(JSON.stringify(frame), (err) => {
+    this.ws.send(text, { binary: false }, (err) => {
       this.pending--;
       if (err) this.ws.close(1011, 'delivery failed');
     });
@@ -146,7 +164,7 @@ class Connection {
     for (const c of [...(channels as string[])].sort()) {
       const from = since[c];
       if (typeof from !== 'number' || !Number.isInteger(from) || from < 0) continue;
-      for (const { value } of this.hub.db.messages.getRange({ start: [c, from + 1], end: [c, Number.MAX_SAFE_INTEGER] })) this.deliver(value, false);
+      for (const { value } of this.hub.db.messages.getRange({ start: [c, from + 1], end: [c, Number.MAX_SAFE_INTEGER] })) this.deliver(value, false, new EnvelopeFrames(this.hub.envelopes, value));
     }
   }
 }

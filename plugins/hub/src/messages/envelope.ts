@@ -42,41 +42,111 @@ export interface Envelope {
   created_at: number;
 }
 
+/** What makes one viewer's envelope differ from another's; with the message's shared part it determines the envelope. */
+export interface ViewerFacts {
+  toMe: boolean;
+  replyToMe: boolean;
+  read: boolean;
+  yours: string[];
+}
+
 export class EnvelopeBuilder {
   constructor(private readonly db: HubDb, private readonly facts: MessageFacts) {}
 
   build(m: StoredMessage, viewer: string): Envelope {
-    if (m.retracted_at !== null) return this.tombstone(m);
-    const askIds = this.facts.askIds(m);
-    const pending = this.facts.pendingAsks(m);
-    const yours = pending.filter((id) => (this.db.asks.get([m.channel, id])?.to ?? []).includes(viewer) || m.to.includes(viewer));
-    const declined = askIds.filter((id) => this.db.asks.get([m.channel, id])?.declined === true);
-    const parent = m.reply_to ? this.db.messageById(m.reply_to) : undefined;
+    const prepared = this.prepare(m);
+    return prepared.envelope(prepared.viewer(viewer));
+  }
+
+  /**
+   * Reads the viewer-independent facts of a message once, for building many viewers' envelopes
+   * (the live fan-out). Use it within one synchronous pass: it does not see later writes.
+   */
+  prepare(m: StoredMessage): PreparedEnvelope {
+    return m.retracted_at !== null ? new PreparedTombstone(m) : new PreparedMessage(this.db, this.facts, m);
+  }
+
+  tombstone(m: StoredMessage): Envelope {
+    return tombstoneEnvelope(m);
+  }
+}
+
+export interface PreparedEnvelope {
+  viewer(viewer: string): ViewerFacts;
+  envelope(v: ViewerFacts): Envelope;
+}
+
+const NOBODY: ViewerFacts = { toMe: false, replyToMe: false, read: false, yours: [] };
+
+class PreparedTombstone implements PreparedEnvelope {
+  constructor(private readonly m: StoredMessage) {}
+
+  viewer(): ViewerFacts {
+    return NOBODY;
+  }
+
+  envelope(): Envelope {
+    return tombstoneEnvelope(this.m);
+  }
+}
+
+class PreparedMessage implements PreparedEnvelope {
+  private readonly askIds: string[];
+  private readonly pending: string[];
+  /** Addressees of each pending ask. */
+  private readonly askTo: Map<string, string[]>;
+  private readonly declined: string[];
+  private readonly parentSender: string | undefined;
+  private readonly bytes: number;
+  private readonly fromOperator: boolean;
+  private readonly hasResolvedReply: boolean;
+
+  constructor(private readonly db: HubDb, facts: MessageFacts, private readonly m: StoredMessage) {
+    this.askIds = facts.askIds(m);
+    this.pending = facts.pendingAsks(m);
+    this.askTo = new Map(this.pending.map((id) => [id, db.asks.get([m.channel, id])?.to ?? []]));
+    this.declined = this.askIds.filter((id) => db.asks.get([m.channel, id])?.declined === true);
+    this.parentSender = m.reply_to ? db.messageById(m.reply_to)?.sender : undefined;
+    this.bytes = Buffer.byteLength(m.body);
+    this.fromOperator = db.agents.get(m.sender)?.operator === true;
+    this.hasResolvedReply = facts.replies(m).some((r) => r.status === 'resolved');
+  }
+
+  viewer(viewer: string): ViewerFacts {
+    const m = this.m;
     const toMe = m.to.includes(viewer);
-    const replyToMe = parent?.sender === viewer;
-    const read = this.db.reads.doesExist([viewer, m.id]);
-    const bytes = Buffer.byteLength(m.body);
-    const inline = !read && (m.critical || ((toMe || replyToMe) && bytes <= 4096) || bytes <= 1200);
+    return {
+      toMe,
+      replyToMe: this.parentSender === viewer,
+      read: this.db.reads.doesExist([viewer, m.id]),
+      yours: this.pending.filter((id) => this.askTo.get(id)!.includes(viewer) || toMe),
+    };
+  }
+
+  envelope(v: ViewerFacts): Envelope {
+    const m = this.m;
+    const bytes = this.bytes;
+    const inline = !v.read && (m.critical || ((v.toMe || v.replyToMe) && bytes <= 4096) || bytes <= 1200);
     return {
       id: m.id, channel: m.channel, seq: m.seq, sender: m.sender, kind: m.kind, status: m.status, urgency: m.urgency,
-      effective_urgency: m.urgency, escalated: false, downgraded: m.downgraded, critical: m.critical, to_me: toMe,
-      addressed: m.to.length > 0, from_operator: this.db.agents.get(m.sender)?.operator === true, reply_to_me: replyToMe,
+      effective_urgency: m.urgency, escalated: false, downgraded: m.downgraded, critical: m.critical, to_me: v.toMe,
+      addressed: m.to.length > 0, from_operator: this.fromOperator, reply_to_me: v.replyToMe,
       title: m.title, body_bytes: bytes, body: inline ? m.body : null, data: inline ? m.data : null, reply_to: m.reply_to,
-      pending_asks: pending, your_pending_asks: yours, ask_progress: askIds.length ? `${askIds.length - pending.length}/${askIds.length}` : '',
-      declined_asks: declined, has_resolved_reply: this.facts.replies(m).some((r) => r.status === 'resolved'), redelivery: read,
+      pending_asks: [...this.pending], your_pending_asks: v.yours, ask_progress: this.askIds.length ? `${this.askIds.length - this.pending.length}/${this.askIds.length}` : '',
+      declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply, redelivery: v.read,
       retracted: false, attachments: Array.isArray(m.data?.attachments) ? (m.data.attachments as unknown[]) : [],
       signature: typeof m.data?.signature === 'string' ? m.data.signature : null, verified_by: null, created_at: m.created_at,
     };
   }
+}
 
-  tombstone(m: StoredMessage): Envelope {
-    const body = tombstoneBody(m);
-    return {
-      id: m.id, channel: m.channel, seq: m.seq, sender: m.sender, kind: m.kind, status: 'fyi', urgency: m.urgency,
-      effective_urgency: m.urgency, escalated: false, downgraded: m.downgraded, critical: m.critical, to_me: false, addressed: m.to.length > 0,
-      from_operator: false, reply_to_me: false, title: '', body_bytes: Buffer.byteLength(body), body, data: null, reply_to: m.reply_to,
-      pending_asks: [], your_pending_asks: [], ask_progress: '', declined_asks: [], has_resolved_reply: false, redelivery: false,
-      retracted: true, attachments: [], signature: null, verified_by: null, created_at: m.created_at,
-    };
-  }
+function tombstoneEnvelope(m: StoredMessage): Envelope {
+  const body = tombstoneBody(m);
+  return {
+    id: m.id, channel: m.channel, seq: m.seq, sender: m.sender, kind: m.kind, status: 'fyi', urgency: m.urgency,
+    effective_urgency: m.urgency, escalated: false, downgraded: m.downgraded, critical: m.critical, to_me: false, addressed: m.to.length > 0,
+    from_operator: false, reply_to_me: false, title: '', body_bytes: Buffer.byteLength(body), body, data: null, reply_to: m.reply_to,
+    pending_asks: [], your_pending_asks: [], ask_progress: '', declined_asks: [], has_resolved_reply: false, redelivery: false,
+    retracted: true, attachments: [], signature: null, verified_by: null, created_at: m.created_at,
+  };
 }

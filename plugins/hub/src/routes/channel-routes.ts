@@ -2,6 +2,7 @@
 import { forbidden, route, schema } from '@keel/plugin-sdk';
 import { channelView } from '../channels/channel-directory.js';
 import type { Hub } from '../hub.js';
+import { blockRefusal } from '../identity/seat-auth.js';
 import { channelParams, emptyBody } from './schemas.js';
 
 const listQuery = schema<{ include_archived: boolean }>({ type: 'object', properties: { include_archived: { type: 'boolean', default: false } } });
@@ -51,6 +52,8 @@ export function channelRoutes(hub: Hub) {
         hub.poster.checkOpen(c);
         const already = hub.db.isMember(c.name, seat.id);
         if (!already) {
+          const blocked = seat.operator ? null : blockRefusal(hub.db.blocks.get([c.name, seat.id]), `'${c.name}'`);
+          if (blocked) throw forbidden(blocked);
           hub.invites.check(c, seat, body.invite_token);
           await hub.writer.run((w) => {
             hub.invites.consumeIn(body.invite_token, seat);

@@ -2,6 +2,7 @@
 import { badRequest, conflict, forbidden, notFound, reply, route, schema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
+import { TokenBucket } from '../limits/token-bucket.js';
 import { toMessage } from '../messages/message-views.js';
 import type { PostArgs } from '../messages/post-message.js';
 import { channelParams, emptyBody, messageParams } from './schemas.js';
@@ -27,6 +28,7 @@ const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer']
 const PASSIVE_DESTINATIONS = new Set(['image', 'audio', 'video', 'font', 'object', 'embed', 'track', 'style', 'script', 'manifest', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'report', 'xslt']);
 
 export function messageRoutes(hub: Hub) {
+  const ratingBudget = new TokenBucket({ perMinute: 30, burst: 30, refusal: (s) => `rating budget exhausted (30/min) — retry in ${s}s` });
   return [
     route({
       method: 'GET', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
@@ -89,6 +91,7 @@ export function messageRoutes(hub: Hub) {
         if (m.kind !== 'message') throw badRequest(`'${m.kind}' rows cannot be rated — rate what a seat said`);
         if (m.sender === seat.id) throw badRequest('you cannot rate your own message');
         if (m.retracted_at !== null) throw conflict('this message was retracted — it takes no new ratings');
+        ratingBudget.take(seat.id);
         const key: [string, string, string] = [params.channel, params.id, seat.id];
         const now = nowSeconds();
         const before = hub.db.ratings.get(key);

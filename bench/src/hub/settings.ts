@@ -1,0 +1,51 @@
+/** Hub benchmark settings, from the environment. */
+import { envInt } from '../ledger/kit.js';
+
+export const HUB_SERVER_IDS = ['raw', 'keel'] as const;
+export type HubServerId = (typeof HUB_SERVER_IDS)[number];
+
+export interface HubBenchSettings {
+  /** Live sockets, one per channel member (the poster is a member too, without a socket). */
+  members: number;
+  /** Posting rate of the latency phase, messages/s. */
+  ratePerSec: number;
+  /** Messages of the measured latency phase (count / rate = its seconds). */
+  messages: number;
+  /** Messages posted at the rate before it, discarded (JIT, first commits). */
+  warmupMessages: number;
+  /** Messages of the throughput phase: posted as fast as `burstConcurrency` requests in flight allow. */
+  burstMessages: number;
+  burstConcurrency: number;
+  /** Rounds, each with fresh server and socket processes; figures are medians over rounds. */
+  rounds: number;
+  /** Sockets opened at once. */
+  connectBatch: number;
+  servers: HubServerId[];
+  /** When set, server children run with `--cpu-prof` and write their profiles here. */
+  cpuProfDir: string | null;
+}
+
+export function hubSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubBenchSettings {
+  const servers = (env.BENCH_HUB_SERVERS || HUB_SERVER_IDS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = servers.filter((s) => !(HUB_SERVER_IDS as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`BENCH_HUB_SERVERS: unknown server ${unknown.join(', ')} (use ${HUB_SERVER_IDS.join(', ')}).`);
+  return {
+    members: envInt('BENCH_HUB_MEMBERS', 100, env),
+    ratePerSec: envInt('BENCH_HUB_RATE', 200, env),
+    messages: envInt('BENCH_HUB_MESSAGES', 2000, env),
+    warmupMessages: envInt('BENCH_HUB_WARMUP_MESSAGES', 400, env),
+    burstMessages: envInt('BENCH_HUB_BURST_MESSAGES', 4000, env),
+    burstConcurrency: envInt('BENCH_HUB_CONCURRENCY', 32, env),
+    rounds: envInt('BENCH_HUB_ROUNDS', 3, env),
+    connectBatch: envInt('BENCH_HUB_CONNECT_BATCH', 50, env),
+    servers: servers as HubServerId[],
+    cpuProfDir: env.BENCH_CPU_PROF || null,
+  };
+}
+
+/** The admin token the parent gives the keel child (through the environment, as the other benchmarks do). */
+export const HUB_TOKEN_ENV = 'KEEL_BENCH_HUB_TOKEN';
+
+/** The raw server's one channel and its sender (the keel side uses a real room and a real seat). */
+export const RAW_CHANNEL = 'bench';
+export const RAW_SENDER = 'poster';

@@ -1,0 +1,48 @@
+/** The channel board: work rows, one work item across channels, the digest, ruling acknowledgements. */
+import { route, schema } from '@keel/plugin-sdk';
+import type { Hub } from '../../hub.js';
+import { channelParams } from '../../routes/schemas.js';
+import type { HubContent } from '../hub-content.js';
+
+const itemParams = schema<{ item_id: string }>({ type: 'object', required: ['item_id'], properties: { item_id: { type: 'string', minLength: 1 } } });
+const ackBody = schema<{ keys: string[] }>({ type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'string' } } } });
+
+export function boardRoutes(hub: Hub, content: HubContent) {
+  return [
+    route({
+      method: 'GET', path: '/channels/:channel/work', auth: 'none', tags: ['hub'], summary: "The channel's work rows (work:<id> store rows), sorted by id",
+      params: channelParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        return content.work.rows(params.channel);
+      },
+    }),
+    route({
+      method: 'GET', path: '/work/:item_id', auth: 'none', tags: ['hub'], summary: "One work item across the caller's channels: rows, claims, decisions, messages",
+      params: itemParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        return content.work.report(params.item_id, hub.db.channelsOf(seat.id));
+      },
+    }),
+    route({
+      method: 'GET', path: '/channels/:channel/digest', auth: 'none', tags: ['hub'], summary: 'Phases, rulings, open questions, what was decided, decisions',
+      params: channelParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.requireMember(params.channel, seat.id);
+        return content.digests.digest(c, seat);
+      },
+    }),
+    route({
+      method: 'POST', path: '/channels/:channel/ruling-acks', auth: 'none', tags: ['hub'], summary: 'Acknowledge standing rulings at their current version',
+      params: channelParams, body: ackBody,
+      handler: async ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.requireMember(params.channel, seat.id);
+        return { channel: c.name, agent_id: seat.id, acked: await content.rulings.ack(c, seat, body.keys) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,40 @@
+/** Charters: the hub charter (read with a receipt; an operator replaces it) and a room's charter. */
+import { notFound, route, schema } from '@keel/plugin-sdk';
+import type { Hub } from '../../hub.js';
+import { ADMIN_PRINCIPAL } from '../../identity/seat-auth.js';
+import { channelParams } from '../../routes/schemas.js';
+import { ROOM_CHARTER_PATH } from '../fs/fs-paths.js';
+import type { HubContent } from '../hub-content.js';
+
+const readQuery = schema<{ full: boolean }>({ type: 'object', properties: { full: { type: 'boolean', default: false } } });
+const replaceBody = schema<{ text: string }>({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
+
+export function charterRoutes(hub: Hub, content: HubContent) {
+  return [
+    route({
+      method: 'GET', path: '/charter', auth: 'none', tags: ['hub'], summary: "The hub charter, cut for the seat's roles (full=true for all of it); records the seat's receipt",
+      query: readQuery,
+      handler: ({ koa, query }) => content.hubCharter.read(hub.auth.seat(koa), query.full),
+    }),
+    route({
+      method: 'PUT', path: '/charter', auth: 'none', tags: ['hub'], summary: 'Replace the hub charter (operator or admin key): the next version',
+      body: replaceBody,
+      handler: async ({ koa, body }) => {
+        const actor = await hub.auth.operatorOrAdmin(koa, 'replacing the hub charter is an operator act');
+        const v = await content.hubCharter.replace(body.text, actor.id, actor !== ADMIN_PRINCIPAL);
+        return { scope: 'hub', version: v.version, text: v.text, updated_by: v.updated_by, updated_at: v.updated_at, packaged: false, bytes: Buffer.byteLength(v.text) };
+      },
+    }),
+    route({
+      method: 'GET', path: '/channels/:channel/charter', auth: 'none', tags: ['hub'], summary: "The room charter (channel/charter.md); records the reader's receipt",
+      params: channelParams,
+      handler: async ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        const doc = await content.roomCharters.read(params.channel, seat);
+        if (!doc) throw notFound(`file '${ROOM_CHARTER_PATH}' not found in '${params.channel}'`);
+        return doc;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,46 @@
+/**
+ * Rules for vfs paths (reference §1.5): 1..512 characters, relative, segments separated by `/`,
+ * none empty, `.`, `..` or padded with whitespace. The router already percent-decodes the path.
+ */
+import { badRequest } from '@keel/plugin-sdk';
+
+export const MAX_PATH_CHARS = 512;
+/** Files under this prefix belong to the channel: only its owner and operators write them. */
+export const CHANNEL_PREFIX = 'channel/';
+export const ROOM_CHARTER_PATH = 'channel/charter.md';
+
+/** The reason a path breaks the rules, or null when it is valid. */
+export function pathProblem(path: string): string | null {
+  const length = [...path].length;
+  if (length < 1 || length > MAX_PATH_CHARS) return `is ${length} characters; paths are 1 to ${MAX_PATH_CHARS}`;
+  if (path.startsWith('/')) return 'is absolute; paths are relative to the channel';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains control characters';
+  for (const segment of path.split('/')) {
+    if (segment === '') return 'has an empty segment';
+    if (segment === '.' || segment === '..') return `has a '${segment}' segment`;
+    if (segment !== segment.trim()) return `has a segment padded with whitespace ('${segment}')`;
+  }
+  return null;
+}
+
+/** The path, or 400 naming the rule it breaks. */
+export function requireValidPath(path: string): string {
+  const problem = pathProblem(path);
+  if (problem) throw badRequest(`file path '${path}' ${problem} — use relative segments separated by '/', none empty, '.', '..' or whitespace-padded`);
+  return path;
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  md: 'text/markdown', markdown: 'text/markdown', txt: 'text/plain', json: 'application/json', csv: 'text/csv',
+  yaml: 'application/yaml', yml: 'application/yaml', html: 'text/html', css: 'text/css', js: 'text/javascript', ts: 'text/plain',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp',
+  svg: 'image/svg+xml', pdf: 'application/pdf',
+};
+
+/** A mime type guessed from the extension, for writes that declare none. */
+export function guessMime(path: string, binary: boolean): string {
+  const dot = path.lastIndexOf('.');
+  const ext = dot > path.lastIndexOf('/') ? path.slice(dot + 1).toLowerCase() : '';
+  return MIME_BY_EXTENSION[ext] ?? (binary ? 'application/octet-stream' : 'text/plain');
+}

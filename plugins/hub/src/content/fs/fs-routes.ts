@@ -1,0 +1,86 @@
+/** The channel's files: list, read (head or an archived version), write and delete. */
+import { badRequest, forbidden, route, schema } from '@keel/plugin-sdk';
+import type { Hub } from '../../hub.js';
+import { nowSeconds } from '../../ids.js';
+import type { AgentRecord, ChannelRecord } from '../../records.js';
+import { channelParams } from '../../routes/schemas.js';
+import type { HubContent } from '../hub-content.js';
+import { adminsOf } from '../room-admin.js';
+import { checkWrite, toFile, type FsWriteInput } from './channel-fs.js';
+import { CHANNEL_PREFIX, requireValidPath, ROOM_CHARTER_PATH } from './fs-paths.js';
+
+/** `*path` arrives percent-decoded by the router (the client encodes each segment). */
+const fileParams = schema<{ channel: string; path: string }>({
+  type: 'object', required: ['channel', 'path'], properties: { channel: { type: 'string', minLength: 1 }, path: { type: 'string' } },
+});
+const listQuery = schema<{ prefix: string }>({ type: 'object', properties: { prefix: { type: 'string', default: '' } } });
+const readQuery = schema<{ version?: number }>({ type: 'object', properties: { version: { type: 'integer', minimum: 1 } } });
+const deleteQuery = schema<{ expect_version?: number }>({ type: 'object', properties: { expect_version: { type: 'integer', minimum: 0 } } });
+const writeBody = schema<FsWriteInput>({
+  type: 'object',
+  properties: {
+    content: { type: 'string' }, content_b64: { type: 'string' }, description: { type: 'string' }, mime: { type: 'string' },
+    expect_version: { type: ['integer', 'null'], minimum: 0 },
+  },
+});
+
+export function fsRoutes(hub: Hub, content: HubContent) {
+  /** `channel/...` files belong to the room: its administrators write and delete them. */
+  const checkChannelOwned = (c: ChannelRecord, seat: AgentRecord, path: string) => {
+    if (path.startsWith(CHANNEL_PREFIX) && !content.isAdmin(c, seat)) throw forbidden(`'channel/...' files are channel-owned: writable by ${adminsOf(c)}`);
+  };
+  return [
+    route({
+      method: 'GET', path: '/channels/:channel/fs', auth: 'none', tags: ['hub'], summary: "The channel's live files (metadata only), optionally under a prefix",
+      params: channelParams, query: listQuery,
+      handler: ({ koa, params, query }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        return content.fs.list(params.channel, query.prefix);
+      },
+    }),
+    route({
+      method: 'GET', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Read a file (the head records a room-charter receipt; ?version=N reads an archived version)',
+      params: fileParams, query: readQuery,
+      handler: async ({ koa, params, query }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        const path = requireValidPath(params.path);
+        const v = content.fs.read(params.channel, path, query.version);
+        if (path === ROOM_CHARTER_PATH && query.version === undefined) await content.roomCharters.recordRead(params.channel, seat.id, v.version);
+        return toFile(v);
+      },
+    }),
+    route({
+      method: 'PUT', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Write a file (exactly one of content / content_b64); posts an fs audit message',
+      params: fileParams, body: writeBody,
+      handler: async ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.requireMember(params.channel, seat.id);
+        hub.poster.checkOpen(c);
+        const path = requireValidPath(params.path);
+        checkChannelOwned(c, seat, path);
+        if (path === ROOM_CHARTER_PATH && typeof body.content_b64 === 'string') throw badRequest('charter must be text — send it as content, not content_b64');
+        const write = checkWrite(path, body);
+        const stored = await hub.writer.run((w) => content.fs.putIn(w, c.name, seat.id, path, write, nowSeconds()));
+        return toFile(stored);
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Delete a file (a tombstone version; ?expect_version=N); posts an fs audit message',
+      params: fileParams, query: deleteQuery,
+      handler: async ({ koa, params, query }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.requireMember(params.channel, seat.id);
+        hub.poster.checkOpen(c);
+        const path = requireValidPath(params.path);
+        checkChannelOwned(c, seat, path);
+        if (content.meta(c.name)?.gated_acts?.includes('fs_remove') && !content.isAdmin(c, seat)) {
+          throw forbidden(`deleting files in '${c.name}' is a gated act (gated_acts: fs_remove): it is done by ${adminsOf(c)}`);
+        }
+        const deleted = await hub.writer.run((w) => content.fs.deleteIn(w, c.name, seat.id, path, query.expect_version ?? null, nowSeconds()));
+        return { deleted };
+      },
+    }),
+  ];
+}

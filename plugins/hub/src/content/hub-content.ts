@@ -1,0 +1,145 @@
+/**
+ * The hub's content services — per-channel files, the key-value store, charters, attachments,
+ * phases, rulings, work rows and digests — built once per hub and wired into its extension hooks:
+ * `/whoami` parts (charter pointer, rules), channel info parts (meta, charter, phases, state),
+ * post gates (closed rooms, charter and rulings gates), attachment resolution for posts, and the
+ * room charter every new room is born with.
+ */
+import path from 'node:path';
+import { conflict, forbidden } from '@keel/plugin-sdk';
+import { POWERS, type Delegation } from '../governance/delegations.js';
+import { mayAdministerRoom } from '../governance/room-authority.js';
+import type { Hub } from '../hub.js';
+import type { AgentRecord, ChannelRecord } from '../records.js';
+import { Attachments } from './attachments/attachment-store.js';
+import { Digests } from './board/digest.js';
+import { phaseRows, phaseRule } from './board/phases.js';
+import { Rulings } from './board/rulings.js';
+import { WorkItems } from './board/work-items.js';
+import { HubCharter } from './charter/hub-charter.js';
+import { RoomCharters, type CharterDebt } from './charter/room-charter.js';
+import { ChannelFs } from './fs/channel-fs.js';
+import { adminsOf } from './room-admin.js';
+import { ChannelStore } from './store/channel-store.js';
+import { META_KEY, validateMeta, type ChannelMeta } from './store/channel-meta.js';
+import { exactRule, fsKeyRule, prefixRule, type StoreRule } from './store/store-rules.js';
+
+function delegateBrief(d: Delegation | undefined): string | null {
+  if (!d) return null;
+  const scope = d.scope === '' || d.scope === '*' ? 'hub-wide' : `in '${d.scope}'`;
+  const note = d.note ? ` (${d.note})` : '';
+  return `you hold a delegation${note}: ${d.powers.join(', ')}, ${scope}, until ${new Date(d.expires_at * 1000).toISOString()}. Act within those powers only; the hub checks every act.`;
+}
+
+export class HubContent {
+  readonly fs: ChannelFs;
+  readonly store: ChannelStore;
+  readonly hubCharter: HubCharter;
+  readonly roomCharters: RoomCharters;
+  readonly attachments: Attachments;
+  readonly rulings: Rulings;
+  readonly work: WorkItems;
+  readonly digests: Digests;
+  readonly storeRules: StoreRule[];
+
+  constructor(private readonly hub: Hub) {
+    const meta = (channel: string) => this.meta(channel);
+    const isAdmin = (c: ChannelRecord, seat: AgentRecord) => this.isAdmin(c, seat);
+    this.fs = new ChannelFs(hub.db);
+    this.store = new ChannelStore(hub.db);
+    this.hubCharter = new HubCharter(hub.db, {
+      roles: (seat) => this.roles(seat),
+      powers: (seat) => (seat.operator ? [...POWERS] : (hub.delegations.activeFor(seat.id)[0]?.powers ?? [])),
+      delegateBrief: (seat) => delegateBrief(hub.delegations.activeFor(seat.id)[0]),
+    });
+    this.roomCharters = new RoomCharters(hub.db, this.fs, meta);
+    this.attachments = new Attachments(hub.db, path.join(hub.dataDir, 'attachments'), {
+      maxBytes: hub.config.attachmentMaxBytes, channelQuotaBytes: hub.config.channelAttachmentQuotaBytes,
+    });
+    this.rulings = new Rulings(hub.db, this.store, meta, isAdmin);
+    this.work = new WorkItems(hub.db, this.store);
+    this.digests = new Digests(hub.db, hub.facts, this.store, this.rulings);
+    this.storeRules = [
+      fsKeyRule,
+      exactRule(META_KEY, ({ c, seat, value, previous }) => {
+        if (!this.isAdmin(c, seat)) throw forbidden(`'${META_KEY}' is channel-level metadata: writable by ${adminsOf(c)}`);
+        return validateMeta(value, previous?.value as ChannelMeta | undefined);
+      }),
+      phaseRule(meta, isAdmin),
+      this.rulings.rule(),
+      prefixRule('decision:', ({ c, seat, value }) => {
+        if (this.meta(c.name)?.gated_acts?.includes('decision') && !this.isAdmin(c, seat)) {
+          throw forbidden(`recording a decision in '${c.name}' is a gated act (gated_acts: decision): it is done by ${adminsOf(c)}`);
+        }
+        return value;
+      }),
+    ];
+  }
+
+  /** Owner, operator, or a delegate whose grant reaches the room. */
+  isAdmin(c: ChannelRecord, seat: AgentRecord): boolean {
+    return mayAdministerRoom(c, seat, this.hub.delegations);
+  }
+
+  meta(channel: string): ChannelMeta | undefined {
+    return this.store.value<ChannelMeta>(channel, META_KEY);
+  }
+
+  /** The seat kinds a charter view is cut for: every seat is a member; owners of a live room and delegates read their sections too. */
+  roles(seat: AgentRecord): string[] {
+    const roles = ['member'];
+    const owns = this.hub.db.channelsOf(seat.id).some((name) => {
+      const c = this.hub.channels.get(name);
+      return c !== undefined && !c.archived && c.owner === seat.id;
+    });
+    if (owns) roles.push('owner');
+    if (this.hub.delegations.isDelegate(seat.id)) roles.push('delegate');
+    return roles;
+  }
+
+  /** Post gate: a closed room takes posts (and uploads) only from its administrators. */
+  checkNotClosed(c: ChannelRecord, seat: AgentRecord): void {
+    if (this.meta(c.name)?.state === 'closed' && !this.isAdmin(c, seat)) throw conflict(`channel '${c.name}' is closed to new posts`);
+  }
+
+  /** Charters the seat owes a reading of (hub first, then its rooms), for the owed report. */
+  charterDebts(seat: AgentRecord): CharterDebt[] {
+    const p = this.hubCharter.pointer(seat);
+    const hub: CharterDebt[] = p.view_current
+      ? []
+      : [{ scope: 'hub', version: p.version, your_receipt: p.your_receipt, gated: false, read_with: 'read_charter()', reason: p.current ? 'view' : 'version' }];
+    return [...hub, ...this.roomCharters.debts(seat)];
+  }
+
+  private install(): void {
+    const hub = this.hub;
+    hub.whoamiParts.push((seat) => ({ hub_rules: this.hubCharter.rules(seat), hub_charter: this.hubCharter.pointer(seat) }));
+    hub.infoParts.push((c) => {
+      const meta = this.meta(c.name) ?? null;
+      return {
+        meta, charter: this.roomCharters.descriptor(c.name), response_sla_minutes: meta?.response_sla_minutes ?? 60, language: meta?.language ?? 'plain',
+        state: c.archived ? 'archived' : (meta?.state ?? 'open'), phases: phaseRows(this.store, c.name),
+      };
+    });
+    hub.poster.gates.push(
+      (c, seat) => this.checkNotClosed(c, seat),
+      (c, seat) => this.roomCharters.gate(c, seat),
+      (c, seat) => this.rulings.gate(c, seat),
+    );
+    hub.poster.attachments = (channel, refs) => this.attachments.resolveIn(channel, refs);
+    hub.channels.onCreate.push((w, c) => this.roomCharters.seedIn(w, c));
+  }
+
+  private static readonly installed = new WeakMap<Hub, HubContent>();
+
+  /** The hub's content services, built and wired into its hooks on first use. */
+  static of(hub: Hub): HubContent {
+    let content = HubContent.installed.get(hub);
+    if (!content) {
+      content = new HubContent(hub);
+      content.install();
+      HubContent.installed.set(hub, content);
+    }
+    return content;
+  }
+}

@@ -1,0 +1,49 @@
+/** The channel key-value store: list keys, read a row, write a row (versioned, rule-checked). */
+import { route, schema } from '@keel/plugin-sdk';
+import type { Hub } from '../../hub.js';
+import { nowSeconds } from '../../ids.js';
+import { channelParams } from '../../routes/schemas.js';
+import type { HubContent } from '../hub-content.js';
+import { applyRules, requireValidKey } from './store-rules.js';
+
+const keyParams = schema<{ channel: string; key: string }>({
+  type: 'object', required: ['channel', 'key'], properties: { channel: { type: 'string', minLength: 1 }, key: { type: 'string' } },
+});
+const putBody = schema<{ value: unknown; expect_version?: number | null }>({
+  type: 'object', required: ['value'], properties: { value: {}, expect_version: { type: ['integer', 'null'], minimum: 0 } },
+});
+
+export function storeRoutes(hub: Hub, content: HubContent) {
+  return [
+    route({
+      method: 'GET', path: '/channels/:channel/store', auth: 'none', tags: ['hub'], summary: "The channel store's keys with their versions, sorted",
+      params: channelParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        return content.store.keys(params.channel);
+      },
+    }),
+    route({
+      method: 'GET', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'One store row',
+      params: keyParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        hub.channels.requireMember(params.channel, seat.id);
+        return content.store.require(params.channel, params.key);
+      },
+    }),
+    route({
+      method: 'PUT', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'Write a store row (optional expect_version; channel:meta is the room admins\')',
+      params: keyParams, body: putBody,
+      handler: async ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.requireMember(params.channel, seat.id);
+        hub.poster.checkOpen(c);
+        const key = requireValidKey(params.key);
+        const value = applyRules(content.storeRules, { c, seat, key, value: body.value, previous: content.store.get(c.name, key) });
+        return hub.db.transaction(() => content.store.putIn(c.name, key, value, seat.id, nowSeconds(), body.expect_version ?? null));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,54 @@
+/** Remote onboarding: the admin mints join tokens; `POST /join` (no key — the token is the credential) registers a seat. */
+import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { JoinTokens, type MintInput } from '../governance/join-tokens.js';
+import type { Hub } from '../hub.js';
+import { ADMIN_PRINCIPAL } from '../identity/seat-auth.js';
+
+const mintBody = schema<MintInput>({
+  type: 'object',
+  properties: {
+    agent_id: { type: ['string', 'null'] }, about: { type: 'string' }, channels: { type: 'array', items: { type: 'string' } },
+    ttl_seconds: { type: 'number' }, max_uses: { type: 'integer' },
+  },
+});
+const joinBody = schema<{ token: string; agent_id?: string; about?: string }>({
+  type: 'object', required: ['token'], properties: { token: { type: 'string' }, agent_id: { type: 'string' }, about: { type: 'string' } },
+});
+const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['token_id'], properties: { token_id: { type: 'string', minLength: 1 } } });
+
+export function joinTokenRoutes(hub: Hub) {
+  const tokens = new JoinTokens(hub);
+  const requireAdmin = async (koa: Parameters<typeof hub.auth.isAdminKey>[0], act: string) => {
+    if (!(await hub.auth.isAdminKey(koa))) throw forbidden(`${act} requires the admin key`);
+  };
+  return [
+    route({
+      method: 'POST', path: '/join-tokens', auth: 'none', tags: ['hub'], summary: 'Mint a join token (admin key); the secret is shown once',
+      body: mintBody,
+      handler: async ({ koa, body }) => {
+        await requireAdmin(koa, 'minting a join token');
+        return tokens.mint(body, ADMIN_PRINCIPAL.id);
+      },
+    }),
+    route({
+      method: 'GET', path: '/join-tokens', auth: 'none', tags: ['hub'], summary: 'Join tokens for audit (admin key; no secrets)',
+      handler: async ({ koa }) => {
+        await requireAdmin(koa, 'listing join tokens');
+        return tokens.list();
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/join-tokens/:token_id', auth: 'none', tags: ['hub'], summary: 'Revoke a join token (admin key)',
+      params: tokenParams,
+      handler: async ({ koa, params }) => {
+        await requireAdmin(koa, 'revoking a join token');
+        return tokens.revoke(params.token_id);
+      },
+    }),
+    route({
+      method: 'POST', path: '/join', auth: 'none', tags: ['hub'], summary: 'Register a non-operator seat with a join token (no key needed); the key is shown once',
+      body: joinBody,
+      handler: ({ body }) => tokens.join(body.token, body.agent_id, body.about),
+    }),
+  ];
+}

@@ -1,0 +1,59 @@
+/** Kicks and bans: in one room (`/channels/{c}/blocks`), hub-wide (`/hub/blocks`), and the public list. */
+import { route, schema } from '@keel/plugin-sdk';
+import { Blocks, HUB_SCOPE, type BlockInput } from '../governance/blocks.js';
+import type { Hub } from '../hub.js';
+import { channelParams } from './schemas.js';
+
+const blockBody = schema<BlockInput>({
+  type: 'object', required: ['agent'],
+  properties: { agent: { type: 'string', minLength: 1 }, seconds: { type: ['number', 'null'] }, reason: { type: 'string' } },
+});
+const roomAgentParams = schema<{ channel: string; agent: string }>({
+  type: 'object', required: ['channel', 'agent'], properties: { channel: { type: 'string', minLength: 1 }, agent: { type: 'string', minLength: 1 } },
+});
+const agentParams = schema<{ agent: string }>({ type: 'object', required: ['agent'], properties: { agent: { type: 'string', minLength: 1 } } });
+const listQuery = schema<{ scope?: string }>({ type: 'object', properties: { scope: { type: 'string' } } });
+
+export function moderationRoutes(hub: Hub) {
+  const blocks = new Blocks(hub);
+  return [
+    route({
+      method: 'POST', path: '/channels/:channel/blocks', auth: 'none', tags: ['hub'], summary: 'Kick (seconds, at most 7 days) or ban (no seconds) a seat from a room',
+      params: channelParams, body: blockBody,
+      handler: ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        return blocks.blockInRoom(hub.channels.require(params.channel), seat, body);
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/channels/:channel/blocks/:agent', auth: 'none', tags: ['hub'], summary: "Lift a seat's block in a room",
+      params: roomAgentParams,
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        blocks.requireModerator(hub.channels.require(params.channel), seat);
+        return blocks.lift(params.channel, params.agent);
+      },
+    }),
+    route({
+      method: 'POST', path: '/hub/blocks', auth: 'none', tags: ['hub'], summary: 'Kick or ban a seat hub-wide (operator or moderation delegate; closes its live socket)',
+      body: blockBody,
+      handler: ({ koa, body }) => blocks.blockHub(hub.auth.seat(koa), body),
+    }),
+    route({
+      method: 'DELETE', path: '/hub/blocks/:agent', auth: 'none', tags: ['hub'], summary: "Lift a seat's hub-wide block",
+      params: agentParams,
+      handler: ({ koa, params }) => {
+        blocks.requireHubModerator(hub.auth.seat(koa));
+        return blocks.lift(HUB_SCOPE, params.agent);
+      },
+    }),
+    route({
+      method: 'GET', path: '/blocks', auth: 'none', tags: ['hub'], summary: 'Blocks in force, newest first (`scope` = a channel or `hub`)',
+      query: listQuery,
+      handler: ({ koa, query }) => {
+        hub.auth.seat(koa);
+        return blocks.list(query.scope);
+      },
+    }),
+  ];
+}

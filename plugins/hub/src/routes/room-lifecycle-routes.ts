@@ -1,0 +1,69 @@
+/** Room lifecycle: invites, groups (a room with purpose and invited members), archive and unarchive. */
+import { badRequest, forbidden, notFound, route, schema } from '@keel/plugin-sdk';
+import { ChannelArchive } from '../governance/channel-archive.js';
+import { Groups, type GroupInput } from '../governance/groups.js';
+import { mayAdministerRoom, ownerLabel } from '../governance/room-authority.js';
+import type { Hub } from '../hub.js';
+import { channelParams, emptyBody } from './schemas.js';
+
+const MAX_INVITE_TTL = 30 * 86400;
+
+const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
+  type: 'object', properties: { agent_id: { type: ['string', 'null'] }, ttl_seconds: { type: 'number' } },
+});
+const groupBody = schema<GroupInput>({
+  type: 'object', required: ['name', 'members', 'purpose'],
+  properties: {
+    name: { type: 'string' }, members: { type: 'array', items: { type: 'string' } }, purpose: { type: 'string' },
+    opening_post: { type: 'string' }, private: { type: 'boolean', default: true },
+  },
+});
+
+export function roomLifecycleRoutes(hub: Hub) {
+  const archive = new ChannelArchive(hub);
+  const groups = new Groups(hub);
+  return [
+    route({
+      method: 'POST', path: '/channels/:channel/invites', auth: 'none', tags: ['hub'], summary: 'Mint a single-use invite token (room admin); the caller delivers it',
+      params: channelParams, body: inviteBody,
+      handler: async ({ koa, params, body }) => {
+        const seat = hub.auth.seat(koa);
+        const c = hub.channels.require(params.channel);
+        if (c.is_dm) throw badRequest('direct channels take no invites — they hold exactly their two peers');
+        if (!mayAdministerRoom(c, seat, hub.delegations)) {
+          throw forbidden(`creating an invite in '${c.name}' needs the channel owner (${ownerLabel(c)}), an operator, or a delegate holding 'ruling', 'operational' or 'proxy' for this room`);
+        }
+        hub.poster.checkOpen(c);
+        const invitee = body.agent_id ?? null;
+        if (invitee !== null) {
+          const a = hub.agents.live(invitee);
+          if (!a || a.retired_at !== null) throw notFound(`agent '${invitee}' is not registered`);
+        }
+        const ttl = body.ttl_seconds ?? 86400;
+        if (!(ttl > 0 && ttl <= MAX_INVITE_TTL)) throw badRequest(`ttl_seconds must be in (0, ${MAX_INVITE_TTL}] — an invite lasts 24 h by default, 30 days at most`);
+        return hub.invites.create(c, seat, invitee, ttl);
+      },
+    }),
+    route({
+      method: 'POST', path: '/groups', auth: 'none', tags: ['hub'], summary: 'Create a room with a purpose, invite its members by direct message, post the opening',
+      body: groupBody,
+      handler: ({ koa, body }) => groups.create(hub.auth.seat(koa), body),
+    }),
+    route({
+      method: 'POST', path: '/channels/:channel/archive', auth: 'none', tags: ['hub'], summary: 'Archive a room (owner or operator): members evicted, delisted, history kept',
+      params: channelParams, body: emptyBody, bodyKind: 'json',
+      handler: ({ koa, params }) => {
+        const seat = hub.auth.seat(koa);
+        return archive.archive(hub.channels.require(params.channel), seat);
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/channels/:channel/archive', auth: 'none', tags: ['hub'], summary: 'Unarchive a room (operator); only the original owner is re-seated',
+      params: channelParams,
+      handler: ({ koa, params }) => {
+        const op = hub.auth.operator(koa, 'only an operator can unarchive a channel — ask one to reopen it, or start a new room');
+        return archive.unarchive(hub.channels.require(params.channel), op);
+      },
+    }),
+  ];
+}

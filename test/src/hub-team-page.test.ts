@@ -1,0 +1,461 @@
+/**
+ * The team page (`@keel/hub-team-page`) as a person uses it: served by the hub plugin under
+ * `/hub/ui/`, driven in a real Chromium through playwright-core against a real kernel on a real
+ * port, with a second seat acting over HTTP and from a second browser context.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { highlightSegments, hubBaseFor, reconnectDelay, threadOrder } from '@keel/hub-team-page';
+import { startHub, type HubHarness } from './helpers/hub.js';
+import { repoRoot } from './helpers/paths.js';
+
+const CHROMIUM = process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium';
+const PAGE_DIR = path.join(repoRoot, 'packages', 'hub-team-page');
+const LIVE_MS = 4000; // below the 5 s poll, so an arrival this fast came over the socket
+
+/** A raw GET that sends the path exactly as written (fetch would normalise `..` away). */
+function rawGet(base: string, rawPath: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Selectors of a CSS file's rules, at any nesting depth (comments and declarations dropped). */
+function cssRules(text: string): Array<{ selector: string; declarations: string[] }> {
+  const rules: Array<{ selector: string; declarations: string[] }> = [];
+  const clean = text.replace(/\/\*[\s\S]*?\*\//g, '');
+  const stack: string[] = [];
+  let buffer = '';
+  for (const ch of clean) {
+    if (ch === '{') {
+      stack.push(buffer.trim());
+      buffer = '';
+    } else if (ch === '}') {
+      const selector = stack.pop() ?? '';
+      const declarations = buffer.split(';').map((d) => d.trim()).filter(Boolean);
+      if (!selector.startsWith('@')) rules.push({ selector, declarations });
+      buffer = '';
+    } else if (ch === ';' && stack.length === 0) {
+      buffer = ''; // a top-level at-rule such as @import
+    } else {
+      buffer += ch;
+    }
+  }
+  return rules;
+}
+
+describe('team page helpers (plain modules, run in Node)', () => {
+  it('cuts highlights by code points, so astral characters before a match do not shift it', () => {
+    // '🦓' is one code point and two UTF-16 units; the hub's offsets count code points.
+    const marked = (snippet: string, hl: Array<[number, number]>) => highlightSegments(snippet, hl).filter((s) => s.highlighted).map((s) => s.text);
+    expect(marked('🦓 zebra 🦓🦓 zebra', [[2, 5], [11, 5]])).to.deep.equal(['zebra', 'zebra']);
+    expect(marked('é𝒳 ok', [[1, 1]])).to.deep.equal(['𝒳']);
+    expect(highlightSegments('abc', [[1, 99], [-5, 2], [0, 0]]).map((s) => [s.text, s.highlighted])).to.deep.equal([['a', false], ['bc', true]]);
+    expect(highlightSegments('abc', null).map((s) => s.text).join('')).to.equal('abc');
+  });
+
+  it('orders a thread: replies under their parent, orphans as roots', () => {
+    const rows = threadOrder([
+      { id: 'c', seq: 3, reply_to: 'a' },
+      { id: 'a', seq: 1, reply_to: null },
+      { id: 'b', seq: 2, reply_to: null },
+      { id: 'd', seq: 4, reply_to: 'c' },
+      { id: 'e', seq: 5, reply_to: 'gone' },
+    ]);
+    expect(rows.map((r) => `${r.message.id}${r.depth}${r.orphan ? '!' : ''}`)).to.deep.equal(['a0', 'c1', 'd2', 'b0', 'e0!']);
+  });
+
+  it('finds the hub base from the page path and backs off the socket up to 15 s', () => {
+    expect(hubBaseFor('/hub/ui/', null)).to.equal('/hub');
+    expect(hubBaseFor('/proxy/hub/ui/index.html', undefined)).to.equal('/proxy/hub');
+    expect(hubBaseFor('/ui/', '')).to.equal('');
+    expect(hubBaseFor('/hub/ui/', 'https://hub.example')).to.equal('https://hub.example');
+    expect([1, 2, 5, 15, 40].map(reconnectDelay)).to.deep.equal([1000, 2000, 5000, 15000, 15000]);
+  });
+});
+
+describe('team page styles', () => {
+  const read = (name: string) => readFileSync(path.join(PAGE_DIR, 'styles', name), 'utf8');
+
+  it('components.css scopes every selector to a class and names no bare element', () => {
+    const rules = cssRules(read('components.css'));
+    expect(rules.length).to.be.greaterThan(20);
+    const offenders: string[] = [];
+    for (const { selector } of rules) {
+      for (const complex of selector.split(',').map((s) => s.trim())) {
+        // Compound selectors, split at combinators; each must start with a class, attribute or pseudo-class.
+        const compounds = complex.split(/\s*[>+~]\s*|\s+/).filter(Boolean);
+        const first = compounds[0] ?? '';
+        if (!first.startsWith('.')) offenders.push(complex);
+        else if (compounds.some((c) => /^[a-z*]/i.test(c))) offenders.push(complex);
+      }
+    }
+    expect(offenders, 'selectors not scoped to a class').to.deep.equal([]);
+  });
+
+  it('theme.css declares custom properties only, including the documented set', () => {
+    const text = read('theme.css');
+    const rules = cssRules(text);
+    const declarations = rules.flatMap((r) => r.declarations);
+    expect(declarations.length).to.be.greaterThan(10);
+    expect(declarations.filter((d) => !d.startsWith('--')), 'non-custom-property declarations').to.deep.equal([]);
+    for (const name of ['--bg-primary', '--bg-secondary', '--bg-tertiary', '--ui-surface-1', '--ui-border-1', '--text-primary', '--text-secondary', '--text-muted', '--accent', '--accent-subtle', '--font-sm', '--font-md']) {
+      expect(text, name).to.include(`${name}:`);
+    }
+  });
+
+  it('full.css is the theme plus the components, and components read the theme', () => {
+    const full = read('full.css');
+    expect(full).to.match(/@import url\("\.\/theme\.css"\)/);
+    expect(full).to.match(/@import url\("\.\/components\.css"\)/);
+    const components = read('components.css');
+    for (const name of ['--bg-primary', '--ui-border-1', '--text-muted', '--accent', '--accent-subtle']) expect(components).to.include(`var(${name})`);
+  });
+});
+
+describe('team page serving (GET /hub/ui…)', () => {
+  let hub: HubHarness;
+  let base: string;
+
+  before(async () => {
+    hub = await startHub();
+    base = (await hub.kernel.listen()).url;
+  });
+  after(() => hub?.stop());
+
+  it('redirects /hub/ui to /hub/ui/ and serves index.html with its import map, nosniff and a CSP', async () => {
+    const redirect = await rawGet(base, '/hub/ui');
+    expect(redirect.status).to.equal(302);
+    expect(new URL(redirect.headers.location!, `${base}/hub/ui`).pathname).to.equal('/hub/ui/');
+    const page = await rawGet(base, '/hub/ui/');
+    expect(page.status).to.equal(200);
+    expect(page.headers['content-type']).to.match(/^text\/html/);
+    expect(page.headers['x-content-type-options']).to.equal('nosniff');
+    expect(page.headers['cache-control']).to.equal('no-cache');
+    expect(page.headers['content-security-policy']).to.match(/script-src 'self' 'sha256-/);
+    expect(page.body).to.include('"@keel/hub-client": "./client/index.js"');
+    expect(page.body).to.include('./dist/main.js');
+  });
+
+  it('serves the page modules, the styles and the hub client modules with their types', async () => {
+    for (const [url, type] of [
+      ['/hub/ui/dist/main.js', /^text\/javascript/],
+      ['/hub/ui/dist/team-page.js', /^text\/javascript/],
+      ['/hub/ui/styles/full.css', /^text\/css/],
+      ['/hub/ui/styles/components.css', /^text\/css/],
+      ['/hub/ui/styles/theme.css', /^text\/css/],
+      ['/hub/ui/client/index.js', /^text\/javascript/],
+      ['/hub/ui/client/hub-client.js', /^text\/javascript/],
+    ] as const) {
+      const res = await rawGet(base, url);
+      expect(res.status, url).to.equal(200);
+      expect(res.headers['content-type'], url).to.match(type);
+      expect(res.headers['x-content-type-options'], url).to.equal('nosniff');
+      expect(res.headers['cache-control'], url).to.match(/max-age=\d+/);
+    }
+    const first = await rawGet(base, '/hub/ui/dist/main.js');
+    const again = await rawGet(base, '/hub/ui/dist/main.js', { 'if-none-match': String(first.headers.etag) });
+    expect(again.status).to.equal(304);
+  });
+
+  it('serves nothing else of either package and never leaves their folders', async () => {
+    for (const url of [
+      '/hub/ui/package.json', '/hub/ui/src/team-page.ts', '/hub/ui/tsconfig.json', '/hub/ui/dist/', '/hub/ui/dist/index.d.ts',
+      '/hub/ui/client/../package.json', '/hub/ui/client/%2e%2e/package.json', '/hub/ui/dist/..%2F..%2F..%2Fpackage.json',
+      '/hub/ui/styles/%2e%2e%2f%2e%2e%2ftsconfig.json', '/hub/ui/dist/missing.js', '/hub/ui/client/index.d.ts', '/hub/ui/dist/a%00.js',
+      '/hub/ui/styles/..%5c..%5cpackage.json',
+    ]) {
+      const res = await rawGet(base, url);
+      expect([400, 404], `${url} → ${res.status}`).to.include(res.status);
+      expect(res.body, url).not.to.include('"name"');
+    }
+  });
+});
+
+describe('team page in a browser', function () {
+  this.timeout(60_000);
+  let hub: HubHarness;
+  let base: string;
+  let browser: Browser;
+  let annCtx: BrowserContext;
+  let benCtx: BrowserContext;
+  let ann: Page;
+  let ben: Page;
+  let annKey: string;
+  let benKey: string;
+  let annMessageId = '';
+  const problems: string[] = [];
+  const framesIn: string[] = [];
+  const framesOut: string[] = [];
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(`      (skipped: no Chromium at ${CHROMIUM}; install the chromium package or set KEEL_CHROMIUM)`);
+      this.skip();
+    }
+    hub = await startHub();
+    base = (await hub.kernel.listen()).url;
+    annKey = await hub.seat('ann');
+    benKey = await hub.seat('ben');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    annCtx = await browser.newContext();
+    benCtx = await browser.newContext();
+    ann = await annCtx.newPage();
+    ben = await benCtx.newPage();
+    for (const [who, page] of [['ann', ann], ['ben', ben]] as const) {
+      page.on('pageerror', (err) => problems.push(`${who} page error: ${err.message}`));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && /Content Security Policy|Failed to resolve module|SyntaxError|TypeError/i.test(msg.text())) problems.push(`${who} console: ${msg.text()}`);
+      });
+    }
+    ann.on('websocket', (ws) => {
+      ws.on('framereceived', (f) => framesIn.push(String(f.payload)));
+      ws.on('framesent', (f) => framesOut.push(String(f.payload)));
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await hub?.stop();
+  });
+
+  const message = (page: Page, text: string) => page.locator('[data-testid="message"]', { hasText: text });
+
+  async function signIn(page: Page, key: string, seat: string): Promise<void> {
+    await page.goto(`${base}/hub/ui`);
+    await page.getByTestId('seat-key-input').fill(key);
+    await page.getByTestId('sign-in-button').click();
+    await page.getByTestId('identity-seat').filter({ hasText: seat }).waitFor();
+  }
+
+  it('shows a wrong seat key’s refusal verbatim and keeps the key out of storage', async () => {
+    await ann.goto(`${base}/hub/ui`);
+    expect(new URL(ann.url()).pathname).to.equal('/hub/ui/');
+    await ann.getByTestId('seat-key-input').fill('agora_not_a_key');
+    await ann.getByTestId('sign-in-button').click();
+    await ann.getByTestId('refusal').waitFor();
+    expect(await ann.getByTestId('refusal').textContent()).to.equal('invalid api key');
+    expect(await ann.getByTestId('refusal').getAttribute('data-status')).to.equal('401');
+    expect(await ann.getByTestId('protocol-badge').count(), 'no mismatch badge against agora/0.4').to.equal(0);
+  });
+
+  it('signs in with a seat key and shows the seat, channels and commons', async () => {
+    await signIn(ann, annKey, 'ann');
+    expect(await ann.getByTestId('operator-badge').count()).to.equal(0);
+    // Evaluated in the page (a string: the test project has no DOM typings).
+    const storage = await ann.evaluate<string>('JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie, url: location.href })');
+    expect(storage).not.to.include(annKey);
+    await ann.locator('[data-testid="channel-row"][data-channel="commons"]').click();
+    await ann.getByTestId('thread-channel').filter({ hasText: 'commons' }).waitFor();
+    await message(ann, 'ann joined').waitFor();
+  });
+
+  it('posts a message from the composer and shows it in the thread', async () => {
+    await ann.getByTestId('composer-title').fill('Crossing plan');
+    await ann.getByTestId('composer-body').fill('🦓 the zebra crossing is ready');
+    await ann.getByTestId('composer-status').selectOption('open');
+    await ann.getByTestId('composer-submit').click();
+    const mine = message(ann, 'the zebra crossing is ready');
+    await mine.waitFor();
+    expect(await mine.getByTestId('message-title').textContent()).to.equal('Crossing plan');
+    expect(await mine.getByTestId('message-sender').textContent()).to.equal('ann');
+    expect(await mine.getByTestId('message-status').textContent()).to.equal('open');
+    annMessageId = (await mine.getAttribute('data-id'))!;
+    expect(annMessageId).to.be.a('string').and.not.equal('');
+    expect(await ann.getByTestId('composer-body').inputValue()).to.equal('');
+  });
+
+  it('subscribes on the live socket and shows another seat’s post as it arrives', async () => {
+    await ann.locator('[data-testid="live-status"][data-state="open"]').waitFor({ timeout: 10_000 });
+    await waitFor(() => framesOut.some((f) => isSubscribe(f, 'commons')), 5000, 'a subscribe frame naming commons');
+    const posted = await hub.call('POST', '/channels/commons/messages', benKey, { body: 'ben here, live', reply_to: annMessageId, status: 'reply' });
+    expect(posted.status).to.equal(200);
+    await message(ann, 'ben here, live').waitFor({ timeout: LIVE_MS });
+    expect(framesIn.some((f) => isEnvelope(f, 'commons', posted.body.seq))).to.equal(true);
+    // A reply is threaded under the message it answers.
+    const reply = message(ann, 'ben here, live');
+    expect(Number(await reply.getAttribute('data-depth'))).to.equal(1);
+    expect(await reply.getByTestId('message-reply-to').getAttribute('data-reply-to')).to.equal(annMessageId);
+  });
+
+  it('rates another seat’s message and shows the viewer’s own mark', async () => {
+    const reply = message(ann, 'ben here, live');
+    await reply.getByTestId('rate-up').click();
+    await reply.locator('[data-testid="rate-up"][aria-pressed="true"]').waitFor();
+    expect(await reply.getByTestId('rate-up').textContent()).to.match(/1$/);
+  });
+
+  it('finds a word with search and highlights it (code-point offsets)', async () => {
+    await ann.getByTestId('tab-search').click();
+    await ann.getByTestId('search-q').fill('zebra');
+    await ann.getByTestId('search-submit').click();
+    const hit = ann.getByTestId('search-hit').first();
+    await hit.waitFor();
+    expect(await hit.getAttribute('data-channel')).to.equal('commons');
+    const marks = await hit.getByTestId('search-highlight').allTextContents();
+    expect(marks.map((m) => m.toLowerCase())).to.include('zebra');
+    await ann.getByTestId('tab-thread').click();
+  });
+
+  it('shows another seat’s refusal verbatim when it tries to retract ann’s message', async () => {
+    await signIn(ben, benKey, 'ben');
+    await ben.locator('[data-testid="channel-row"][data-channel="commons"]').click();
+    const target = ben.locator(`[data-testid="message"][data-id="${annMessageId}"]`);
+    await target.waitFor();
+    await target.getByTestId('retract-button').click();
+    await ben.getByTestId('refusal').waitFor();
+    const shown = await ben.getByTestId('refusal').textContent();
+    expect(shown).to.match(/^only the author \(or an operator\) can retract a message/);
+    // Exactly the hub's sentence: the same refusal over HTTP.
+    const direct = await hub.call('POST', `/channels/commons/messages/${annMessageId}/retract`, benKey, {});
+    expect(direct.status).to.equal(403);
+    expect(shown).to.equal(direct.body.detail);
+    expect(await ben.getByTestId('refusal').getAttribute('data-status')).to.equal('403');
+    expect(await target.getAttribute('data-retracted')).to.equal('false');
+  });
+
+  it('asks from the composer; the other seat answers the ask from the thread', async () => {
+    await ann.getByTestId('composer-body').fill('Two checks before we open the crossing');
+    await ann.getByTestId('composer-asks').fill('check the lights\ncheck the paint');
+    await ann.getByTestId('composer-status').selectOption('open');
+    await ann.getByTestId('composer-submit').click();
+    const question = message(ann, 'Two checks before we open the crossing');
+    await question.getByTestId('ask').nth(1).waitFor();
+    expect(await question.locator('[data-testid="ask"][data-pending="true"]').count()).to.equal(2);
+    const lightsId = (await question.getByTestId('ask').filter({ hasText: 'check the lights' }).getAttribute('data-ask-id'))!;
+
+    const onBen = message(ben, 'Two checks before we open the crossing');
+    await onBen.waitFor({ timeout: 8000 });
+    await onBen.getByTestId('ask').filter({ hasText: 'check the lights' }).getByTestId('answer-ask').click();
+    expect(await ben.getByTestId('composer-reply-to').inputValue()).to.equal(await question.getAttribute('data-id'));
+    expect(await ben.getByTestId('composer-answers').inputValue()).to.equal(lightsId);
+    expect(await ben.getByTestId('composer-status').inputValue()).to.equal('reply');
+    await ben.getByTestId('composer-body').fill('lights are green');
+    await ben.getByTestId('composer-submit').click();
+    const answer = message(ben, 'lights are green');
+    await answer.waitFor();
+    expect(await answer.getByTestId('message-answers').getAttribute('data-answers')).to.equal(lightsId);
+    expect(await answer.getByTestId('message-answers').textContent()).to.include('check the lights');
+    // ann sees the answer arrive and the ask settle; the other ask stays pending.
+    await message(ann, 'lights are green').waitFor({ timeout: LIVE_MS });
+    await question.locator(`[data-testid="ask"][data-ask-id="${lightsId}"][data-pending="false"]`).waitFor({ timeout: LIVE_MS });
+    expect(await question.locator('[data-testid="ask"][data-pending="true"]').count()).to.equal(1);
+  });
+
+  it('lists the inbox and acknowledges a row only when asked', async () => {
+    await ben.getByTestId('tab-inbox').click();
+    const row = ben.locator('[data-testid="inbox-row"]', { hasText: 'ann' }).first();
+    await row.waitFor();
+    const seq = Number(await row.getAttribute('data-seq'));
+    const before = await ben.getByTestId('inbox-row').count();
+    await row.getByTestId('inbox-ack').click();
+    await waitForAsync(async () => (await ben.locator(`[data-testid="inbox-row"][data-channel="commons"][data-seq="${seq}"]`).count()) === 0, 5000, 'the acked row to leave the inbox');
+    expect(await ben.getByTestId('inbox-row').count()).to.be.below(before);
+    await ben.getByTestId('tab-owed').click();
+    await ben.getByTestId('owed-to_answer').waitFor();
+    await ben.getByTestId('tab-thread').click();
+  });
+
+  it('writes a file, then shows the hub’s 409 verbatim when another seat changed it meanwhile', async () => {
+    await ann.getByTestId('tab-files').click();
+    await ann.getByTestId('vfs-new').click();
+    await ann.getByTestId('vfs-path').fill('notes/plan.md');
+    await ann.getByTestId('vfs-editor').fill('# Plan\nfirst draft');
+    await ann.getByTestId('vfs-save').click();
+    await ann.locator('[data-testid="vfs-version"][data-version="1"]').waitFor();
+    await ann.locator('[data-testid="vfs-entry"][data-path="notes/plan.md"]').waitFor();
+
+    const theirs = await hub.call('PUT', '/channels/commons/fs/notes/plan.md', benKey, { content: '# Plan\nben was here', expect_version: 1 });
+    expect(theirs.status).to.equal(200);
+    await ann.getByTestId('vfs-editor').fill('# Plan\nsecond draft');
+    await ann.getByTestId('vfs-save').click();
+    await ann.getByTestId('refusal').waitFor();
+    const shown = await ann.getByTestId('refusal').textContent();
+    const direct = await hub.call('PUT', '/channels/commons/fs/notes/plan.md', annKey, { content: 'x', expect_version: 1 });
+    expect(direct.status).to.equal(409);
+    expect(shown).to.equal(direct.body.detail);
+    expect(await ann.getByTestId('refusal').getAttribute('data-status')).to.equal('409');
+    expect(await ann.getByTestId('vfs-editor').inputValue(), 'the editor keeps the text').to.equal('# Plan\nsecond draft');
+
+    // Re-open: the editor reads the hub's head.
+    await ann.locator('[data-testid="vfs-entry"][data-path="notes/plan.md"]').getByTestId('vfs-open').click();
+    await ann.locator('[data-testid="vfs-version"][data-version="2"]').waitFor();
+    expect(await ann.getByTestId('vfs-editor').inputValue()).to.equal('# Plan\nben was here');
+    await ann.getByTestId('tab-thread').click();
+  });
+
+  it('retracts its own message and shows it dimmed with the tombstone', async () => {
+    const mine = ann.locator(`[data-testid="message"][data-id="${annMessageId}"]`);
+    await mine.getByTestId('retract-button').click();
+    await ann.locator(`[data-testid="message"][data-id="${annMessageId}"][data-retracted="true"]`).waitFor();
+    expect(await mine.getByTestId('message-body').textContent()).to.equal('[retracted by ann]');
+    const opacity = Number(await mine.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el).opacity));
+    expect(opacity).to.be.below(1);
+    expect(await mine.getByTestId('retract-button').count()).to.equal(0);
+    // ben's page learns of the tombstone too (socket or poll).
+    await ben.locator(`[data-testid="message"][data-id="${annMessageId}"][data-retracted="true"]`).waitFor({ timeout: 8000 });
+  });
+
+  it('warns about another protocol and a paused hub, and keeps working', async () => {
+    const ctx = await browser.newContext();
+    try {
+      const page = await ctx.newPage();
+      await page.route('**/hub/healthz', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, db: 'ok', version: '9.9.9', protocol: 'agora/9.9', paused: true }) }));
+      await signIn(page, benKey, 'ben');
+      expect(await page.getByTestId('protocol-badge').textContent()).to.equal('protocol agora/9.9 ≠ agora/0.4');
+      await page.getByTestId('paused-badge').waitFor();
+      await message(page, 'lights are green').waitFor();
+      expect(await page.getByTestId('composer-submit').isDisabled()).to.equal(true);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('ran without page errors or blocked resources', () => {
+    expect(problems).to.deep.equal([]);
+  });
+});
+
+function isSubscribe(frame: string, channel: string): boolean {
+  try {
+    const f = JSON.parse(frame) as { type?: string; channels?: string[] };
+    return f.type === 'subscribe' && Array.isArray(f.channels) && f.channels.includes(channel) && [...f.channels].sort().join() === f.channels.join();
+  } catch {
+    return false;
+  }
+}
+
+function isEnvelope(frame: string, channel: string, seq: number): boolean {
+  try {
+    const f = JSON.parse(frame) as { type?: string; envelope?: { channel?: string; seq?: number } };
+    return f.type === 'envelope' && f.envelope?.channel === channel && f.envelope?.seq === seq;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForAsync(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
