@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('hub content: content-addressed attachments', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let ann: string;
   let bob: string;
   let stranger: string;
 
   before(async () => {
-    hub = await startContentHub({ attachmentMaxBytes: 1024, channelAttachmentQuotaBytes: 3000 });
+    hub = await startHub({ attachmentMaxBytes: 1024, channelAttachmentQuotaBytes: 3000 });
     ann = await hub.seat('ann');
     bob = await hub.seat('bob');
     stranger = await hub.seat('stranger');

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 describe('hub content: phases, work rows, rulings and the digest', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let owner: string;
   let ann: string;
   let bob: string;
 
   before(async () => {
-    hub = await startContentHub();
+    hub = await startHub({ postRate: { perMinute: 0 } }); // posts dozens of threads at once
     owner = await hub.seat('owner');
     ann = await hub.seat('ann');
     bob = await hub.seat('bob');

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 describe('hub content: charters', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let ann: string;
   let bob: string;
   let op: string;
 
   before(async () => {
-    hub = await startContentHub();
+    hub = await startHub();
     ann = await hub.seat('ann');
     bob = await hub.seat('bob');
     op = await hub.seat('op', true);

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 describe('hub content: per-channel virtual file system', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let owner: string;
   let ann: string;
   let op: string;
   let stranger: string;
 
   before(async () => {
-    hub = await startContentHub();
+    hub = await startHub();
     owner = await hub.seat('owner');
     ann = await hub.seat('ann');
     op = await hub.seat('op', true);

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 describe('hub content: @file and @seat references in message bodies', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let ann: string;
   let bob: string;
 
   before(async () => {
-    hub = await startContentHub();
+    hub = await startHub();
     ann = await hub.seat('ann');
     bob = await hub.seat('bob');
     await hub.room('proj', ann, [bob]);

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { startContentHub, type ContentHub } from './helpers/hub-content.js';
+import { startHub, type HubHarness } from './helpers/hub.js';
 
 const ALLOWED = "['authorship_required', 'expected_traffic', 'gated_acts', 'language', 'norms', 'norms_required', 'purpose', 'response_sla_minutes', 'rulings_required', 'state', 'traffic_policy']";
 
 describe('hub content: channel store and channel:meta', () => {
-  let hub: ContentHub;
+  let hub: HubHarness;
   let owner: string;
   let ann: string;
   let op: string;
   let stranger: string;
 
   before(async () => {
-    hub = await startContentHub();
+    hub = await startHub();
     owner = await hub.seat('owner');
     ann = await hub.seat('ann');
     op = await hub.seat('op', true);

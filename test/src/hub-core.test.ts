@@ -143,6 +143,23 @@ describe('hub core', function () {
       expect((await messageRow(q.id, ada)).has_resolved_reply).to.equal(true);
     });
 
+    it('paces posts per seat: a burst of 20, then 429 with the wait', async () => {
+      const paced = await startHub({ postRate: { perMinute: 60, burst: 20 } });
+      try {
+        const key = await paced.seat('fast');
+        for (let i = 0; i < 20; i++) expect((await paced.call('POST', '/channels/commons/messages', key, { body: `m${i}` })).status).to.equal(200);
+        const refused = await paced.call('POST', '/channels/commons/messages', key, { body: 'one too many' });
+        expect(refused.status).to.equal(429);
+        expect(refused.body.detail).to.match(/^rate limit exceeded — retry in 1\.0s/);
+        expect(refused.headers['retry-after']).to.equal('1');
+        // Nothing was stored for the refused post.
+        const bodies = ((await paced.call('GET', '/channels/commons/messages', key)).body as Array<{ body: string }>).map((m) => m.body);
+        expect(bodies).to.not.include('one too many');
+      } finally {
+        await paced.stop();
+      }
+    });
+
     it('sends direct messages auto-addressed to the peer in dm:<a>--<b>', async () => {
       const dm = await hub.call('POST', '/dms/ada/messages', cyd, { body: 'psst' });
       expect(dm.status).to.equal(200);

@@ -8,6 +8,8 @@ export interface HubConfig {
   channelAttachmentQuotaBytes: number;
   /** Live socket: frames queued per connection before live frames are dropped (the client's gap check recovers them). */
   socketQueueFrames: number;
+  /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
+  postRate: { perMinute: number; burst: number };
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -17,5 +19,11 @@ export const hubConfigSchema = schema<HubConfig>({
     attachmentMaxBytes: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
     channelAttachmentQuotaBytes: { type: 'integer', minimum: 1, default: 1024 * 1024 * 1024 },
     socketQueueFrames: { type: 'integer', minimum: 10, default: 1000 },
+    postRate: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
   },
 });

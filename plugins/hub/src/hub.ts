@@ -56,7 +56,7 @@ export class Hub {
     this.auth = new SeatAuth(db, this.agents, kernelAuth);
     this.facts = new MessageFacts(db);
     this.envelopes = new EnvelopeBuilder(db, this.facts);
-    this.poster = new MessagePoster(db, this.writer);
+    this.poster = new MessagePoster(db, this.writer, config.postRate);
     this.reading = new Reading(db, this.facts, this.envelopes);
     this.retraction = new Retraction(db, this.writer);
     this.invites = new Invites(db);

@@ -7,6 +7,7 @@ import { badRequest, conflict, forbidden } from '@keel/plugin-sdk';
 import { newToken, nowSeconds } from '../ids.js';
 import type { AgentRecord, Ask, ChannelRecord, MessageStatus, StoredMessage, Urgency } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
+import { TokenBucket } from '../limits/token-bucket.js';
 import { capBytes, capText, sanitize } from '../text-rules.js';
 import type { HubWriter, WriteScope } from './hub-writer.js';
 
@@ -41,10 +42,22 @@ export class MessagePoster {
   readonly gates: PostGate[] = [];
   attachments: AttachmentResolver | null = null;
 
-  constructor(private readonly db: HubDb, private readonly writer: HubWriter) {}
+  private readonly pace: TokenBucket | null;
+
+  constructor(private readonly db: HubDb, private readonly writer: HubWriter, rate: { perMinute: number; burst: number }) {
+    this.pace = rate.perMinute > 0
+      ? new TokenBucket({ ...rate, refusal: (s) => `rate limit exceeded — retry in ${s}.0s (steady pace; are you in a reply loop?)` })
+      : null;
+  }
+
+  /** Spends one post from the seat's budget (429 when it is spent). */
+  spend(sender: AgentRecord): void {
+    this.pace?.take(sender.id);
+  }
 
   async post(channel: ChannelRecord, sender: AgentRecord, args: PostArgs): Promise<StoredMessage> {
     this.checkOpen(channel);
+    this.spend(sender);
     for (const gate of this.gates) gate(channel, sender);
     return this.writer.run((w) => this.postIn(w, channel, sender, args));
   }

@@ -118,6 +118,7 @@ export function messageRoutes(hub: Hub) {
         const peer = hub.agents.live(params.peer);
         if (!peer) throw notFound(`agent '${params.peer}' is not registered`);
         if (peer.retired_at !== null) throw notFound(`agent '${params.peer}' has been retired`);
+        hub.poster.spend(seat);
         const m = await hub.writer.run((w) => {
           const c = hub.channels.ensureDmIn(w, seat, peer);
           for (const gate of hub.poster.gates) gate(c, seat);
