@@ -4,6 +4,7 @@
  * are owned here and closed by `stop()`. Tokens of other plugins it depends on come from `overrides`.
  */
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { AnyPlugin, DepsMap, PluginDefinition, Token } from '@keel/plugin-sdk';
 import { buildConfig } from '../config/load-config.js';
@@ -26,6 +27,11 @@ export interface EmbeddedPlugin<E> {
   callback(): http.RequestListener;
   /** The plugin's `exports`. */
   exports: E;
+  /**
+   * Hands WebSocket upgrades under `prefix` to the plugin's socket endpoints (call it from the host
+   * server's `upgrade` event); returns false when the path is not the plugin's, so the host can try others.
+   */
+  upgrade(prefix?: string): (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
   /** The bootstrap admin token of the embedded kernel's data dir. */
   adminToken: string;
   stop(): Promise<void>;
@@ -48,6 +54,7 @@ export async function embedPlugin<E = unknown>(plugin: PluginDefinition<unknown,
     adminToken: kernel.adminToken,
     callback: () => handler,
     middleware: (prefix = '/') => mountAt(prefix, handler),
+    upgrade: (prefix = '/') => upgradeAt(prefix, kernel.upgradeHandler()),
     stop: () => kernel.stop(),
   };
 }
@@ -67,5 +74,18 @@ function mountAt(prefix: string, handler: http.RequestListener): Koa.Middleware 
       ctx.res.once('finish', resolve);
       handler(ctx.req, ctx.res);
     });
+  };
+}
+
+/** Strips the host's prefix from an upgrade request and hands it to the embedded kernel. */
+function upgradeAt(prefix: string, handler: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void) {
+  const base = prefix.replace(/\/+$/, '');
+  return (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    const url = req.url ?? '/';
+    if (!(base === '' || url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`))) return false;
+    const rest = url.slice(base.length);
+    req.url = rest.startsWith('/') ? rest : `/${rest}`;
+    handler(req, socket, head);
+    return true;
   };
 }
