@@ -7,7 +7,7 @@
 import { WebSocket } from 'ws';
 import { wallMs } from '../ledger/kit.js';
 import { checkFrame, scanFrame } from './frame.js';
-import type { CollectMessage, ConnectMessage, ExpectMessage, Percentiles, PhaseReport, ToChild } from './socket-protocol.js';
+import type { CollectMessage, ConnectMessage, ExpectMessage, FromChild, Percentiles, PhaseReport, ToChild } from './socket-protocol.js';
 
 class Member {
   ws: WebSocket | null = null;
@@ -49,6 +49,7 @@ class Member {
     this.reordered = 0;
     this.stray = 0;
     this.checked = false;
+    this.problem = this.closed ? this.problem : null;
   }
 
   private onFrame(data: Buffer): void {
@@ -157,7 +158,8 @@ class Pool {
     const all = new Float64Array(this.members.length * this.count);
     let n = 0;
     for (const m of this.members) for (const v of m.latency) if (!Number.isNaN(v)) all[n++] = v;
-    const complete = this.members.filter((m) => m.got === this.count && !m.duplicates && !m.reordered && !m.stray && !m.closed).length;
+    // A frame that failed its full check (checkFrame) leaves its socket incomplete too.
+    const complete = this.members.filter((m) => m.got === this.count && !m.duplicates && !m.reordered && !m.stray && !m.closed && !m.problem).length;
     const sum = (pick: (m: Member) => number) => this.members.reduce((s, m) => s + pick(m), 0);
     return {
       type: 'report',
@@ -190,7 +192,7 @@ function percentiles(values: Float64Array): Percentiles {
   return { p50: q(0.5), p99: q(0.99), max: sorted[sorted.length - 1]! };
 }
 
-function send(msg: PhaseReport | { type: 'connected' | 'expecting'; [k: string]: unknown }): void {
+function send(msg: FromChild): void {
   process.send!(msg);
 }
 
