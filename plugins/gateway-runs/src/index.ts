@@ -13,6 +13,7 @@ import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
 import { wireRunner } from './runner/runner-wiring.js';
+import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { RunStore } from './runtime/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { runsRoutes } from './routes/runs-routes.js';
@@ -24,6 +25,8 @@ interface GatewayRunsConfig {
   /** `agents.streaming_default`: token deltas for runs whose start omits `_runtime.stream`. */
   streamingDefault: boolean;
   defaultWorkflows: Record<string, string>;
+  /** Effect retries (reference §3.5): attempts per effect type and the backoff between them. */
+  retry: RetryConfig;
 }
 
 const configSchema = schema<GatewayRunsConfig>({
@@ -36,6 +39,16 @@ const configSchema = schema<GatewayRunsConfig>({
       type: 'object',
       additionalProperties: { type: 'string', pattern: '^(?:(?:private|catalog):)?[A-Za-z0-9_-]+(?:@[A-Za-z0-9_.-]+)?:.+$' },
       default: { 'abstractcode.agent.v1': 'keel-chat:keel-chat' },
+    },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        backoffBaseMs: { type: 'integer', minimum: 0, default: DEFAULT_RETRY.backoffBaseMs },
+        backoffMaxMs: { type: 'integer', minimum: 0, default: DEFAULT_RETRY.backoffMaxMs },
+        maxAttempts: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 20 }, default: DEFAULT_RETRY.maxAttempts },
+      },
     },
   },
 });
@@ -54,7 +67,7 @@ export const gatewayRunsPlugin = definePlugin({
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {

@@ -1,7 +1,8 @@
 /**
  * How the runner applies a command (reference §6.2): pause and cancel act on the whole run tree;
  * resume without an inner payload lifts a pause, with one it answers a wait; emit_event resumes
- * the runs waiting on that event; guidance goes to the live runs' inbox.
+ * the runs waiting on that event; guidance goes to the live runs' inbox; compact_memory launches
+ * a summary child run. A command that cannot apply throws: the runner logs it and moves on.
  */
 import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
@@ -101,8 +102,10 @@ export class CommandApplier {
         });
         return;
       }
+      case 'compact_memory':
+        return this.runtime.memory.request(command);
       default:
-        throw new Error(`${command.type} is not applicable to run ${command.run_id} (no schedule or memory on this run)`);
+        throw new Error(`${command.type} is not applicable to run ${command.run_id}`);
     }
   }
 

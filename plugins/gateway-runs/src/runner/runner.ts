@@ -30,6 +30,9 @@ export class Runner {
         const child = this.runs.get(String(run.waiting.details?.sub_run_id));
         if (child && isTerminal(child.status)) void this.runtime.resumeParentOf(child);
       }
+      // A memory compaction whose child ended while no runner ran.
+      const compactor = this.runtime.memory.endedChild(run);
+      if (compactor) void this.runtime.memory.settle(compactor);
     }
     this.kickCommands();
   }
@@ -91,6 +94,9 @@ export class Runner {
   private async tickOnce(runId: string): Promise<void> {
     await new Promise((r) => setImmediate(r));
     try {
+      // A finished compaction child schedules its parent: its summary is applied here.
+      const compactor = this.runtime.memory.endedChild(this.runtime.load(runId));
+      if (compactor) await this.runtime.memory.settle(compactor);
       const run = this.runtime.load(runId);
       if (run?.status === 'waiting' && run.waiting?.reason === 'subworkflow') {
         const child = this.runs.get(String(run.waiting.details?.sub_run_id));

@@ -9,11 +9,15 @@ import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
-import { isSupportedType, step, type StepOutcome } from '../flow/interpreter.js';
+import { isSupportedType, step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
 import { temp, UnsupportedNodeError, type RunVars } from '../flow/node-io.js';
+import { appendLlmTurn } from './conversation-memory.js';
 import { EffectExecutor, type EffectOutcome } from './effect-executor.js';
 import { KeyedLock } from './keyed-lock.js';
+import { MemoryCompaction } from './memory-compaction.js';
+import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
+import type { RetryPolicy } from './retry-policy.js';
 import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
@@ -29,6 +33,8 @@ export interface RuntimeDeps {
   bundles: BundleRegistry;
   inference: InferenceService;
   log: Logger;
+  /** How many attempts each effect type gets, and the backoff between them. */
+  retry: RetryPolicy;
   /** Called when a run needs ticking (the runner schedules it). */
   schedule(runId: string, atMs?: number): void;
 }
@@ -37,6 +43,8 @@ const STEPS_PER_SLICE = 200;
 
 export class Runtime {
   readonly lock = new KeyedLock();
+  /** `compact_memory`: summary child runs and the memory rewrite. */
+  readonly memory: MemoryCompaction;
   private readonly executor: EffectExecutor;
   private readonly cancels = new Map<string, AbortController>();
   /** Why a run was cancelled, kept until the tick that owns it notices the abort. */
@@ -52,6 +60,15 @@ export class Runtime {
       deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
       streams: (run) => this.streams(run),
       signalOf: (run) => this.controller(run.run_id).signal,
+    }, deps.retry);
+    this.memory = new MemoryCompaction({
+      lock: this.lock,
+      ledger: deps.ledger,
+      log: deps.log,
+      load: (id) => this.load(id),
+      save: (run) => this.save(run),
+      startChild: (parent, key, payload) => this.startChild(parent, key, payload),
+      schedule: (id) => deps.schedule(id),
     });
   }
 
@@ -87,12 +104,14 @@ export class Runtime {
       await this.toPauseWait(run);
       return false;
     }
-    let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep>;
+    let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
     try {
       if (run.builtin === 'react_agent') {
         outcome = agentStep(run);
       } else if (run.builtin === 'scheduler') {
         outcome = scheduleStep(run);
+      } else if (run.builtin === MEMORY_COMPACTOR) {
+        outcome = compactionStep(run);
       } else {
         const flow = this.flowOf(run);
         if (run.current_node === null) run.current_node = flow.entry;
@@ -115,13 +134,17 @@ export class Runtime {
     run.current_node = outcome.node;
     const result = await this.executor.perform(run, outcome.node, outcome.effect);
     run.effect_index++;
-    return this.afterEffect(run, outcome.node, result);
+    return this.afterEffect(run, outcome.node, outcome.effect, result);
   }
 
-  private async afterEffect(run: RunState, nodeId: string, result: EffectOutcome): Promise<boolean> {
+  private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, result: EffectOutcome): Promise<boolean> {
     const t = temp(run.vars as RunVars);
     if (result.status === 'completed') {
       t.effects[nodeId] = result.result;
+      // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
+      if (effect.type === 'llm_call' && effect.payload.include_context === true && run.builtin === null) {
+        appendLlmTurn(run.vars, nodeId, effect.payload, String(result.result.content ?? ''));
+      }
       await this.save(run);
       return true;
     }
@@ -225,6 +248,7 @@ export class Runtime {
     return control.length ? control[control.length - 1]!.node : null;
   }
 
+  /** Creates (or finds, on a replay) the child run an effect or a command launches; its id derives from `key`. */
   private async startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string> {
     const id = childRunId(key);
     if (this.load(id)) return id;
@@ -243,7 +267,7 @@ export class Runtime {
       status: 'running',
       current_node: null,
       vars,
-      input_data: vars,
+      input_data: structuredClone(vars),
       waiting: null,
       output: null,
       error: null,
@@ -294,8 +318,9 @@ export class Runtime {
       result: { emitted: true, name: 'abstract.status', payload: { text: status } },
       idempotency_key: `system:terminal_status:${status}`,
     });
+    const abandoned = this.memory.abandonedRecord(run);
     // Appended together: their seqs are taken in call order and they share one synced commit.
-    await Promise.all([...(last ? [this.deps.ledger.append(last)] : []), this.deps.ledger.append(statusRecord)]);
+    await Promise.all([...(abandoned ? [this.deps.ledger.append(abandoned)] : []), ...(last ? [this.deps.ledger.append(last)] : []), this.deps.ledger.append(statusRecord)]);
     // The status flips only once its records are durable, so a reader never sees an end the ledger lacks.
     run.status = status;
     run.output = output;
