@@ -205,6 +205,9 @@ describe('team page in a browser', function () {
     }
     hub = await startHub();
     base = (await hub.kernel.listen()).url;
+    // One clear failure instead of a timeout per step when the page is not served at all.
+    const probe = await rawGet(base, '/hub/ui/');
+    if (probe.status !== 200) throw new Error(`GET /hub/ui/ answered ${probe.status}: the hub plugin does not serve the team page (is uiRoutes() mounted?)`);
     annKey = await hub.seat('ann');
     benKey = await hub.seat('ben');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -403,7 +406,7 @@ describe('team page in a browser', function () {
     expect(opacity).to.be.below(1);
     expect(await mine.getByTestId('retract-button').count()).to.equal(0);
     // ben's page learns of the tombstone too (socket or poll).
-    await ben.locator(`[data-testid="message"][data-id="${annMessageId}"][data-retracted="true"]`).waitFor({ timeout: 8000 });
+    await ben.locator(`[data-testid="message"][data-id="${annMessageId}"][data-retracted="true"]`).waitFor({ timeout: LIVE_MS });
   });
 
   it('warns about another protocol and a paused hub, and keeps working', async () => {

@@ -9,6 +9,8 @@ import { core, definePlugin, schema } from '@keel/plugin-sdk';
 import { ledgerToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
+import { CatalogFiles } from './catalog/catalog-files.js';
+import { CatalogStore } from './catalog/catalog-store.js';
 import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
@@ -16,6 +18,9 @@ import { wireRunner } from './runner/runner-wiring.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { RunStore } from './runtime/run-store.js';
 import { Runtime } from './runtime/runtime.js';
+import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-defaults.js';
+import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
+import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
@@ -38,7 +43,7 @@ const configSchema = schema<GatewayRunsConfig>({
     defaultWorkflows: {
       type: 'object',
       additionalProperties: { type: 'string', pattern: '^(?:(?:private|catalog):)?[A-Za-z0-9_-]+(?:@[A-Za-z0-9_.-]+)?:.+$' },
-      default: { 'abstractcode.agent.v1': 'keel-chat:keel-chat' },
+      default: BUILTIN_DEFAULT_WORKFLOWS,
     },
     retry: {
       type: 'object',
@@ -65,25 +70,31 @@ export const gatewayRunsPlugin = definePlugin({
     const runs = new RunStore(deps.storage);
     const commands = new CommandStore(deps.storage);
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
+    const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')));
+    const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {
-      routes: runsRoutes({
-        runs,
-        ledger: deps.ledger.store,
-        runtime,
-        commands,
-        bundles,
-        auth: deps.auth,
-        start: { bundles, defaultBundleId: config.defaultBundleId, defaultWorkflows: config.defaultWorkflows },
-        runnerWarning: () => wiring.warning,
-        streamingDefault: config.streamingDefault,
-        kick: (id) => wiring.kick(id),
-        kickCommands: () => wiring.kickCommands(),
-      }),
+      routes: [
+        ...runsRoutes({
+          runs,
+          ledger: deps.ledger.store,
+          runtime,
+          commands,
+          bundles,
+          auth: deps.auth,
+          start: { ...sources, defaultBundleId: config.defaultBundleId },
+          runnerWarning: () => wiring.warning,
+          streamingDefault: config.streamingDefault,
+          kick: (id) => wiring.kick(id),
+          kickCommands: () => wiring.kickCommands(),
+        }),
+        ...catalogRoutes({ catalog, sources }),
+        ...catalogAdminRoutes({ catalog, sources }),
+      ],
       start: () => wiring.start(),
       stop: () => wiring.stop(),
     };

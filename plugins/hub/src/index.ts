@@ -17,6 +17,7 @@ import { inboxRoutes } from './routes/inbox-routes.js';
 import { ledgerRoutes } from './routes/ledger-routes.js';
 import { messageRoutes } from './routes/message-routes.js';
 import { HubDb } from './store/hub-db.js';
+import { uiRoutes } from './ui/ui-routes.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
 export type { HubConfig } from './config.js';
@@ -33,7 +34,7 @@ export const hubPlugin = definePlugin({
   configSchema: hubConfigSchema,
   deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
   provides: hubToken,
-  async setup({ config, deps }) {
+  async setup({ config, deps, prefix }) {
     const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
     await hub.channels.ensureCommons();
     const sockets = new SocketServer(hub, hub.presence);
@@ -49,6 +50,7 @@ export const hubPlugin = definePlugin({
         ...contentRoutes(hub),
         ...discoveryRoutes(hub),
         ...governanceRoutes(hub),
+        ...uiRoutes(prefix),
       ],
       sockets: [{ path: '/ws', upgrade: (req, socket, head) => sockets.upgrade(req, socket, head) }],
       stop: () => sockets.close(),

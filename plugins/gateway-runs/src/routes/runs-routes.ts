@@ -9,6 +9,7 @@ import type { CommandStore } from '../runner/command-store.js';
 import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
 import { newScheduledRun, scheduleBody } from './schedule-run.js';
 import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
@@ -65,11 +66,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
       body: startBody,
       handler: async ({ body, principal }) => {
-        const { resolved } = resolveStart(body, principal!.account, d.start);
-        const run = newRootRun(body, principal!.account, resolved, d.streamingDefault);
+        const resolution = resolveStart(body, principal!, d.start);
+        const run = newRootRun(body, principal!.account, resolution, d.streamingDefault);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
-        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved };
+        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
     }),
     route({
@@ -79,11 +80,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: 'Schedule a flow: a parent run launches it at start_at, then every interval (repeat_count / repeat_until bound it)',
       body: scheduleBody,
       handler: async ({ body, principal }) => {
-        const { resolved } = resolveStart(body, principal!.account, d.start);
-        const run = newScheduledRun(body, principal!.account, resolved);
+        const resolution = resolveStart(body, principal!, d.start);
+        const run = newScheduledRun(body, principal!.account, resolution);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
-        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
+        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },
     }),
     route({
@@ -140,8 +141,9 @@ export function runsRoutes(d: RunsRoutesDeps) {
       path: '/bundles',
       tags: ['bundles'],
       summary: 'Bundles the caller can run, with source and description',
-      handler: ({ principal }) => ({
-        items: d.bundles.list(principal!.account).map((e) => {
+      handler: ({ principal }) => {
+        const view = agentDefaultsView(principal!, d.start);
+        const items = d.bundles.list(principal!.account).map((e) => {
           const m = e.bundle.manifest;
           const def = m.default_entrypoint ?? m.entrypoints[0]!.flow_id;
           return {
@@ -151,13 +153,12 @@ export function runsRoutes(d: RunsRoutesDeps) {
             scope: e.scope,
             description: m.entrypoints.find((x) => x.flow_id === def)?.description ?? '',
             default_entrypoint: m.default_entrypoint,
-            entrypoints: m.entrypoints.map((ep) => ({ ...ep, workflow_id: `${m.bundle_id}@${m.bundle_version}:${ep.flow_id}`, is_agent_default: Object.entries(d.start.defaultWorkflows).some(([, v]) => v.endsWith(`${m.bundle_id}:${ep.flow_id}`) || v.endsWith(`${m.bundle_id}@${m.bundle_version}:${ep.flow_id}`)), agent_default_interfaces: Object.entries(d.start.defaultWorkflows).filter(([, v]) => v.endsWith(`:${ep.flow_id}`) && v.includes(m.bundle_id)).map(([k]) => k) })),
+            entrypoints: m.entrypoints.map((ep) => ({ ...ep, workflow_id: `${m.bundle_id}@${m.bundle_version}:${ep.flow_id}`, ...agentDefaultMarks(view, 'private', m.bundle_id, m.bundle_version, ep.flow_id) })),
             created_at: m.created_at,
           };
-        }),
-        default_agent_workflows: d.start.defaultWorkflows,
-        default_agent_workflows_unavailable: {},
-      }),
+        });
+        return { items, ...view };
+      },
     }),
     route({
       method: 'POST',

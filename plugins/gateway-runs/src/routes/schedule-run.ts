@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, schema } from '@keel/plugin-sdk';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
-import { startProperties, type ResolvedWorkflow, type StartBody } from './start-run.js';
+import { startProperties, type StartBody, type StartResolution } from './start-run.js';
 
 export interface ScheduleBody extends StartBody {
   start_at?: string;
@@ -25,7 +25,7 @@ export const scheduleBody = schema<ScheduleBody>({
   },
 });
 
-export function newScheduledRun(body: ScheduleBody, account: string, resolved: ResolvedWorkflow): RunState {
+export function newScheduledRun(body: ScheduleBody, account: string, { resolved, policy }: StartResolution): RunState {
   const startAt = body.start_at === undefined || body.start_at === 'now' ? new Date() : new Date(body.start_at);
   if (Number.isNaN(startAt.getTime())) throw badRequest("start_at must be an ISO 8601 timestamp or 'now'.", { code: 'invalid_request', field: 'body.start_at' });
   const intervalMs = body.interval === undefined ? null : parseInterval(body.interval);
@@ -59,5 +59,6 @@ export function newScheduledRun(body: ScheduleBody, account: string, resolved: R
     input_data: input,
     session_id: body.session_id ?? runId,
     builtin: 'scheduler',
+    workflow_policy: policy,
   });
 }

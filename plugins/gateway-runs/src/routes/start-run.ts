@@ -1,8 +1,11 @@
 /** `POST /runs/start` (seed 000 §2.1, §7): every rule is a 400/404/409 with a sentence naming the field. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound, schema } from '@keel/plugin-sdk';
-import type { BundleEntry, BundleRegistry } from '../bundles/bundle-registry.js';
+import { badRequest, conflict, HttpError, notFound, schema, type Principal } from '@keel/plugin-sdk';
+import type { Bundle } from '../bundles/read-bundle.js';
+import { pickCatalogVersion } from '../catalog/catalog-pick.js';
+import { FRAMEWORK_RESERVED, policyOf, type CatalogRecord, type WorkflowPolicy } from '../catalog/catalog-record.js';
 import { newRunState, type RunState } from '../runtime/run-state.js';
+import { defaultWorkflowRefusal, resolveAgentDefault, type WorkflowSources } from './agent-defaults.js';
 
 export interface StartBody {
   bundle_id?: string;
@@ -48,14 +51,18 @@ export interface ResolvedWorkflow {
   interface: string | null;
 }
 
-export interface StartContext {
-  bundles: BundleRegistry;
+export interface StartContext extends WorkflowSources {
   defaultBundleId: string | null;
-  /** `agents.default_workflow.<interface>` values: `bundle[@version]:flow`. */
-  defaultWorkflows: Record<string, string>;
 }
 
-export function resolveStart(body: StartBody, account: string, ctx: StartContext): { entry: BundleEntry; resolved: ResolvedWorkflow } {
+/** What a start resolved: the bundle to run, the selection to record and, for a catalog version, its policy. */
+export interface StartResolution {
+  bundle: Bundle;
+  resolved: ResolvedWorkflow;
+  policy: WorkflowPolicy | null;
+}
+
+export function resolveStart(body: StartBody, principal: Principal, ctx: StartContext): StartResolution {
   if (body.kind !== undefined && (body.kind !== 'docs' || !body.session_id)) {
     throw badRequest(body.kind === 'docs' ? "kind 'docs' needs a session_id." : `kind '${body.kind}' is not accepted; only 'docs' (with a session_id) is.`, { code: 'invalid_request', field: 'body.kind' });
   }
@@ -66,46 +73,55 @@ export function resolveStart(body: StartBody, account: string, ctx: StartContext
   if (body.workspace_access_mode === 'all_except_ignored') {
     throw badRequest("workspace_access_mode 'all_except_ignored' cannot be set by a client.", { code: 'invalid_request', field: 'body.workspace_access_mode' });
   }
-  if (body.registry_scope === 'framework_catalog') throw badRequest("registry_scope 'framework_catalog' is reserved and cannot be loaded.", { code: 'invalid_request', field: 'body.registry_scope' });
+  if (body.registry_scope === 'framework_catalog') throw badRequest(`${FRAMEWORK_RESERVED}.`, { code: 'invalid_request', field: 'body.registry_scope' });
   if (body.registry_scope !== undefined && body.registry_scope !== 'tenant_catalog') {
     throw badRequest(`registry_scope '${body.registry_scope}' is unknown; omit it or use 'tenant_catalog'.`, { code: 'invalid_request', field: 'body.registry_scope' });
   }
-  const scope = body.registry_scope ?? 'private';
 
   if (body.flow_id === '@default') {
     if (!body.interface) throw badRequest("flow_id '@default' needs an interface (for example abstractcode.agent.v1).", { code: 'invalid_request', field: 'body.interface' });
     if (body.bundle_id || body.bundle_version) {
       throw badRequest("bundle_id and bundle_version are not accepted with flow_id '@default'.", { code: 'invalid_request', field: body.bundle_id ? 'body.bundle_id' : 'body.bundle_version' });
     }
-    const setting = `agents.default_workflow.${body.interface}`;
-    const value = ctx.defaultWorkflows[body.interface];
-    if (!value) throw conflict(`No default workflow is set for interface '${body.interface}' (${setting}).`, { code: 'default_workflow_unavailable' });
-    const match = /^(?:(?:private|catalog):)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9_.-]+))?:(.+)$/.exec(value);
-    const entry = match ? ctx.bundles.find(account, match[1]!, match[2]) : null;
-    const flowId = match?.[3];
-    const ep = entry?.bundle.manifest.entrypoints.find((e) => e.flow_id === flowId);
-    if (!entry || !ep) throw conflict(`The default workflow for '${body.interface}' (${setting} = ${value}) cannot run: the workflow is not installed.`, { code: 'default_workflow_unavailable' });
-    if (!ep.interfaces.includes(body.interface)) throw conflict(`The default workflow for '${body.interface}' (${setting} = ${value}) does not declare that interface.`, { code: 'default_workflow_unavailable' });
-    return { entry, resolved: describe(entry, ep.flow_id, scope, 'gateway_default', body.interface) };
+    // The setting decides the registry (a `catalog:` value runs a catalog version); the gateway never runs another workflow instead.
+    const r = resolveAgentDefault(body.interface, principal, ctx);
+    if (!r.ok) throw conflict(defaultWorkflowRefusal(body.interface, r), { code: 'default_workflow_unavailable' });
+    const w = r.workflow;
+    const resolved: ResolvedWorkflow = { workflow_id: w.workflow_id, bundle_id: w.bundle_id, bundle_version: w.bundle_version, flow_id: w.flow_id, registry_scope: w.registry_scope, name: w.name, source: 'gateway_default', interface: body.interface };
+    return { bundle: r.bundle, policy: r.policy, resolved };
   }
 
   const bundleId = body.bundle_id ?? ctx.defaultBundleId;
   if (!bundleId) throw badRequest('bundle_id is required (no default_bundle_id is configured).', { code: 'invalid_request', field: 'body.bundle_id' });
-  const entry = ctx.bundles.find(account, bundleId, body.bundle_version);
-  if (!entry) throw notFound(`Bundle '${bundleId}${body.bundle_version ? `@${body.bundle_version}` : ''}' is not installed.`, { code: 'bundle_not_found' });
-  const manifest = entry.bundle.manifest;
+  let bundle: Bundle;
+  let record: CatalogRecord | null = null;
+  if (body.registry_scope === 'tenant_catalog') {
+    const pick = pickCatalogVersion(ctx.catalog, principal, ctx.isAdmin(principal), bundleId, body.bundle_version);
+    if (!pick.ok) throw new HttpError(pick.status, `${capitalize(pick.reason)}.`, { code: pick.code, field: pick.status === 404 && body.bundle_version ? 'body.bundle_version' : undefined });
+    bundle = pick.bundle;
+    record = pick.record;
+  } else {
+    const entry = ctx.bundles.find(principal.account, bundleId, body.bundle_version);
+    if (!entry) throw notFound(`Bundle '${bundleId}${body.bundle_version ? `@${body.bundle_version}` : ''}' is not installed.`, { code: 'bundle_not_found' });
+    bundle = entry.bundle;
+  }
+  const manifest = bundle.manifest;
   let flowId = body.flow_id;
   if (flowId?.includes(':')) flowId = flowId.slice(flowId.lastIndexOf(':') + 1);
   if (!flowId) {
     flowId = manifest.entrypoints.length === 1 ? manifest.entrypoints[0]!.flow_id : manifest.default_entrypoint ?? undefined;
     if (!flowId) throw badRequest(`Bundle '${bundleId}' has several entrypoints and no default; give flow_id.`, { code: 'invalid_request', field: 'body.flow_id' });
   }
-  if (!entry.bundle.flows.has(flowId)) throw notFound(`Flow '${flowId}' is not in bundle ${manifest.bundle_id}@${manifest.bundle_version}.`, { code: 'flow_not_found' });
-  return { entry, resolved: describe(entry, flowId, scope, 'client', body.interface ?? null) };
+  if (!bundle.flows.has(flowId)) throw notFound(`Flow '${flowId}' is not in bundle ${manifest.bundle_id}@${manifest.bundle_version}.`, { code: 'flow_not_found' });
+  return { bundle, policy: record ? policyOf(record, flowId) : null, resolved: describe(bundle, flowId, record ? 'tenant_catalog' : 'private', 'client', body.interface ?? null) };
 }
 
-function describe(entry: BundleEntry, flowId: string, scope: string, source: ResolvedWorkflow['source'], iface: string | null): ResolvedWorkflow {
-  const m = entry.bundle.manifest;
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function describe(bundle: Bundle, flowId: string, scope: string, source: ResolvedWorkflow['source'], iface: string | null): ResolvedWorkflow {
+  const m = bundle.manifest;
   const ep = m.entrypoints.find((e) => e.flow_id === flowId);
   return {
     workflow_id: `${m.bundle_id}@${m.bundle_version}:${flowId}`,
@@ -113,7 +129,7 @@ function describe(entry: BundleEntry, flowId: string, scope: string, source: Res
     bundle_version: m.bundle_version,
     flow_id: flowId,
     registry_scope: scope,
-    name: ep?.name ?? entry.bundle.flows.get(flowId)?.flow.name ?? flowId,
+    name: ep?.name ?? bundle.flows.get(flowId)?.flow.name ?? flowId,
     source,
     interface: iface,
   };
@@ -127,7 +143,7 @@ function withStreamChoice(vars: Record<string, unknown>, streamingDefault: boole
 }
 
 /** The new root run: input_data carries the selection (replacing any client value) and the workspace choice. */
-export function newRootRun(body: StartBody, account: string, resolved: ResolvedWorkflow, streamingDefault: boolean): RunState {
+export function newRootRun(body: StartBody, account: string, { resolved, policy }: StartResolution, streamingDefault: boolean): RunState {
   const runId = randomUUID();
   const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
   if (body.workspace) input.workspace = body.workspace;
@@ -144,5 +160,6 @@ export function newRootRun(body: StartBody, account: string, resolved: ResolvedW
     session_id: body.session_id ?? runId,
     builtin: null,
     kind: body.kind === 'docs' ? 'docs' : 'conversation',
+    workflow_policy: policy,
   });
 }

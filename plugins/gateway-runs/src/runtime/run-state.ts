@@ -1,3 +1,5 @@
+import type { WorkflowPolicy } from '../catalog/catalog-record.js';
+
 /** The durable state of a run (reference §3.2, §5). `vars` never leaves the server as is. */
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
@@ -43,6 +45,8 @@ export interface RunState {
   effect_index: number;
   /** `docs` for a docs-question start (`kind: docs`), else a conversation. */
   kind?: 'conversation' | 'docs';
+  /** The catalog version a catalog run executes (child runs inherit it); absent for private bundles. */
+  workflow_policy?: WorkflowPolicy | null;
 }
 
 /** A fresh root run of a resolved workflow, running from its entry; callers set what differs. */
@@ -97,5 +101,6 @@ export function runView(run: RunState) {
     is_scheduled: run.builtin === 'scheduler',
     schedule: run.builtin === 'scheduler' ? (((run.vars as Record<string, unknown>)._meta as { schedule?: unknown } | undefined)?.schedule ?? null) : null,
     is_draft: run.bundle_version.startsWith('draft.'),
+    workflow_policy: run.workflow_policy ?? null,
   };
 }

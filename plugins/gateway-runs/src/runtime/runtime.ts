@@ -8,6 +8,7 @@ import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
+import type { CatalogStore } from '../catalog/catalog-store.js';
 import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
 import { isSupportedType, step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
 import { temp, UnsupportedNodeError, type RunVars } from '../flow/node-io.js';
@@ -31,6 +32,8 @@ export interface RuntimeDeps {
   ledger: LedgerStore;
   hub: LiveHub;
   bundles: BundleRegistry;
+  /** Catalog runs read their version's immutable bytes (by the digest recorded at start). */
+  catalog: CatalogStore;
   inference: InferenceService;
   log: Logger;
   /** How many attempts each effect type gets, and the backoff between them. */
@@ -228,11 +231,20 @@ export class Runtime {
   private flowOf(run: RunState): CompiledFlow {
     const cached = this.flows.get(run.run_id);
     if (cached) return cached;
-    const entry = this.deps.bundles.find(run.account, run.bundle_id, run.bundle_version);
-    const flow = entry?.bundle.flows.get(run.flow_id);
+    const bundle = run.workflow_policy ? this.catalogBundle(run) : this.deps.bundles.find(run.account, run.bundle_id, run.bundle_version)?.bundle;
+    const flow = bundle?.flows.get(run.flow_id);
     if (!flow) throw new FlowMissingError(`flow '${run.flow_id}' of bundle ${run.bundle_id}@${run.bundle_version} is no longer installed`);
     this.flows.set(run.run_id, flow);
     return flow;
+  }
+
+  private catalogBundle(run: RunState) {
+    try {
+      return this.deps.catalog.bundleOf(run.workflow_policy!);
+    } catch (err) {
+      this.deps.log.warn('catalog bundle unreadable', { run_id: run.run_id, bundle_ref: run.workflow_policy!.bundle_ref, error: (err as Error).message });
+      return undefined;
+    }
   }
 
   private assertSupported(flow: CompiledFlow): void {
