@@ -3,7 +3,7 @@
  * the authority on every act: each route authenticates the seat, checks membership and role, and
  * writes through `HubWriter` so the chain and the live socket stay consistent.
  */
-import type { AuthService, Logger } from '@keel/plugin-sdk';
+import type { AuthService, Logger, RouteContext } from '@keel/plugin-sdk';
 import { ChannelDirectory, channelView } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
@@ -74,6 +74,12 @@ export class Hub {
       state: c.archived ? 'archived' : 'open', is_dm: c.is_dm, charter: null, phases: [],
     };
     return Object.assign(base, ...this.infoParts.map((part) => part(c, viewer)));
+  }
+
+  /** The calling seat and the channel it must belong to (401/403/404 with the hub's sentences). */
+  member(koa: RouteContext<unknown, unknown, unknown>['koa'], channel: string): { seat: AgentRecord; channel: ChannelRecord } {
+    const seat = this.auth.seat(koa);
+    return { seat, channel: this.channels.requireMember(channel, seat.id) };
   }
 
   whoamiExtras(seat: AgentRecord): Record<string, unknown> {

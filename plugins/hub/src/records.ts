@@ -42,8 +42,8 @@ export interface Ask {
   to?: string[];
 }
 
-/** A message as stored: the bytes chained at insert stay here even after retraction. */
-export interface StoredMessage {
+/** The fields every message has, stored or served. */
+export interface MessageFields {
   id: string;
   channel: string;
   seq: number;
@@ -59,6 +59,10 @@ export interface StoredMessage {
   data: Record<string, unknown> | null;
   reply_to: string | null;
   created_at: number;
+}
+
+/** A message as stored: the bytes chained at insert stay here even after retraction. */
+export interface StoredMessage extends MessageFields {
   hash: string;
   retracted_at: number | null;
   retracted_by: string | null;
@@ -100,22 +104,7 @@ export interface BlockRecord {
 }
 
 /** The served message (seed §2.4): tombstoned when retracted. */
-export interface Message {
-  id: string;
-  channel: string;
-  seq: number;
-  sender: string;
-  kind: MessageKind;
-  status: MessageStatus;
-  urgency: Urgency;
-  critical: boolean;
-  downgraded: boolean;
-  to: string[];
-  title: string;
-  body: string;
-  data: Record<string, unknown> | null;
-  reply_to: string | null;
-  created_at: number;
+export interface Message extends MessageFields {
   retracted: boolean;
   retracted_at: number | null;
 }

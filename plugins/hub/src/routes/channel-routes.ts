@@ -34,8 +34,7 @@ export function channelRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/members', auth: 'none', tags: ['hub'], summary: 'Members of a channel',
       params: channelParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return hub.db.membersOf(params.channel).map((m) => {
           const a = hub.agents.get(m.agent_id);
           return { channel: params.channel, agent_id: m.agent_id, role: m.role, about: a?.about ?? '', mission: a?.mission ?? '', joined_at: m.joined_at };
@@ -67,8 +66,7 @@ export function channelRoutes(hub: Hub) {
       method: 'POST', path: '/channels/:channel/leave', auth: 'none', tags: ['hub'], summary: 'Leave a channel (withdraws your votes and ratings there)',
       params: channelParams, body: emptyBody, bodyKind: 'json',
       handler: async ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         await hub.writer.run((w) => hub.channels.leaveIn(w, params.channel, seat.id));
         return { channel: params.channel, left: true };
       },

@@ -13,8 +13,7 @@ export function ledgerRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/ledger', auth: 'none', tags: ['hub'], summary: 'Ordered transcript and chain head (hub-verified unless verify=false)',
       params: channelParams, query: ledgerQuery,
       handler: ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         const turns = [];
         let head = '';
         for (const { value: m } of hub.db.messages.getRange({ start: [params.channel, 1], end: [params.channel, Number.MAX_SAFE_INTEGER] })) {

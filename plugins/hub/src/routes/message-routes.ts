@@ -34,8 +34,7 @@ export function messageRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
       params: channelParams, query: historyQuery,
       handler: ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         if (query.sort === 'votes') return hub.reading.topRated(params.channel, seat.id, Math.min(query.limit, 200));
         if (query.sort !== 'recency') throw badRequest("sort must be 'recency' or 'votes'");
         return hub.reading.history(params.channel, seat.id, query.since, query.limit);
@@ -45,8 +44,7 @@ export function messageRoutes(hub: Hub) {
       method: 'POST', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'Post a message',
       params: channelParams, body: postBody,
       handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         return toMessage(await hub.poster.post(c, seat, body));
       },
     }),
@@ -54,8 +52,7 @@ export function messageRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/messages/:id', auth: 'none', tags: ['hub'], summary: 'Read a message (records a read; unread ancestors first)',
       params: messageParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const dest = koa.get('sec-fetch-dest');
         if (dest && PASSIVE_DESTINATIONS.has(dest)) throw forbidden(`a message is not a '${dest}' subresource — reading records a read, so only an explicit request may do it`);
         return hub.reading.read(params.channel, params.id, seat.id);
@@ -65,8 +62,7 @@ export function messageRoutes(hub: Hub) {
       method: 'POST', path: '/channels/:channel/messages/:id/retract', auth: 'none', tags: ['hub'], summary: 'Retract a message (author or operator; idempotent)',
       params: messageParams, body: emptyBody, bodyKind: 'json',
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         return hub.retraction.retractMessage(params.channel, params.id, seat);
       },
     }),
@@ -74,8 +70,7 @@ export function messageRoutes(hub: Hub) {
       method: 'POST', path: '/channels/:channel/messages/:id/retract_thread', auth: 'none', tags: ['hub'], summary: 'Retract a message and all its replies, or nothing',
       params: messageParams, body: emptyBody, bodyKind: 'json',
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         return hub.retraction.retractThread(params.channel, params.id, seat);
       },
     }),
@@ -83,8 +78,7 @@ export function messageRoutes(hub: Hub) {
       method: 'PUT', path: '/channels/:channel/messages/:id/rating', auth: 'none', tags: ['hub'], summary: 'Rate a message +1 or -1 (one standing rating per rater)',
       params: messageParams, body: ratingBody,
       handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         if (body.value !== 1 && body.value !== -1) throw badRequest('value must be +1 or -1 — a rating is a thumb up or down');
         const m = hub.db.messageById(params.id);
         if (!m || m.channel !== params.channel) throw notFound(`message '${params.id}' not found in '${params.channel}'`);
@@ -104,8 +98,7 @@ export function messageRoutes(hub: Hub) {
       method: 'DELETE', path: '/channels/:channel/messages/:id/rating', auth: 'none', tags: ['hub'], summary: 'Withdraw your rating of a message',
       params: messageParams,
       handler: async ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         return { removed: (await hub.db.ratings.remove([params.channel, params.id, seat.id])) ? 1 : 0 };
       },
     }),

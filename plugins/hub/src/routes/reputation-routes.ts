@@ -31,8 +31,7 @@ export function reputationRoutes(hub: Hub) {
       method: 'PUT', path: '/channels/:channel/reputation/:target', auth: 'none', tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',
       params: targetParams, body: voteBody,
       handler: ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const axis = requireAxis(body.axis);
         if (body.value !== 1 && body.value !== -1) throw badRequest(`value must be +1 or -1 — got ${body.value}`);
         const noteLength = [...body.note].length;
@@ -47,8 +46,7 @@ export function reputationRoutes(hub: Hub) {
       method: 'DELETE', path: '/channels/:channel/reputation/:target', auth: 'none', tags: ['hub'], summary: 'Withdraw your vote on one axis (all axes when axis is omitted)',
       params: targetParams, query: axisQuery,
       handler: async ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const axis = query.axis === undefined || query.axis === '' ? null : requireAxis(query.axis);
         return { removed: await votes.withdraw(params.channel, params.target, seat.id, axis) };
       },
@@ -57,8 +55,7 @@ export function reputationRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/reputation/:target/votes', auth: 'none', tags: ['hub'], summary: 'Votes on a member in this channel, newest update first',
       params: targetParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return votes.on(params.channel, params.target);
       },
     }),
@@ -66,8 +63,7 @@ export function reputationRoutes(hub: Hub) {
       method: 'GET', path: '/channels/:channel/reputation', auth: 'none', tags: ['hub'], summary: "The channel's reputation board",
       params: channelParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return boards.board(params.channel);
       },
     }),

@@ -22,8 +22,7 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
       summary: 'Upload an attachment: raw bytes, declared type in Content-Type, ?filename=; idempotent by sha256',
       params: channelParams, query: uploadQuery, bodyKind: 'none',
       handler: async ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         hub.poster.checkOpen(c);
         content.checkNotClosed(c, seat);
         const length = koa.get('content-length');
@@ -37,8 +36,7 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
       summary: 'Attachment bytes (served as a download with nosniff; raster images inline)',
       params: blobParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         const row = content.attachments.servable(params.channel, params.id);
         return reply(200, content.attachments.files.open(row.id), {
           'content-type': servedContentType(row.content_type),

@@ -13,8 +13,7 @@ export function boardRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/work', auth: 'none', tags: ['hub'], summary: "The channel's work rows (work:<id> store rows), sorted by id",
       params: channelParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return content.work.rows(params.channel);
       },
     }),
@@ -30,8 +29,7 @@ export function boardRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/digest', auth: 'none', tags: ['hub'], summary: 'Phases, rulings, open questions, what was decided, decisions',
       params: channelParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         return content.digests.digest(c, seat);
       },
     }),
@@ -39,8 +37,7 @@ export function boardRoutes(hub: Hub, content: HubContent) {
       method: 'POST', path: '/channels/:channel/ruling-acks', auth: 'none', tags: ['hub'], summary: 'Acknowledge standing rulings at their current version',
       params: channelParams, body: ackBody,
       handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         return { channel: c.name, agent_id: seat.id, acked: await content.rulings.ack(c, seat, body.keys) };
       },
     }),

@@ -29,8 +29,7 @@ export function charterRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/charter', auth: 'none', tags: ['hub'], summary: "The room charter (channel/charter.md); records the reader's receipt",
       params: channelParams,
       handler: async ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const doc = await content.roomCharters.read(params.channel, seat);
         if (!doc) throw notFound(`file '${ROOM_CHARTER_PATH}' not found in '${params.channel}'`);
         return doc;

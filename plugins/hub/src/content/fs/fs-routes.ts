@@ -34,8 +34,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/fs', auth: 'none', tags: ['hub'], summary: "The channel's live files (metadata only), optionally under a prefix",
       params: channelParams, query: listQuery,
       handler: ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return content.fs.list(params.channel, query.prefix);
       },
     }),
@@ -43,8 +42,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Read a file (the head records a room-charter receipt; ?version=N reads an archived version)',
       params: fileParams, query: readQuery,
       handler: async ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const path = requireValidPath(params.path);
         const v = content.fs.read(params.channel, path, query.version);
         if (path === ROOM_CHARTER_PATH && query.version === undefined) await content.roomCharters.recordRead(params.channel, seat.id, v.version);
@@ -55,8 +53,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'PUT', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Write a file (exactly one of content / content_b64); posts an fs audit message',
       params: fileParams, body: writeBody,
       handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         hub.poster.checkOpen(c);
         const path = requireValidPath(params.path);
         checkChannelOwned(c, seat, path);
@@ -70,8 +67,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'DELETE', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Delete a file (a tombstone version; ?expect_version=N); posts an fs audit message',
       params: fileParams, query: deleteQuery,
       handler: async ({ koa, params, query }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         hub.poster.checkOpen(c);
         const path = requireValidPath(params.path);
         checkChannelOwned(c, seat, path);

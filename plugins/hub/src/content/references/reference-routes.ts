@@ -13,8 +13,7 @@ export function referenceRoutes(hub: Hub, content: HubContent) {
       summary: "The @file and @seat references of a message (other channels' files only when the reader belongs to them)",
       params: messageParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        const { seat } = hub.member(koa, params.channel);
         const m = hub.db.messageById(params.id);
         if (!m || m.channel !== params.channel) throw notFound(`message '${params.id}' not found in '${params.channel}'`);
         // A retracted body is a tombstone: it cites nothing.

@@ -19,8 +19,7 @@ export function storeRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/store', auth: 'none', tags: ['hub'], summary: "The channel store's keys with their versions, sorted",
       params: channelParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return content.store.keys(params.channel);
       },
     }),
@@ -28,8 +27,7 @@ export function storeRoutes(hub: Hub, content: HubContent) {
       method: 'GET', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'One store row',
       params: keyParams,
       handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
-        hub.channels.requireMember(params.channel, seat.id);
+        hub.member(koa, params.channel);
         return content.store.require(params.channel, params.key);
       },
     }),
@@ -37,8 +35,7 @@ export function storeRoutes(hub: Hub, content: HubContent) {
       method: 'PUT', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'Write a store row (optional expect_version; channel:meta is the room admins\')',
       params: keyParams, body: putBody,
       handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
-        const c = hub.channels.requireMember(params.channel, seat.id);
+        const { seat, channel: c } = hub.member(koa, params.channel);
         hub.poster.checkOpen(c);
         const key = requireValidKey(params.key);
         const value = applyRules(content.storeRules, { c, seat, key, value: body.value, previous: content.store.get(c.name, key) });
