@@ -111,7 +111,11 @@ export class Kernel {
     const { server } = options.config;
     this.log = createLogger(server.logLevel, { app: 'keel' }, options.logSink);
     this.dataDir = server.dataDir;
-    this.watchdog = new EventLoopWatchdog({ ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }) });
+    const processRole = options.mode === 'runner' ? 'runner' : 'server';
+    this.watchdog = new EventLoopWatchdog({
+      ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }),
+      process: processRole, watchRunnerDumps: processRole === 'server' && !server.runner,
+    });
     this.app.proxy = false;
     this.app.silent = true;
   }

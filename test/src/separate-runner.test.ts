@@ -78,3 +78,38 @@ describe('keel serve --no-runner with keel runner in another process on the same
     expect(out).to.contain('another runner holds the lock');
   });
 });
+
+describe('GET /api/gateway/host/runner with a separate runner process', function () {
+  this.timeout(60_000);
+  const tmp = tempDir();
+  const dataDir = path.join(tmp.dir, 'data');
+  let server: ServerProcess | undefined;
+  let runner: ReturnType<typeof spawn> | undefined;
+  after(async () => {
+    runner?.kill('SIGKILL');
+    await server?.stop('SIGKILL');
+    tmp.remove();
+  });
+
+  it("reports the runner process's last hang, read from the dump it writes under <data>/host/hangs", async () => {
+    const probe = path.join(repoRoot, 'test', 'dist', 'fixtures', 'kernel-probe-plugin.js');
+    const config = (block: number) => ({ server: { port: 0, logLevel: 'warn', watchdog: { enabled: true, limitS: 0.5 } }, plugins: [{ use: '@keel/plugin-ledger' }, { use: probe, config: { blockAfterStartMs: block } }] });
+    writeFileSync(path.join(tmp.dir, 'server.json'), JSON.stringify(config(0)));
+    writeFileSync(path.join(tmp.dir, 'runner.json'), JSON.stringify(config(1500)));
+    server = await startServer(['--config', path.join(tmp.dir, 'server.json'), '--data-dir', dataDir, '--no-runner']);
+    const token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
+    const lastHang = async () => ((await (await fetch(`${server!.url}/api/gateway/host/runner`, { headers: { authorization: `Bearer ${token}` } })).json()) as { last_hang: Record<string, unknown> | null }).last_hang;
+    expect(await lastHang()).to.equal(null);
+
+    runner = spawn(process.execPath, [keelBin, 'runner', '--config', path.join(tmp.dir, 'runner.json'), '--data-dir', dataDir], { cwd: repoRoot, stdio: 'ignore' });
+    let hang: Record<string, unknown> | null = null;
+    for (let i = 0; i < 100 && !(hang && (hang.blocked_s as number) >= 1.4); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      hang = await lastHang();
+    }
+    expect(hang).to.include({ process: 'runner' });
+    expect(hang!.blocked_s).to.be.at.least(1.4); // the dump is rewritten with the whole duration once the loop recovers
+    expect(hang!.top_frame).to.match(/blockFor/);
+    expect(String(hang!.dump_path)).to.match(/host\/hangs\/hang-.*-runner\.json$/);
+  });
+});

@@ -97,10 +97,11 @@ describe('the event-loop watchdog', () => {
       await kernel.inject({ url: '/api/gateway/probe/block?ms=2000' });
       await new Promise((r) => setTimeout(r, 300));
       const after = await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken });
-      const hang = after.json<{ last_hang: { at: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null } }>().last_hang;
+      const hang = after.json<{ last_hang: { at: string; process: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null } }>().last_hang;
       expect(hang).to.not.equal(null);
       expect(hang.blocked_s).to.be.at.least(0.5);
       expect(hang.reason).to.contain('blocked');
+      expect(hang.process).to.equal('server');
       expect(hang.dump_path).to.be.a('string');
       expect(hang.file).to.contain('kernel-probe-plugin.js');
       expect(hang.top_frame).to.match(/blockFor|probeBlockingHandler/);

@@ -37,7 +37,7 @@ const lastHangSchema = schema<unknown>({
     last_hang: {
       type: ['object', 'null'],
       properties: {
-        at: { type: 'string' }, blocked_s: { type: 'number' }, reason: { type: 'string' }, top_frame: { type: ['string', 'null'] },
+        at: { type: 'string' }, process: { type: 'string' }, blocked_s: { type: 'number' }, reason: { type: 'string' }, top_frame: { type: ['string', 'null'] },
         dump_path: { type: ['string', 'null'] }, file: { type: ['string', 'null'] }, line: { type: ['integer', 'null'] },
       },
     },

@@ -2,7 +2,7 @@
  * Watchdog monitor thread (see watchdog.ts). Runs on its own event loop, so it keeps ticking
  * while the main thread is stuck.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -13,6 +13,8 @@ const stamp = new BigInt64Array(data.shared);
 const checkEveryMs = Math.max(50, Math.min(1000, data.limitMs / 4));
 let blockedSince: number | null = null;
 let worst = 0;
+/** The open hang's record and dump frames, rewritten with the final duration when the loop recovers. */
+let current: { record: HangRecord; frames: unknown[] } | null = null;
 
 setInterval(() => void check(), checkEveryMs);
 
@@ -26,9 +28,12 @@ async function check(): Promise<void> {
     const record = await describeHang(last, age);
     post({ type: 'hang', record });
   } else if (blockedSince !== null) {
-    post({ type: 'hang-end', blocked_s: round(worst / 1000) });
+    const blocked = round(worst / 1000);
+    post({ type: 'hang-end', blocked_s: blocked });
+    if (current?.record.dump_path) await writeDump(current.record.dump_path, { ...current.record, blocked_s: blocked }, current.frames).catch(() => undefined);
     blockedSince = null;
     worst = 0;
+    current = null;
   }
 }
 
@@ -37,6 +42,7 @@ async function describeHang(last: number, age: number): Promise<HangRecord> {
   const at = new Date(last).toISOString();
   const record: HangRecord = {
     at,
+    process: data.process,
     blocked_s: round(age / 1000),
     reason: `event loop blocked for more than ${data.limitMs / 1000} s`,
     top_frame: frame ? `${frame.fn} (${frame.file}:${frame.line})` : null,
@@ -46,13 +52,20 @@ async function describeHang(last: number, age: number): Promise<HangRecord> {
   };
   try {
     await mkdir(data.dumpDir, { recursive: true, mode: 0o700 });
-    const file = path.join(data.dumpDir, `hang-${at.replace(/[:.]/g, '-')}.json`);
+    const file = path.join(data.dumpDir, `hang-${at.replace(/[:.]/g, '-')}-${data.process}.json`);
     record.dump_path = file;
-    await writeFile(file, JSON.stringify({ ...record, frames: frame?.frames ?? [] }, null, 2), { mode: 0o600 });
+    await writeDump(file, record, frame?.frames ?? []);
   } catch {
     record.dump_path = null;
   }
+  current = { record, frames: frame?.frames ?? [] };
   return record;
+}
+
+/** Writes then renames, so a reader in another process never sees half a dump. */
+async function writeDump(file: string, record: HangRecord, frames: unknown[]): Promise<void> {
+  await writeFile(`${file}.tmp`, JSON.stringify({ ...record, frames }, null, 2), { mode: 0o600 });
+  await rename(`${file}.tmp`, file);
 }
 
 interface Frame {

@@ -4,12 +4,15 @@
  * records it (with the main thread's top stack frame when the inspector can reach it) and writes
  * a dump under `<data>/host/hangs/`.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '@keel/plugin-sdk';
 
 export interface HangRecord {
   at: string;
+  /** Which process hung: `server` (the listener, with or without the in-process runner) or `runner` (`keel runner`). */
+  process: string;
   blocked_s: number;
   reason: string;
   top_frame: string | null;
@@ -25,6 +28,7 @@ export interface WatchdogStatus {
 }
 
 export interface MonitorData {
+  process: string;
   shared: SharedArrayBuffer;
   limitMs: number;
   dumpDir: string;
@@ -41,18 +45,22 @@ export class EventLoopWatchdog {
   private worker: Worker | undefined;
   private hang: HangRecord | null = null;
 
-  constructor(private readonly options: { enabled: boolean; limitS: number; dataDir: string; log: Logger }) {}
+  private readonly dumpDir: string;
+
+  /**
+   * `process` names this process in its hang records and dump files; `watchRunnerDumps` makes
+   * `lastHang()` also read the dumps a separate `keel runner` on the same data dir writes.
+   */
+  constructor(private readonly options: { enabled: boolean; limitS: number; dataDir: string; log: Logger; process: string; watchRunnerDumps: boolean }) {
+    this.dumpDir = path.join(options.dataDir, 'host', 'hangs');
+  }
 
   start(): void {
     if (!this.options.enabled || this.timer) return;
     this.tick();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
-    const workerData: MonitorData = {
-      shared: this.shared,
-      limitMs: this.options.limitS * 1000,
-      dumpDir: path.join(this.options.dataDir, 'host', 'hangs'),
-    };
+    const workerData: MonitorData = { process: this.options.process, shared: this.shared, limitMs: this.options.limitS * 1000, dumpDir: this.dumpDir };
     this.worker = new Worker(new URL('./watchdog-monitor.js', import.meta.url), { workerData });
     this.worker.unref();
     this.worker.on('message', (msg: MonitorMessage) => this.onMessage(msg));
@@ -68,8 +76,29 @@ export class EventLoopWatchdog {
     };
   }
 
+  /** The most recent hang: this process's, or (with a separate runner) the runner's from its dump files. */
   lastHang(): HangRecord | null {
-    return this.hang;
+    const runner = this.options.watchRunnerDumps ? this.latestDump('runner') : null;
+    if (!runner) return this.hang;
+    return !this.hang || runner.at > this.hang.at ? runner : this.hang;
+  }
+
+  private latestDump(process: string): HangRecord | null {
+    let names: string[];
+    try {
+      names = readdirSync(this.dumpDir).filter((n) => n.endsWith(`-${process}.json`)).sort();
+    } catch {
+      return null; // no dump yet
+    }
+    for (const name of names.reverse()) {
+      try {
+        const { frames: _frames, ...record } = JSON.parse(readFileSync(path.join(this.dumpDir, name), 'utf8')) as HangRecord & { frames?: unknown };
+        return record;
+      } catch {
+        // a dump being rewritten or cut short: try the one before
+      }
+    }
+    return null;
   }
 
   async stop(): Promise<void> {
