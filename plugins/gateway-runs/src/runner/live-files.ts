@@ -33,8 +33,12 @@ export class LiveFiles {
     for (const name of readdirSync(this.dir)) rmSync(path.join(this.dir, name), { force: true });
   }
 
-  /** Calls `onLine` for each new line of the files `accept` picks, as they grow. */
-  follow(accept: (file: string) => boolean, onLine: (file: string, message: unknown) => void, onGone?: (file: string) => void): void {
+  /**
+   * Calls `onLine` for each new line of the files `accept` picks, as they grow. With `replay`, the
+   * lines already in existing files come first (a server started while a separate runner is mid-run
+   * rebuilds its in-flight calls' text from them, so late subscribers get the whole snapshot).
+   */
+  follow(accept: (file: string) => boolean, onLine: (file: string, message: unknown) => void, onGone?: (file: string) => void, replay = false): void {
     const drain = (file: string) => {
       const full = path.join(this.dir, file);
       if (!existsSync(full)) {
@@ -57,12 +61,13 @@ export class LiveFiles {
         closeSync(fd);
       }
     };
-    // Start from the end of what exists: a reader wants what is written from now on.
-    for (const name of readdirSync(this.dir)) if (accept(name)) this.offsets.set(name, statSync(path.join(this.dir, name)).size);
+    const existing = readdirSync(this.dir).filter(accept);
+    if (!replay) for (const name of existing) this.offsets.set(name, statSync(path.join(this.dir, name)).size);
     this.watcher = watch(this.dir, (_event, name) => {
       if (name && accept(name)) drain(name);
     });
     this.watcher.unref();
+    if (replay) for (const name of existing) drain(name);
   }
 
   stop(): void {

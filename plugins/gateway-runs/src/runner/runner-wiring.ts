@@ -48,7 +48,7 @@ export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner
         live.follow((f) => f.endsWith('.jsonl') && f !== WAKE_FILE, (_file, message) => hub.receive(message as TapMessage), (file) => {
           const root = file.slice(0, -'.jsonl'.length);
           hub.receive({ t: 'terminal', root, run_id: root });
-        });
+        }, true);
         return;
       }
       const got = lock.acquire();
