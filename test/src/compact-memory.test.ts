@@ -3,27 +3,8 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
-
-interface LedgerItem {
-  step_id: string;
-  node_id: string;
-  status: string;
-  attempt: number;
-  idempotency_key: string | null;
-  effect: { type: string; payload: Record<string, unknown> } | null;
-  result: Record<string, unknown> | null;
-  error: string | null;
-}
-
-interface RunRecord {
-  run_id: string;
-  workflow_id: string;
-  status: string;
-  parent_run_id: string | null;
-  output: Record<string, unknown> | null;
-  waiting: { reason: string } | null;
-}
+import { edges, node } from './helpers/flow-builder.js';
+import { gatewayRuns, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
 interface Message {
   role: string;
@@ -69,33 +50,16 @@ describe('compact_memory (seed §4.4, reference §6): a child run summarises the
   this.timeout(60_000);
   let k: TestKernel;
 
+  const { uploadBundle, startRun, getRun, ledger, command } = gatewayRuns(() => k);
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
-    for (const [id, flow] of [['chat', chatFlow], ['short', shortFlow]] as const) {
-      const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });
-      expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
-    }
+    await uploadBundle('chat', chatFlow);
+    await uploadBundle('short', shortFlow);
   });
   after(() => k?.stop());
 
-  const start = async (bundleId: string) => (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: { _runtime: { provider: 'local', model: 'keel-tiny-chat' } } } })).json<{ run_id: string }>().run_id;
-  const getRun = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<RunRecord>();
-  const ledger = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}/ledger?limit=2000`, token: k.adminToken })).json<{ items: LedgerItem[] }>().items;
+  const start = (bundleId: string) => startRun(bundleId, { provider: 'local', model: 'keel-tiny-chat' });
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: RunRecord[] }>().items;
-  const command = async (runId: string, type: string, payload: Record<string, unknown> = {}) => {
-    const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: crypto.randomUUID(), run_id: runId, type, payload } });
-    expect(res.statusCode).to.equal(200);
-    return res.json<{ accepted: boolean; duplicate: boolean; seq: number }>();
-  };
-  const until = async <T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (ok(value)) return value;
-      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(value)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
   const compactions = (items: LedgerItem[]) => items.filter((i) => i.effect?.type === 'memory_compact');
 
   it('compacts a waiting run: the child run summarises, the memory keeps the summary and the last keep_last messages', async () => {

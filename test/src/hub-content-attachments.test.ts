@@ -12,9 +12,7 @@ describe('hub content: content-addressed attachments', () => {
 
   before(async () => {
     hub = await startHub({ attachmentMaxBytes: 1024, channelAttachmentQuotaBytes: 3000 });
-    ann = await hub.seat('ann');
-    bob = await hub.seat('bob');
-    stranger = await hub.seat('stranger');
+    ({ ann, bob, stranger } = await hub.seats(['ann', 'bob', 'stranger']));
     await hub.room('proj', ann, [bob]);
     await hub.room('quota', ann);
     await hub.room('elsewhere', ann);

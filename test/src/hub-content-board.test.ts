@@ -9,9 +9,7 @@ describe('hub content: phases, work rows, rulings and the digest', () => {
 
   before(async () => {
     hub = await startHub({ postRate: { perMinute: 0 } }); // posts dozens of threads at once
-    owner = await hub.seat('owner');
-    ann = await hub.seat('ann');
-    bob = await hub.seat('bob');
+    ({ owner, ann, bob } = await hub.seats(['owner', 'ann', 'bob']));
     await hub.room('proj', owner, [ann, bob]);
     await hub.room('side', owner, [ann]);
     await hub.room('hidden', owner, [], true);

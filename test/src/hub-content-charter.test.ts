@@ -9,9 +9,7 @@ describe('hub content: charters', () => {
 
   before(async () => {
     hub = await startHub();
-    ann = await hub.seat('ann');
-    bob = await hub.seat('bob');
-    op = await hub.seat('op', true);
+    ({ ann, bob, op } = await hub.seats(['ann', 'bob', 'op'], ['op']));
   });
   after(() => hub.stop());
 

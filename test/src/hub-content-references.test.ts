@@ -8,8 +8,7 @@ describe('hub content: @file and @seat references in message bodies', () => {
 
   before(async () => {
     hub = await startHub();
-    ann = await hub.seat('ann');
-    bob = await hub.seat('bob');
+    ({ ann, bob } = await hub.seats(['ann', 'bob']));
     await hub.room('proj', ann, [bob]);
     await hub.room('other', ann, [bob]);
     await hub.room('secret', ann, [], true);

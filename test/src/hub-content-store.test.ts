@@ -12,10 +12,7 @@ describe('hub content: channel store and channel:meta', () => {
 
   before(async () => {
     hub = await startHub();
-    owner = await hub.seat('owner');
-    ann = await hub.seat('ann');
-    op = await hub.seat('op', true);
-    stranger = await hub.seat('stranger');
+    ({ owner, ann, op, stranger } = await hub.seats(['owner', 'ann', 'op', 'stranger'], ['op']));
     await hub.room('proj', owner, [ann, op]);
   });
   after(() => hub.stop());

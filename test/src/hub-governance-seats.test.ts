@@ -11,11 +11,10 @@ const RETIRED = (reason: string) => `this identity has been retired (${reason}) 
 
 describe('hub seats: missions and roles', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['alice', 'bob']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
+    key = await h.seats(['alice', 'bob', 'op'], ['op']);
   });
   after(() => h.stop());
 
@@ -66,13 +65,11 @@ describe('hub seats: missions and roles', () => {
 
 describe('hub seats: retire, restore, delete', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['alice', 'bob', 'carol', 'dan']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
-    await h.call('POST', '/channels', key.alice, { name: 'team', private: false });
-    await h.call('POST', '/channels/team/join', key.bob, {});
+    key = await h.seats(['alice', 'bob', 'carol', 'dan', 'op'], ['op']);
+    await h.room('team', key.alice, [key.bob]);
     await h.call('POST', '/dms/bob/messages', key.alice, { body: 'hello bob' });
   });
   after(() => h.stop());
@@ -215,11 +212,10 @@ describe('hub seats: delegations', () => {
 
 describe('hub seats: presence', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['zed', 'amy', 'bea', 'loner']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
+    key = await h.seats(['zed', 'amy', 'bea', 'loner', 'op'], ['op']);
     await h.call('POST', '/channels/commons/leave', key.loner);
   });
   after(() => h.stop());
@@ -255,8 +251,8 @@ describe('hub seats: join tokens', () => {
   before(async () => {
     h = await startHub();
     key.owner = await h.seat('owner');
-    await h.call('POST', '/channels', key.owner, { name: 'lobby', private: false });
-    await h.call('POST', '/channels', key.owner, { name: 'vault', private: true });
+    await h.room('lobby', key.owner);
+    await h.room('vault', key.owner, [], true);
   });
   after(() => h.stop());
 

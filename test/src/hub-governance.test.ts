@@ -21,12 +21,11 @@ async function openSocket(url: string, key: string): Promise<{ ws: WebSocket; cl
 
 describe('hub governance: invites and groups', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['alice', 'bob', 'carol']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
-    expect((await h.call('POST', '/channels', key.alice, { name: 'lab', private: true })).status).to.equal(200);
+    key = await h.seats(['alice', 'bob', 'carol', 'op'], ['op']);
+    await h.room('lab', key.alice, [], true);
   });
   after(() => h.stop());
 
@@ -105,13 +104,11 @@ describe('hub governance: invites and groups', () => {
 
 describe('hub governance: archive and unarchive', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['alice', 'bob']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
-    await h.call('POST', '/channels', key.alice, { name: 'room', private: false });
-    await h.call('POST', '/channels/room/join', key.bob, {});
+    key = await h.seats(['alice', 'bob', 'op'], ['op']);
+    await h.room('room', key.alice, [key.bob]);
     await h.call('POST', '/channels/room/messages', key.bob, { body: 'kept for the record' });
   });
   after(() => h.stop());
@@ -167,13 +164,11 @@ describe('hub governance: archive and unarchive', () => {
 
 describe('hub governance: kicks and bans in a room', () => {
   let h: HubHarness;
-  const key: Record<string, string> = {};
+  let key: Record<string, string>;
   before(async () => {
     h = await startHub();
-    for (const id of ['alice', 'bob', 'carol', 'dave']) key[id] = await h.seat(id);
-    key.op = await h.seat('op', { operator: true });
-    await h.call('POST', '/channels', key.alice, { name: 'club', private: false });
-    for (const id of ['bob', 'carol', 'dave']) await h.call('POST', '/channels/club/join', key[id], {});
+    key = await h.seats(['alice', 'bob', 'carol', 'dave', 'op'], ['op']);
+    await h.room('club', key.alice, [key.bob, key.carol, key.dave]);
   });
   after(() => h.stop());
 

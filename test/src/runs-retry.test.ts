@@ -1,35 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { startServer, type ServerProcess } from './helpers/cli.js';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
-import { tempDir } from './helpers/paths.js';
-
-interface LedgerItem {
-  cursor: number;
-  step_id: string;
-  node_id: string;
-  status: string;
-  attempt: number;
-  idempotency_key: string | null;
-  effect: { type: string; payload: Record<string, unknown> } | null;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  started_at: string;
-  ended_at: string | null;
-}
-
-interface RunRecord {
-  run_id: string;
-  status: string;
-  error: string | null;
-  output: Record<string, unknown> | null;
-}
+import { gatewayRuns, ServedKeel, until, type LedgerItem } from './helpers/gateway-runs.js';
 
 /**
  * A stand-in OpenAI-compatible endpoint (a fake is fine inside a test): each model answers from a
@@ -97,6 +73,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
   this.timeout(60_000);
   const endpoint = new FlakyEndpoint();
   let k: TestKernel;
+  const { uploadBundle, startRun, getRun, ledger, command } = gatewayRuns(() => k);
 
   before(async () => {
     await endpoint.start();
@@ -107,26 +84,14 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
         { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 1000, backoffMaxMs: 1500 } } },
       ],
     });
-    const body = multipart({}, { name: 'call.flow', bytes: bundle('call', '1.0.0', callFlow()) });
-    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    await uploadBundle('call', callFlow());
   });
   after(async () => {
     await k?.stop();
     await endpoint.stop();
   });
 
-  const start = async (model: string) => (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'call', input_data: { _runtime: { provider: 'fake', model } } } })).json<{ run_id: string }>().run_id;
-  const getRun = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<RunRecord>();
-  const ledger = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}/ledger?limit=2000`, token: k.adminToken })).json<{ items: LedgerItem[] }>().items;
-  const until = async <T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (ok(value)) return value;
-      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(value)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const start = (model: string) => startRun('call', { provider: 'fake', model });
   const terminal = (id: string) => until(() => getRun(id), (r) => ['completed', 'failed', 'cancelled'].includes(r.status));
 
   it('retries an llm_call the provider failed transiently (503 once): attempts 1 and 2 in the ledger, then the run completes', async () => {
@@ -183,7 +148,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
       expect(calls.map((r) => [r.status, r.attempt]), model).to.deep.equal([['started', 1], ['failed', 1]]);
       expect(calls[1]!.result, model).to.deep.equal({ retryable: false, will_retry: false, max_attempts: 3, backoff_ms: null });
     }
-    const local = (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'call', input_data: { _runtime: { provider: 'local', model: 'no-such-model' } } } })).json<{ run_id: string }>().run_id;
+    const local = await startRun('call', { provider: 'local', model: 'no-such-model' });
     expect((await terminal(local)).status).to.equal('failed');
     expect(llmRecords(await ledger(local)).map((r) => [r.status, r.attempt])).to.deep.equal([['started', 1], ['failed', 1]]);
   });
@@ -193,8 +158,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
     const runId = await start('slow-down');
     await until(() => ledger(runId), (items) => items.some((i) => i.status === 'failed'));
     const sent = Date.now();
-    const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: crypto.randomUUID(), run_id: runId, type: 'cancel', payload: { reason: 'not now' } } });
-    expect(res.json()).to.deep.include({ accepted: true });
+    expect(await command(runId, 'cancel', { reason: 'not now' })).to.deep.include({ accepted: true });
     const run = await terminal(runId);
     expect(Date.now() - sent, "cancelled long before the 1 s backoff ends").to.be.below(500);
     expect(run).to.include({ status: 'cancelled', error: 'not now' });
@@ -207,60 +171,37 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
   });
 
   describe('after kill -9 (a real `keel serve` process)', function () {
-    const tmp = tempDir();
-    const dataDir = path.join(tmp.dir, 'data');
-    const configFile = path.join(tmp.dir, 'keel.json');
-    let server: ServerProcess | undefined;
-    let token = '';
+    const keel = new ServedKeel();
 
-    before(() => {
-      writeFileSync(configFile, JSON.stringify({
-        server: { port: 0, logLevel: 'warn' },
-        plugins: [
-          { use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
-          { use: '@keel/plugin-ledger' },
-          { use: '@keel/plugin-gateway-runs', config: { retry: { backoffBaseMs: 2500 } } },
-        ],
-      }));
-    });
-    after(async () => {
-      await server?.stop('SIGKILL');
-      tmp.remove();
-    });
-
-    const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${server!.url}${url}`, { method, headers: { authorization: `Bearer ${token}`, ...(body && !Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const items = async (runId: string) => (await call('GET', `/api/gateway/runs/${runId}/ledger?limit=2000`)).items as LedgerItem[];
-    const restart = async () => {
-      await server!.stop('SIGKILL');
-      server = await startServer(['--config', configFile, '--data-dir', dataDir]);
-    };
+    before(() => keel.configure([
+      { use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
+      { use: '@keel/plugin-ledger' },
+      { use: '@keel/plugin-gateway-runs', config: { retry: { backoffBaseMs: 2500 } } },
+    ]));
+    after(() => keel.dispose());
 
     it('continues the attempts where the ledger left them, and never reruns a completed call', async () => {
-      server = await startServer(['--config', configFile, '--data-dir', dataDir]);
-      token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
+      await keel.start();
       const body = multipart({}, { name: 'wait.flow', bytes: bundle('call-wait', '1.0.0', callFlow(3)) });
-      await call('POST', '/api/gateway/bundles/upload', body.payload, body.headers);
+      await keel.call('POST', '/api/gateway/bundles/upload', body.payload, body.headers);
       endpoint.script('crashy', [503, 200]);
-      const runId = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'call-wait', input_data: { _runtime: { provider: 'fake', model: 'crashy' } } })).run_id as string;
+      const runId = (await keel.call('POST', '/api/gateway/runs/start', { bundle_id: 'call-wait', input_data: { _runtime: { provider: 'fake', model: 'crashy' } } })).body.run_id as string;
 
       // Killed in the backoff after attempt 1.
-      const before = await until(() => items(runId), (list) => list.some((i) => i.status === 'failed'));
-      await restart();
-      const afterRetry = await until(() => items(runId), (list) => list.some((i) => i.effect?.type === 'llm_call' && i.status === 'completed'));
+      const before = await until(() => keel.ledger(runId), (list) => list.some((i) => i.status === 'failed'));
+      await keel.restart();
+      const afterRetry = await until(() => keel.ledger(runId), (list) => list.some((i) => i.effect?.type === 'llm_call' && i.status === 'completed'));
       expect(afterRetry.slice(0, before.length)).to.deep.equal(before);
       expect(llmRecords(afterRetry).map((r) => [r.status, r.attempt])).to.deep.equal([['started', 1], ['failed', 1], ['started', 2], ['completed', 2]]);
       expect(Date.parse(llmRecords(afterRetry)[2]!.started_at) - Date.parse(llmRecords(afterRetry)[1]!.ended_at!)).to.be.at.least(2400);
 
       // Killed again in the wait after the call completed: the completed call is reused, not rerun.
-      await until(() => call('GET', `/api/gateway/runs/${runId}`), (r) => r.status === 'waiting');
-      await restart();
-      const run = await until(() => call('GET', `/api/gateway/runs/${runId}`), (r) => r.status === 'completed');
+      await until(() => keel.run(runId), (r) => r.status === 'waiting');
+      await keel.restart();
+      const run = await until(() => keel.run(runId), (r) => r.status === 'completed');
       expect(run.output).to.deep.include({ response: 'answer from crashy' });
       expect(endpoint.count('crashy')).to.equal(2);
-      const all = await items(runId);
+      const all = await keel.ledger(runId);
       expect(llmRecords(all)).to.have.length(4);
       expect(all.map((r) => r.cursor)).to.deep.equal(all.map((_, i) => i + 1));
     });

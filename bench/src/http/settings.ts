@@ -1,4 +1,5 @@
 /** Benchmark settings, from the environment so CI and people can shorten or lengthen a run. */
+import { cpuProfDirFromEnv, serversFromEnv } from '../common/server-settings.js';
 import { SERVER_IDS, type ServerId } from './server-catalogue.js';
 
 export interface HttpBenchSettings {
@@ -22,8 +23,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HttpBench
     durationS: positiveInt(env, 'BENCH_DURATION', 8),
     warmupS: positiveInt(env, 'BENCH_WARMUP', 2),
     rounds: positiveInt(env, 'BENCH_ROUNDS', 3),
-    servers: serverList(env.BENCH_SERVERS),
-    cpuProfDir: env.BENCH_CPU_PROF || null,
+    servers: serversFromEnv('BENCH_SERVERS', SERVER_IDS, env),
+    cpuProfDir: cpuProfDirFromEnv(env),
   };
 }
 
@@ -34,12 +35,4 @@ export function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: numb
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${raw}).`);
   return value;
-}
-
-function serverList(raw: string | undefined): ServerId[] {
-  if (!raw) return [...SERVER_IDS];
-  const ids = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = ids.filter((id) => !(SERVER_IDS as readonly string[]).includes(id));
-  if (unknown.length) throw new Error(`BENCH_SERVERS: unknown server ${unknown.join(', ')} (use ${SERVER_IDS.join(', ')}).`);
-  return ids as ServerId[];
 }

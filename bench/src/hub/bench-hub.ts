@@ -17,9 +17,10 @@
  * and left out when a clean one exists); delivery problems count in every round.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { keptRounds, measureRounds, roundsNotes, type RoundsUsed } from '../common/rounds.js';
+import { cpuProfArgs } from '../common/server-settings.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
-import { contendedCores, fmt, machineLine, median, openFilesLimit, quantile, uncontended, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
+import { contendedCores, fmt, machineLine, openFilesLimit, quantile, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { Poster, type PostResult } from './poster.js';
 import { HUB_TOKEN_ENV, hubSettingsFromEnv, type HubBenchSettings, type HubServerId } from './settings.js';
 import { prepareSide, SERVER_LABELS, SERVER_SCRIPTS } from './sides.js';
@@ -55,7 +56,7 @@ export interface HubMeasurement {
   otherCores: number;
 }
 
-export interface HubServerFigures {
+export interface HubServerFigures extends RoundsUsed {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
@@ -77,9 +78,6 @@ export interface HubServerFigures {
   incomplete: number;
   postFailures: number;
   connectFailures: number;
-  roundsUsed: number;
-  roundsTotal: number;
-  allContended: boolean;
 }
 
 export interface HubBenchSummary {
@@ -96,16 +94,9 @@ export async function benchHub(settings: HubBenchSettings = hubSettingsFromEnv()
   console.log(`  ${machineLine()}`);
   const limit = openFilesLimit();
   if (limit !== null && limit < settings.members + 200) console.log(`  WARNING: open files limit ${limit} is below ${settings.members + 200}: raise it (ulimit -n) or sockets will fail`);
-  const execArgv = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(settings.cpuProfDir)}`] : [];
+  const execArgv = cpuProfArgs(settings.cpuProfDir);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
-  const runs: Partial<Record<HubServerId, HubMeasurement[]>> = {};
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const id of rotate(settings.servers, round)) {
-      const m = await measureServer(id, settings, token, execArgv);
-      (runs[id] ??= []).push(m);
-      console.log(measurementLine(round + 1, SERVER_LABELS[id], m));
-    }
-  }
+  const runs = await measureRounds(settings.rounds, settings.servers, (id) => measureServer(id, settings, token, execArgv), (round, id, m) => measurementLine(round, SERVER_LABELS[id], m));
   const summary = summarize(runs);
   console.log(`\n${summaryText(summary)}`);
   return summary;
@@ -186,8 +177,7 @@ function measurementLine(round: number, label: string, m: HubMeasurement): strin
 export function summarize(runs: Partial<Record<HubServerId, HubMeasurement[]>>): HubBenchSummary {
   const perServer: Partial<Record<HubServerId, HubServerFigures>> = {};
   for (const [id, list] of Object.entries(runs) as Array<[HubServerId, HubMeasurement[]]>) {
-    const { kept, allContended } = uncontended(list, CONTENDED_CORES);
-    const mid = (pick: (m: HubMeasurement) => number) => median(kept.map(pick));
+    const { mid, rounds } = keptRounds(list, CONTENDED_CORES);
     // Delivery problems count in every round, contended or not, in both measured phases.
     const sum = (pick: (r: PhaseReport, f: PhaseFigures) => number) => list.reduce((s, m) => s + pick(m.rate.report, m.rate) + pick(m.burst.report, m.burst), 0);
     perServer[id] = {
@@ -212,9 +202,7 @@ export function summarize(runs: Partial<Record<HubServerId, HubMeasurement[]>>):
       incomplete: sum((r) => r.sockets - r.complete),
       postFailures: sum((_r, f) => f.post.failed),
       connectFailures: list.reduce((s, m) => s + m.connectFailures, 0),
-      roundsUsed: kept.length,
-      roundsTotal: list.length,
-      allContended,
+      ...rounds,
     };
   }
   const keel = perServer.keel;
@@ -249,15 +237,9 @@ function summaryText(s: HubBenchSummary): string {
     const f = s.perServer[id];
     if (!f) continue;
     lines.push(`${SERVER_LABELS[id]}: sockets child cpu ms/msg ${fmt(f.clientCpuMs)} at the rate, ${fmt(f.burstClientCpuMs)} in the burst; burst delivery p50 ${fmt(f.burstP50Ms)} p99 ${fmt(f.burstP99Ms)} ms`);
-    if (f.roundsUsed < f.roundsTotal) lines.push(`${SERVER_LABELS[id]}: median over ${f.roundsUsed} of ${f.roundsTotal} rounds (rounds with other load > ${CONTENDED_CORES} cores left out)`);
-    if (f.allContended) lines.push(`${SERVER_LABELS[id]}: every round was contended (other load > ${CONTENDED_CORES} cores): the figures are not trustworthy`);
+    lines.push(...roundsNotes(SERVER_LABELS[id], f, CONTENDED_CORES));
   }
   const ratio = (r: number | null) => (r === null ? 'n/a' : `${r.toFixed(2)}x`);
   lines.push('', `keel/raw p99 at the rate ${ratio(s.p99Ratio)}, throughput ${ratio(s.throughputRatio)}`, ...s.verdicts.map(verdictLine));
   return lines.join('\n');
-}
-
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const k = items.length ? by % items.length : 0;
-  return [...items.slice(k), ...items.slice(0, k)];
 }

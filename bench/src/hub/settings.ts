@@ -1,4 +1,5 @@
 /** Hub benchmark settings, from the environment. */
+import { cpuProfDirFromEnv, serversFromEnv } from '../common/server-settings.js';
 import { envInt } from '../ledger/kit.js';
 
 export const HUB_SERVER_IDS = ['raw', 'keel'] as const;
@@ -26,9 +27,6 @@ export interface HubBenchSettings {
 }
 
 export function hubSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubBenchSettings {
-  const servers = (env.BENCH_HUB_SERVERS || HUB_SERVER_IDS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = servers.filter((s) => !(HUB_SERVER_IDS as readonly string[]).includes(s));
-  if (unknown.length) throw new Error(`BENCH_HUB_SERVERS: unknown server ${unknown.join(', ')} (use ${HUB_SERVER_IDS.join(', ')}).`);
   return {
     members: envInt('BENCH_HUB_MEMBERS', 100, env),
     ratePerSec: envInt('BENCH_HUB_RATE', 200, env),
@@ -38,8 +36,8 @@ export function hubSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubBen
     burstConcurrency: envInt('BENCH_HUB_CONCURRENCY', 32, env),
     rounds: envInt('BENCH_HUB_ROUNDS', 3, env),
     connectBatch: envInt('BENCH_HUB_CONNECT_BATCH', 50, env),
-    servers: servers as HubServerId[],
-    cpuProfDir: env.BENCH_CPU_PROF || null,
+    servers: serversFromEnv('BENCH_HUB_SERVERS', HUB_SERVER_IDS, env),
+    cpuProfDir: cpuProfDirFromEnv(env),
   };
 }
 

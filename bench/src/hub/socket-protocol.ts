@@ -1,4 +1,5 @@
 /** How the hub benchmark parent talks to its sockets child over the fork IPC channel. */
+import type { ConnectedMessage, Percentiles } from '../common/child-messages.js';
 
 /** Parent → child: open one socket per url; the frames will come from `sender` in `channel`. */
 export interface ConnectMessage {
@@ -22,22 +23,8 @@ export interface CollectMessage {
   timeoutMs: number;
 }
 
-export interface ConnectedMessage {
-  type: 'connected';
-  opened: number;
-  failed: number;
-  firstError: string | null;
-  ms: number;
-}
-
 export interface ExpectingMessage {
   type: 'expecting';
-}
-
-export interface Percentiles {
-  p50: number;
-  p99: number;
-  max: number;
 }
 
 export interface PhaseReport {

@@ -5,9 +5,11 @@
  * one (the channel's order; the poster's concurrency may reorder indices, never seqs).
  */
 import { WebSocket } from 'ws';
+import type { Percentiles } from '../common/child-messages.js';
+import { openInBatches } from '../common/connect-batches.js';
 import { wallMs } from '../ledger/kit.js';
 import { checkFrame, scanFrame } from './frame.js';
-import type { CollectMessage, ConnectMessage, ExpectMessage, FromChild, Percentiles, PhaseReport, ToChild } from './socket-protocol.js';
+import type { CollectMessage, ConnectMessage, ExpectMessage, FromChild, PhaseReport, ToChild } from './socket-protocol.js';
 
 class Member {
   ws: WebSocket | null = null;
@@ -104,17 +106,7 @@ class Pool {
     this.channel = msg.channel;
     this.sender = msg.sender;
     this.members = msg.urls.map(() => new Member(this));
-    let failed = 0;
-    let firstError: string | null = null;
-    for (let i = 0; i < this.members.length; i += msg.batch) {
-      const results = await Promise.allSettled(this.members.slice(i, i + msg.batch).map((m, j) => m.open(msg.urls[i + j]!)));
-      for (const r of results) {
-        if (r.status === 'rejected') {
-          failed++;
-          firstError ??= String(r.reason);
-        }
-      }
-    }
+    const { failed, firstError } = await openInBatches(this.members, msg.batch, (m, i) => m.open(msg.urls[i]!));
     this.members = this.members.filter((m) => m.ws !== null);
     send({ type: 'connected', opened: this.members.length, failed, firstError, ms: performance.now() - started });
   }

@@ -6,8 +6,8 @@
  * latency while generations stream back to back.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuProfArgs } from '../common/server-settings.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
 import { EngineSide } from './engine-side.js';
 import { probeHealth } from './health-probe.js';
@@ -65,7 +65,7 @@ export async function benchInference(settings: InferenceBenchSettings = inferenc
 /** The kernel child, given the admin token and model folders through its environment. */
 async function startKernel(token: string, settings: InferenceBenchSettings): Promise<ServerProcess> {
   const modelsDirs = [...(haveStories() ? [SHARED_LLM_DIR] : []), ...(haveGlove() ? [SHARED_EMBEDDINGS_DIR] : [])];
-  const execArgv = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(settings.cpuProfDir)}`] : [];
+  const execArgv = cpuProfArgs(settings.cpuProfDir);
   process.env[CHILD_ENV.token] = token;
   process.env[CHILD_ENV.modelsDirs] = JSON.stringify(modelsDirs);
   try {

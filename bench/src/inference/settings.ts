@@ -1,4 +1,5 @@
 /** Settings of the inference benchmark, from the environment (same style as the http benchmark). */
+import { cpuProfDirFromEnv } from '../common/server-settings.js';
 import { positiveInt } from '../http/settings.js';
 
 export interface InferenceBenchSettings {
@@ -32,7 +33,7 @@ export function inferenceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     healthIntervalMs: positiveInt(env, 'BENCH_INFERENCE_HEALTH_INTERVAL_MS', 5),
     embedBatch: positiveInt(env, 'BENCH_INFERENCE_EMBED_BATCH', 64),
     embedReps: positiveInt(env, 'BENCH_INFERENCE_EMBED_REPS', 30),
-    cpuProfDir: env.BENCH_CPU_PROF || null,
+    cpuProfDir: cpuProfDirFromEnv(env),
   };
 }
 

@@ -13,7 +13,7 @@
  * Figures are medians over rounds (fresh server each) of each round's percentiles.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { cpuProfArgs } from '../common/server-settings.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, quantile, uncontended, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { KernelHttp } from './client.js';
@@ -64,7 +64,7 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
   console.log(`steps: on_flow_start -> ${NOOP_STEPS} set_var -> on_flow_end, one run at a time, ${settings.runs} runs per method `
     + `(poll / stream alternating) after ${settings.warmupRuns} warm-up runs; ${settings.rounds} round(s), median reported`);
   console.log(`  ${machineLine()}`);
-  const execArgv = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(settings.cpuProfDir)}`] : [];
+  const execArgv = cpuProfArgs(settings.cpuProfDir);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
   const rounds: Array<{ figures: Record<Method, MethodFigures>; cpuMsPerRun: number; otherCores: number }> = [];
   for (let round = 0; round < settings.rounds; round++) {

@@ -1,4 +1,5 @@
 /** Steps benchmark settings, from the environment. */
+import { cpuProfDirFromEnv } from '../common/server-settings.js';
 import { envInt } from '../ledger/kit.js';
 
 export interface StepsBenchSettings {
@@ -16,7 +17,7 @@ export function stepsSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Step
     runs: envInt('BENCH_STEPS_RUNS', 100, env),
     warmupRuns: envInt('BENCH_STEPS_WARMUP', 20, env),
     rounds: envInt('BENCH_STEPS_ROUNDS', 3, env),
-    cpuProfDir: env.BENCH_CPU_PROF || null,
+    cpuProfDir: cpuProfDirFromEnv(env),
   };
 }
 

@@ -12,9 +12,10 @@
  * exists); lost and reordered events count in every round.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { keptRounds, measureRounds, roundsNotes, type RoundsUsed } from '../common/rounds.js';
+import { cpuProfArgs } from '../common/server-settings.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
-import { contendedCores, fmt, machineLine, openFilesLimit, median, uncontended, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
+import { contendedCores, fmt, machineLine, openFilesLimit, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import type { DeliveryReport } from './client-protocol.js';
 import type { PublishResult } from './publisher.js';
 import { STREAM_TOKEN_ENV, streamSettingsFromEnv, type CreatedRun, type StreamBenchSettings, type StreamServerId } from './settings.js';
@@ -44,7 +45,7 @@ export interface StreamMeasurement {
   otherCores: number;
 }
 
-export interface StreamServerFigures {
+export interface StreamServerFigures extends RoundsUsed {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
@@ -56,10 +57,6 @@ export interface StreamServerFigures {
   reordered: number;
   incomplete: number;
   connectFailures: number;
-  /** Rounds the medians are over (contended rounds are left out when a clean one exists). */
-  roundsUsed: number;
-  roundsTotal: number;
-  allContended: boolean;
 }
 
 export interface StreamBenchSummary {
@@ -78,16 +75,9 @@ export async function benchStream(settings: StreamBenchSettings = streamSettings
   if (limit !== null && limit < settings.subscribers + 200) {
     console.log(`  WARNING: ${settings.subscribers} subscribers need about ${settings.subscribers + 200} descriptors per process: raise it (ulimit -n) before running, or connections will fail`);
   }
-  const execArgv = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(settings.cpuProfDir)}`] : [];
+  const execArgv = cpuProfArgs(settings.cpuProfDir);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
-  const runs: Partial<Record<StreamServerId, StreamMeasurement[]>> = {};
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const id of rotate(settings.servers, round)) {
-      const m = await measureServer(id, settings, token, execArgv);
-      (runs[id] ??= []).push(m);
-      console.log(measurementLine(round + 1, SERVERS[id].label, m));
-    }
-  }
+  const runs = await measureRounds(settings.rounds, settings.servers, (id) => measureServer(id, settings, token, execArgv), (round, id, m) => measurementLine(round, SERVERS[id].label, m));
   const summary = summarize(runs);
   console.log(`\n${summaryText(summary)}`);
   return summary;
@@ -149,8 +139,7 @@ function measurementLine(round: number, label: string, m: StreamMeasurement): st
 export function summarize(runs: Partial<Record<StreamServerId, StreamMeasurement[]>>): StreamBenchSummary {
   const perServer: Partial<Record<StreamServerId, StreamServerFigures>> = {};
   for (const [id, list] of Object.entries(runs) as Array<[StreamServerId, StreamMeasurement[]]>) {
-    const { kept, allContended } = uncontended(list, CONTENDED_CORES);
-    const mid = (pick: (m: StreamMeasurement) => number) => median(kept.map(pick));
+    const { mid, rounds } = keptRounds(list, CONTENDED_CORES);
     // Delivery problems count in every round, contended or not.
     const sum = (pick: (m: StreamMeasurement) => number) => list.reduce((s, m) => s + pick(m), 0);
     perServer[id] = {
@@ -165,9 +154,7 @@ export function summarize(runs: Partial<Record<StreamServerId, StreamMeasurement
       reordered: sum((m) => m.report.reordered),
       incomplete: sum((m) => m.report.subscribers - m.report.complete),
       connectFailures: sum((m) => m.connectFailures),
-      roundsUsed: kept.length,
-      roundsTotal: list.length,
-      allContended,
+      ...rounds,
     };
   }
   const keel = perServer.keel;
@@ -195,14 +182,8 @@ function summaryText(s: StreamBenchSummary): string {
   }
   for (const id of ['raw', 'keel'] as const) {
     const f = s.perServer[id];
-    if (f && f.roundsUsed < f.roundsTotal) lines.push(`${SERVERS[id].label}: median over ${f.roundsUsed} of ${f.roundsTotal} rounds (rounds with other load > ${CONTENDED_CORES} cores left out)`);
-    if (f?.allContended) lines.push(`${SERVERS[id].label}: every round was contended (other load > ${CONTENDED_CORES} cores): the figures are not trustworthy`);
+    if (f) lines.push(...roundsNotes(SERVERS[id].label, f, CONTENDED_CORES));
   }
   lines.push('', `keel/raw p99 ${s.p99Ratio === null ? 'n/a' : `${s.p99Ratio.toFixed(2)}x`}`, ...s.verdicts.map(verdictLine));
   return lines.join('\n');
-}
-
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const k = items.length ? by % items.length : 0;
-  return [...items.slice(k), ...items.slice(0, k)];
 }

@@ -1,4 +1,5 @@
 /** How the stream benchmark parent talks to its subscriber child over the fork IPC channel. */
+import type { ConnectedMessage, Percentiles } from '../common/child-messages.js';
 import type { PublishResult } from './publisher.js';
 
 /** Parent → child: open `count` subscriptions to `url` and report once all have their headers. */
@@ -17,20 +18,6 @@ export interface CollectMessage {
   type: 'collect';
   times: PublishResult;
   timeoutMs: number;
-}
-
-export interface ConnectedMessage {
-  type: 'connected';
-  opened: number;
-  failed: number;
-  firstError: string | null;
-  ms: number;
-}
-
-export interface Percentiles {
-  p50: number;
-  p99: number;
-  max: number;
 }
 
 export interface DeliveryReport {

@@ -1,4 +1,5 @@
 /** Stream benchmark settings, from the environment; and how the parent talks to its children. */
+import { cpuProfDirFromEnv, serversFromEnv } from '../common/server-settings.js';
 import { envInt } from '../ledger/kit.js';
 
 export const STREAM_SERVER_IDS = ['raw', 'keel'] as const;
@@ -21,9 +22,6 @@ export interface StreamBenchSettings {
 }
 
 export function streamSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamBenchSettings {
-  const servers = (env.BENCH_STREAM_SERVERS || STREAM_SERVER_IDS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = servers.filter((s) => !(STREAM_SERVER_IDS as readonly string[]).includes(s));
-  if (unknown.length) throw new Error(`BENCH_STREAM_SERVERS: unknown server ${unknown.join(', ')} (use ${STREAM_SERVER_IDS.join(', ')}).`);
   return {
     subscribers: envInt('BENCH_STREAM_SUBSCRIBERS', 1000, env),
     ratePerSec: envInt('BENCH_STREAM_RATE', 50, env),
@@ -31,8 +29,8 @@ export function streamSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Str
     warmupEvents: envInt('BENCH_STREAM_WARMUP_EVENTS', 100, env),
     rounds: envInt('BENCH_STREAM_ROUNDS', 3, env),
     connectBatch: envInt('BENCH_STREAM_CONNECT_BATCH', 100, env),
-    servers: servers as StreamServerId[],
-    cpuProfDir: env.BENCH_CPU_PROF || null,
+    servers: serversFromEnv('BENCH_STREAM_SERVERS', STREAM_SERVER_IDS, env),
+    cpuProfDir: cpuProfDirFromEnv(env),
   };
 }
 

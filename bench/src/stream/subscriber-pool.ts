@@ -1,59 +1,23 @@
 /** The parent's handle on the subscriber child (see subscribers-child.ts). */
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CollectMessage, ConnectedMessage, ConnectMessage, DeliveryReport, FromChild } from './client-protocol.js';
+import { ForkedChild } from '../common/forked-child.js';
+import type { ConnectedMessage } from '../common/child-messages.js';
+import type { CollectMessage, ConnectMessage, DeliveryReport, FromChild, ToChild } from './client-protocol.js';
 
 const SCRIPT = fileURLToPath(new URL('./subscribers-child.js', import.meta.url));
 
 export class SubscriberPool {
-  private readonly child: ChildProcess;
-  private readonly exited: Promise<void>;
-
-  constructor() {
-    this.child = fork(SCRIPT, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
-  }
+  private readonly child = new ForkedChild<ToChild, FromChild>(SCRIPT, 'the subscriber child');
 
   connect(msg: Omit<ConnectMessage, 'type'>, timeoutMs: number): Promise<ConnectedMessage> {
-    return this.ask({ type: 'connect', ...msg }, 'connected', timeoutMs) as Promise<ConnectedMessage>;
+    return this.child.ask({ type: 'connect', ...msg }, 'connected', timeoutMs);
   }
 
   collect(msg: Omit<CollectMessage, 'type'>): Promise<DeliveryReport> {
-    return this.ask({ type: 'collect', ...msg }, 'report', msg.timeoutMs + 30_000) as Promise<DeliveryReport>;
+    return this.child.ask({ type: 'collect', ...msg }, 'report', msg.timeoutMs + 30_000);
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.disconnect();
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
-      await this.exited;
-      clearTimeout(timer);
-    }
-  }
-
-  private ask(message: ConnectMessage | CollectMessage, replyType: FromChild['type'], timeoutMs: number): Promise<FromChild> {
-    return new Promise((resolve, reject) => {
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.child.off('message', onMessage);
-        this.child.off('exit', onExit);
-      };
-      const onMessage = (msg: FromChild) => {
-        if (msg?.type !== replyType) return;
-        cleanup();
-        resolve(msg);
-      };
-      const onExit = (code: number | null) => {
-        cleanup();
-        reject(new Error(`the subscriber child exited (code ${code}) before answering '${message.type}'`));
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`the subscriber child did not answer '${message.type}' within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      this.child.on('message', onMessage);
-      this.child.once('exit', onExit);
-      this.child.send(message);
-    });
+  stop(): Promise<void> {
+    return this.child.stop();
   }
 }

@@ -6,8 +6,10 @@
  * path; one subscriber also parses every record to check the payload.
  */
 import http from 'node:http';
+import type { Percentiles } from '../common/child-messages.js';
+import { openInBatches } from '../common/connect-batches.js';
 import { quantile, wallMs } from '../ledger/kit.js';
-import type { CollectMessage, ConnectMessage, DeliveryReport, Percentiles, ToChild } from './client-protocol.js';
+import type { CollectMessage, ConnectMessage, DeliveryReport, ToChild } from './client-protocol.js';
 
 class Subscriber {
   /** Receive time by cursor - 1 (NaN until received). */
@@ -123,17 +125,7 @@ async function connect(msg: ConnectMessage): Promise<void> {
   const started = performance.now();
   expected = msg.expected;
   subscribers = Array.from({ length: msg.count }, (_, i) => new Subscriber(msg.expected, i === 0));
-  let failed = 0;
-  let firstError: string | null = null;
-  for (let i = 0; i < subscribers.length; i += msg.batch) {
-    const results = await Promise.allSettled(subscribers.slice(i, i + msg.batch).map((s) => s.open(msg.url, msg.headers)));
-    for (const r of results) {
-      if (r.status === 'rejected') {
-        failed++;
-        firstError ??= String(r.reason);
-      }
-    }
-  }
+  const { failed, firstError } = await openInBatches(subscribers, msg.batch, (s) => s.open(msg.url, msg.headers));
   cpuAtConnected = process.cpuUsage();
   process.send!({ type: 'connected', opened: subscribers.length - failed, failed, firstError, ms: performance.now() - started });
 }

@@ -1,5 +1,8 @@
-// Shapes the hub serves and accepts (seed §2, hub-protocol reference §6). Fields the hub may omit on
-// older versions are optional; the client renders what is served and never converts dialects.
+// Shapes the hub serves and accepts (seed §2, hub-protocol reference §6). The hub is the authority:
+// a field it always serves is required here, and the hub plugin (`@keel/plugin-hub`) builds its
+// answers from these very types, so TypeScript checks that it serves what the client expects.
+// Open vocabularies stay open (`'open' | ... | string`); the client renders what is served and never
+// converts dialects (the legacy leaderboard dialect is the one older shape still described).
 
 /** An open JSON object (message data, meta values, vote breakdowns...). */
 export type JsonObject = { [key: string]: unknown };
@@ -15,6 +18,7 @@ export interface Health {
   db?: 'ok' | 'contended' | string;
 }
 
+/** The `/whoami` pointer to the hub charter: never the text, only whether the seat's receipt is current. */
 export interface HubCharterPointer {
   version: number;
   your_receipt: number | null;
@@ -25,16 +29,16 @@ export interface HubCharterPointer {
   note?: string;
 }
 
+/** A live grant of powers to a seat (reference §6; the seed's `expires` is `expires_at` on the wire). */
 export interface Delegation {
   agent_id: string;
+  /** Sorted. */
   powers: string[];
+  granted_at: number;
+  expires_at: number;
   note: string;
-  /** Seed shape. */
-  expires?: number | null;
-  /** Real-hub shape. */
-  granted_at?: number;
-  expires_at?: number | null;
-  scope?: string;
+  /** `''` or `'*'` (hub-wide) or one channel. */
+  scope: string;
 }
 
 export interface WhoamiReport {
@@ -65,10 +69,12 @@ export interface Meta {
 
 export interface HubCharterDoc {
   text: string;
+  /** 0 is the packaged default text. */
   version: number;
-  scope: string;
+  scope: 'hub';
   view: string[];
-  your_receipt: number | null;
+  /** Reading records the receipt, so it is the version just read. */
+  your_receipt: number;
   powers: string[];
   sliced: boolean;
   omitted: string[];
@@ -76,7 +82,8 @@ export interface HubCharterDoc {
   full_bytes: number;
   read_all_with: string;
   updated_at: number | null;
-  updated_by: string | null;
+  updated_by: string;
+  /** Only for seats holding a live delegation. */
   delegate_brief?: string;
   packaged: boolean;
   view_note: string;
@@ -85,6 +92,7 @@ export interface HubCharterDoc {
 // ---------------------------------------------------------------------------------------------
 // Messages
 
+/** What a message carries of an attachment (hub-filled from the blob). */
 export interface AttachmentRef {
   id: string;
   filename: string;
@@ -113,7 +121,7 @@ export interface MessageData {
 export interface RatingTally {
   up: number;
   down: number;
-  mine: -1 | 0 | 1 | number;
+  mine: -1 | 0 | 1;
 }
 
 export interface Message {
@@ -125,26 +133,32 @@ export interface Message {
   status: 'open' | 'reply' | 'fyi' | 'blocked' | 'resolved' | string;
   urgency: 'inbox' | 'next_turn' | 'interrupt' | string;
   critical: boolean;
-  downgraded?: boolean;
-  to: string[] | null;
+  downgraded: boolean;
+  /** `[]` when unaddressed (never null). */
+  to: string[];
   title: string;
   body: string;
+  /** Attachments ride in `data.attachments` only (the seed's top-level `attachments` is not served). */
   data: MessageData | null;
   reply_to: string | null;
   created_at: number;
-  retracted?: boolean;
-  retracted_at?: number | null;
-  /** Seed §2.4: refs; the real hub folds them into `data.attachments` only. */
-  attachments?: AttachmentRef[];
+  retracted: boolean;
+  retracted_at: number | null;
 }
 
-/** A history row: a message plus viewer-scoped decorations (null on retracted rows). */
+/**
+ * A history row: a message plus viewer-scoped decorations (null on retracted rows; `read` null on
+ * the viewer's own). The hub serves every decoration (its rows are `Required<MessageRow>`); they
+ * are optional here so a page can fold a freshly posted `Message` into its history.
+ */
 export interface MessageRow extends Message {
   has_resolved_reply?: boolean | null;
   pending_asks?: string[] | null;
   ratings?: RatingTally | null;
   read?: boolean | null;
+  /** The hub's settlement verdict. */
   closed?: boolean | null;
+  /** The seat whose authoritative `resolved` reply closed it (null when closed by full discharge). */
   closed_by?: string | null;
 }
 
@@ -176,7 +190,11 @@ export interface MessagesQuery {
   sort?: 'recency' | 'votes';
 }
 
-/** What the live socket and `/inbox` deliver (viewer-specific). */
+/**
+ * What the live socket and `/inbox` deliver (viewer-specific, reference §3.6). The body (and data)
+ * ride along only by policy: never when already read, always for criticals, up to 4 KiB when
+ * addressed to the viewer, else up to 1200 bytes.
+ */
 export interface Envelope {
   id: string;
   channel: string;
@@ -184,36 +202,41 @@ export interface Envelope {
   sender: string;
   kind: string;
   status: string;
-  urgency?: string;
-  effective_urgency?: string;
-  escalated?: boolean;
-  downgraded?: boolean;
-  critical?: boolean;
-  to_me?: boolean;
-  addressed?: boolean;
-  from_operator?: boolean;
-  reply_to_me?: boolean;
+  urgency: string;
+  /** After SLA escalation. */
+  effective_urgency: string;
+  escalated: boolean;
+  downgraded: boolean;
+  critical: boolean;
+  to_me: boolean;
+  addressed: boolean;
+  from_operator: boolean;
+  reply_to_me: boolean;
   title: string;
-  body_bytes?: number;
+  body_bytes: number;
   body: string | null;
   data: MessageData | null;
   reply_to: string | null;
-  pending_asks?: string[];
-  your_pending_asks?: string[];
-  ask_progress?: string;
-  declined_asks?: string[];
-  has_resolved_reply?: boolean | null;
-  redelivery?: boolean;
-  retracted?: boolean;
-  attachments?: AttachmentRef[];
-  signature?: string | null;
-  verified_by?: string | null;
+  pending_asks: string[];
+  your_pending_asks: string[];
+  /** `answered/total`, or `''` without asks. */
+  ask_progress: string;
+  declined_asks: string[];
+  has_resolved_reply: boolean;
+  /** The viewer already read it: body withheld. */
+  redelivery: boolean;
+  retracted: boolean;
+  /** Always present on envelopes (unlike messages). */
+  attachments: AttachmentRef[];
+  signature: string | null;
+  /** The hub verifies no signatures. */
+  verified_by: null;
   created_at: number;
 }
 
 export interface RetractThreadResult {
-  channel?: string;
-  root?: string;
+  channel: string;
+  root: string;
   count: number;
   already_retracted: string[];
   skipped_non_messages: string[];
@@ -231,10 +254,11 @@ export interface MessageRating {
   updated_at: number;
 }
 
+/** The upload answer (and the channel's attachment row). */
 export interface UploadedAttachment extends AttachmentRef {
-  channel?: string;
-  created_by?: string;
-  created_at?: number;
+  channel: string;
+  created_by: string;
+  created_at: number;
 }
 
 export interface UploadOptions {
@@ -252,10 +276,11 @@ export interface ChannelRow {
   private: boolean;
   member: boolean;
   member_count: number;
+  /** 0 when empty. */
   last_seq: number;
   last_at: number | null;
-  created_by?: string | null;
-  archived?: boolean;
+  created_by: string | null;
+  archived: boolean;
 }
 
 export interface Channel {
@@ -270,6 +295,7 @@ export interface Member {
   role: 'owner' | 'member' | string;
   about: string;
   mission: string;
+  /** Always served (the hub's rows are `Required<Member>`); optional so a page can make a row from a bare id. */
   channel?: string;
   joined_at?: number;
 }
@@ -281,13 +307,15 @@ export interface ChannelCharterDescriptor {
   version: number;
 }
 
+/** A `phase:<key>` store row: where a track of work stands, what comes next, who stewards it. */
 export interface PhaseRow {
   channel: string;
+  /** The key without its `phase:` prefix. */
   key: string;
   track: string;
   current: string;
   next: string;
-  status: string;
+  status: 'open' | 'complete';
   steward: string;
   paths: string[];
   note: string;
@@ -332,11 +360,11 @@ export interface CreateGroupArgs {
 }
 
 export interface CreateGroupResult {
-  channel?: string;
-  created?: Channel;
-  invited?: string[];
-  failed?: Array<{ agent: string; error: string }>;
-  opening_seq?: number | null;
+  channel: string;
+  created: Channel;
+  invited: string[];
+  failed: Array<{ agent: string; error: string }>;
+  opening_seq: number | null;
 }
 
 export interface InviteToken {
@@ -363,12 +391,12 @@ export interface ArchiveResult {
 }
 
 export interface StoreEntry<T = unknown> {
-  channel?: string;
+  channel: string;
   key: string;
   value: T;
   version: number;
-  updated_by?: string;
-  updated_at?: number;
+  updated_by: string;
+  updated_at: number;
 }
 
 export interface StoreKeyRow {
@@ -378,46 +406,106 @@ export interface StoreKeyRow {
   updated_at: number;
 }
 
+/** A `work:<id>` store row as a board card: the value's fields, null where the value lacks them. */
 export interface WorkRow {
   id: string;
-  title: string;
-  status: string;
+  title: string | null;
+  status: string | null;
   owner: string | null;
-  card?: unknown;
-  priority?: unknown;
-  receipt?: unknown;
+  card: unknown;
+  priority: unknown;
+  receipt: unknown;
   version: number;
   updated_by: string;
   updated_at: number;
 }
 
-export interface StoreRow {
+/** A store row as the board reports it (the same shape as a served store entry). */
+export type StoreRow = StoreEntry;
+
+/** A message citing a work item, by `data.item_ref` or by mentioning its id. */
+export interface WorkMessage {
+  id: string;
   channel: string;
-  key: string;
-  value: unknown;
-  version: number;
-  updated_by: string;
-  updated_at: number;
+  seq: number;
+  sender: string;
+  status: string;
+  title: string;
+  reply_to: string | null;
+  created_at: number;
+  via: 'item_ref' | 'mention';
 }
 
+/** `GET /work/{item_id}`: one item across the caller's channels. */
 export interface WorkReport {
   item_id: string;
-  work_rows: Array<{ channel: string; value: unknown; version: number; updated_by: string; updated_at: number }>;
+  work_rows: Array<Omit<StoreEntry, 'key'>>;
   claims: StoreRow[];
   decisions: StoreRow[];
-  messages: Array<{ id: string; channel: string; seq: number; sender: string; status: string; title: string; reply_to: string | null; created_at: number; via: string }>;
+  messages: WorkMessage[];
+}
+
+/** The value of a `ruling:<slug>` store row. */
+export interface RulingValue {
+  text: string;
+  /** Empty (everyone), seat ids, or the roles `member`, `owner`, `operator`. */
+  scope: string[];
+  source_message_id?: string;
+  active?: boolean;
+}
+
+export interface RulingRow {
+  key: string;
+  value: RulingValue;
+  version: number;
+  updated_by: string;
+}
+
+export interface UnacknowledgedRuling extends RulingRow {
+  /** The version the viewer acknowledged, or null. */
+  ack_version: number | null;
+}
+
+/** A digest row: a live message with pending asks. */
+export interface OpenQuestion {
+  seq: number;
+  id: string;
+  sender: string;
+  title: string;
+  created_at: number;
+  status: string;
+  pending_asks: Ask[];
+}
+
+/** A digest row: a message whose asks are all discharged, or that has a `resolved` reply. */
+export interface DecidedRow {
+  seq: number;
+  id: string;
+  sender: string;
+  title: string;
+  created_at: number;
+  answered_by: string[];
+  declined_by?: string[];
+  declined_asks?: string[];
+  self_resolved?: boolean;
+  resolved?: boolean;
 }
 
 export interface Digest {
   channel: string;
-  phases?: PhaseRow[];
-  phase_lines?: string[];
-  rulings?: Array<{ key: string; value: JsonObject; version: number; updated_by: string }>;
-  unacknowledged_rulings?: Array<{ key: string; value: JsonObject; version: number; updated_by: string; ack_version: number | null }>;
-  open_questions?: JsonObject[];
-  decided?: JsonObject[];
-  decisions?: Array<{ key: string; value: unknown; version: number; updated_by: string }>;
-  counts?: { open_questions?: number; [key: string]: number | undefined };
+  phases: PhaseRow[];
+  phase_lines: string[];
+  rulings: RulingRow[];
+  unacknowledged_rulings: UnacknowledgedRuling[];
+  open_questions: OpenQuestion[];
+  /** Newest 50. */
+  decided: DecidedRow[];
+  /** `decision:*` store rows. */
+  decisions: Array<Pick<StoreEntry, 'key' | 'value' | 'version' | 'updated_by'>>;
+  counts: {
+    open_questions: number; decided_shown: number; decided_total: number; declined_asks: number;
+    decisions: number; rulings: number; phases: number; unacknowledged_rulings: number;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -497,45 +585,95 @@ export interface AckResult {
   [key: string]: unknown;
 }
 
+/** A charter (the hub's or a room's) the seat owes a reading of. */
 export interface CharterDebtRow {
+  /** `hub` or a channel. */
   scope: string;
   version: number;
   your_receipt: number | null;
   gated: boolean;
   read_with: string;
-  reason: string;
+  /** `version`: a newer version is in force; `view`: the seat grew since its last read. */
+  reason: 'version' | 'view';
 }
 
+/** A message with pending asks addressed to the viewer. */
+export interface OwedToAnswerRow {
+  channel: string;
+  id: string;
+  seq: number;
+  sender: string;
+  title: string;
+  pending_asks: string[];
+  asks_naming_you: string[];
+  created_at: number;
+  escalated: boolean;
+}
+
+/** The viewer's asks answered (or declined) by someone else and not yet consumed. */
 export interface OwedToConsumeRow {
   channel: string;
+  id: string;
   seq: number;
-  answer_id: string;
-  answer_seq: number;
-  answered_by: string;
   title: string;
   your_asks: string[];
-  id?: string;
-  answer_created_at?: number;
+  answered_by: string;
+  answer_id: string;
+  answer_seq: number;
+  answer_created_at: number;
+}
+
+/** The viewer's open message whose asks are all discharged but that has no `resolved` reply yet. */
+export interface OwedToCloseRow {
+  channel: string;
+  id: string;
+  seq: number;
+  title: string;
+  answered_by: string;
+  answered_at: number;
+  declined_asks: string[];
+  declined_by: string[];
+}
+
+/** One addressee of the viewer's pending ask, judged by that seat's inbox cursor. */
+export interface OwedWaitingRow {
+  channel: string;
+  seq: number;
+  ask: string;
+  seat: string;
+  state: 'not-yet-acked' | 'acked-past-no-reply' | 'retired';
 }
 
 export interface OwedReport {
   charters: CharterDebtRow[];
   phases: PhaseRow[];
-  to_answer: JsonObject[];
-  to_close: JsonObject[];
+  to_answer: OwedToAnswerRow[];
+  to_close: OwedToCloseRow[];
   to_consume: OwedToConsumeRow[];
-  waiting_on: JsonObject[];
-  counts: { to_answer: number; to_consume: number; to_close?: number };
+  waiting_on: OwedWaitingRow[];
+  counts: { to_answer: number; to_consume: number; to_close: number };
   computed_at: number;
 }
 
-export interface DeskRow {
-  kind: 'ask' | 'queue' | string;
-  operator?: string;
+/** A desk row for a pending ask (or an unanswered open message) addressed to an operator. */
+export interface DeskAskRow {
+  kind: 'ask';
+  operator: string;
   channel: string;
-  seq?: number;
-  id?: string;
-  key?: string;
+  seq: number;
+  id: string;
+  what: string;
+  who_waits: string;
+  age_minutes: number;
+  one_action: string;
+}
+
+/** A desk row for a store-backed approval queue (reference §6; `done_when` on satisfied rows). */
+export interface DeskQueueRow {
+  kind: 'queue';
+  operator: string;
+  channel: string;
+  key: string;
   what: string;
   who_waits: string | string[];
   age_minutes: number;
@@ -543,9 +681,12 @@ export interface DeskRow {
   done_when?: string;
 }
 
+export type DeskRow = DeskAskRow | DeskQueueRow;
+
 export interface Desk {
+  /** Oldest first. */
   rows: DeskRow[];
-  satisfied: DeskRow[];
+  satisfied: DeskQueueRow[];
   counts: { rows: number; satisfied: number };
   operators: string[];
   viewer: string;
@@ -555,7 +696,8 @@ export interface Desk {
 export interface PresenceRow {
   agent_id: string;
   state: 'idle' | 'working' | 'active' | 'offline' | string;
-  updated_at?: number;
+  /** Null for a seat that never held a socket. */
+  updated_at: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -566,14 +708,18 @@ export interface FsEntry {
   version: number;
   updated_by: string;
   updated_at: number;
+  /** Bytes (decoded, for binary files). */
   size: number;
+  /** The writer's, else derived from the first content line. */
   description: string;
   described: boolean;
-  encoding?: 'base64' | null;
+  /** Present on binary files only. */
+  encoding?: 'base64';
 }
 
 export interface FsFile {
   path: string;
+  /** `''` for binary files. */
   content: string;
   content_b64: string | null;
   encoding: 'base64' | null;
@@ -581,8 +727,8 @@ export interface FsFile {
   version: number;
   updated_at: number;
   updated_by: string;
-  description?: string;
-  size_bytes?: number;
+  description: string;
+  size_bytes: number;
 }
 
 /** Exactly one of `content` / `content_b64` (the hub refuses both or neither). */
@@ -715,21 +861,22 @@ export interface SearchSection {
   total: number;
 }
 
+/** Always all six sections. */
 export interface SearchReport {
-  decisions?: SearchSection;
-  open_threads?: SearchSection;
-  work?: SearchSection;
-  people?: SearchSection;
-  files?: SearchSection;
-  messages?: SearchSection;
-  relaxed?: boolean;
-  channels_searched?: number;
-  next_cursor?: string | null;
-  computed_at?: number;
-  mode_used?: string;
-  semantic_coverage?: number | null;
-  notice?: string | null;
-  [key: string]: unknown;
+  decisions: SearchSection;
+  open_threads: SearchSection;
+  work: SearchSection;
+  people: SearchSection;
+  files: SearchSection;
+  messages: SearchSection;
+  relaxed: boolean;
+  channels_searched: number;
+  next_cursor: string | null;
+  computed_at: number;
+  /** `lexical` | `fused` | `semantic` (open vocabulary). */
+  mode_used: string;
+  semantic_coverage: number | null;
+  notice: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------

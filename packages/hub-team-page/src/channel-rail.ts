@@ -7,6 +7,11 @@ import type { ChannelRow } from './hub-types.js';
 
 export const DM_PREFIX = 'dm:';
 
+/** The direct channel of two seats, as the hub names it: `dm:<a>--<b>` with the ids sorted. */
+export function dmChannelName(a: string, b: string): string {
+  return `${DM_PREFIX}${[a, b].sort().join('--')}`;
+}
+
 /** The other seat of a `dm:<a>--<b>` channel, as the viewer reads it. */
 export function dmPeer(name: string, seat: string | null): string {
   const pair = name.slice(DM_PREFIX.length).split('--');

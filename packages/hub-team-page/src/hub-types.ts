@@ -4,13 +4,15 @@
  * Row shapes are the client's own.
  */
 import type {
-  AckResult, ChannelRow, FsEntry, FsFile, FsPutArgs, Health, Envelope, Message, MessageRow, MessagesQuery,
-  Meta, OwedReport, PostMessageArgs, SearchArgs, SearchReport,
+  AckResult, Channel, ChannelInfo, ChannelRow, FsEntry, FsFile, FsPutArgs, Health, Envelope, JoinResult, Message,
+  MessageRow, MessagesQuery, Meta, OwedReport, PostMessageArgs, PresenceRow, RetractThreadResult, SearchArgs,
+  SearchReport, SendDmArgs, UploadOptions, UploadedAttachment, VerifiedLedger,
 } from '@keel/hub-client';
 
 export type {
-  Ask, ChannelRow, Envelope, FsEntry, FsFile, Health, Message, MessageRow, Meta, OwedReport, PostMessageArgs,
-  SearchHit, SearchReport, SearchSection,
+  Ask, AttachmentRef, Channel, ChannelCharterDescriptor, ChannelInfo, ChannelRow, Envelope, FsEntry, FsFile, Health,
+  LedgerTurn, LedgerVerification, Member, Message, MessageRow, Meta, OwedReport, PostMessageArgs, PresenceRow,
+  RetractThreadResult, SearchHit, SearchReport, SearchSection, VerifiedLedger,
 } from '@keel/hub-client';
 
 /** What the page calls on its hub client. */
@@ -24,7 +26,10 @@ export interface TeamHub {
   channels(): Promise<ChannelRow[]>;
   messages(channel: string, query?: MessagesQuery): Promise<MessageRow[]>;
   post_message(channel: string, args: PostMessageArgs): Promise<Message>;
+  /** Reads one message by id (records the read); used only to find a focused message outside the loaded window. */
+  read_message(channel: string, id: string): Promise<Message>;
   retract_message(channel: string, id: string): Promise<Message>;
+  retract_thread(channel: string, id: string): Promise<RetractThreadResult>;
   rate_message(channel: string, id: string, value: number, note?: string): Promise<unknown>;
   unrate_message(channel: string, id: string): Promise<unknown>;
   inbox(): Promise<Envelope[]>;
@@ -35,6 +40,17 @@ export interface TeamHub {
   fs_put(channel: string, path: string, body: FsPutArgs): Promise<FsFile>;
   fs_delete(channel: string, path: string, expect_version?: number): Promise<unknown>;
   search(args: SearchArgs): Promise<SearchReport>;
+  presence(): Promise<PresenceRow[]>;
+  send_dm(peer: string, args: SendDmArgs): Promise<Message>;
+  create_channel(name: string, is_private?: boolean): Promise<Channel>;
+  join_channel(channel: string, invite_token?: string | null): Promise<JoinResult>;
+  channel_info(channel: string): Promise<ChannelInfo>;
+  upload_attachment(channel: string, file: Blob | Uint8Array, options?: UploadOptions): Promise<UploadedAttachment>;
+  /** The attachment's URL (no request); the page links to it and fetches the bytes with `attachment_blob`. */
+  attachment_url(channel: string, id: string): string;
+  attachment_blob(channel: string, id: string): Promise<Blob>;
+  /** The verbatim ledger plus the client's own `verification` (the hub's verdict is not trusted). */
+  ledger(channel: string): Promise<VerifiedLedger>;
 }
 
 /** The protocol the client speaks: a hub serving another shows a warning badge, never a refusal. */

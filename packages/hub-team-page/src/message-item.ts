@@ -1,17 +1,35 @@
 /**
  * One message of a thread: header (seq, sender, status, time, reply marker), title, body, asks
- * with their answer controls, answers, the rating tally with the viewer's own mark, and the reply
- * and retract controls. A retracted message renders dimmed with the hub's tombstone text. Controls
- * are offered, never decided: the hub accepts or refuses each act.
+ * with their answer controls, answers, attachments, work-id chips, the rating tally with the
+ * viewer's own mark, and the reply, speak, retract and retract-thread controls. A retracted message
+ * renders dimmed with the hub's tombstone text. Controls are offered, never decided: the hub accepts
+ * or refuses each act.
  */
+import { renderAttachments } from './attachment-list.js';
+import { attachmentsOf, type AttachmentLoader } from './attachments.js';
 import { button, formatTime, h } from './dom.js';
-import type { Ask, MessageRow } from './hub-types.js';
+import type { Ask, AttachmentRef, MessageRow } from './hub-types.js';
+import { workIdsOf } from './work-ids.js';
 
 export interface MessageActions {
   reply(message: MessageRow): void;
   answer(message: MessageRow, ask: Ask): void;
   rate(message: MessageRow, value: 1 | -1): void;
   retract(message: MessageRow): void;
+  /** First press of Retract thread arms it (null disarms); the confirmation retracts. */
+  armThread(message: MessageRow | null): void;
+  retractThread(message: MessageRow): void;
+  /** Starts or stops speaking the message (only offered when the host gave a speech callback). */
+  speak(message: MessageRow): void;
+  /** Opens a work item on the host's board (only offered when the host gave board navigation). */
+  openBoard(workId: string): void;
+  download(message: MessageRow, ref: AttachmentRef): void;
+}
+
+/** The optional host features a message offers. */
+export interface MessageFeatures {
+  speak: boolean;
+  board: boolean;
 }
 
 export interface MessageView {
@@ -24,6 +42,16 @@ export interface MessageView {
   orphan: boolean;
   /** Ask texts of the loaded messages by ask id, to show what an answer answers. */
   askText: ReadonlyMap<string, string>;
+  /** Loaded replies under this message (all depths). */
+  replies: number;
+  /** Retract thread was pressed once on this message and awaits confirmation. */
+  armed: boolean;
+  /** This message is being spoken. */
+  speaking: boolean;
+  /** Host-focused: highlighted. */
+  focused: boolean;
+  features: MessageFeatures;
+  attachments: AttachmentLoader;
 }
 
 export function asksOf(message: MessageRow): Ask[] {
@@ -46,11 +74,15 @@ export function renderMessage(message: MessageRow, view: MessageView, actions: M
   const classes = ['tp-message', `tp-message--${message.kind || 'message'}`];
   if (retracted) classes.push('tp-message--retracted');
   if (message.sender === view.seat) classes.push('tp-message--mine');
+  if (view.focused) classes.push('tp-message--focused');
 
   const el = h('article', {
     testid: 'message',
     class: classes.join(' '),
-    data: { id: message.id, seq: message.seq, sender: message.sender, status: message.status, kind: message.kind, retracted: retracted ? 'true' : 'false', depth: view.depth },
+    data: {
+      id: message.id, seq: message.seq, sender: message.sender, status: message.status, kind: message.kind,
+      retracted: retracted ? 'true' : 'false', depth: view.depth, focused: view.focused ? 'true' : null,
+    },
   });
   el.style.setProperty('--tp-depth', String(view.depth));
 
@@ -87,6 +119,14 @@ export function renderMessage(message: MessageRow, view: MessageView, actions: M
         `answers: ${answers.map((id) => view.askText.has(id) ? `“${view.askText.get(id)}”` : id).join(', ')}`));
     }
     if (message.has_resolved_reply) el.append(h('span', { testid: 'message-resolved', class: 'tp-chip tp-chip--ok' }, 'resolved'));
+    const files = attachmentsOf(message);
+    if (files.length) el.append(renderAttachments(message.channel, files, view.attachments, (ref) => actions.download(message, ref)));
+    const work = workIdsOf(message);
+    if (work.length) {
+      el.append(h('div', { testid: 'message-work', class: 'tp-message__work' }, ...work.map((id) => view.features.board
+        ? button(id, 'work-chip', () => actions.openBoard(id), { class: 'tp-chip tp-chip--work tp-chip--link', data: { workId: id }, attrs: { title: `Open ${id} on the board` } })
+        : h('span', { testid: 'work-chip', class: 'tp-chip tp-chip--work', data: { workId: id } }, id))));
+    }
   }
 
   const foot = h('footer', { class: 'tp-message__foot' });
@@ -99,8 +139,26 @@ export function renderMessage(message: MessageRow, view: MessageView, actions: M
     );
   }
   if (!retracted && isUserMessage) foot.append(button('Reply', 'reply-button', () => actions.reply(message), { class: 'tp-button tp-button--small' }));
+  if (!retracted && view.features.speak && (message.title || message.body)) {
+    foot.append(button(view.speaking ? 'Stop' : 'Speak', 'speak-button', () => actions.speak(message), {
+      class: `tp-button tp-button--small${view.speaking ? ' tp-button--active' : ''}`,
+      attrs: { 'aria-pressed': view.speaking ? 'true' : 'false', title: view.speaking ? 'Stop speaking' : 'Speak this message' },
+      data: { speaking: view.speaking ? 'true' : 'false' },
+    }));
+  }
   if (!retracted && (isUserMessage || view.operator)) {
     foot.append(button('Retract', 'retract-button', () => actions.retract(message), { class: 'tp-button tp-button--small tp-button--danger' }));
+  }
+  // A root with replies: retract the whole trail (the hub refuses it, retracting nothing, when the trail has other authors and the viewer is no operator).
+  if (!retracted && isUserMessage && !message.reply_to && view.replies > 0) {
+    if (view.armed) {
+      foot.append(
+        button(`Retract ${view.replies + 1} messages`, 'retract-thread-confirm', () => actions.retractThread(message), { class: 'tp-button tp-button--small tp-button--danger tp-button--active' }),
+        button('Cancel', 'retract-thread-cancel', () => actions.armThread(null), { class: 'tp-button tp-button--small tp-button--quiet' }),
+      );
+    } else {
+      foot.append(button('Retract thread', 'retract-thread-button', () => actions.armThread(message), { class: 'tp-button tp-button--small tp-button--danger', attrs: { title: 'Retract this message and every reply under it' } }));
+    }
   }
   if (foot.childNodes.length) el.append(foot);
   return el;

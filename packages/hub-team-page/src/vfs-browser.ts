@@ -58,12 +58,13 @@ export class VfsBrowser {
 
   private entry(e: FsEntry): HTMLElement {
     return h('li', { testid: 'vfs-entry', class: 'tp-list__row', data: { path: e.path, version: e.version } },
-      h('button', { testid: 'vfs-open', class: 'tp-link', attrs: { type: 'button' }, on: { click: () => void this.open(e.path) } }, e.path),
+      h('button', { testid: 'vfs-open', class: 'tp-link', attrs: { type: 'button' }, on: { click: () => void this.openPath(e.path) } }, e.path),
       h('span', { class: 'tp-list__detail' }, `v${e.version} · ${e.size ?? 0} B${e.encoding === 'base64' ? ' · binary' : ''} · ${e.updated_by ?? ''} ${formatTime(e.updated_at)}`),
       e.description ? h('span', { class: 'tp-list__title' }, e.description) : null);
   }
 
-  private async open(path: string): Promise<void> {
+  /** Reads a file into the editor (a file row, or a link such as the room charter in the info drawer). */
+  async openPath(path: string): Promise<void> {
     const channel = this.channel;
     if (!channel) return;
     const file = await this.services.attempt(`reading ${path}`, () => this.services.hub.fs_read(channel, path));

@@ -3,6 +3,7 @@
  * the authority on every act: each route authenticates the seat, checks membership and role, and
  * writes through `HubWriter` so the chain and the live socket stay consistent.
  */
+import type { Member, WhoamiReport } from '@keel/hub-client';
 import type { AuthService, Logger, RouteContext } from '@keel/plugin-sdk';
 import { ChannelDirectory, channelView } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
@@ -22,7 +23,7 @@ import type { AgentRecord, ChannelRecord } from './records.js';
 import type { HubDb } from './store/hub-db.js';
 
 /** Adds fields to a seat's `/whoami` answer (charter pointer, delegations, ...). */
-export type WhoamiPart = (seat: AgentRecord) => Record<string, unknown>;
+export type WhoamiPart = (seat: AgentRecord) => Partial<WhoamiReport>;
 /** Adds fields to a channel's info (meta, charter, phases, ...). */
 export type InfoPart = (channel: ChannelRecord, viewer: AgentRecord) => Record<string, unknown>;
 
@@ -63,14 +64,18 @@ export class Hub {
     this.delegations = new Delegations(db, this.agents);
   }
 
+  /** A channel's members with their seats' about and mission. */
+  members(channel: string): Array<Required<Member>> {
+    return this.db.membersOf(channel).map((m) => {
+      const a = this.agents.get(m.agent_id);
+      return { channel, agent_id: m.agent_id, role: m.role, about: a?.about ?? '', mission: a?.mission ?? '', joined_at: m.joined_at };
+    });
+  }
+
   /** Channel info (seed §2.6); plugins parts add meta, charter and phases. */
   channelInfo(c: ChannelRecord, viewer: AgentRecord): Record<string, unknown> {
-    const members = this.db.membersOf(c.name).map((m) => {
-      const a = this.agents.get(m.agent_id);
-      return { channel: c.name, agent_id: m.agent_id, role: m.role, about: a?.about ?? '', mission: a?.mission ?? '', joined_at: m.joined_at };
-    });
     const base = {
-      channel: channelView(c), meta: null, members, response_sla_minutes: 60, language: 'plain',
+      channel: channelView(c), meta: null, members: this.members(c.name), response_sla_minutes: 60, language: 'plain',
       state: c.archived ? 'archived' : 'open', is_dm: c.is_dm, charter: null, phases: [],
     };
     return Object.assign(base, ...this.infoParts.map((part) => part(c, viewer)));
@@ -82,7 +87,14 @@ export class Hub {
     return { seat, channel: this.channels.requireMember(channel, seat.id) };
   }
 
-  whoamiExtras(seat: AgentRecord): Record<string, unknown> {
+  /** `member`, for a write: the channel must also be open (409 once archived). */
+  memberWriting(koa: RouteContext<unknown, unknown, unknown>['koa'], channel: string): { seat: AgentRecord; channel: ChannelRecord } {
+    const m = this.member(koa, channel);
+    this.poster.checkOpen(m.channel);
+    return m;
+  }
+
+  whoamiExtras(seat: AgentRecord): Partial<WhoamiReport> {
     return Object.assign({}, ...this.whoamiParts.map((part) => part(seat)));
   }
 }

@@ -1,4 +1,9 @@
-/** The hub's stored records (LMDB values) and the shapes it serves. */
+/**
+ * The hub's stored records (LMDB values). The shapes it serves are the client's
+ * (`@keel/hub-client`); a record that is also served derives from the served shape, narrowing it to
+ * the hub's own vocabularies and adding what only the store keeps.
+ */
+import type { Ask as ServedAsk, BlockRow, Channel, Message as ServedMessage, MessageRating } from '@keel/hub-client';
 
 export interface AgentRecord {
   id: string;
@@ -14,11 +19,9 @@ export interface AgentRecord {
   deleted: boolean;
 }
 
-export interface ChannelRecord {
-  name: string;
-  private: boolean;
+/** A channel as stored: the served channel plus what only the hub keeps. */
+export interface ChannelRecord extends Channel {
   created_by: string;
-  created_at: number;
   /** The durable owner (the creator); null for `commons` and direct channels. */
   owner: string | null;
   is_dm: boolean;
@@ -36,29 +39,18 @@ export type MessageKind = 'message' | 'system' | 'fs';
 export type MessageStatus = 'open' | 'reply' | 'fyi' | 'blocked' | 'resolved';
 export type Urgency = 'inbox' | 'next_turn' | 'interrupt';
 
-export interface Ask {
-  id: string;
-  text: string;
-  to?: string[];
-}
+/** An ask as the hub stores it in `data.asks` (it keeps no `assignee`). */
+export type Ask = Pick<ServedAsk, 'id' | 'text' | 'to'>;
 
-/** The fields every message has, stored or served. */
-export interface MessageFields {
-  id: string;
-  channel: string;
-  seq: number;
-  sender: string;
+/**
+ * The fields every message has, stored or served: the served message's, in the hub's vocabularies,
+ * with `data` as stored (the hub normalizes the keys it owns and keeps the rest as sent).
+ */
+export interface MessageFields extends Omit<ServedMessage, 'kind' | 'status' | 'urgency' | 'data' | 'retracted' | 'retracted_at'> {
   kind: MessageKind;
   status: MessageStatus;
   urgency: Urgency;
-  critical: boolean;
-  downgraded: boolean;
-  to: string[];
-  title: string;
-  body: string;
   data: Record<string, unknown> | null;
-  reply_to: string | null;
-  created_at: number;
 }
 
 /** A message as stored: the bytes chained at insert stay here even after retraction. */
@@ -83,28 +75,13 @@ export interface AskRecord {
   consumed: boolean;
 }
 
-export interface RatingRecord {
-  channel: string;
-  message_id: string;
-  rater: string;
-  target: string;
+/** A message rating, stored and served as is: a thumb up or down. */
+export interface RatingRecord extends MessageRating {
   value: 1 | -1;
-  note: string;
-  created_at: number;
-  updated_at: number;
 }
 
-export interface BlockRecord {
-  scope: string;
-  agent_id: string;
-  imposed_by: string;
-  imposed_at: number;
-  expires_at: number | null;
-  reason: string;
-}
+/** A kick or ban, stored and served as is (`scope` a channel or `hub`). */
+export type BlockRecord = BlockRow;
 
 /** The served message (seed §2.4): tombstoned when retracted. */
-export interface Message extends MessageFields {
-  retracted: boolean;
-  retracted_at: number | null;
-}
+export interface Message extends MessageFields, Pick<ServedMessage, 'retracted' | 'retracted_at'> {}

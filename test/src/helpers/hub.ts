@@ -21,6 +21,8 @@ export interface HubHarness {
   call(method: string, url: string, token?: string, payload?: unknown, headers?: Record<string, string>): Promise<HubCall>;
   /** Registers a seat with the admin key; returns its key. */
   seat(id: string, options?: SeatOptions | boolean): Promise<string>;
+  /** Registers seats in the order given (those named in `operators` with the operator flag); returns their keys by id. */
+  seats<Id extends string>(ids: readonly Id[], operators?: readonly Id[]): Promise<Record<Id, string>>;
   /** Creates a room owned by `owner`'s seat (public unless told) and joins the given seats. */
   room(name: string, owner: string, members?: string[], isPrivate?: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -41,13 +43,19 @@ export async function startHub(config: Record<string, unknown> = {}): Promise<Hu
   const expectOk = (what: string, res: HubCall) => {
     if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
   };
+  const seat = async (id: string, options: SeatOptions | boolean = {}) => {
+    const res = await call('POST', '/agents', kernel.adminToken, { id, ...(typeof options === 'boolean' ? { operator: options } : options) });
+    expectOk(`registering ${id}`, res);
+    return res.body.api_key as string;
+  };
   return {
     kernel,
     call,
-    seat: async (id, options = {}) => {
-      const res = await call('POST', '/agents', kernel.adminToken, { id, ...(typeof options === 'boolean' ? { operator: options } : options) });
-      expectOk(`registering ${id}`, res);
-      return res.body.api_key as string;
+    seat,
+    seats: async <Id extends string>(ids: readonly Id[], operators: readonly Id[] = []) => {
+      const keys = {} as Record<Id, string>;
+      for (const id of ids) keys[id] = await seat(id, operators.includes(id) ? { operator: true } : {});
+      return keys;
     },
     room: async (name, owner, members = [], isPrivate = false) => {
       expectOk(`creating ${name}`, await call('POST', '/channels', owner, { name, private: isPrivate }));

@@ -4,33 +4,20 @@
  * replied to yet. One row per (item, operator), oldest first. Queue rows (store-backed approval
  * queues) have no source on this hub, so `satisfied` stays empty.
  */
+import type { DeskAskRow, Desk as ServedDesk } from '@keel/hub-client';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, StoredMessage } from '../records.js';
 import { askAddressees, asksByMessage } from './ask-addressees.js';
 
-export interface DeskRow {
-  kind: 'ask';
-  operator: string;
-  channel: string;
-  seq: number;
-  id: string;
-  /** The ask id, or null for an unanswered open message. */
+/** A served ask row, plus the ask it stands for (null for an unanswered open message) and when it was asked. */
+export interface DeskRow extends DeskAskRow {
   ask: string | null;
-  what: string;
-  who_waits: string;
-  age_minutes: number;
-  one_action: string;
   created_at: number;
 }
 
-export interface DeskReport {
-  computed_at: number;
-  viewer: string;
-  operators: string[];
+export interface DeskReport extends ServedDesk {
   rows: DeskRow[];
-  satisfied: unknown[];
-  counts: { rows: number; satisfied: number };
 }
 
 const WHAT_MAX = 120;

@@ -12,71 +12,16 @@
  * - waiting_on: the viewer's pending asks, one row per addressee, judged by that seat's inbox
  *   cursor (an unaddressed ask in a room waits on nobody in particular and has no row).
  */
+import type { CharterDebtRow, OwedReport, OwedToConsumeRow, OwedWaitingRow, PhaseRow } from '@keel/hub-client';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, StoredMessage } from '../records.js';
 import { askAddressees, asksByMessage, type MessageAsks } from './ask-addressees.js';
 
-export interface ToAnswerRow {
-  channel: string;
-  id: string;
-  seq: number;
-  sender: string;
-  title: string;
-  pending_asks: string[];
-  asks_naming_you: string[];
-  created_at: number;
-  escalated: boolean;
-}
-
-export interface ToConsumeRow {
-  channel: string;
-  id: string;
-  seq: number;
-  title: string;
-  your_asks: string[];
-  answered_by: string;
-  answer_id: string;
-  answer_seq: number;
-  answer_created_at: number;
-}
-
-export interface ToCloseRow {
-  channel: string;
-  id: string;
-  seq: number;
-  title: string;
-  answered_by: string;
-  answered_at: number;
-  declined_asks: string[];
-  declined_by: string[];
-}
-
-export type WaitState = 'not-yet-acked' | 'acked-past-no-reply' | 'retired';
-
-export interface WaitingRow {
-  channel: string;
-  seq: number;
-  ask: string;
-  seat: string;
-  state: WaitState;
-}
-
-export interface OwedReport {
-  charters: unknown[];
-  phases: unknown[];
-  to_answer: ToAnswerRow[];
-  to_consume: ToConsumeRow[];
-  to_close: ToCloseRow[];
-  waiting_on: WaitingRow[];
-  counts: { to_answer: number; to_consume: number; to_close: number };
-  computed_at: number;
-}
-
 /** Rows other modules contribute (charter debt, phases the seat steers). */
 export interface OwedSources {
-  charters?: (viewer: AgentRecord) => unknown[];
-  phases?: (viewer: AgentRecord) => unknown[];
+  charters?: (viewer: AgentRecord) => CharterDebtRow[];
+  phases?: (viewer: AgentRecord) => PhaseRow[];
 }
 
 const DEFAULT_SLA_MINUTES = 60;
@@ -120,7 +65,7 @@ export class OwedReporter {
 
   private asAsker(viewer: string, m: StoredMessage, asks: MessageAsks['asks'], report: OwedReport): void {
     const db = this.hub.db;
-    const byAnswer = new Map<string, ToConsumeRow>();
+    const byAnswer = new Map<string, OwedToConsumeRow>();
     for (const { id, record } of asks) {
       if (record.answered_by === null || record.answered_by === viewer || record.consumed) continue;
       const row = byAnswer.get(record.answer_id!);
@@ -152,7 +97,7 @@ export class OwedReporter {
   }
 
   /** A retired seat will never answer; otherwise its inbox cursor says whether it has seen the ask. */
-  private waitState(seat: string, m: StoredMessage): WaitState {
+  private waitState(seat: string, m: StoredMessage): OwedWaitingRow['state'] {
     const agent = this.hub.agents.get(seat);
     if (!agent || agent.deleted || agent.retired_at !== null) return 'retired';
     return (this.hub.db.cursors.get([seat, m.channel]) ?? 0) >= m.seq ? 'acked-past-no-reply' : 'not-yet-acked';

@@ -2,6 +2,7 @@
  * Channels and membership: rooms (public or private), direct channels `dm:<a>--<b>`, the built-in
  * public `commons`. Membership changes post their notices in the same transaction.
  */
+import type { Channel, ChannelRow } from '@keel/hub-client';
 import { badRequest, conflict, forbidden, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, ChannelRecord, MemberRecord } from '../records.js';
@@ -12,22 +13,11 @@ export const COMMONS = 'commons';
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
 const RESERVED = new Set(['hub', 'hub-alerts']);
 
-export interface ChannelRow {
-  name: string;
-  private: boolean;
-  created_by: string;
-  member: boolean;
-  member_count: number;
-  last_seq: number;
-  last_at: number | null;
-  archived: boolean;
-}
-
 export function dmName(a: string, b: string): string {
   return `dm:${[a, b].sort().join('--')}`;
 }
 
-export function channelView(c: ChannelRecord): { name: string; private: boolean; created_by: string; created_at: number } {
+export function channelView(c: ChannelRecord): Channel {
   return { name: c.name, private: c.private, created_by: c.created_by, created_at: c.created_at };
 }
 

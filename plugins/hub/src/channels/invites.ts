@@ -2,6 +2,7 @@
  * Invites to private rooms: single-use tokens `invite_<48 hex>`, optionally locked to one seat,
  * 24 h by default. Only a room admin (owner or operator) may mint one.
  */
+import type { InviteToken } from '@keel/hub-client';
 import { forbidden } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import { newToken, nowSeconds } from '../ids.js';
@@ -24,7 +25,7 @@ export class Invites {
     this.invites = db.openDB('invites');
   }
 
-  async create(channel: ChannelRecord, by: AgentRecord, agentId: string | null, ttlSeconds = 86400): Promise<{ invite_token: string; channel: string; agent_id: string | null }> {
+  async create(channel: ChannelRecord, by: AgentRecord, agentId: string | null, ttlSeconds = 86400): Promise<InviteToken> {
     const token = newToken('invite_');
     const now = nowSeconds();
     await this.invites.put(token, { channel: channel.name, agent_id: agentId, created_by: by.id, created_at: now, expires_at: now + ttlSeconds, used_by: null });

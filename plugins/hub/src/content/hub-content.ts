@@ -5,6 +5,7 @@
  * post gates (closed rooms, charter and rulings gates), attachment resolution for posts, and the
  * room charter every new room is born with.
  */
+import type { CharterDebtRow } from '@keel/hub-client';
 import path from 'node:path';
 import { conflict, forbidden } from '@keel/plugin-sdk';
 import { POWERS, type Delegation } from '../governance/delegations.js';
@@ -17,7 +18,7 @@ import { phaseRows, phaseRule } from './board/phases.js';
 import { Rulings } from './board/rulings.js';
 import { WorkItems } from './board/work-items.js';
 import { HubCharter } from './charter/hub-charter.js';
-import { RoomCharters, type CharterDebt } from './charter/room-charter.js';
+import { RoomCharters } from './charter/room-charter.js';
 import { ChannelFs } from './fs/channel-fs.js';
 import { adminsOf } from './room-admin.js';
 import { ChannelStore } from './store/channel-store.js';
@@ -103,9 +104,9 @@ export class HubContent {
   }
 
   /** Charters the seat owes a reading of (hub first, then its rooms), for the owed report. */
-  charterDebts(seat: AgentRecord): CharterDebt[] {
+  charterDebts(seat: AgentRecord): CharterDebtRow[] {
     const p = this.hubCharter.pointer(seat);
-    const hub: CharterDebt[] = p.view_current
+    const hub: CharterDebtRow[] = p.view_current
       ? []
       : [{ scope: 'hub', version: p.version, your_receipt: p.your_receipt, gated: false, read_with: 'read_charter()', reason: p.current ? 'view' : 'version' }];
     return [...hub, ...this.roomCharters.debts(seat)];

@@ -5,6 +5,7 @@
  * from rosters and rating boards). Ids are never reused: the record of a deleted seat stays as the
  * id's reservation.
  */
+import type { MissionRow, RetiredAgentRow } from '@keel/hub-client';
 import { badRequest, conflict, forbidden, gone, notFound } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import type { Actor } from '../identity/seat-auth.js';
@@ -24,11 +25,11 @@ export class AgentLifecycle {
   }
 
   /** `[{agent_id, mission}]` of every active seat, blanks included. */
-  missions(): Array<{ agent_id: string; mission: string }> {
+  missions(): MissionRow[] {
     return this.hub.agents.all().filter((a) => a.retired_at === null).map((a) => ({ agent_id: a.id, mission: a.mission.trim() }));
   }
 
-  async setMission(actor: Actor, id: string, mission: string): Promise<{ agent_id: string; mission: string }> {
+  async setMission(actor: Actor, id: string, mission: string): Promise<MissionRow> {
     // The mission is the operator's charge for the seat: a seat never writes its own.
     if (actor.id === id) throw forbidden('a seat cannot set its own mission — it is the standing charge an operator gives it');
     const text = sanitize(mission).trim();
@@ -85,7 +86,7 @@ export class AgentLifecycle {
   }
 
   /** Retired seats, newest first (deleted ones are gone from this list). */
-  retired(): Array<{ id: string; reason: string; retired_at: number }> {
+  retired(): RetiredAgentRow[] {
     return this.hub.agents.all()
       .filter((a) => a.retired_at !== null)
       .map((a) => ({ id: a.id, reason: a.retire_reason, retired_at: a.retired_at! }))

@@ -6,6 +6,7 @@
  * Operators cannot be blocked; room owners cannot be blocked from their room; delegates only by
  * an operator.
  */
+import type { BlockOptions } from '@keel/hub-client';
 import { badRequest, forbidden, notFound } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
@@ -17,10 +18,9 @@ import { mayModerateRoom, ownerLabel, ownsRoom } from './room-authority.js';
 export const HUB_SCOPE = 'hub';
 const MAX_KICK_SECONDS = 7 * 86400;
 
-export interface BlockInput {
+/** A block request: the client's options and the seat it is for. */
+export interface BlockInput extends BlockOptions {
   agent: string;
-  seconds?: number | null;
-  reason?: string;
 }
 
 function isActive(b: BlockRecord | undefined, now = nowSeconds()): b is BlockRecord {

@@ -4,6 +4,7 @@
  * per seat; a new grant replaces the old. Other modules ask `hasPower` (the desk accepts
  * `reporting` delegates, channel blocks accept `moderation` ones).
  */
+import type { Delegation as ServedDelegation } from '@keel/hub-client';
 import { badRequest, conflict, notFound } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { AgentRegistry } from '../identity/agent-registry.js';
@@ -21,14 +22,9 @@ const MAX_TTL = 30 * DAY;
 const PROXY_DEFAULT_TTL = DAY;
 const PROXY_MAX_TTL = 7 * DAY;
 
-/** The served grant (reference §6 Delegation). */
-export interface Delegation {
-  agent_id: string;
+/** The served grant (reference §6 Delegation), its powers from the hub's vocabulary. */
+export interface Delegation extends ServedDelegation {
   powers: Power[];
-  granted_at: number;
-  expires_at: number;
-  note: string;
-  scope: string;
 }
 
 interface DelegationRecord extends Delegation {

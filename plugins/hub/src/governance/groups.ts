@@ -4,6 +4,7 @@
  * it, delivered as an `fyi` direct message titled `invite to <name>` (a member that cannot be
  * invited lands in `failed`, the others go on); last, the creator's `open` opening post.
  */
+import type { CreateGroupArgs, CreateGroupResult } from '@keel/hub-client';
 import { badRequest, isHttpError, notFound } from '@keel/plugin-sdk';
 import { channelView } from '../channels/channel-directory.js';
 import { HubContent } from '../content/hub-content.js';
@@ -14,26 +15,10 @@ import type { AgentRecord, ChannelRecord } from '../records.js';
 
 const MAX_MEMBERS = 100;
 
-export interface GroupInput {
-  name: string;
-  members: string[];
-  purpose: string;
-  opening_post?: string;
-  private?: boolean;
-}
-
-export interface GroupResult {
-  channel: string;
-  created: ReturnType<typeof channelView>;
-  invited: string[];
-  failed: Array<{ agent: string; error: string }>;
-  opening_seq: number | null;
-}
-
 export class Groups {
   constructor(private readonly hub: Hub) {}
 
-  async create(seat: AgentRecord, input: GroupInput): Promise<GroupResult> {
+  async create(seat: AgentRecord, input: CreateGroupArgs): Promise<CreateGroupResult> {
     const members = [...new Set(input.members)].filter((m) => m !== seat.id);
     if (members.length > MAX_MEMBERS) throw badRequest(`a group starts with at most ${MAX_MEMBERS} invited members — invite the rest afterwards`);
     const meta = validateMeta({ purpose: input.purpose }, undefined);
@@ -43,7 +28,7 @@ export class Groups {
       return created;
     });
     const invited: string[] = [];
-    const failed: GroupResult['failed'] = [];
+    const failed: CreateGroupResult['failed'] = [];
     for (const member of members) {
       try {
         await this.inviteByDm(c, seat, member, meta.purpose ?? '');

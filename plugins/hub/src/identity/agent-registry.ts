@@ -19,14 +19,7 @@ export interface RegisterInput {
 }
 
 /** What a client sees of a seat (never the key hash). */
-export interface AgentInfo {
-  id: string;
-  name: string;
-  about: string;
-  mission: string;
-  operator: boolean;
-  created_at: number;
-}
+export type AgentInfo = Pick<AgentRecord, 'id' | 'name' | 'about' | 'mission' | 'operator' | 'created_at'>;
 
 export function agentInfo(a: AgentRecord): AgentInfo {
   return { id: a.id, name: a.name, about: a.about, mission: a.mission, operator: a.operator, created_at: a.created_at };

@@ -5,6 +5,7 @@
  * a 100-member room costs one `JSON.stringify` instead of 100. Lives for one synchronous delivery
  * pass (it does not see later writes).
  */
+import type { IncomingFrame } from '@keel/hub-client';
 import type { EnvelopeBuilder, PreparedEnvelope } from '../messages/envelope.js';
 import type { StoredMessage } from '../records.js';
 
@@ -22,7 +23,7 @@ export class EnvelopeFrames {
     const key = JSON.stringify(facts);
     let frame = this.frames.get(key);
     if (!frame) {
-      frame = Buffer.from(JSON.stringify({ type: 'envelope', envelope: prepared.envelope(facts) }));
+      frame = Buffer.from(JSON.stringify({ type: 'envelope', envelope: prepared.envelope(facts) } satisfies IncomingFrame));
       this.frames.set(key, frame);
     }
     return frame;

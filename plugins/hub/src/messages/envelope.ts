@@ -3,44 +3,11 @@
  * rides along only by policy: never when already read, always for criticals, up to 4 KiB when
  * addressed to the viewer, else up to 1200 bytes.
  */
+import type { AttachmentRef, Envelope } from '@keel/hub-client';
 import type { StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import type { MessageFacts } from './message-views.js';
 import { tombstoneBody } from './message-views.js';
-
-export interface Envelope {
-  id: string;
-  channel: string;
-  seq: number;
-  sender: string;
-  kind: string;
-  status: string;
-  urgency: string;
-  effective_urgency: string;
-  escalated: boolean;
-  downgraded: boolean;
-  critical: boolean;
-  to_me: boolean;
-  addressed: boolean;
-  from_operator: boolean;
-  reply_to_me: boolean;
-  title: string;
-  body_bytes: number;
-  body: string | null;
-  data: Record<string, unknown> | null;
-  reply_to: string | null;
-  pending_asks: string[];
-  your_pending_asks: string[];
-  ask_progress: string;
-  declined_asks: string[];
-  has_resolved_reply: boolean;
-  redelivery: boolean;
-  retracted: boolean;
-  attachments: unknown[];
-  signature: string | null;
-  verified_by: null;
-  created_at: number;
-}
 
 /** What makes one viewer's envelope differ from another's; with the message's shared part it determines the envelope. */
 export interface ViewerFacts {
@@ -134,7 +101,7 @@ class PreparedMessage implements PreparedEnvelope {
       title: m.title, body_bytes: bytes, body: inline ? m.body : null, data: inline ? m.data : null, reply_to: m.reply_to,
       pending_asks: [...this.pending], your_pending_asks: v.yours, ask_progress: this.askIds.length ? `${this.askIds.length - this.pending.length}/${this.askIds.length}` : '',
       declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply, redelivery: v.read,
-      retracted: false, attachments: Array.isArray(m.data?.attachments) ? (m.data.attachments as unknown[]) : [],
+      retracted: false, attachments: Array.isArray(m.data?.attachments) ? (m.data.attachments as AttachmentRef[]) : [],
       signature: typeof m.data?.signature === 'string' ? m.data.signature : null, verified_by: null, created_at: m.created_at,
     };
   }

@@ -2,6 +2,7 @@
  * What readers see of a stored message: the plain message (tombstoned when retracted) and the
  * viewer-scoped decorations of history rows (pending asks, settlement, ratings, read state).
  */
+import type { Message as ServedMessage, MessageRow as ServedMessageRow } from '@keel/hub-client';
 import type { Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 
@@ -20,14 +21,8 @@ export function toMessage(m: StoredMessage): Message {
   };
 }
 
-export interface Decorations {
-  pending_asks: string[] | null;
-  has_resolved_reply: boolean | null;
-  closed: boolean | null;
-  closed_by: string | null;
-  ratings: { up: number; down: number; mine: -1 | 0 | 1 } | null;
-  read: boolean | null;
-}
+/** The viewer-scoped decorations of a history row: every one the client's `MessageRow` names, always served. */
+export type Decorations = Required<Omit<ServedMessageRow, keyof ServedMessage>>;
 
 export type MessageRow = Message & Decorations;
 

@@ -3,6 +3,7 @@
  * structured fields into `data` (asks get ids, declines fold into answers), records the asks and
  * their discharges, and inserts the row — all in one durable transaction.
  */
+import type { AttachmentRef } from '@keel/hub-client';
 import { badRequest, conflict, forbidden } from '@keel/plugin-sdk';
 import { newToken, nowSeconds } from '../ids.js';
 import type { AgentRecord, Ask, ChannelRecord, MessageStatus, StoredMessage, Urgency } from '../records.js';
@@ -31,7 +32,7 @@ export interface PostArgs {
 export type PostGate = (channel: ChannelRecord, sender: AgentRecord) => void;
 
 /** Turns attachment refs into full `{id, filename, content_type, size}` rows, refusing unknown ids. */
-export type AttachmentResolver = (channel: string, refs: Array<{ id: string; filename?: string }>) => Array<Record<string, unknown>>;
+export type AttachmentResolver = (channel: string, refs: Array<{ id: string; filename?: string }>) => AttachmentRef[];
 
 const STATUSES = new Set<MessageStatus>(['open', 'reply', 'fyi', 'blocked', 'resolved']);
 const URGENCIES = new Set<Urgency>(['inbox', 'next_turn', 'interrupt']);
@@ -164,7 +165,7 @@ export class MessagePoster {
     return ask;
   }
 
-  private resolveAttachments(channel: string, refs: Array<{ id: string; filename?: string }>): Array<Record<string, unknown>> {
+  private resolveAttachments(channel: string, refs: Array<{ id: string; filename?: string }>): AttachmentRef[] {
     if (refs.length > MAX_ATTACHMENTS) throw badRequest(`a message carries at most ${MAX_ATTACHMENTS} attachments — this one has ${refs.length}`);
     if (!this.attachments) throw badRequest('this hub does not store attachments');
     return this.attachments(channel, refs);

@@ -3,11 +3,12 @@
  * inbox and its cursors. Acknowledging is always explicit (`POST /inbox/ack`), never a side
  * effect of rendering.
  */
+import type { Envelope } from '@keel/hub-client';
 import { badRequest, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
-import type { Envelope, EnvelopeBuilder } from './envelope.js';
+import type { EnvelopeBuilder } from './envelope.js';
 import { toMessage, type MessageFacts, type MessageRow } from './message-views.js';
 
 const INBOX_PER_CHANNEL = 100;

@@ -3,6 +3,7 @@
  * asks it answered reopen; the stored bytes stay so the hash chain still verifies. A thread is
  * retracted whole, in one transaction, or not at all.
  */
+import type { RetractThreadResult } from '@keel/hub-client';
 import { forbidden, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, Message, StoredMessage } from '../records.js';
@@ -11,15 +12,6 @@ import type { HubWriter, WriteScope } from './hub-writer.js';
 import { toMessage } from './message-views.js';
 
 const NOT_YOURS = 'only the author (or an operator) can retract a message — you can retract what YOU said, not what others said';
-
-export interface ThreadRetraction {
-  channel: string;
-  root: string;
-  count: number;
-  already_retracted: string[];
-  skipped_non_messages: string[];
-  messages: Message[];
-}
 
 export class Retraction {
   constructor(private readonly db: HubDb, private readonly writer: HubWriter) {}
@@ -32,7 +24,7 @@ export class Retraction {
     return this.writer.run((w) => toMessage(this.tombstoneIn(w, m, by.id)));
   }
 
-  async retractThread(channel: string, id: string, by: AgentRecord): Promise<ThreadRetraction> {
+  async retractThread(channel: string, id: string, by: AgentRecord): Promise<RetractThreadResult> {
     const root = this.find(channel, id);
     const trail = this.trail(root);
     const others = [...new Set(trail.filter((m) => m.kind === 'message' && m.sender !== by.id).map((m) => m.sender))].sort();
@@ -40,7 +32,7 @@ export class Retraction {
       throw forbidden(`only the author (or an operator) can retract a message — this trail has ${others.length} other author(s) (${others.join(', ')}), so NOTHING was retracted. Retract your own messages one by one, or ask an operator.`);
     }
     return this.writer.run((w) => {
-      const result: ThreadRetraction = { channel, root: root.id, count: 0, already_retracted: [], skipped_non_messages: [], messages: [] };
+      const result: RetractThreadResult = { channel, root: root.id, count: 0, already_retracted: [], skipped_non_messages: [], messages: [] };
       for (const m of trail) {
         const current = this.db.messages.get([channel, m.seq])!;
         if (current.kind !== 'message') {

@@ -7,6 +7,7 @@
  * score desc, raters desc, target asc. Deleted seats are purged from boards; ratings of retracted
  * messages are gone with the retraction (and skipped here should one remain).
  */
+import type { CategoryCell, LeaderboardRow, LeaderboardReport as ServedLeaderboardReport } from '@keel/hub-client';
 import type { Hub } from '../hub.js';
 import type { VoteStore } from './votes.js';
 import { AXES } from './votes.js';
@@ -14,24 +15,14 @@ import { AXES } from './votes.js';
 export const CATEGORIES = ['general', ...AXES] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-export interface CategoryCell {
+/** A row of the unified dialect (the client's type also describes the legacy one). */
+export interface BoardRow extends LeaderboardRow {
   score: number;
-  up: number;
-  down: number;
-  raters: number;
-}
-
-export interface BoardRow {
-  target: string;
-  score: number;
-  raters: number;
   votes: { up: number; down: number };
   breakdown: Record<Category, CategoryCell>;
-  channels?: number;
 }
 
-export interface LeaderboardReport {
-  channel: string | null;
+export interface LeaderboardReport extends ServedLeaderboardReport {
   categories: Category[];
   leaderboard: BoardRow[];
 }

@@ -3,6 +3,7 @@
  * target, axis), +1 or -1 with a short note; a re-PUT revises it. A seat's votes in a channel are
  * withdrawn when it leaves (or is removed from) that channel, inside the same write.
  */
+import type { Vote } from '@keel/hub-client';
 import type { Database } from 'lmdb';
 import type { HubDb } from '../store/hub-db.js';
 
@@ -13,15 +14,10 @@ export function isAxis(value: unknown): value is Axis {
   return typeof value === 'string' && (AXES as readonly string[]).includes(value);
 }
 
-export interface VoteRecord {
-  channel: string;
-  target: string;
-  rater: string;
+/** An agent-level vote, stored and served as is. */
+export interface VoteRecord extends Vote {
   axis: Axis;
   value: 1 | -1;
-  note: string;
-  created_at: number;
-  updated_at: number;
 }
 
 type VoteKey = [string, string, string, string];

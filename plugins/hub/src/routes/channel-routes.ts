@@ -35,10 +35,7 @@ export function channelRoutes(hub: Hub) {
       params: channelParams,
       handler: ({ koa, params }) => {
         hub.member(koa, params.channel);
-        return hub.db.membersOf(params.channel).map((m) => {
-          const a = hub.agents.get(m.agent_id);
-          return { channel: params.channel, agent_id: m.agent_id, role: m.role, about: a?.about ?? '', mission: a?.mission ?? '', joined_at: m.joined_at };
-        });
+        return hub.members(params.channel);
       },
     }),
     route({

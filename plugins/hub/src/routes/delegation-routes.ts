@@ -2,6 +2,7 @@
 import { route, schema } from '@keel/plugin-sdk';
 import type { GrantInput } from '../governance/delegations.js';
 import type { Hub } from '../hub.js';
+import { operatorAct } from './operator-act.js';
 import { agentParams } from './schemas.js';
 
 const grantBody = schema<GrantInput>({
@@ -24,18 +25,12 @@ export function delegationRoutes(hub: Hub) {
     route({
       method: 'PUT', path: '/admin/delegation', auth: 'none', tags: ['hub'], summary: "Lend powers to a seat with a mission (replaces its grant; 7 days by default, 30 at most)",
       body: grantBody,
-      handler: async ({ koa, body }) => {
-        const actor = await hub.auth.operatorOrAdmin(koa, 'delegating powers is an operator act');
-        return hub.delegations.grant(body, actor.id);
-      },
+      handler: operatorAct(hub, 'delegating powers is an operator act', (actor, { body }) => hub.delegations.grant(body, actor.id)),
     }),
     route({
       method: 'DELETE', path: '/admin/delegation/:id', auth: 'none', tags: ['hub'], summary: "Revoke a seat's delegation",
       params: agentParams,
-      handler: async ({ koa, params }) => {
-        await hub.auth.operatorOrAdmin(koa, 'revoking a delegation is an operator act');
-        return hub.delegations.revoke(params.id);
-      },
+      handler: operatorAct(hub, 'revoking a delegation is an operator act', (_actor, { params }) => hub.delegations.revoke(params.id)),
     }),
   ];
 }

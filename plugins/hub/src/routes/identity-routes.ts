@@ -1,4 +1,5 @@
 /** Health, identity and seat issuance: `/healthz`, `/`, `/whoami`, `POST /agents`, `GET /agents`. */
+import type { Health, WhoamiReport } from '@keel/hub-client';
 import { forbidden, route, schema } from '@keel/plugin-sdk';
 import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
 import { agentInfo, type RegisterInput } from '../identity/agent-registry.js';
@@ -16,7 +17,7 @@ export function identityRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/healthz', auth: 'none', tags: ['hub'], summary: 'Hub health and protocol string (no key needed)',
-      handler: () => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: false }),
+      handler: (): Health => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: false }),
     }),
     route({
       method: 'GET', path: '/', auth: 'none', tags: ['hub'], summary: 'Hub service banner',
@@ -24,7 +25,7 @@ export function identityRoutes(hub: Hub) {
     }),
     route({
       method: 'GET', path: '/whoami', auth: 'none', tags: ['hub'], summary: "The calling seat: operator flag, mission, hub charter pointer",
-      handler: ({ koa }) => {
+      handler: ({ koa }): WhoamiReport => {
         const seat = hub.auth.seat(koa);
         return {
           ...agentInfo(seat), version: HUB_VERSION, protocol: HUB_PROTOCOL,

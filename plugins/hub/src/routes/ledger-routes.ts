@@ -1,4 +1,5 @@
 /** The verbatim ledger: the whole ordered transcript of a channel with its chain head. */
+import type { Ledger, LedgerTurn } from '@keel/hub-client';
 import { route, schema } from '@keel/plugin-sdk';
 import { verifyChannel } from '../chain/verify-channel.js';
 import type { Hub } from '../hub.js';
@@ -14,7 +15,7 @@ export function ledgerRoutes(hub: Hub) {
       params: channelParams, query: ledgerQuery,
       handler: ({ koa, params, query }) => {
         hub.member(koa, params.channel);
-        const turns = [];
+        const turns: LedgerTurn[] = [];
         let head = '';
         for (const { value: m } of hub.db.messages.getRange({ start: [params.channel, 1], end: [params.channel, Number.MAX_SAFE_INTEGER] })) {
           const served = toMessage(m);
@@ -25,7 +26,7 @@ export function ledgerRoutes(hub: Hub) {
           });
           head = m.hash;
         }
-        const answer: Record<string, unknown> = { channel: params.channel, count: turns.length, head, turns };
+        const answer: Ledger = { channel: params.channel, count: turns.length, head, turns };
         if (query.verify) Object.assign(answer, verifyChannel(hub.db, params.channel));
         return answer;
       },

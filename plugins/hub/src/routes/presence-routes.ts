@@ -1,4 +1,5 @@
 /** `GET /presence`: who is around — the caller and every seat sharing a channel with it (operators see everyone). */
+import type { PresenceRow } from '@keel/hub-client';
 import { route } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 
@@ -6,7 +7,7 @@ export function presenceRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/presence', auth: 'none', tags: ['hub'], summary: 'Presence of the seats you share a channel with, sorted by id',
-      handler: ({ koa }) => {
+      handler: ({ koa }): PresenceRow[] => {
         const seat = hub.auth.seat(koa);
         const ids = new Set<string>([seat.id]);
         if (seat.operator) {

@@ -1,7 +1,8 @@
 /** Room lifecycle: invites, groups (a room with purpose and invited members), archive and unarchive. */
+import type { CreateGroupArgs } from '@keel/hub-client';
 import { badRequest, forbidden, notFound, route, schema } from '@keel/plugin-sdk';
 import { ChannelArchive } from '../governance/channel-archive.js';
-import { Groups, type GroupInput } from '../governance/groups.js';
+import { Groups } from '../governance/groups.js';
 import { mayAdministerRoom, ownerLabel } from '../governance/room-authority.js';
 import type { Hub } from '../hub.js';
 import { channelParams, emptyBody } from './schemas.js';
@@ -11,7 +12,7 @@ const MAX_INVITE_TTL = 30 * 86400;
 const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
   type: 'object', properties: { agent_id: { type: ['string', 'null'] }, ttl_seconds: { type: 'number' } },
 });
-const groupBody = schema<GroupInput>({
+const groupBody = schema<CreateGroupArgs>({
   type: 'object', required: ['name', 'members', 'purpose'],
   properties: {
     name: { type: 'string' }, members: { type: 'array', items: { type: 'string' } }, purpose: { type: 'string' },

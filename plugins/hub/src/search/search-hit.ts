@@ -3,22 +3,13 @@
  * private facts the ranking needs. Sources know how to find and filter their own kind; ranking,
  * sections and paging are the search's.
  */
+import type { SearchHit as ServedSearchHit } from '@keel/hub-client';
 import type { AgentRecord } from '../records.js';
 import type { HitKind, SearchRequest } from './search-request.js';
 
-export interface SearchHit {
+/** A served hit, its `kind` one of the hub's. */
+export interface SearchHit extends ServedSearchHit {
   kind: HitKind;
-  ref: string;
-  channel: string | null;
-  seq: number | null;
-  sender: string | null;
-  status: string | null;
-  created_at: number;
-  snippet: string;
-  highlights: Array<[number, number]>;
-  title: string;
-  thread_hits: number | null;
-  ratings: { up: number; down: number; mine: -1 | 0 | 1 } | null;
 }
 
 export type SectionName = 'decisions' | 'open_threads' | 'work' | 'people' | 'files' | 'messages';

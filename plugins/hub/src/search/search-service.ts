@@ -8,28 +8,13 @@
  * - `sort=recent` with exactly one kind pages over that kind's hits by an opaque keyset cursor;
  *   section totals still count every match.
  */
+import type { SearchReport, SearchSection } from '@keel/hub-client';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord } from '../records.js';
 import { compareRecent, decodeCursor, encodeCursor } from './search-cursor.js';
-import { SECTION_NAMES, type Candidate, type MatchMode, type SearchHit, type SearchScope, type SearchSource, type SectionName } from './search-hit.js';
+import { SECTION_NAMES, type Candidate, type MatchMode, type SearchScope, type SearchSource, type SectionName } from './search-hit.js';
 import type { SearchRequest } from './search-request.js';
-
-export interface SearchSection {
-  hits: SearchHit[];
-  shown: number;
-  total: number;
-}
-
-export type SearchReport = Record<SectionName, SearchSection> & {
-  relaxed: boolean;
-  channels_searched: number;
-  next_cursor: string | null;
-  computed_at: number;
-  mode_used: 'lexical';
-  semantic_coverage: null;
-  notice: string | null;
-};
 
 export class SearchService {
   constructor(private readonly hub: Hub, private readonly sources: SearchSource[]) {}

@@ -4,7 +4,8 @@
  * one work item the way `/work/{item}` does: its work row and claims by key, decisions that mention
  * it. Decisions fill `decisions`; claims and work rows fill `work`.
  */
-import type { ChannelStore, StoreEntry } from '../content/store/channel-store.js';
+import type { StoreEntry } from '@keel/hub-client';
+import type { ChannelStore } from '../content/store/channel-store.js';
 import type { HitKind } from './search-request.js';
 import { inWindow, type Candidate, type MatchMode, type SearchScope, type SearchSource } from './search-hit.js';
 import { scoreText, snippetOf } from './text-match.js';

@@ -3,7 +3,8 @@
  * `GET /ui/*path` serves its modules and styles and the hub client's modules under `/ui/client/`.
  * The page is static and public (it holds no secret; the seat key is pasted into it), so these
  * routes do no authentication. Every answer carries nosniff and a short cache lifetime; the page
- * itself carries a Content-Security-Policy that allows only its own files and its import map.
+ * itself carries a Content-Security-Policy that allows only its own files and its import map (and
+ * `blob:` images: attachment bytes fetched with the seat key and shown inline when raster).
  */
 import { createHash } from 'node:crypto';
 import { HANDLED, notFound, route, schema, type AnyRoute, type RouteContext } from '@keel/plugin-sdk';
@@ -27,7 +28,8 @@ function pagePolicy(html: string): string {
     `script-src 'self' ${inlineScriptHashes(html).join(' ')}`.trim(),
     "style-src 'self'",
     "connect-src 'self'",
-    "img-src 'self' data:",
+    // blob: for attachment images, which the page fetches with the seat key (an <img> cannot send it).
+    "img-src 'self' data: blob:",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",

@@ -22,8 +22,7 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
       summary: 'Upload an attachment: raw bytes, declared type in Content-Type, ?filename=; idempotent by sha256',
       params: channelParams, query: uploadQuery, bodyKind: 'none',
       handler: async ({ koa, params, query }) => {
-        const { seat, channel: c } = hub.member(koa, params.channel);
-        hub.poster.checkOpen(c);
+        const { seat, channel: c } = hub.memberWriting(koa, params.channel);
         content.checkNotClosed(c, seat);
         const length = koa.get('content-length');
         const declared = headerSafe(koa.get('content-type')).trim() || SAFE_FALLBACK_TYPE;

@@ -4,6 +4,7 @@
  * re-uploading the same bytes returns the first row. Posts cite attachments by id; a blob whose
  * every carrying message was retracted is no longer served.
  */
+import type { AttachmentRef, UploadedAttachment } from '@keel/hub-client';
 import { badRequest, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { Readable } from 'node:stream';
@@ -12,23 +13,8 @@ import type { HubDb } from '../../store/hub-db.js';
 import { capText, sanitize } from '../../text-rules.js';
 import { BlobFiles, TooLarge, type Received } from './blob-files.js';
 
-export interface AttachmentRow {
-  channel: string;
-  id: string;
-  filename: string;
-  content_type: string;
-  size: number;
-  created_by: string;
-  created_at: number;
-}
-
-/** What a post carries: `{id, filename, content_type, size}`. */
-export type AttachmentRef = {
-  id: string;
-  filename: string;
-  content_type: string;
-  size: number;
-};
+/** A channel's attachment row, stored and served as is (the upload answer). */
+export type AttachmentRow = UploadedAttachment;
 
 export interface AttachmentLimits {
   maxBytes: number;

@@ -4,59 +4,22 @@
  * discharged, or a `resolved` reply; newest 50) and the `decision:*` rows. Retracted rows are
  * left out: their obligations died with them.
  */
+import type { DecidedRow, Digest, OpenQuestion } from '@keel/hub-client';
 import type { MessageFacts } from '../../messages/message-views.js';
 import type { AgentRecord, Ask, ChannelRecord, StoredMessage } from '../../records.js';
 import type { HubDb } from '../../store/hub-db.js';
 import type { ChannelStore } from '../store/channel-store.js';
-import { phaseLine, phaseRows, type PhaseRow } from './phases.js';
-import type { RulingRow, Rulings, UnacknowledgedRuling } from './rulings.js';
+import { phaseLine, phaseRows } from './phases.js';
+import type { Rulings } from './rulings.js';
 
 const DECIDED_SHOWN = 50;
-
-export interface OpenQuestion {
-  seq: number;
-  id: string;
-  sender: string;
-  title: string;
-  created_at: number;
-  status: string;
-  pending_asks: Ask[];
-}
-
-export interface Decided {
-  seq: number;
-  id: string;
-  sender: string;
-  title: string;
-  created_at: number;
-  answered_by: string[];
-  declined_by?: string[];
-  declined_asks?: string[];
-  self_resolved?: boolean;
-  resolved?: boolean;
-}
-
-export interface Digest {
-  channel: string;
-  phases: PhaseRow[];
-  phase_lines: string[];
-  rulings: RulingRow[];
-  unacknowledged_rulings: UnacknowledgedRuling[];
-  open_questions: OpenQuestion[];
-  decided: Decided[];
-  decisions: Array<{ key: string; value: unknown; version: number; updated_by: string }>;
-  counts: {
-    open_questions: number; decided_shown: number; decided_total: number; declined_asks: number;
-    decisions: number; rulings: number; phases: number; unacknowledged_rulings: number;
-  };
-}
 
 export class Digests {
   constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly store: ChannelStore, private readonly rulings: Rulings) {}
 
   digest(c: ChannelRecord, viewer: AgentRecord): Digest {
     const open: OpenQuestion[] = [];
-    const decided: Decided[] = [];
+    const decided: DecidedRow[] = [];
     let declinedTotal = 0;
     for (const { value: m } of this.db.messages.getRange({ start: [c.name, 1], end: [c.name, Number.MAX_SAFE_INTEGER] })) {
       if (m.kind !== 'message' || m.retracted_at !== null) continue;
@@ -88,7 +51,7 @@ export class Digests {
   }
 
   /** A settled message: every ask discharged, or closed by a `resolved` reply. */
-  private decided(m: StoredMessage, asks: Ask[], pending: number): Decided | null {
+  private decided(m: StoredMessage, asks: Ask[], pending: number): DecidedRow | null {
     const resolved = this.facts.replies(m).find((r) => r.status === 'resolved');
     if (!resolved && (asks.length === 0 || pending > 0)) return null;
     const answeredBy = new Set<string>();
@@ -104,7 +67,7 @@ export class Digests {
       }
     }
     if (resolved) answeredBy.add(resolved.sender);
-    const row: Decided = { seq: m.seq, id: m.id, sender: m.sender, title: m.title, created_at: m.created_at, answered_by: [...answeredBy].sort() };
+    const row: DecidedRow = { seq: m.seq, id: m.id, sender: m.sender, title: m.title, created_at: m.created_at, answered_by: [...answeredBy].sort() };
     if (declined.length) {
       row.declined_asks = declined;
       row.declined_by = [...declinedBy].sort();

@@ -3,39 +3,18 @@
  * stands, what comes next and who stewards it. Nothing is enforced by them, except that a room
  * may gate completing a phase (`gated_acts: ['phase_complete']`) to its owner and operators.
  */
+import type { PhaseRow, StoreEntry } from '@keel/hub-client';
 import { badRequest, forbidden } from '@keel/plugin-sdk';
 import { adminsOf, type RoomAdminCheck } from '../room-admin.js';
-import type { ChannelStore, StoreEntry } from '../store/channel-store.js';
+import type { ChannelStore } from '../store/channel-store.js';
 import type { ChannelMeta } from '../store/channel-meta.js';
 import { prefixRule, type StoreRule } from '../store/store-rules.js';
 import { capText, sanitize } from '../../text-rules.js';
 
 export const PHASE_PREFIX = 'phase:';
 
-export interface PhaseRow {
-  channel: string;
-  key: string;
-  track: string;
-  current: string;
-  next: string;
-  status: 'open' | 'complete';
-  steward: string;
-  paths: string[];
-  note: string;
-  declared_by: string;
-  declared_at: number;
-  version: number;
-}
-
-interface PhaseValue {
-  track: string;
-  current: string;
-  next: string;
-  status: 'open' | 'complete';
-  steward: string;
-  paths: string[];
-  note: string;
-}
+/** A phase's stored value: the row's own fields (the rest come from the store row). */
+type PhaseValue = Pick<PhaseRow, 'track' | 'current' | 'next' | 'status' | 'steward' | 'paths' | 'note'>;
 
 const TEXT_FIELDS = ['track', 'current', 'next', 'steward', 'note'] as const;
 

@@ -4,34 +4,19 @@
  * a room with `rulings_required` refuses their posts until every ruling in scope is acknowledged.
  * Scope: empty (everyone), seat ids, or the roles `member`, `owner`, `operator`.
  */
+import type { RulingRow, RulingValue, StoreEntry, UnacknowledgedRuling } from '@keel/hub-client';
 import { badRequest, conflict, forbidden, notFound } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { AgentRecord, ChannelRecord } from '../../records.js';
 import type { HubDb } from '../../store/hub-db.js';
 import { capText, sanitize } from '../../text-rules.js';
 import { adminsOf, type RoomAdminCheck } from '../room-admin.js';
-import type { ChannelStore, StoreEntry } from '../store/channel-store.js';
+import type { ChannelStore } from '../store/channel-store.js';
 import type { ChannelMeta } from '../store/channel-meta.js';
 import { prefixRule, type StoreRule } from '../store/store-rules.js';
 
 export const RULING_PREFIX = 'ruling:';
 const GATE_LISTS = 5;
-
-export interface RulingValue {
-  text: string;
-  scope: string[];
-  source_message_id?: string;
-  active?: boolean;
-}
-
-export interface RulingRow {
-  key: string;
-  value: RulingValue;
-  version: number;
-  updated_by: string;
-}
-
-export type UnacknowledgedRuling = RulingRow & { ack_version: number | null };
 
 function normalize(value: unknown): RulingValue {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('a ruling value must be an object {text, scope, source_message_id?, active?}');

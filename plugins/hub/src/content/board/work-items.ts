@@ -3,55 +3,14 @@
  * item id `<package>-<NNNN>` — its rows, claims, decisions and the messages that cite it — over
  * the channels the caller belongs to.
  */
+import type { StoreEntry, StoreRow, WorkReport, WorkRow } from '@keel/hub-client';
 import { badRequest } from '@keel/plugin-sdk';
 import type { HubDb } from '../../store/hub-db.js';
-import type { ChannelStore, StoreEntry } from '../store/channel-store.js';
+import type { ChannelStore } from '../store/channel-store.js';
 
 export const WORK_PREFIX = 'work:';
 /** A lowercase package slug, a hyphen (the last one), four or more digits. */
 const ITEM_ID = /^[a-z0-9](?:[a-z0-9_.-]*[a-z0-9])?-\d{4,}$/;
-
-export interface WorkRow {
-  id: string;
-  title: string | null;
-  status: string | null;
-  owner: string | null;
-  card: unknown;
-  priority: unknown;
-  receipt: unknown;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-export interface StoreRow {
-  channel: string;
-  key: string;
-  value: unknown;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-export interface WorkMessage {
-  id: string;
-  channel: string;
-  seq: number;
-  sender: string;
-  status: string;
-  title: string;
-  reply_to: string | null;
-  created_at: number;
-  via: 'item_ref' | 'mention';
-}
-
-export interface WorkReport {
-  item_id: string;
-  work_rows: Array<{ channel: string; value: unknown; version: number; updated_by: string; updated_at: number }>;
-  claims: StoreRow[];
-  decisions: StoreRow[];
-  messages: WorkMessage[];
-}
 
 function field(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? ((value as Record<string, unknown>)[name] ?? null) : null;

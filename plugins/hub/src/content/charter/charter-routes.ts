@@ -2,6 +2,7 @@
 import { notFound, route, schema } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { ADMIN_PRINCIPAL } from '../../identity/seat-auth.js';
+import { operatorAct } from '../../routes/operator-act.js';
 import { channelParams } from '../../routes/schemas.js';
 import { ROOM_CHARTER_PATH } from '../fs/fs-paths.js';
 import type { HubContent } from '../hub-content.js';
@@ -19,11 +20,10 @@ export function charterRoutes(hub: Hub, content: HubContent) {
     route({
       method: 'PUT', path: '/charter', auth: 'none', tags: ['hub'], summary: 'Replace the hub charter (operator or admin key): the next version',
       body: replaceBody,
-      handler: async ({ koa, body }) => {
-        const actor = await hub.auth.operatorOrAdmin(koa, 'replacing the hub charter is an operator act');
+      handler: operatorAct(hub, 'replacing the hub charter is an operator act', async (actor, { body }) => {
         const v = await content.hubCharter.replace(body.text, actor.id, actor !== ADMIN_PRINCIPAL);
         return { scope: 'hub', version: v.version, text: v.text, updated_by: v.updated_by, updated_at: v.updated_at, packaged: false, bytes: Buffer.byteLength(v.text) };
-      },
+      }),
     }),
     route({
       method: 'GET', path: '/channels/:channel/charter', auth: 'none', tags: ['hub'], summary: "The room charter (channel/charter.md); records the reader's receipt",

@@ -3,6 +3,7 @@
  * operator's replacement is the next version. Reading records the seat's receipt (the version and
  * the view it read), and `/whoami` carries a pointer saying whether that receipt is current.
  */
+import type { HubCharterDoc, HubCharterPointer } from '@keel/hub-client';
 import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import { nowSeconds } from '../../ids.js';
@@ -15,37 +16,14 @@ export const CHARTER_TEXT_CAP_BYTES = 256 * 1024;
 const READ_WITH = 'read_charter() / GET /charter';
 const READ_ALL_WITH = 'read_charter(full=True) / GET /charter?full=true';
 
-interface CharterVersion {
-  text: string;
-  updated_by: string;
-  updated_at: number | null;
-}
+/** A charter version as stored (its number is the key). */
+type CharterVersion = Pick<HubCharterDoc, 'text' | 'updated_by' | 'updated_at'>;
 
 interface Receipt {
   version: number;
   /** The roles the view read was cut for. */
   view: string[];
   at: number;
-}
-
-export interface HubCharterDoc {
-  version: number;
-  text: string;
-  updated_by: string;
-  updated_at: number | null;
-  packaged: boolean;
-  scope: 'hub';
-  your_receipt: number;
-  view: string[];
-  powers: string[];
-  sliced: boolean;
-  omitted: string[];
-  view_note: string;
-  bytes: number;
-  full_bytes: number;
-  read_all_with: string;
-  /** Only for seats holding a live delegation. */
-  delegate_brief?: string;
 }
 
 /** What the charter needs to know about a seat: the roles its view is cut for, its powers. */
@@ -55,16 +33,6 @@ export interface SeatStanding {
   powers(seat: AgentRecord): string[];
   /** A line about the seat's live delegation, or null. */
   delegateBrief(seat: AgentRecord): string | null;
-}
-
-export interface HubCharterPointer {
-  version: number;
-  your_receipt: number | null;
-  current: boolean;
-  view: string[];
-  view_current: boolean;
-  read_with: string;
-  note?: string;
 }
 
 export class HubCharter {

@@ -3,6 +3,7 @@
  * its creator; reading the head records the reader's receipt and writing it records the writer's.
  * A room whose meta says `norms_required` refuses posts until the seat's receipt is current.
  */
+import type { ChannelCharterDescriptor, CharterDebtRow } from '@keel/hub-client';
 import { conflict } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { WriteScope } from '../../messages/hub-writer.js';
@@ -12,23 +13,6 @@ import { checkWrite, type ChannelFs, type FsVersion } from '../fs/channel-fs.js'
 import { ROOM_CHARTER_PATH } from '../fs/fs-paths.js';
 import type { ChannelMeta } from '../store/channel-meta.js';
 import { roomCharterTemplate } from './packaged-charters.js';
-
-export interface CharterDescriptor {
-  path: string;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-/** A row of the owed report's `charters` list. */
-export interface CharterDebt {
-  scope: string;
-  version: number;
-  your_receipt: number | null;
-  gated: boolean;
-  read_with: string;
-  reason: 'version' | 'view';
-}
 
 export function readWith(channel: string): string {
   return `read_charter(channel='${channel}')`;
@@ -56,7 +40,7 @@ export class RoomCharters {
     return this.fs.head(channel, ROOM_CHARTER_PATH);
   }
 
-  descriptor(channel: string): CharterDescriptor | null {
+  descriptor(channel: string): ChannelCharterDescriptor | null {
     const head = this.head(channel);
     return head ? { path: ROOM_CHARTER_PATH, version: head.version, updated_by: head.updated_by, updated_at: head.updated_at } : null;
   }
@@ -80,8 +64,8 @@ export class RoomCharters {
   }
 
   /** Room charters of the seat's channels it has not read at their current version. */
-  debts(seat: AgentRecord): CharterDebt[] {
-    const out: CharterDebt[] = [];
+  debts(seat: AgentRecord): CharterDebtRow[] {
+    const out: CharterDebtRow[] = [];
     for (const channel of this.db.channelsOf(seat.id)) {
       const head = this.head(channel);
       const receipt = this.receipt(channel, seat.id);

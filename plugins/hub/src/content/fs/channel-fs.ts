@@ -3,6 +3,7 @@
  * tombstone version (so versions stay monotonic), old versions stay readable by number. Each write
  * by a seat posts a `kind: 'fs'` audit message authored by the writer in the same transaction.
  */
+import type { FsEntry, FsFile, FsPutArgs } from '@keel/hub-client';
 import { badRequest, conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { WriteScope } from '../../messages/hub-writer.js';
@@ -15,64 +16,16 @@ export const BINARY_CAP_BYTES = 4 * 1024 * 1024;
 const DESCRIPTION_CHARS = 200;
 const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** One stored version of a path; a delete stores a tombstone version. */
-export interface FsVersion {
-  path: string;
-  version: number;
+/**
+ * One stored version of a path: the listed entry's fields (without `encoding`, which follows from
+ * `content_b64`), the file's content, and whether it is a tombstone (a delete stores one).
+ */
+export interface FsVersion extends Omit<FsEntry, 'encoding'>, Pick<FsFile, 'content' | 'content_b64' | 'mime'> {
   deleted: boolean;
-  /** Text content ('' for binary files and tombstones). */
-  content: string;
-  /** Base64 bytes of a binary file, else null. */
-  content_b64: string | null;
-  mime: string;
-  description: string;
-  described: boolean;
-  size: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-export interface FsEntry {
-  path: string;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-  size: number;
-  description: string;
-  described: boolean;
-  encoding?: 'base64';
-}
-
-export interface FsFile {
-  path: string;
-  content: string;
-  mime: string;
-  description: string;
-  size_bytes: number;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-  content_b64: string | null;
-  encoding: 'base64' | null;
-}
-
-/** A write as the client sends it. */
-export interface FsWriteInput {
-  content?: string;
-  content_b64?: string;
-  description?: string;
-  mime?: string;
-  expect_version?: number | null;
 }
 
 /** A write whose content has been checked (caps, base64) before the transaction. */
-export interface CheckedWrite {
-  content: string;
-  content_b64: string | null;
-  size: number;
-  mime: string;
-  description: string;
-  described: boolean;
+export interface CheckedWrite extends Pick<FsVersion, 'content' | 'content_b64' | 'size' | 'mime' | 'description' | 'described'> {
   expect_version: number | null;
 }
 
@@ -100,7 +53,7 @@ export function deriveDescription(content: string): string {
 }
 
 /** Validates a write body outside the transaction: exactly one content field, caps, base64. */
-export function checkWrite(path: string, input: FsWriteInput): CheckedWrite {
+export function checkWrite(path: string, input: FsPutArgs): CheckedWrite {
   const hasText = typeof input.content === 'string';
   const hasBinary = typeof input.content_b64 === 'string';
   if (hasText === hasBinary) throw badRequest('provide exactly one of content or content_b64');

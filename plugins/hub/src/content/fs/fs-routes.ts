@@ -1,12 +1,12 @@
 /** The channel's files: list, read (head or an archived version), write and delete. */
-import { badRequest, forbidden, route, schema } from '@keel/plugin-sdk';
+import type { FsPutArgs } from '@keel/hub-client';
+import { badRequest, forbidden, route, schema, type RouteContext } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { nowSeconds } from '../../ids.js';
-import type { AgentRecord, ChannelRecord } from '../../records.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { adminsOf } from '../room-admin.js';
-import { checkWrite, toFile, type FsWriteInput } from './channel-fs.js';
+import { checkWrite, toFile } from './channel-fs.js';
 import { CHANNEL_PREFIX, requireValidPath, ROOM_CHARTER_PATH } from './fs-paths.js';
 
 /** `*path` arrives percent-decoded by the router (the client encodes each segment). */
@@ -16,7 +16,7 @@ const fileParams = schema<{ channel: string; path: string }>({
 const listQuery = schema<{ prefix: string }>({ type: 'object', properties: { prefix: { type: 'string', default: '' } } });
 const readQuery = schema<{ version?: number }>({ type: 'object', properties: { version: { type: 'integer', minimum: 1 } } });
 const deleteQuery = schema<{ expect_version?: number }>({ type: 'object', properties: { expect_version: { type: 'integer', minimum: 0 } } });
-const writeBody = schema<FsWriteInput>({
+const writeBody = schema<FsPutArgs>({
   type: 'object',
   properties: {
     content: { type: 'string' }, content_b64: { type: 'string' }, description: { type: 'string' }, mime: { type: 'string' },
@@ -25,9 +25,12 @@ const writeBody = schema<FsWriteInput>({
 });
 
 export function fsRoutes(hub: Hub, content: HubContent) {
-  /** `channel/...` files belong to the room: its administrators write and delete them. */
-  const checkChannelOwned = (c: ChannelRecord, seat: AgentRecord, path: string) => {
+  /** A write or delete of a file: the seat, the open channel it belongs to, and the checked path; `channel/...` files are the room administrators'. */
+  const fileWrite = (koa: RouteContext<unknown, unknown, unknown>['koa'], params: { channel: string; path: string }) => {
+    const { seat, channel: c } = hub.memberWriting(koa, params.channel);
+    const path = requireValidPath(params.path);
     if (path.startsWith(CHANNEL_PREFIX) && !content.isAdmin(c, seat)) throw forbidden(`'channel/...' files are channel-owned: writable by ${adminsOf(c)}`);
+    return { seat, c, path };
   };
   return [
     route({
@@ -53,10 +56,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'PUT', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Write a file (exactly one of content / content_b64); posts an fs audit message',
       params: fileParams, body: writeBody,
       handler: async ({ koa, params, body }) => {
-        const { seat, channel: c } = hub.member(koa, params.channel);
-        hub.poster.checkOpen(c);
-        const path = requireValidPath(params.path);
-        checkChannelOwned(c, seat, path);
+        const { seat, c, path } = fileWrite(koa, params);
         if (path === ROOM_CHARTER_PATH && typeof body.content_b64 === 'string') throw badRequest('charter must be text — send it as content, not content_b64');
         const write = checkWrite(path, body);
         const stored = await hub.writer.run((w) => content.fs.putIn(w, c.name, seat.id, path, write, nowSeconds()));
@@ -67,10 +67,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
       method: 'DELETE', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Delete a file (a tombstone version; ?expect_version=N); posts an fs audit message',
       params: fileParams, query: deleteQuery,
       handler: async ({ koa, params, query }) => {
-        const { seat, channel: c } = hub.member(koa, params.channel);
-        hub.poster.checkOpen(c);
-        const path = requireValidPath(params.path);
-        checkChannelOwned(c, seat, path);
+        const { seat, c, path } = fileWrite(koa, params);
         if (content.meta(c.name)?.gated_acts?.includes('fs_remove') && !content.isAdmin(c, seat)) {
           throw forbidden(`deleting files in '${c.name}' is a gated act (gated_acts: fs_remove): it is done by ${adminsOf(c)}`);
         }

@@ -4,31 +4,15 @@
  * `ruling:<slug>`, `decision:<slug>`, `claim:<id>` — and the rules for writing them live beside
  * their readers (see store-rules.ts).
  */
+import type { StoreEntry, StoreKeyRow } from '@keel/hub-client';
 import { conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { HubDb } from '../../store/hub-db.js';
 
 export const STORE_VALUE_CAP_BYTES = 256 * 1024;
 
-interface StoredValue {
-  value: unknown;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-}
-
-/** A store row as served: `{channel, key, value, version, updated_by, updated_at}`. */
-export interface StoreEntry extends StoredValue {
-  channel: string;
-  key: string;
-}
-
-export interface StoreKeyRow {
-  key: string;
-  version: number;
-  updated_by: string;
-  updated_at: number;
-}
+/** What the store keeps under `[channel, key]`: the served row without its address. */
+type StoredValue = Omit<StoreEntry, 'channel' | 'key'>;
 
 export class ChannelStore {
   /** `[channel, key]` → the current value and its version. */

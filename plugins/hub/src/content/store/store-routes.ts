@@ -35,8 +35,7 @@ export function storeRoutes(hub: Hub, content: HubContent) {
       method: 'PUT', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'Write a store row (optional expect_version; channel:meta is the room admins\')',
       params: keyParams, body: putBody,
       handler: async ({ koa, params, body }) => {
-        const { seat, channel: c } = hub.member(koa, params.channel);
-        hub.poster.checkOpen(c);
+        const { seat, channel: c } = hub.memberWriting(koa, params.channel);
         const key = requireValidKey(params.key);
         const value = applyRules(content.storeRules, { c, seat, key, value: body.value, previous: content.store.get(c.name, key) });
         return hub.db.transaction(() => content.store.putIn(c.name, key, value, seat.id, nowSeconds(), body.expect_version ?? null));

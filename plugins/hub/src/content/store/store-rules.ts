@@ -3,9 +3,10 @@
  * the concept the rows describe (meta, phases, rulings, decisions). A rule returns the value to
  * store (normalized) or throws the refusal.
  */
+import type { StoreEntry } from '@keel/hub-client';
 import { badRequest } from '@keel/plugin-sdk';
 import type { AgentRecord, ChannelRecord } from '../../records.js';
-import type { StoreEntry } from './channel-store.js';
+
 
 export interface StoreWrite {
   c: ChannelRecord;

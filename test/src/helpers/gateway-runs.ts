@@ -1,0 +1,129 @@
+/**
+ * Helpers for tests of gateway runs: the run and ledger-item shapes the gateway serves, a poll, the
+ * run routes through a test kernel's `inject`, and a real `keel serve` process on a temp data dir
+ * that can be killed (-9) and restarted on the same data.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { TestKernel } from '@keel/plugin-sdk/testing';
+import { startServer, type ServerProcess } from './cli.js';
+import { bundle, multipart } from './flow-builder.js';
+import { tempDir } from './paths.js';
+
+/** A ledger record as `GET /api/gateway/runs/{id}/ledger` serves it (the fields these tests read). */
+export interface LedgerItem {
+  cursor: number;
+  step_id: string;
+  node_id: string;
+  status: string;
+  attempt: number;
+  idempotency_key: string | null;
+  effect: { type: string; payload: Record<string, unknown> } | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/** A run as `GET /api/gateway/runs/{id}` serves it (the fields these tests read). */
+export interface RunRecord {
+  run_id: string;
+  workflow_id: string;
+  status: string;
+  parent_run_id: string | null;
+  error: string | null;
+  output: Record<string, unknown> | null;
+  waiting: { reason: string } | null;
+}
+
+/** Polls `probe` every 20 ms until `ok` holds and returns the value that satisfied it; throws after `ms`. */
+export async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The gateway's bundle and run routes through `inject`, as the admin; `kernel` is read at each call (it is made in `before`). */
+export function gatewayRuns(kernel: () => TestKernel) {
+  const get = async <T>(url: string) => {
+    const k = kernel();
+    return (await k.inject({ url, token: k.adminToken })).json<T>();
+  };
+  return {
+    /** Uploads `flow` as the bundle `id`@1.0.0 (201). */
+    uploadBundle: async (id: string, flow: Parameters<typeof bundle>[2]) => {
+      const k = kernel();
+      const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });
+      expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    },
+    /** Starts a run of `bundleId` on `runtime` (`{provider, model}`); returns its id. */
+    startRun: async (bundleId: string, runtime: Record<string, unknown>) => {
+      const k = kernel();
+      return (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: { _runtime: runtime } } })).json<{ run_id: string }>().run_id;
+    },
+    getRun: (id: string) => get<RunRecord>(`/api/gateway/runs/${id}`),
+    ledger: async (id: string) => (await get<{ items: LedgerItem[] }>(`/api/gateway/runs/${id}/ledger?limit=2000`)).items,
+    /** Sends a command (200) and answers its acknowledgement. */
+    command: async (runId: string, type: string, payload: Record<string, unknown> = {}) => {
+      const k = kernel();
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: crypto.randomUUID(), run_id: runId, type, payload } });
+      expect(res.statusCode).to.equal(200);
+      return res.json<{ accepted: boolean; duplicate: boolean; seq: number }>();
+    },
+  };
+}
+
+/** A real `keel serve` process on a temp data dir, as the admin: started, killed with SIGKILL and restarted on the same data. */
+export class ServedKeel {
+  private readonly tmp = tempDir();
+  private readonly dataDir = path.join(this.tmp.dir, 'data');
+  private readonly configFile = path.join(this.tmp.dir, 'keel.json');
+  private server: ServerProcess | undefined;
+  private token = '';
+
+  /** Writes the config the process runs: these `plugins` entries, a free port, warnings only. */
+  configure(plugins: unknown[]): void {
+    writeFileSync(this.configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins }));
+  }
+
+  /** Starts the process (a fresh data dir gets its admin token here). */
+  async start(): Promise<void> {
+    this.server = await this.spawn();
+    this.token = readFileSync(path.join(this.dataDir, 'auth', 'admin.token'), 'utf8').trim();
+  }
+
+  /** kill -9, then a new process on the same data. */
+  async restart(): Promise<void> {
+    await this.server!.stop('SIGKILL');
+    this.server = await this.spawn();
+  }
+
+  /** JSON (or a Buffer sent as is) to the running process. */
+  async call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${this.server!.url}${url}`, { method, headers: { authorization: `Bearer ${this.token}`, ...(body && !Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  async run(runId: string): Promise<RunRecord> {
+    return (await this.call('GET', `/api/gateway/runs/${runId}`)).body as unknown as RunRecord;
+  }
+
+  async ledger(runId: string): Promise<LedgerItem[]> {
+    return (await this.call('GET', `/api/gateway/runs/${runId}/ledger?limit=2000`)).body.items as LedgerItem[];
+  }
+
+  /** Kills the process (if any) and removes the temp dir. */
+  async dispose(): Promise<void> {
+    await this.server?.stop('SIGKILL');
+    this.tmp.remove();
+  }
+
+  private spawn(): Promise<ServerProcess> {
+    return startServer(['--config', this.configFile, '--data-dir', this.dataDir]);
+  }
+}
