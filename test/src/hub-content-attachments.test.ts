@@ -125,6 +125,10 @@ describe('hub content: content-addressed attachments', () => {
       { id: sha(bytes), filename: 'résumé "v2".pdf', content_type: 'application/pdf', size: bytes.length },
       { id: sha(bytes), filename: 'renamed.pdf', content_type: 'application/pdf', size: bytes.length },
     ]);
+    // Seed §2.4: the message carries its attachment refs at the top level too, and history serves them.
+    expect(post.body.attachments).to.deep.equal(post.body.data.attachments);
+    const row = ((await hub.call('GET', '/channels/proj/messages?limit=1000', ann)).body as Array<{ id: string; attachments: unknown }>).find((m) => m.id === post.body.id)!;
+    expect(row.attachments).to.deep.equal(post.body.data.attachments);
     const unknown = await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: 'f'.repeat(64) }] });
     expect(unknown.status).to.equal(404);
     const malformed = await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: 'nope' }] });

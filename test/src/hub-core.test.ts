@@ -105,6 +105,7 @@ describe('hub core', function () {
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ channel: 'commons', seq: head + 1, sender: 'bob', kind: 'message', status: 'fyi', urgency: 'inbox', critical: false, title: '', body: 'hello', reply_to: null, retracted: false });
       expect(res.body.to).to.deep.equal([]);
+      expect(res.body.attachments).to.deep.equal([]);
       expect(res.body.id).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     });
 

@@ -161,7 +161,8 @@ describe('hub seats: delegations', () => {
   it('a grant lasts 7 days by default, sorts its powers, shows on /delegations and /whoami, and is revocable', async () => {
     const res = await h.call('PUT', '/admin/delegation', key.op, { agent_id: 'alice', powers: ['reporting', 'moderation', 'reporting'], note: 'cover for op' });
     expect(res.status).to.equal(200);
-    expect(res.body).to.have.keys(['agent_id', 'powers', 'granted_at', 'expires_at', 'note', 'scope']);
+    expect(res.body).to.have.keys(['agent_id', 'powers', 'granted_at', 'expires_at', 'expires', 'note', 'scope']);
+    expect(res.body.expires).to.equal(res.body.expires_at); // the seed's name for the same instant
     expect(res.body).to.deep.include({ agent_id: 'alice', powers: ['moderation', 'reporting'], note: 'cover for op', scope: '' });
     expect(res.body.expires_at - res.body.granted_at).to.be.closeTo(7 * DAY, 0.001);
     expect((await h.call('GET', '/delegations', key.bob)).body).to.deep.equal([res.body]);

@@ -36,6 +36,8 @@ export interface Delegation {
   powers: string[];
   granted_at: number;
   expires_at: number;
+  /** The same instant as `expires_at`, under the seed's name (seed §2.11). */
+  expires: number;
   note: string;
   /** `''` or `'*'` (hub-wide) or one channel. */
   scope: string;
@@ -138,8 +140,9 @@ export interface Message {
   to: string[];
   title: string;
   body: string;
-  /** Attachments ride in `data.attachments` only (the seed's top-level `attachments` is not served). */
   data: MessageData | null;
+  /** The attachment refs (seed §2.4), also folded into `data.attachments`; `[]` on a tombstone. */
+  attachments: AttachmentRef[];
   reply_to: string | null;
   created_at: number;
   retracted: boolean;

@@ -46,7 +46,7 @@ export type Ask = Pick<ServedAsk, 'id' | 'text' | 'to'>;
  * The fields every message has, stored or served: the served message's, in the hub's vocabularies,
  * with `data` as stored (the hub normalizes the keys it owns and keeps the rest as sent).
  */
-export interface MessageFields extends Omit<ServedMessage, 'kind' | 'status' | 'urgency' | 'data' | 'retracted' | 'retracted_at'> {
+export interface MessageFields extends Omit<ServedMessage, 'kind' | 'status' | 'urgency' | 'data' | 'attachments' | 'retracted' | 'retracted_at'> {
   kind: MessageKind;
   status: MessageStatus;
   urgency: Urgency;
@@ -84,4 +84,4 @@ export interface RatingRecord extends MessageRating {
 export type BlockRecord = BlockRow;
 
 /** The served message (seed §2.4): tombstoned when retracted. */
-export interface Message extends MessageFields, Pick<ServedMessage, 'retracted' | 'retracted_at'> {}
+export interface Message extends MessageFields, Pick<ServedMessage, 'attachments' | 'retracted' | 'retracted_at'> {}

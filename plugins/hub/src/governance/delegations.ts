@@ -27,7 +27,7 @@ export interface Delegation extends ServedDelegation {
   powers: Power[];
 }
 
-interface DelegationRecord extends Delegation {
+interface DelegationRecord extends Omit<Delegation, 'expires'> {
   granted_by: string;
 }
 
@@ -44,7 +44,7 @@ function isHubWide(scope: string): boolean {
 }
 
 function served(r: DelegationRecord): Delegation {
-  return { agent_id: r.agent_id, powers: r.powers, granted_at: r.granted_at, expires_at: r.expires_at, note: r.note, scope: r.scope };
+  return { agent_id: r.agent_id, powers: r.powers, granted_at: r.granted_at, expires_at: r.expires_at, expires: r.expires_at, note: r.note, scope: r.scope };
 }
 
 export class Delegations {

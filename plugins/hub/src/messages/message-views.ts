@@ -17,6 +17,7 @@ export function toMessage(m: StoredMessage): Message {
     id: m.id, channel: m.channel, seq: m.seq, sender: m.sender, kind: m.kind,
     status: retracted ? 'fyi' : m.status, urgency: m.urgency, critical: m.critical, downgraded: m.downgraded, to: m.to,
     title: retracted ? '' : m.title, body: retracted ? tombstoneBody(m) : m.body, data: retracted ? null : m.data,
+    attachments: retracted || !Array.isArray(m.data?.attachments) ? [] : (m.data.attachments as Message['attachments']),
     reply_to: m.reply_to, created_at: m.created_at, retracted, retracted_at: m.retracted_at,
   };
 }
