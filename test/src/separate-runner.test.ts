@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -111,5 +113,76 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
     expect(hang!.blocked_s).to.be.at.least(1.4); // the dump is rewritten with the whole duration once the loop recovers
     expect(hang!.top_frame).to.match(/blockFor/);
     expect(String(hang!.dump_path)).to.match(/host\/hangs\/hang-.*-runner\.json$/);
+  });
+});
+
+describe('a server restarted while a separate runner is mid-call', function () {
+  this.timeout(60_000);
+  const tmp = tempDir();
+  const dataDir = path.join(tmp.dir, 'data');
+  const configFile = path.join(tmp.dir, 'keel.json');
+  let server: ServerProcess | undefined;
+  let runner: ReturnType<typeof spawn> | undefined;
+  // A streaming OpenAI-compatible endpoint (a stand-in inside the test) that sends one chunk, then
+  // holds the rest until the test releases it.
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  let firstChunkSent: () => void = () => {};
+  const firstChunk = new Promise<void>((r) => (firstChunkSent = r));
+  const endpoint = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (content: string, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'slow', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+      res.write(chunk('Hello'));
+      firstChunkSent();
+      void released.then(() => res.end(`${chunk(' world', 'stop')}data: [DONE]\n\n`));
+    });
+  });
+  after(async () => {
+    release();
+    runner?.kill('SIGKILL');
+    await server?.stop('SIGKILL');
+    await new Promise((r) => endpoint.close(r));
+    tmp.remove();
+  });
+
+  it('replays the runner\'s live file: a late subscriber gets the text so far as a snapshot, then the rest', async () => {
+    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }] }));
+    server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
+    const token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
+    runner = spawn(process.execPath, [keelBin, 'runner', '--config', configFile, '--data-dir', dataDir], { cwd: repoRoot, stdio: 'ignore' });
+    const started = await fetch(`${server.url}/api/gateway/runs/start`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } }),
+    });
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+    await firstChunk;
+    // Wait until the runner has written the delta to the run tree's live file, then restart the server.
+    const liveFile = () => readdirSync(path.join(dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
+    for (let i = 0; i < 100 && !(liveFile() && readFileSync(path.join(dataDir, 'live', liveFile()!), 'utf8').includes('Hello')); i++) await new Promise((r) => setTimeout(r, 50));
+    await server.stop('SIGKILL');
+    server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
+
+    const stream = await fetch(`${server.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${token}` } });
+    const reader = stream.body!.getReader();
+    let text = '';
+    const read = async (until: (t: string) => boolean) => {
+      while (!until(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('utf8');
+      }
+    };
+    await read((t) => t.includes('event: llm.delta'));
+    const first = JSON.parse(/event: llm\.delta\ndata: (.+)/.exec(text)![1]!) as { text: string; snapshot: boolean };
+    expect(first).to.include({ text: 'Hello', snapshot: true });
+    release();
+    await read((t) => /event: done/.test(t));
+    const deltas = [...text.matchAll(/event: llm\.delta\ndata: (.+)/g)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
+    expect(deltas.join('')).to.equal('Hello world');
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
   });
 });
