@@ -9,10 +9,10 @@
 
 import { canonicalText } from './canonical.js';
 import { sha256Hex } from './sha256.js';
-import type { ChainPayload, Ledger, LedgerTurn, LedgerVerification } from './types.js';
+import type { ChainPayload, Ledger, LedgerTurn, LedgerVerification } from './types/ledger.js';
 
 export { sha256Hex } from './sha256.js';
-export type { ChainPayload, Ledger, LedgerTurn, LedgerVerification } from './types.js';
+export type { ChainPayload, Ledger, LedgerTurn, LedgerVerification } from './types/ledger.js';
 
 /** The 15 hashed fields, in the order the reference lists them (canonical text sorts them anyway). */
 export const CHAIN_FIELDS = [

@@ -2,10 +2,14 @@
 // §4; hub-protocol reference §1). It relays and never authorises: every refusal comes back as a
 // HubError carrying the hub's sentence and status. The seat key lives in memory only.
 
+import { messageOf, metaOf, signedOutMeta, unlessStatus } from './answers.js';
+import { blockBody, defined, delegationBody, dmBody, groupBody, inviteDm, searchQuery, uploadTarget } from './bodies.js';
 import { verifyLedger } from './chain.js';
-import { HubError, errorDetail, hasStatus } from './errors.js';
-import { query, seg, vfsPath, type QueryValue } from './paths.js';
+import { DEFAULT_TIMEOUT_MS, UPLOAD_TIMEOUT_MS, type HubClientOptions } from './client-options.js';
+import { HubError } from './errors.js';
+import { seg, vfsPath } from './paths.js';
 import { PROTOCOL, check_protocol } from './protocol.js';
+import { sendRequest, type FetchLike, type RequestOptions } from './request.js';
 import { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketConstructor } from './socket.js';
 import type {
   AckResult, ArchiveResult, BlockOptions, BlockRow, ChannelInfo, ChannelMetaValue, ChannelRow, Channel,
@@ -14,47 +18,10 @@ import type {
   LeaderboardReport, Member, Message, MessageRating, MessageRow, MessagesQuery, Meta, MissionRow, OwedReport,
   PostMessageArgs, PresenceRow, RetiredAgentRow, RetractThreadResult, SearchArgs, SearchReport, SendDmArgs,
   StoreEntry, StoreKeyRow, UploadOptions, UploadedAttachment, VerifiedLedger, Vote, WhoamiReport, WorkReport,
-  WorkRow, Envelope, JsonObject,
-} from './types.js';
-import { CLIENT_HEADER, CLIENT_ID } from './version.js';
+  WorkRow, Envelope,
+} from './types/index.js';
+import { CLIENT_ID } from './version.js';
 import { deriveWsUrl, resolveBaseUrl } from './ws-url.js';
-
-/** A fetch implementation (the global one by default). */
-export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
-
-export interface HubClientOptions {
-  /** Hub address. Default: the page origin. A relative base (`/hub`) is a proxy prefix resolved against the page origin. */
-  base_url?: string;
-  /** Seat key, kept in memory only and sent as `Authorization: Bearer <key>`. */
-  bearer_token?: string | null;
-  /** Host-supplied live-socket URL, used verbatim. Absent: derived from base_url and the seat key. */
-  ws_url?: string | null;
-  /** fetch implementation (default `globalThis.fetch`). */
-  fetch?: FetchLike;
-  /** WebSocket constructor for `connect_socket` (default `globalThis.WebSocket`). */
-  WebSocket?: WebSocketConstructor;
-  /** Value of the `X-Hub-Client` header (default `keel-hub-client/0.1.0`). */
-  client_name?: string;
-  /** Page origin used to resolve a relative base_url (default `globalThis.location.origin`); needed in Node. */
-  origin?: string;
-  /** Per-request timeout in ms (default 20 000). */
-  timeout_ms?: number;
-  /** Upload timeout in ms (default 60 000). */
-  upload_timeout_ms?: number;
-}
-
-interface RequestOptions {
-  query?: Record<string, QueryValue>;
-  /** JSON body (sent with Content-Type: application/json). */
-  json?: unknown;
-  /** Raw body with its declared content type. */
-  raw?: { body: Blob | Uint8Array; content_type: string };
-  timeout_ms?: number;
-  as?: 'json' | 'blob';
-}
-
-const DEFAULT_TIMEOUT_MS = 20_000;
-const UPLOAD_TIMEOUT_MS = 60_000;
 
 export class HubClient {
   /** The seat key (memory only); null when none. Change it with `set_bearer_token`. */
@@ -127,24 +94,7 @@ export class HubClient {
   /** The identity summary (seed §2.3); a 401/403 reads as "no usable key", never as an error. */
   async meta(): Promise<Meta> {
     const hub_url = this.base_url ?? '';
-    try {
-      const who = await this.whoami();
-      const seat = typeof who?.id === 'string' && who.id !== '' ? who.id : null;
-      return {
-        ok: true,
-        hub_url,
-        seat,
-        seat_key_present: seat !== null,
-        operator: who?.operator === true,
-        mission: typeof who?.mission === 'string' ? who.mission : '',
-        hub_charter: who?.hub_charter && typeof who.hub_charter === 'object' ? who.hub_charter : null,
-      };
-    } catch (err) {
-      if (hasStatus(err, 401, 403)) {
-        return { ok: false, hub_url, seat: null, seat_key_present: false, operator: false, mission: '', hub_charter: null };
-      }
-      throw err;
-    }
+    return unlessStatus(this.whoami().then((who) => metaOf(hub_url, who)), [401, 403], signedOutMeta(hub_url));
   }
 
   /** `GET /charter[?full=true]`: the hub charter view; reading records the seat's receipt. */
@@ -167,10 +117,7 @@ export class HubClient {
 
   /** `POST /groups`: create, set the purpose, invite every member by DM, post the opening message. */
   create_group(args: CreateGroupArgs): Promise<CreateGroupResult> {
-    const opening = args.opening_post && args.opening_post.trim() !== '' ? args.opening_post : args.purpose;
-    return this.#request('create_group', 'POST', '/groups', {
-      json: { name: args.name, members: args.members, purpose: args.purpose, opening_post: opening, private: args.private !== false },
-    });
+    return this.#request('create_group', 'POST', '/groups', { json: groupBody(args) });
   }
 
   channel_info(channel: string): Promise<ChannelInfo> {
@@ -200,12 +147,7 @@ export class HubClient {
     let dm: Message | null = null;
     let dm_error: string | null = null;
     try {
-      dm = await this.send_dm(agent_id, {
-        title: `invite to ${channel}`,
-        body: `You are invited to '${channel}'. Join it with this single-use invite token: ${invite.invite_token}`,
-        status: 'fyi',
-        data: { invite_token: invite.invite_token, channel },
-      });
+      dm = await this.send_dm(agent_id, inviteDm(channel, invite.invite_token));
     } catch (err) {
       dm_error = err instanceof HubError ? err.detail : String(err);
     }
@@ -222,7 +164,7 @@ export class HubClient {
 
   /** The `channel:meta` store entry; null when never written (404). */
   async channel_meta(channel: string): Promise<StoreEntry<ChannelMetaValue> | null> {
-    return this.#orNullOn404(this.#request('channel_meta', 'GET', `/channels/${seg(channel)}/store/${seg('channel:meta')}`));
+    return unlessStatus(this.#request<StoreEntry<ChannelMetaValue>>('channel_meta', 'GET', `/channels/${seg(channel)}/store/${seg('channel:meta')}`), [404], null);
   }
 
   /** Writes the full merged meta value; `expect_version` makes it a compare-and-set (409 on a concurrent edit). */
@@ -246,7 +188,7 @@ export class HubClient {
 
   /** A store value (read-only); null when the key does not exist (404). */
   store_get<T = unknown>(channel: string, key: string): Promise<StoreEntry<T> | null> {
-    return this.#orNullOn404(this.#request('store_get', 'GET', `/channels/${seg(channel)}/store/${seg(key)}`));
+    return unlessStatus(this.#request<StoreEntry<T>>('store_get', 'GET', `/channels/${seg(channel)}/store/${seg(key)}`), [404], null);
   }
 
   work_rows(channel: string): Promise<WorkRow[]> {
@@ -283,11 +225,7 @@ export class HubClient {
    * message): this returns the element whose id is the requested one.
    */
   async read_message(channel: string, id: string): Promise<Message> {
-    const answer = await this.#request<Message | Message[]>('read_message', 'GET', `/channels/${seg(channel)}/messages/${seg(id)}`);
-    if (!Array.isArray(answer)) return answer;
-    const found = answer.find((row) => row?.id === id) ?? answer[answer.length - 1];
-    if (!found) throw new HubError('read_message', `the hub answered no row for message '${id}'`);
-    return found;
+    return messageOf(await this.#request<Message | Message[]>('read_message', 'GET', `/channels/${seg(channel)}/messages/${seg(id)}`), id);
   }
 
   retract_message(channel: string, id: string): Promise<Message> {
@@ -309,16 +247,12 @@ export class HubClient {
 
   /** `POST /dms/{peer}/messages`; status defaults to `open`. */
   send_dm(peer: string, args: SendDmArgs): Promise<Message> {
-    const json = defined({ body: args.body, title: args.title, status: args.status ?? 'open', data: args.data });
-    return this.#request('send_dm', 'POST', `/dms/${seg(peer)}/messages`, { json });
+    return this.#request('send_dm', 'POST', `/dms/${seg(peer)}/messages`, { json: dmBody(args) });
   }
 
   /** Uploads raw bytes: declared type in Content-Type, file name in the query. Idempotent by content hash. */
   upload_attachment(channel: string, file: Blob | Uint8Array, options: UploadOptions = {}): Promise<UploadedAttachment> {
-    const isBlob = typeof Blob !== 'undefined' && file instanceof Blob;
-    const ownName = (file as { name?: unknown }).name;
-    const filename = options.filename || (typeof ownName === 'string' && ownName !== '' ? ownName : 'file');
-    const content_type = options.content_type || (isBlob ? (file as Blob).type : '') || 'application/octet-stream';
+    const { filename, content_type } = uploadTarget(file, options);
     return this.#request('upload_attachment', 'POST', `/channels/${seg(channel)}/attachments`, {
       query: { filename },
       raw: { body: file, content_type },
@@ -410,7 +344,7 @@ export class HubClient {
 
   /** Channel block: `seconds` omitted or null = ban, else a timed kick. */
   block(channel: string, agent: string, options: BlockOptions = {}): Promise<BlockRow> {
-    return this.#request('block', 'POST', `/channels/${seg(channel)}/blocks`, { json: defined({ agent, seconds: options.seconds, reason: options.reason }) });
+    return this.#request('block', 'POST', `/channels/${seg(channel)}/blocks`, { json: blockBody(agent, options) });
   }
 
   unblock(channel: string, agent: string): Promise<{ agent_id: string; scope: string; lifted: boolean }> {
@@ -419,7 +353,7 @@ export class HubClient {
 
   /** Hub-wide block: `seconds` omitted or null = ban. */
   hub_block(agent: string, options: BlockOptions = {}): Promise<BlockRow> {
-    return this.#request('hub_block', 'POST', '/hub/blocks', { json: defined({ agent, seconds: options.seconds, reason: options.reason }) });
+    return this.#request('hub_block', 'POST', '/hub/blocks', { json: blockBody(agent, options) });
   }
 
   hub_unblock(agent: string): Promise<{ agent_id: string; scope: string; lifted: boolean }> {
@@ -437,9 +371,7 @@ export class HubClient {
 
   /** `PUT /admin/delegation {agent_id, powers, ttl_seconds, note}` (ttl null = the hub default, 7 days). */
   set_delegation(agent_id: string, powers: string[], options: DelegationOptions = {}): Promise<Delegation> {
-    return this.#request('set_delegation', 'PUT', '/admin/delegation', {
-      json: { agent_id, powers, ttl_seconds: options.ttl_seconds ?? null, note: options.note ?? '' },
-    });
+    return this.#request('set_delegation', 'PUT', '/admin/delegation', { json: delegationBody(agent_id, powers, options) });
   }
 
   revoke_delegation(agent_id: string): Promise<{ agent_id: string; revoked: boolean }> {
@@ -476,26 +408,7 @@ export class HubClient {
 
   /** `GET /search`: `q` always sent (may be empty with `rated`), `channel` repeated once per channel. */
   search(args: SearchArgs = {}): Promise<SearchReport> {
-    const channels = [
-      ...(Array.isArray(args.channel) ? args.channel : args.channel ? [args.channel] : []),
-      ...(args.channels ?? []),
-    ];
-    return this.#request('search', 'GET', '/search', {
-      query: {
-        q: args.q ?? '',
-        channel: channels.length ? channels : undefined,
-        kind: args.kind || undefined,
-        sender: args.sender || undefined,
-        ref: args.ref || undefined,
-        since: args.since,
-        until: args.until,
-        limit: args.limit,
-        cursor: args.cursor || undefined,
-        sort: args.sort || undefined,
-        rated: args.rated || undefined,
-        min_votes: args.min_votes,
-      },
-    });
+    return this.#request('search', 'GET', '/search', { query: searchQuery(args) });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -508,77 +421,9 @@ export class HubClient {
     return this.base_url;
   }
 
-  async #orNullOn404<T>(pending: Promise<T>): Promise<T | null> {
-    try {
-      return await pending;
-    } catch (err) {
-      if (hasStatus(err, 404)) return null;
-      throw err;
-    }
-  }
-
+  /** Every hub call: the seat key and client header as they are now, the answer parsed, a refusal thrown as a HubError. */
   async #request<T>(label: string, method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const url = `${this.#base(label)}${path}${options.query ? query(options.query) : ''}`;
-    const headers: Record<string, string> = { [CLIENT_HEADER]: this.client_name };
-    if (this.bearer_token) headers['Authorization'] = `Bearer ${this.bearer_token}`;
-    let body: string | Blob | Uint8Array | undefined;
-    if (options.json !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    } else if (options.raw) {
-      headers['Content-Type'] = options.raw.content_type;
-      body = options.raw.body;
-    }
-    const timeoutMs = options.timeout_ms ?? this.#timeoutMs;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const init: RequestInit = { method, headers, signal: controller.signal, credentials: 'same-origin' };
-    if (body !== undefined) init.body = body as BodyInit;
-    try {
-      let response: Response;
-      try {
-        response = this.#fetch ? await this.#fetch.call(globalThis, url, init) : await globalThis.fetch(url, init);
-      } catch (err) {
-        throw transportError(label, err, timedOut, timeoutMs);
-      }
-      try {
-        if (response.ok && options.as === 'blob') return (await response.blob()) as T;
-        const text = await response.text();
-        const parsed = parseJson(text);
-        if (!response.ok) throw new HubError(label, errorDetail(parsed, text, response.status), response.status, parsed ?? text);
-        return parsed as T;
-      } catch (err) {
-        if (err instanceof HubError) throw err;
-        throw transportError(label, err, timedOut, timeoutMs);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    const sender = { client_name: this.client_name, bearer_token: this.bearer_token, fetch: this.#fetch, timeout_ms: this.#timeoutMs };
+    return sendRequest<T>(sender, label, method, `${this.#base(label)}${path}`, options);
   }
-}
-
-/** A plain copy of `record` without its undefined members (null is kept: it means something to the hub). */
-function defined<T extends object>(record: T): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-function transportError(label: string, err: unknown, timedOut: boolean, timeoutMs: number): HubError {
-  if (timedOut) return new HubError(label, `no answer within ${Math.round(timeoutMs / 1000)} s`);
-  const message = err instanceof Error ? err.message : String(err);
-  return new HubError(label, message || 'network error');
 }

@@ -2,7 +2,9 @@
 // Every module is a plain ES module with relative `.js` imports only and no Node built-ins, so
 // `dist/` can be served to a browser as-is.
 
-export { HubClient, type HubClientOptions, type FetchLike } from './hub-client.js';
+export { HubClient } from './hub-client.js';
+export type { HubClientOptions } from './client-options.js';
+export type { FetchLike } from './request.js';
 export { HubError, isMissingFeature, hasStatus, errorDetail } from './errors.js';
 export { PROTOCOL, check_protocol } from './protocol.js';
 export { CLIENT_HEADER, CLIENT_ID, CLIENT_NAME, CLIENT_VERSION } from './version.js';
@@ -11,4 +13,4 @@ export { seg, vfsPath, query, type QueryValue } from './paths.js';
 export { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketLike, type WebSocketConstructor } from './socket.js';
 export { canonicalText, pythonFloat, canonicalNumber, quote, compareCodePoints, DEFAULT_FLOAT_KEYS, type CanonicalOptions } from './canonical.js';
 export { chainPayload, chainHash, turnHash, verifyLedger, sha256Hex, CHAIN_FIELDS } from './chain.js';
-export type * from './types.js';
+export type * from './types/index.js';

@@ -1,7 +1,7 @@
 // The protocol string: one string is the hub's whole capability statement. The client compares it
 // with its own and warns on a mismatch, never refuses (seed §9).
 
-import type { Health } from './types.js';
+import type { Health } from './types/identity.js';
 
 /** The hub protocol this client speaks. */
 export const PROTOCOL = 'agora/0.4';

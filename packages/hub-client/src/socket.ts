@@ -2,7 +2,8 @@
 // frames, parse the hub's frames and hand them to handlers. No reconnect policy lives here: the
 // team page owns backoff and gap detection (reference §3.4).
 
-import type { Envelope, IncomingFrame, JsonObject } from './types.js';
+import type { Envelope, IncomingFrame } from './types/envelopes.js';
+import type { JsonObject } from './types/json.js';
 
 /** The part of a WebSocket (browser or the `ws` package) this module uses. */
 export interface WebSocketLike {
