@@ -14,13 +14,14 @@ export class EnvelopeFrames {
   /** Encoded frame per distinct set of viewer facts (which, with the shared part, determine the envelope). */
   private readonly frames = new Map<string, Buffer>();
 
-  constructor(private readonly envelopes: EnvelopeBuilder, private readonly m: StoredMessage) {}
+  /** `live`: the message was committed this tick (no viewer can have read it yet). */
+  constructor(private readonly envelopes: EnvelopeBuilder, private readonly m: StoredMessage, private readonly live = false) {}
 
   /** The UTF-8 text of `{type: 'envelope', envelope}` as `viewer` sees the message. */
   for(viewer: string): Buffer {
     const prepared = (this.prepared ??= this.envelopes.prepare(this.m));
-    const facts = prepared.viewer(viewer);
-    const key = JSON.stringify(facts);
+    const facts = prepared.viewer(viewer, this.live);
+    const key = `${facts.toMe ? 1 : 0}${facts.replyToMe ? 1 : 0}${facts.read ? 1 : 0}${facts.yours.join('\n')}`;
     let frame = this.frames.get(key);
     if (!frame) {
       frame = Buffer.from(JSON.stringify({ type: 'envelope', envelope: prepared.envelope(facts) } satisfies IncomingFrame));

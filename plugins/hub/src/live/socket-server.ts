@@ -26,8 +26,11 @@ export class SocketServer {
   constructor(private readonly hub: Hub, private readonly presence: Presence) {
     // One listener for every socket, so the sockets share a message's envelope facts and frames.
     this.unsubscribe = hub.live.subscribe((m) => {
-      const frames = new EnvelopeFrames(hub.envelopes, m);
-      for (const c of this.connections) c.deliver(m, true, frames);
+      if (this.connections.size === 0) return;
+      const frames = new EnvelopeFrames(hub.envelopes, m, m.retracted_at === null);
+      // One read of the channel's members per message, not one lookup per socket.
+      const members = hub.db.memberIds(m.channel);
+      for (const c of this.connections) if (members.has(c.seat)) c.deliver(m, true, frames);
     });
   }
 
@@ -82,8 +85,8 @@ class Connection {
 
   /** Sends `m` if this seat should get it now; `frames` builds (and shares) the encoded envelope. */
   deliver(m: StoredMessage, live: boolean, frames: EnvelopeFrames): void {
+    // The caller has checked that the seat is a member of m's channel.
     const retracted = m.retracted_at !== null;
-    if (!this.hub.db.isMember(m.channel, this.seat)) return;
     if (retracted) {
       if (this.tombstonesSent.has(m.id)) return;
       this.tombstonesSent.add(m.id);

@@ -39,7 +39,8 @@ export class EnvelopeBuilder {
 }
 
 export interface PreparedEnvelope {
-  viewer(viewer: string): ViewerFacts;
+  /** `unread`: the row was committed this very tick, so nobody can have read it yet (skips the lookup). */
+  viewer(viewer: string, unread?: boolean): ViewerFacts;
   envelope(v: ViewerFacts): Envelope;
 }
 
@@ -79,13 +80,13 @@ class PreparedMessage implements PreparedEnvelope {
     this.hasResolvedReply = facts.replies(m).some((r) => r.status === 'resolved');
   }
 
-  viewer(viewer: string): ViewerFacts {
+  viewer(viewer: string, unread = false): ViewerFacts {
     const m = this.m;
     const toMe = m.to.includes(viewer);
     return {
       toMe,
       replyToMe: this.parentSender === viewer,
-      read: this.db.reads.doesExist([viewer, m.id]),
+      read: unread ? false : this.db.reads.doesExist([viewer, m.id]),
       yours: this.pending.filter((id) => this.askTo.get(id)!.includes(viewer) || toMe),
     };
   }

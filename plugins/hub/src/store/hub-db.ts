@@ -72,6 +72,13 @@ export class HubDb {
     return this.members.doesExist([channel, agent]);
   }
 
+  /** The member ids of a channel, as a set (keys only: no value decoding). */
+  memberIds(channel: string): Set<string> {
+    const ids = new Set<string>();
+    for (const key of this.members.getKeys({ start: [channel, ''], end: [channel, '\uffff'] })) ids.add(key[1]);
+    return ids;
+  }
+
   membersOf(channel: string): MemberRecord[] {
     return [...this.members.getRange({ start: [channel, ''], end: [channel, '\uffff'] })].map((e) => e.value);
   }
