@@ -13,6 +13,7 @@ import { AgentRegistry } from './identity/agent-registry.js';
 import { SeatAuth } from './identity/seat-auth.js';
 import { LiveBus } from './live/live-bus.js';
 import { Presence } from './live/presence.js';
+import { HubPause } from './governance/hub-pause.js';
 import { EnvelopeBuilder } from './messages/envelope.js';
 import { HubWriter } from './messages/hub-writer.js';
 import { MessageFacts } from './messages/message-views.js';
@@ -45,6 +46,7 @@ export class Hub {
   readonly reading: Reading;
   readonly retraction: Retraction;
   readonly invites: Invites;
+  readonly pause: HubPause;
   /** Powers operators lend to seats (`hasPower(agent, power, channel?)`). */
   readonly delegations: Delegations;
   readonly whoamiParts: WhoamiPart[] = [];
@@ -61,6 +63,8 @@ export class Hub {
     this.reading = new Reading(db, this.facts, this.envelopes);
     this.retraction = new Retraction(db, this.writer);
     this.invites = new Invites(db);
+    this.pause = new HubPause(db);
+    this.poster.gates.push((channel, sender) => this.pause.gate(channel, sender));
     this.delegations = new Delegations(db, this.agents);
   }
 
@@ -90,6 +94,7 @@ export class Hub {
   /** `member`, for a write: the channel must also be open (409 once archived). */
   memberWriting(koa: RouteContext<unknown, unknown, unknown>['koa'], channel: string): { seat: AgentRecord; channel: ChannelRecord } {
     const m = this.member(koa, channel);
+    this.pause.requireOpen(m.seat);
     this.poster.checkOpen(m.channel);
     return m;
   }

@@ -26,6 +26,7 @@ export function channelRoutes(hub: Hub) {
       body: createBody,
       handler: async ({ koa, body }) => {
         const seat = hub.auth.seat(koa);
+        hub.pause.requireOpen(seat);
         const created = await hub.writer.run((w) => hub.channels.createIn(w, seat.id, body.name, body.private));
         return channelView(created);
       },
@@ -43,6 +44,7 @@ export function channelRoutes(hub: Hub) {
       params: channelParams, body: joinBody,
       handler: async ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
+        hub.pause.requireOpen(seat);
         const c = hub.channels.require(params.channel);
         if (c.is_dm) throw forbidden('direct channels cannot be joined');
         hub.poster.checkOpen(c);
@@ -64,6 +66,7 @@ export function channelRoutes(hub: Hub) {
       params: channelParams, body: emptyBody, bodyKind: 'json',
       handler: async ({ koa, params }) => {
         const { seat } = hub.member(koa, params.channel);
+        hub.pause.requireOpen(seat);
         await hub.writer.run((w) => hub.channels.leaveIn(w, params.channel, seat.id));
         return { channel: params.channel, left: true };
       },

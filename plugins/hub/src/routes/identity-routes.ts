@@ -3,6 +3,7 @@ import type { Health, WhoamiReport } from '@keel/hub-client';
 import { forbidden, route, schema } from '@keel/plugin-sdk';
 import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
 import { agentInfo, type RegisterInput } from '../identity/agent-registry.js';
+import { operatorAct } from './operator-act.js';
 
 const registerBody = schema<RegisterInput>({
   type: 'object',
@@ -13,11 +14,13 @@ const registerBody = schema<RegisterInput>({
   },
 });
 
+const pauseBody = schema<{ reason: string }>({ type: 'object', properties: { reason: { type: 'string', maxLength: 200, default: '' } } });
+
 export function identityRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/healthz', auth: 'none', tags: ['hub'], summary: 'Hub health and protocol string (no key needed)',
-      handler: (): Health => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: false }),
+      handler: (): Health => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: hub.pause.paused() }),
     }),
     route({
       method: 'GET', path: '/', auth: 'none', tags: ['hub'], summary: 'Hub service banner',
@@ -29,9 +32,18 @@ export function identityRoutes(hub: Hub) {
         const seat = hub.auth.seat(koa);
         return {
           ...agentInfo(seat), version: HUB_VERSION, protocol: HUB_PROTOCOL,
-          hub_state: { state: 'open' }, delegations: [], ...hub.whoamiExtras(seat),
+          hub_state: hub.pause.state(), delegations: [], ...hub.whoamiExtras(seat),
         };
       },
+    }),
+    route({
+      method: 'POST', path: '/admin/pause', auth: 'none', tags: ['hub'], summary: 'Pause the hub (operator or admin key): non-operator writes answer 423 until resumed',
+      body: pauseBody,
+      handler: operatorAct(hub, 'pausing the hub is an operator act', (actor, { body }) => hub.pause.pause(actor.id, body.reason)),
+    }),
+    route({
+      method: 'DELETE', path: '/admin/pause', auth: 'none', tags: ['hub'], summary: 'Lift a pause (operator or admin key)',
+      handler: operatorAct(hub, 'lifting a pause is an operator act', () => hub.pause.resume()),
     }),
     route({
       method: 'POST', path: '/agents', auth: 'none', tags: ['hub'], summary: 'Register a seat (admin key); the key is shown once',

@@ -48,7 +48,10 @@ export function joinTokenRoutes(hub: Hub) {
     route({
       method: 'POST', path: '/join', auth: 'none', tags: ['hub'], summary: 'Register a non-operator seat with a join token (no key needed); the key is shown once',
       body: joinBody,
-      handler: ({ body }) => tokens.join(body.token, body.agent_id, body.about),
+      handler: ({ body }) => {
+        hub.pause.requireOpen(null);
+        return tokens.join(body.token, body.agent_id, body.about);
+      },
     }),
   ];
 }

@@ -29,6 +29,7 @@ export function roomLifecycleRoutes(hub: Hub) {
       params: channelParams, body: inviteBody,
       handler: async ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
+        hub.pause.requireOpen(seat);
         const c = hub.channels.require(params.channel);
         if (c.is_dm) throw badRequest('direct channels take no invites — they hold exactly their two peers');
         if (!mayAdministerRoom(c, seat, hub.delegations)) {
@@ -48,13 +49,18 @@ export function roomLifecycleRoutes(hub: Hub) {
     route({
       method: 'POST', path: '/groups', auth: 'none', tags: ['hub'], summary: 'Create a room with a purpose, invite its members by direct message, post the opening',
       body: groupBody,
-      handler: ({ koa, body }) => groups.create(hub.auth.seat(koa), body),
+      handler: ({ koa, body }) => {
+        const seat = hub.auth.seat(koa);
+        hub.pause.requireOpen(seat);
+        return groups.create(seat, body);
+      },
     }),
     route({
       method: 'POST', path: '/channels/:channel/archive', auth: 'none', tags: ['hub'], summary: 'Archive a room (owner or operator): members evicted, delisted, history kept',
       params: channelParams, body: emptyBody, bodyKind: 'json',
       handler: ({ koa, params }) => {
         const seat = hub.auth.seat(koa);
+        hub.pause.requireOpen(seat);
         return archive.archive(hub.channels.require(params.channel), seat);
       },
     }),
