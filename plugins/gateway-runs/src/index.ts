@@ -22,6 +22,7 @@ import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-
 import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
 
@@ -32,6 +33,10 @@ interface GatewayRunsConfig {
   defaultWorkflows: Record<string, string>;
   /** Effect retries (reference §3.5): attempts per effect type and the backoff between them. */
   retry: RetryConfig;
+  /** The gateway-level workspace policy for runs' file tools (reference gateway-surfaces §1). */
+  workspacePolicy: WorkspacePolicyConfig;
+  /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
+  agentToolPrompt: boolean;
 }
 
 const configSchema = schema<GatewayRunsConfig>({
@@ -55,6 +60,26 @@ const configSchema = schema<GatewayRunsConfig>({
         maxAttempts: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 20 }, default: DEFAULT_RETRY.maxAttempts },
       },
     },
+    agentToolPrompt: { type: 'boolean', default: false },
+    workspacePolicy: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        posture: { type: 'string', enum: ['any_except_denied', 'allowed_only'], default: DEFAULT_WORKSPACE_POLICY.posture },
+        default_mode: { type: 'string', enum: ['ro', 'rw'], default: DEFAULT_WORKSPACE_POLICY.default_mode },
+        folders: {
+          type: 'array',
+          default: [],
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['path', 'mode'],
+            properties: { path: { type: 'string', minLength: 1 }, mode: { type: 'string', enum: ['ro', 'rw', 'deny'] } },
+          },
+        },
+      },
+    },
   },
 });
 
@@ -74,7 +99,7 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), agentToolPrompt: config.agentToolPrompt, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {

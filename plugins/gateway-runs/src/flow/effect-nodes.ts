@@ -5,7 +5,7 @@
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
 
-export const EFFECT_TYPES = new Set(['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user']);
+export const EFFECT_TYPES = new Set(['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls']);
 
 type Inputs = Record<string, unknown>;
 const present = (v: unknown) => v !== null && v !== undefined && v !== '';
@@ -107,6 +107,20 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
         ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
       };
     }
+    case 'tool_calls': {
+      // `{tool_calls: [{name, arguments, call_id?}], allowed_tools?}`; one call object or a JSON string of them is accepted too.
+      let calls: unknown = inputs.tool_calls ?? config.tool_calls ?? [];
+      if (typeof calls === 'string') {
+        try {
+          calls = JSON.parse(calls) as unknown;
+        } catch {
+          calls = [];
+        }
+      }
+      if (calls !== null && typeof calls === 'object' && !Array.isArray(calls)) calls = [calls];
+      const allowed = inputs.allowed_tools ?? config.allowed_tools;
+      return { tool_calls: Array.isArray(calls) ? calls : [], ...(Array.isArray(allowed) && allowed.length ? { allowed_tools: allowed.map(String) } : {}) };
+    }
     case 'answer_user': {
       const level = String(inputs.level ?? 'message');
       return { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level };
@@ -162,6 +176,10 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars): Rec
       return { delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
     case 'answer_user':
       return { message: r.message ?? '' };
+    case 'tool_calls': {
+      const results = Array.isArray(r.results) ? (r.results as Array<{ success?: boolean }>) : [];
+      return { results, success: results.every((x) => x.success === true) };
+    }
     default:
       void vars;
       return r;

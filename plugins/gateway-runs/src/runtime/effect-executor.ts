@@ -27,6 +27,8 @@ export interface EffectHooks {
   streams(run: RunState): boolean;
   /** Aborted when the run is cancelled. */
   signalOf(run: RunState): AbortSignal;
+  /** Runs a TOOL_CALLS payload's calls in the run's workspace: `{mode: 'executed', results}`. */
+  runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export class EffectExecutor {
@@ -129,6 +131,8 @@ export class EffectExecutor {
         return { status: 'completed', result: { message: p.message, level: p.level } };
       case 'emit_event':
         return this.emitEvent(run, p, nodeId);
+      case 'tool_calls':
+        return { status: 'completed', result: await this.hooks.runTools(run, p) };
       case 'start_subworkflow': {
         const child = await this.hooks.startChild(run, key, p);
         return {

@@ -1,16 +1,20 @@
 /**
  * The agent node's child run (reference §2.6 `agent`): a reasoning loop over LLM calls. Each
  * iteration is a durable `llm_call` effect on node `reason`; an answer without a tool request ends
- * the loop. The loop's conversation lives in the run's memory (`vars.context.messages`). Keel
- * does not run tools yet, so a requested tool is answered with an observation saying so, and the
- * loop goes on until an answer or `max_iterations`.
+ * the loop. The loop's conversation lives in the run's memory (`vars.context.messages`). A tool
+ * request (`Action: <tool>` then `Action Input: <JSON object>`) naming one of the file tools the
+ * node allows (`_runtime.allowed_tools`) becomes a durable `tool_calls` effect on node `act`; its
+ * result goes back to the model as the Observation. Any other tool is answered with an observation
+ * saying it is not available. The loop goes on until an answer or `max_iterations`.
  */
 import type { EffectRequest } from '../flow/interpreter.js';
 import { forModel, memoryOf, setMemory, type MemoryMessage } from './conversation-memory.js';
 import type { RunState } from './run-state.js';
+import { isFileTool, TOOL_SPECS, type ToolCall, type ToolResult } from '../workspace/file-tools.js';
 
 const SYSTEM = 'You are a helpful agent. Answer the task directly and concisely.';
 const TOOL_PATTERN = /^\s*Action:\s*([A-Za-z0-9_.-]+)/m;
+const INPUT_PATTERN = /^\s*Action Input:\s*/m;
 
 export type AgentStep = { kind: 'effect'; node: string; effect: EffectRequest } | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -22,7 +26,12 @@ interface AgentState {
   messages?: MemoryMessage[];
 }
 
-export function agentStep(run: RunState): AgentStep {
+export interface AgentOptions {
+  /** Describe the allowed file tools and the request format in the loop's system prompt. */
+  toolPrompt?: boolean;
+}
+
+export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep {
   const vars = run.vars as Record<string, unknown>;
   const context = (vars.context ?? {}) as { task?: string };
   const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
@@ -41,7 +50,14 @@ export function agentStep(run: RunState): AgentStep {
   const temp = ((vars._temp ??= {}) as { effects?: Record<string, unknown> });
   temp.effects ??= {};
 
-  if ('reason' in temp.effects) {
+  const allowed = Array.isArray(runtime.allowed_tools) ? (runtime.allowed_tools as unknown[]).map(String) : [];
+  const tools = TOOL_SPECS.filter((t) => allowed.includes(t.name));
+
+  if ('act' in temp.effects) {
+    const result = temp.effects.act as { results?: ToolResult[] };
+    delete temp.effects.act;
+    setMemory(vars, [...memoryOf(vars), { role: 'user', content: observation(result.results ?? []) }]);
+  } else if ('reason' in temp.effects) {
     const result = temp.effects.reason as { content?: string; model?: string; provider?: string };
     delete temp.effects.reason;
     state.iterations++;
@@ -52,9 +68,14 @@ export function agentStep(run: RunState): AgentStep {
     if (!tool || state.iterations >= max) {
       return { kind: 'complete', output: { answer: content, iterations: state.iterations, messages: memoryOf(vars), success: true, task: context.task ?? '', model: result.model ?? null, provider: result.provider ?? null } };
     }
-    setMemory(vars, [...memoryOf(vars), { role: 'user', content: `Observation: the tool '${tool[1]}' is not available on this gateway. Answer without it.` }]);
+    const name = tool[1]!;
+    if (isFileTool(name) && allowed.includes(name)) {
+      const call: ToolCall = { name, arguments: toolArguments(content.slice(tool.index + tool[0].length)), call_id: `call_${state.iterations}_1` };
+      return { kind: 'effect', node: 'act', effect: { type: 'tool_calls', payload: { tool_calls: [call], allowed_tools: tools.map((t) => t.name) } } };
+    }
+    setMemory(vars, [...memoryOf(vars), { role: 'user', content: `Observation: the tool '${name}' is not available on this gateway. Answer without it.` }]);
   }
-  const system = [SYSTEM, runtime.system_prompt_extra].filter(Boolean).join('\n\n');
+  const system = [SYSTEM, options.toolPrompt && tools.length ? toolInstructions(tools) : null, runtime.system_prompt_extra].filter(Boolean).join('\n\n');
   const params: Record<string, unknown> = { temperature: runtime.temperature ?? 0.7 };
   if (runtime.seed !== undefined) params.seed = runtime.seed;
   return {
@@ -62,7 +83,45 @@ export function agentStep(run: RunState): AgentStep {
     node: 'reason',
     effect: {
       type: 'llm_call',
-      payload: { type: 'llm_call', provider: runtime.provider ?? '', model: runtime.model ?? '', messages: [{ role: 'system', content: system }, ...forModel(memoryOf(vars))], params, include_context: true, tools: [] },
+      payload: { type: 'llm_call', provider: runtime.provider ?? '', model: runtime.model ?? '', messages: [{ role: 'system', content: system }, ...forModel(memoryOf(vars))], params, include_context: true, tools },
     },
   };
+}
+
+function toolInstructions(tools: typeof TOOL_SPECS): string {
+  const lines = tools.map((t) => `- ${t.name}: ${t.description} Arguments: ${JSON.stringify(t.parameters.properties)}`);
+  return [
+    'You may use these tools on files (relative paths are inside your workspace folder):',
+    ...lines,
+    'To use a tool, end your answer with two lines:',
+    'Action: <tool name>',
+    'Action Input: <the arguments as one JSON object>',
+    'The result comes back as an Observation. When you have the answer, reply without an Action line.',
+  ].join('\n');
+}
+
+/** The JSON object after `Action Input:` (code fences and trailing text tolerated); `{}` when there is none. */
+export function toolArguments(rest: string): Record<string, unknown> {
+  const input = INPUT_PATTERN.exec(rest);
+  if (!input) return {};
+  const text = rest.slice(input.index + input[0].length);
+  const open = text.indexOf('{');
+  if (open < 0) return {};
+  // The longest balanced-looking candidate that parses: try each closing brace from the last one back.
+  for (let close = text.lastIndexOf('}'); close > open; close = text.lastIndexOf('}', close - 1)) {
+    try {
+      const value = JSON.parse(text.slice(open, close + 1)) as unknown;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Try a shorter candidate.
+    }
+  }
+  return {};
+}
+
+/** What the model reads after a tool ran. */
+function observation(results: ToolResult[]): string {
+  return results
+    .map((r) => (r.success ? `Observation (${r.name}): ${r.output ?? ''}` : `Observation (${r.name}): the tool failed: ${r.error ?? 'unknown error'}`))
+    .join('\n\n');
 }

@@ -24,6 +24,8 @@ import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
 import { isTerminal, type RunState, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
+import { executeToolCalls, type ToolCall } from '../workspace/file-tools.js';
+import type { WorkspacePolicy } from '../workspace/workspace-policy.js';
 
 export interface RuntimeDeps {
   /** Keep runs this process works on in memory (only where the runner runs; elsewhere LMDB is the truth). */
@@ -38,6 +40,10 @@ export interface RuntimeDeps {
   log: Logger;
   /** How many attempts each effect type gets, and the backoff between them. */
   retry: RetryPolicy;
+  /** Where runs' file tools may read and write; makes each root run's folder. */
+  workspaces: WorkspacePolicy;
+  /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
+  agentToolPrompt?: boolean;
   /** Called when a run needs ticking (the runner schedules it). */
   schedule(runId: string, atMs?: number): void;
 }
@@ -63,6 +69,7 @@ export class Runtime {
       deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
       streams: (run) => this.streams(run),
       signalOf: (run) => this.controller(run.run_id).signal,
+      runTools: (run, payload) => Promise.resolve(this.runTools(run, payload)),
     }, deps.retry);
     this.memory = new MemoryCompaction({
       lock: this.lock,
@@ -110,7 +117,7 @@ export class Runtime {
     let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
     try {
       if (run.builtin === 'react_agent') {
-        outcome = agentStep(run);
+        outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt === true });
       } else if (run.builtin === 'scheduler') {
         outcome = scheduleStep(run);
       } else if (run.builtin === MEMORY_COMPACTOR) {
@@ -201,6 +208,12 @@ export class Runtime {
   }
 
   async createRun(run: RunState): Promise<void> {
+    // Every root run gets its own workspace folder (children share their root's); server-written, a client value is replaced.
+    if (run.parent_run_id === null) {
+      const workspace = this.deps.workspaces.ensureRunFolder(run.run_id, run.account);
+      run.vars._gateway_workspace = workspace;
+      run.input_data._gateway_workspace = workspace;
+    }
     await Promise.all([
       this.deps.runs.create(run),
       this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }),
@@ -268,6 +281,7 @@ export class Runtime {
     const vars = { ...((payload.vars ?? {}) as Record<string, unknown>) };
     const parentRuntime = ((parent.vars as Record<string, unknown>)._runtime ?? {}) as Record<string, unknown>;
     vars._runtime = { ...parentRuntime, ...((vars._runtime ?? {}) as Record<string, unknown>) };
+    vars._gateway_workspace = (parent.vars as Record<string, unknown>)._gateway_workspace ?? this.deps.workspaces.record(parent.root_run_id);
     if (payload.inherit_context) vars.context = (parent.vars as Record<string, unknown>).context ?? vars.context;
     const builtin = (payload.builtin as string | undefined) ?? null;
     const child: RunState = {
@@ -295,6 +309,19 @@ export class Runtime {
     };
     await this.createRun(child);
     return id;
+  }
+
+  /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy. */
+  private runTools(run: RunState, payload: Record<string, unknown>): Record<string, unknown> {
+    this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account);
+    const raw = Array.isArray(payload.tool_calls) ? (payload.tool_calls as Array<Record<string, unknown>>) : [];
+    const calls: ToolCall[] = raw.map((c, i) => ({
+      name: String(c?.name ?? ''),
+      arguments: c?.arguments !== null && typeof c?.arguments === 'object' && !Array.isArray(c.arguments) ? (c.arguments as Record<string, unknown>) : {},
+      call_id: typeof c?.call_id === 'string' && c.call_id ? c.call_id : `call_${run.effect_index}_${i + 1}`,
+    }));
+    const allowed = Array.isArray(payload.allowed_tools) ? (payload.allowed_tools as unknown[]).map(String) : null;
+    return executeToolCalls(this.deps.workspaces, run.root_run_id, calls, allowed);
   }
 
   private async deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
