@@ -136,6 +136,11 @@ describe('hub content: per-channel virtual file system', () => {
       expect(res.body.detail, bad).to.match(/^file path '.*' /);
     }
     expect((await hub.call('PUT', `/channels/proj/fs/${'y'.repeat(512)}`, ann, { content: 'x' })).status).to.equal(200);
+    // 500 emoji are within 512 characters but 2000 bytes: refused with 400, never a storage error.
+    const wide = await hub.call('PUT', `/channels/proj/fs/${encodeURIComponent('😀'.repeat(500))}`, ann, { content: 'x' });
+    expect(wide.status).to.equal(400);
+    expect(wide.body.detail).to.include('is 2000 bytes in UTF-8; paths are at most 1024 bytes');
+    expect((await hub.call('PUT', `/channels/proj/fs/${encodeURIComponent('😀'.repeat(256))}`, ann, { content: 'x' })).status).to.equal(200);
   });
 
   it('needs exactly one of content / content_b64, valid base64', async () => {

@@ -63,6 +63,8 @@ describe('hub reputation', function () {
       expect(revised.updated_at).to.be.greaterThan(first.body.updated_at);
       const votes = await ok('GET', '/channels/guild/reputation/tb/votes', 'r1');
       expect(votes).to.have.length(1, 'one standing vote per (rater, target, axis)');
+      // A target longer than any seat id is bad input (422), not a storage error.
+      expect((await call('GET', `/channels/guild/reputation/${'t'.repeat(3000)}/votes`, 'r1')).status).to.equal(422);
       expect((await ok('DELETE', '/channels/guild/reputation/tb', 'r3')).removed).to.equal(1);
     });
 

@@ -37,6 +37,7 @@ export type AttachmentResolver = (channel: string, refs: Array<{ id: string; fil
 const STATUSES = new Set<MessageStatus>(['open', 'reply', 'fyi', 'blocked', 'resolved']);
 const URGENCIES = new Set<Urgency>(['inbox', 'next_turn', 'interrupt']);
 const MAX_ASKS = 20;
+const MAX_ASK_ID = 64;
 const MAX_ATTACHMENTS = 8;
 
 export class MessagePoster {
@@ -146,6 +147,7 @@ export class MessagePoster {
       if (typeof a !== 'object' || a === null || typeof a.text !== 'string' || !a.text.trim()) throw badRequest(`asks[${i}] needs a non-empty text`);
       capText(a.text, 500, `asks[${i}].text`);
       const id = a.id === undefined || a.id === null || a.id === '' ? newToken('ask_', 6) : String(a.id);
+      if ([...id].length > MAX_ASK_ID) throw badRequest(`asks[${i}].id is ${[...id].length} characters; the cap is ${MAX_ASK_ID}. Shorten it — the hub will not choose which characters to drop.`);
       if (seen.has(id) || this.db.asks.doesExist([channel.name, id])) throw conflict(`ask id '${id}' is already used in '${channel.name}' — ask ids are unique per channel`);
       seen.add(id);
       const ask: Ask = { id, text: a.text };
@@ -160,7 +162,7 @@ export class MessagePoster {
   }
 
   private requireAsk(channel: string, id: string) {
-    const ask = this.db.asks.get([channel, id]);
+    const ask = [...id].length <= MAX_ASK_ID ? this.db.asks.get([channel, id]) : undefined;
     if (!ask) throw badRequest(`ask '${id}' is not an open question in '${channel}' — answers, declines and consumes name ask ids of this channel`);
     return ask;
   }

@@ -5,6 +5,8 @@
 import { badRequest } from '@keel/plugin-sdk';
 
 export const MAX_PATH_CHARS = 512;
+/** A path is part of a storage key, whose size is bounded: 512 four-byte characters would not fit. */
+export const MAX_PATH_BYTES = 1024;
 /** Files under this prefix belong to the channel: only its owner and operators write them. */
 export const CHANNEL_PREFIX = 'channel/';
 export const ROOM_CHARTER_PATH = 'channel/charter.md';
@@ -13,6 +15,8 @@ export const ROOM_CHARTER_PATH = 'channel/charter.md';
 export function pathProblem(path: string): string | null {
   const length = [...path].length;
   if (length < 1 || length > MAX_PATH_CHARS) return `is ${length} characters; paths are 1 to ${MAX_PATH_CHARS}`;
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_PATH_BYTES) return `is ${bytes} bytes in UTF-8; paths are at most ${MAX_PATH_BYTES} bytes`;
   if (path.startsWith('/')) return 'is absolute; paths are relative to the channel';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains control characters';
