@@ -153,6 +153,8 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
       expect(res.json<Detail>().detail.message).to.equal('framework_catalog is reserved but not loadable yet; use tenant_catalog');
     }
     expect((await call('GET', '/workflow-catalog?scope=planet', bob)).statusCode).to.equal(400);
+    // An id far beyond any bundle id is bad input, not a storage error.
+    expect((await call('GET', `/workflow-catalog/${'b'.repeat(3000)}`, bob)).statusCode).to.equal(400);
     const startFramework = await start({ bundle_id: 'cat-chat', registry_scope: 'framework_catalog' }, bob);
     expect(startFramework.statusCode).to.equal(400);
     expect(startFramework.json<Detail>().detail.message).to.contain('framework_catalog is reserved but not loadable yet');

@@ -28,8 +28,8 @@ const promoteBody = schema<{ bundle_id: string; bundle_version?: string; scope?:
   type: 'object',
   required: ['bundle_id'],
   properties: {
-    bundle_id: { type: 'string', minLength: 1 },
-    bundle_version: { type: 'string', minLength: 1 },
+    bundle_id: { type: 'string', minLength: 1, maxLength: 200 },
+    bundle_version: { type: 'string', minLength: 1, maxLength: 100 },
     scope: { type: 'string' },
     tenant_id: { type: 'string' },
     make_default: { type: 'boolean' },
@@ -41,7 +41,7 @@ const reasonBody = schema<{ reason?: string }>({ type: 'object', properties: { r
 const versionParams = schema<{ bundle_id: string; bundle_version: string }>({
   type: 'object',
   required: ['bundle_id', 'bundle_version'],
-  properties: { bundle_id: { type: 'string', minLength: 1 }, bundle_version: { type: 'string', minLength: 1 } },
+  properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 }, bundle_version: { type: 'string', minLength: 1, maxLength: 100 } },
 });
 const targetQuery = schema<{ scope?: string; tenant_id?: string; reason?: string }>({
   type: 'object',

@@ -21,11 +21,11 @@ const catalogQuery = schema<CatalogQuery>({
   type: 'object',
   properties: { scope: { type: 'string' }, tenant_id: { type: 'string' }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
 });
-const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1 } } });
+const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 const flowParams = schema<{ bundle_id: string; bundle_version: string; flow_id: string }>({
   type: 'object',
   required: ['bundle_id', 'bundle_version', 'flow_id'],
-  properties: { bundle_id: { type: 'string', minLength: 1 }, bundle_version: { type: 'string', minLength: 1 }, flow_id: { type: 'string', minLength: 1 } },
+  properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 }, bundle_version: { type: 'string', minLength: 1, maxLength: 100 }, flow_id: { type: 'string', minLength: 1, maxLength: 200 } },
 });
 
 export interface CatalogRoutesDeps {
