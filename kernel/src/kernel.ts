@@ -21,6 +21,7 @@ import { AccountStore } from './auth/account-store.js';
 import { BootError } from './boot-error.js';
 import { bearerTokenOf, TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
+import { environmentWithSecrets, takeSecretEnv } from './env/secret-env.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import { createCorePlugin } from './core/core-plugin.js';
 import type { LoadedPluginInfo } from './core/core-context.js';
@@ -204,7 +205,9 @@ export class Kernel {
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     this.lmdb = openLmdbEnv(this.dataDir);
     const accounts = new AccountStore(this.lmdb, () => systemClock.now());
-    this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? process.env);
+    // Without an env of its own, the kernel reads the process's and removes its secrets from it first.
+    if (!this.options.env) takeSecretEnv();
+    this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? environmentWithSecrets());
     const auth = new TokenAuthService(accounts);
     this.container.provide(core.auth, auth);
     this.container.provide(core.validator, this.validator);

@@ -1,5 +1,6 @@
 /** The `keel` command line: dispatches to one command module per verb. */
 import { BootError } from '../boot-error.js';
+import { takeSecretEnv } from '../env/secret-env.js';
 import { KERNEL_VERSION } from '../version.js';
 import { hubCommand } from './hub-command.js';
 import { pluginsCommand } from './plugins-command.js';
@@ -29,6 +30,8 @@ Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  // Keel's secrets leave the process environment before anything else runs (see env/secret-env.ts).
+  takeSecretEnv();
   const [verb, ...rest] = argv;
   try {
     switch (verb) {

@@ -1,5 +1,6 @@
 /** `keel serve`: boot, listen, stop gracefully on SIGTERM/SIGINT. */
 import { adminTokenPath } from '../auth/bootstrap-admin.js';
+import { secretEnv } from '../env/secret-env.js';
 import { Kernel } from '../kernel.js';
 import { configFlags, configFromFlags, parseArgs, usage } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -30,7 +31,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw err;
   }
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
-  const tokenNote = process.env.KEEL_ADMIN_TOKEN ? 'from KEEL_ADMIN_TOKEN' : `in ${adminTokenPath(kernel.dataDir)}`;
+  const tokenNote = secretEnv('KEEL_ADMIN_TOKEN') ? 'from KEEL_ADMIN_TOKEN' : `in ${adminTokenPath(kernel.dataDir)}`;
   process.stdout.write(`Keel listening on ${url} (data ${kernel.dataDir}; admin token ${tokenNote}; docs ${url}/docs)\n`);
 
   return new Promise<number>((resolve) => {

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '@keel/plugin-sdk';
+import { childEnv } from '../env/secret-env.js';
 
 export interface HangRecord {
   at: string;
@@ -61,7 +62,7 @@ export class EventLoopWatchdog {
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
     const workerData: MonitorData = { process: this.options.process, shared: this.shared, limitMs: this.options.limitS * 1000, dumpDir: this.dumpDir };
-    this.worker = new Worker(new URL('./watchdog-monitor.js', import.meta.url), { workerData });
+    this.worker = new Worker(new URL('./watchdog-monitor.js', import.meta.url), { workerData, env: childEnv() });
     this.worker.unref();
     this.worker.on('message', (msg: MonitorMessage) => this.onMessage(msg));
     this.worker.on('error', (err) => this.options.log.warn('watchdog monitor failed', { err }));

@@ -4,6 +4,7 @@
  */
 import { Piscina } from 'piscina';
 import type { WorkerPoolOptions, WorkerPools } from '@keel/plugin-sdk';
+import { childEnv } from '../env/secret-env.js';
 
 export class PoolRegistry {
   private readonly pools = new Map<string, Piscina>();
@@ -26,6 +27,8 @@ export class PoolRegistry {
       idleTimeout: options.idleTimeout ?? 30_000,
       concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 1,
       workerData: options.workerData,
+      // Workers never inherit Keel's secrets, even where the process environment still holds them (an embedding host).
+      env: childEnv(),
     });
     this.pools.set(fullName, pool);
     return pool;

@@ -22,6 +22,7 @@ import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-
 import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
@@ -35,6 +36,8 @@ interface GatewayRunsConfig {
   retry: RetryConfig;
   /** The gateway-level workspace policy for runs' file tools (reference gateway-surfaces §1). */
   workspacePolicy: WorkspacePolicyConfig;
+  /** What non-admin accounts' runs reach, and the file tools' budgets. */
+  workspace: { nonAdmin: 'own_folders' | 'gateway_policy' } & ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
 }
@@ -61,6 +64,18 @@ const configSchema = schema<GatewayRunsConfig>({
       },
     },
     agentToolPrompt: { type: 'boolean', default: false },
+    workspace: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        nonAdmin: { type: 'string', enum: ['own_folders', 'gateway_policy'], default: 'own_folders' },
+        maxReadBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxReadBytes },
+        maxWriteBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxWriteBytes },
+        stepTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.stepTimeoutMs },
+        maxResultBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxResultBytes },
+      },
+    },
     workspacePolicy: {
       type: 'object',
       additionalProperties: false,
@@ -99,7 +114,7 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), agentToolPrompt: config.agentToolPrompt, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: toolLimitsOf(config.workspace), agentToolPrompt: config.agentToolPrompt, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {
@@ -127,3 +142,12 @@ export const gatewayRunsPlugin = definePlugin({
 });
 
 export default gatewayRunsPlugin;
+
+function toolLimitsOf(w: Partial<ToolLimits>): ToolLimits {
+  return {
+    maxReadBytes: w.maxReadBytes ?? DEFAULT_TOOL_LIMITS.maxReadBytes,
+    maxWriteBytes: w.maxWriteBytes ?? DEFAULT_TOOL_LIMITS.maxWriteBytes,
+    stepTimeoutMs: w.stepTimeoutMs ?? DEFAULT_TOOL_LIMITS.stepTimeoutMs,
+    maxResultBytes: w.maxResultBytes ?? DEFAULT_TOOL_LIMITS.maxResultBytes,
+  };
+}

@@ -68,6 +68,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newRootRun(body, principal!.account, resolution, d.streamingDefault);
+        run.started_by_admin = d.auth.isAdmin(principal);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
@@ -82,6 +83,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newScheduledRun(body, principal!.account, resolution);
+        run.started_by_admin = d.auth.isAdmin(principal);
         await d.runtime.createRun(run);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };

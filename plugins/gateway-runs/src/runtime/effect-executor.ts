@@ -3,11 +3,12 @@
  * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. A failed
  * attempt the retry policy allows to repeat is followed, after its backoff, by a new attempt with
  * its own step id and the same idempotency key. An effect whose completed record already exists
- * (a replay after a crash) is not run again: its recorded result is reused. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
+ * (a replay after a crash) is not run again: its recorded result is reused. A tool_calls step that
+ * started and never finished before a crash is not entered again either: it is recorded as failed. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
  * after the durable record.
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
-import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
+import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
 import type { EffectRequest } from '../flow/interpreter.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
@@ -52,6 +53,13 @@ export class EffectExecutor {
     let attempt = history.reduce((n, r) => Math.max(n, r.attempt), 0);
     const failed = history.filter((r) => r.status === 'failed');
     let failures = failed.length;
+    const interrupted = effect.type === 'tool_calls' ? unfinishedAttempt(history) : null;
+    if (interrupted) {
+      // A tool step that started and never finished (the process died in it) is not entered again: it may be what killed or hung the process.
+      const error = `Interrupted by a restart: the tool calls of attempt ${interrupted.attempt} started at ${interrupted.started_at} and never finished; they are not run again.`;
+      await this.ledger.append(finishRecord(interrupted, 'failed', { error, result: { interrupted: true, retryable: false, will_retry: false, max_attempts: max, backoff_ms: null } }));
+      return { status: 'failed', error, cancelled: false };
+    }
     const lastFailed = failed[failed.length - 1];
     if (lastFailed) {
       const retry = (lastFailed.result ?? {}) as { will_retry?: boolean; backoff_ms?: number; cancelled?: boolean };
@@ -225,6 +233,13 @@ export class EffectExecutor {
     const resumed = await this.hooks.deliverEvent(waitKey, envelope);
     return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
   }
+}
+
+/** The `started` record of the effect's last attempt when no final record of that attempt followed it. */
+function unfinishedAttempt(history: StepRecord[]): StepRecord | null {
+  const last = history[history.length - 1];
+  if (!last || last.status !== 'started') return null;
+  return history.some((r) => r !== last && r.step_id === last.step_id) ? null : last;
 }
 
 function gaveUp(error: string, attempts: number): string {

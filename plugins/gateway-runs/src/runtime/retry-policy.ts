@@ -26,6 +26,8 @@ const PERMANENT_CODES = new Set([
   'context_length_exceeded',
   'upstream_auth_failed',
   'upstream_bad_request',
+  // A tool_calls step over its time or size budget would do the same again.
+  'tool_budget_exceeded',
 ]);
 
 export class RetryPolicy {

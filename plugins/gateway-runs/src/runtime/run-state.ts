@@ -45,6 +45,12 @@ export interface RunState {
   effect_index: number;
   /** `docs` for a docs-question start (`kind: docs`), else a conversation. */
   kind?: 'conversation' | 'docs';
+  /**
+   * Whether an admin account started this run's tree (recorded at the start, inherited by child
+   * runs): an admin's runs follow the gateway workspace policy, others are confined by default.
+   * Absent on runs made before it existed, which are then treated as a non-admin's.
+   */
+  started_by_admin?: boolean;
   /** The catalog version a catalog run executes (child runs inherit it); absent for private bundles. */
   workflow_policy?: WorkflowPolicy | null;
 }

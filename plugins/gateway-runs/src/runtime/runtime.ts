@@ -24,8 +24,10 @@ import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
 import { isTerminal, type RunState, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
-import { executeToolCalls, type ToolCall } from '../workspace/file-tools.js';
-import type { WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { ToolCall } from '../workspace/file-tools.js';
+import type { ToolLimits } from '../workspace/tool-limits.js';
+import { runToolStep } from '../workspace/tool-step.js';
+import type { RunReach, WorkspacePolicy } from '../workspace/workspace-policy.js';
 
 export interface RuntimeDeps {
   /** Keep runs this process works on in memory (only where the runner runs; elsewhere LMDB is the truth). */
@@ -42,6 +44,10 @@ export interface RuntimeDeps {
   retry: RetryPolicy;
   /** Where runs' file tools may read and write; makes each root run's folder. */
   workspaces: WorkspacePolicy;
+  /** What runs of non-admin accounts reach: only their own folder, or the gateway policy (`workspace.nonAdmin`). */
+  nonAdminWorkspace: 'own_folders' | 'gateway_policy';
+  /** The file tools' size and time budgets (`workspace.*`). */
+  toolLimits: ToolLimits;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt?: boolean;
   /** Called when a run needs ticking (the runner schedules it). */
@@ -69,7 +75,7 @@ export class Runtime {
       deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
       streams: (run) => this.streams(run),
       signalOf: (run) => this.controller(run.run_id).signal,
-      runTools: (run, payload) => Promise.resolve(this.runTools(run, payload)),
+      runTools: (run, payload) => this.runTools(run, payload),
     }, deps.retry);
     this.memory = new MemoryCompaction({
       lock: this.lock,
@@ -210,7 +216,7 @@ export class Runtime {
   async createRun(run: RunState): Promise<void> {
     // Every root run gets its own workspace folder (children share their root's); server-written, a client value is replaced.
     if (run.parent_run_id === null) {
-      const workspace = this.deps.workspaces.ensureRunFolder(run.run_id, run.account);
+      const workspace = await this.deps.workspaces.ensureRunFolder(run.run_id, run.account, this.reachOf(run));
       run.vars._gateway_workspace = workspace;
       run.input_data._gateway_workspace = workspace;
     }
@@ -281,7 +287,7 @@ export class Runtime {
     const vars = { ...((payload.vars ?? {}) as Record<string, unknown>) };
     const parentRuntime = ((parent.vars as Record<string, unknown>)._runtime ?? {}) as Record<string, unknown>;
     vars._runtime = { ...parentRuntime, ...((vars._runtime ?? {}) as Record<string, unknown>) };
-    vars._gateway_workspace = (parent.vars as Record<string, unknown>)._gateway_workspace ?? this.deps.workspaces.record(parent.root_run_id);
+    vars._gateway_workspace = (parent.vars as Record<string, unknown>)._gateway_workspace ?? this.deps.workspaces.record(parent.root_run_id, this.reachOf(parent));
     if (payload.inherit_context) vars.context = (parent.vars as Record<string, unknown>).context ?? vars.context;
     const builtin = (payload.builtin as string | undefined) ?? null;
     const child: RunState = {
@@ -311,9 +317,10 @@ export class Runtime {
     return id;
   }
 
-  /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy. */
-  private runTools(run: RunState, payload: Record<string, unknown>): Record<string, unknown> {
-    this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account);
+  /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy and the step's budgets. */
+  private async runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const reach = this.reachOf(run);
+    await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
     const raw = Array.isArray(payload.tool_calls) ? (payload.tool_calls as Array<Record<string, unknown>>) : [];
     const calls: ToolCall[] = raw.map((c, i) => ({
       name: String(c?.name ?? ''),
@@ -321,7 +328,16 @@ export class Runtime {
       call_id: typeof c?.call_id === 'string' && c.call_id ? c.call_id : `call_${run.effect_index}_${i + 1}`,
     }));
     const allowed = Array.isArray(payload.allowed_tools) ? (payload.allowed_tools as unknown[]).map(String) : null;
-    return executeToolCalls(this.deps.workspaces, run.root_run_id, calls, allowed);
+    const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.controller(run.run_id).signal };
+    return runToolStep(step, calls, allowed);
+  }
+
+  /**
+   * What a run's tools reach: the gateway policy when an admin started its tree (recorded at the
+   * start, inherited by child runs) or the setting lets every account follow it; else its own folder.
+   */
+  private reachOf(run: RunState): RunReach {
+    return run.started_by_admin === true || this.deps.nonAdminWorkspace === 'gateway_policy' ? 'gateway' : 'own_folder';
   }
 
   private async deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {

@@ -2,12 +2,17 @@
  * The file tools an agent (or a `tool_calls` node) may run, confined by the workspace policy:
  * `list_files`, `read_file`, `write_file`, `edit_file` (names from the reference's default tool
  * list). Relative paths resolve against the run's folder. A tool that cannot do what it was asked
- * (a refused path, a missing file, an edit that does not match once) answers `success: false` with
- * the reason in `error`; the effect itself still completes, and the model sees the reason.
+ * (a refused path, a missing file, a file over the size limit, an edit that does not match once)
+ * answers `success: false` with the reason in `error`; the effect itself still completes, and the
+ * model sees the reason. Everything is asynchronous (file handles), so a slow disk never blocks the
+ * server; files are judged on the opened descriptor (see `checked-open.ts`).
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, opendir } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { MARKER_FILE, type WorkspacePolicy } from './workspace-policy.js';
+import { openFile, openFileForWrite, openFolder, ToolRefusal } from './checked-open.js';
+import { formatBytes, type ToolLimits } from './tool-limits.js';
+import { MARKER_FILE, type RunReach, type WorkspacePolicy } from './workspace-policy.js';
 
 export const FILE_TOOLS = ['list_files', 'read_file', 'write_file', 'edit_file'] as const;
 export type FileTool = (typeof FILE_TOOLS)[number];
@@ -16,6 +21,8 @@ export type FileTool = (typeof FILE_TOOLS)[number];
 export const MAX_READ_CHARS = 64 * 1024;
 /** How many entries `list_files` returns at most. */
 export const MAX_LIST_ENTRIES = 500;
+/** How many further entries `list_files` counts before it stops counting. */
+const MAX_LIST_COUNT = 100_000;
 
 export interface ToolCall {
   name: string;
@@ -43,84 +50,159 @@ export function isFileTool(name: string): name is FileTool {
   return (FILE_TOOLS as readonly string[]).includes(name);
 }
 
-class ToolError extends Error {}
-
-/** Runs each call in order; answers the TOOL_CALLS result (reference: `{mode: "executed", results}`). */
-export function executeToolCalls(policy: WorkspacePolicy, rootRunId: string, calls: ToolCall[], allowed?: string[] | null): { mode: 'executed'; results: ToolResult[] } {
-  const results = calls.map((call) => {
-    const base = { call_id: call.call_id, name: call.name };
-    try {
-      if (!isFileTool(call.name) || (allowed && allowed.length && !allowed.includes(call.name))) throw new ToolError(`the tool '${call.name}' is not available on this gateway`);
-      return { ...base, success: true, output: runTool(policy, rootRunId, call.name, call.arguments ?? {}), error: null };
-    } catch (err) {
-      if (err instanceof ToolError) return { ...base, success: false, output: null, error: err.message };
-      const e = err as NodeJS.ErrnoException;
-      return { ...base, success: false, output: null, error: fsSentence(e, String(call.arguments?.path ?? '.')) };
-    }
-  });
-  return { mode: 'executed', results };
+/** Where and under which limits one run's tools work. */
+export interface ToolContext {
+  policy: WorkspacePolicy;
+  rootRunId: string;
+  reach: RunReach;
+  limits: ToolLimits;
+  /** Aborted when the effect's time budget is over or the run is cancelled: a read in progress stops. */
+  signal: AbortSignal;
 }
 
-function runTool(policy: WorkspacePolicy, rootRunId: string, name: FileTool, args: Record<string, unknown>): string {
-  const root = policy.runRoot(rootRunId);
-  const target = (need: 'ro' | 'rw', fallback?: string) => {
+/** Runs one call; a failure the model should read comes back as `success: false`. */
+export async function executeToolCall(ctx: ToolContext, call: ToolCall, allowed: string[] | null): Promise<ToolResult> {
+  const base = { call_id: call.call_id, name: call.name };
+  try {
+    if (!isFileTool(call.name) || (allowed && allowed.length && !allowed.includes(call.name))) throw new ToolRefusal(`the tool '${call.name}' is not available on this gateway`);
+    return { ...base, success: true, output: await runTool(ctx, call.name, call.arguments ?? {}), error: null };
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    if (err instanceof ToolRefusal) return { ...base, success: false, output: null, error: err.message };
+    return { ...base, success: false, output: null, error: fsSentence(err as NodeJS.ErrnoException, String(call.arguments?.path ?? call.arguments?.file_path ?? '.')) };
+  }
+}
+
+async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, unknown>): Promise<string> {
+  const root = await ctx.policy.runRoot(ctx.rootRunId);
+  const marker = path.join(root, MARKER_FILE);
+  const target = async (need: 'ro' | 'rw', fallback?: string) => {
     const given = args.path ?? args.file_path;
     const requested = given === undefined || given === null || given === '' ? fallback : given;
-    if (typeof requested !== 'string' || requested === '') throw new ToolError(`${name} needs a 'path' argument.`);
-    const access = policy.check(rootRunId, requested, need);
-    if (!access.ok) throw new ToolError(access.sentence);
-    if (need === 'rw' && access.path === path.join(root, MARKER_FILE)) {
-      throw new ToolError(`${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`);
-    }
-    return { real: access.path, shown: shown(root, requested, access.path) };
+    if (typeof requested !== 'string' || requested === '') throw new ToolRefusal(`${name} needs a 'path' argument.`);
+    const access = await ctx.policy.check(ctx.rootRunId, requested, need, ctx.reach);
+    if (!access.ok) throw new ToolRefusal(access.sentence);
+    const where = shown(root, requested, access.path);
+    const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
+    if (need === 'rw' && access.path === marker) throw new ToolRefusal(markerRefusal);
+    // What the descriptor really is gets the same judgement as the path.
+    const judge = async (real: string) => {
+      if (need === 'rw' && real === marker) return markerRefusal;
+      const again = await ctx.policy.judge(root, real, need, ctx.reach, where);
+      return again.ok ? null : again.sentence;
+    };
+    return { real: access.path, where, judge };
   };
   switch (name) {
     case 'list_files': {
-      const { real, shown: where } = target('ro', '.');
-      const entries = readdirSync(real, { withFileTypes: true })
-        .filter((e) => !(e.name === MARKER_FILE && real === root))
-        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-        .sort((a, b) => a.localeCompare(b));
+      const { real, where, judge } = await target('ro', '.');
+      const folder = await openFolder(real, where, judge);
+      const entries: string[] = [];
+      let more = 0;
+      try {
+        const dir = await opendir(folder.readPath, { bufferSize: 64 });
+        for await (const e of dir) {
+          if (ctx.signal.aborted) break;
+          if (e.name === MARKER_FILE && real === root) continue;
+          if (entries.length < MAX_LIST_ENTRIES) entries.push(e.isDirectory() ? `${e.name}/` : e.name);
+          else if (++more >= MAX_LIST_COUNT) break;
+        }
+      } finally {
+        await folder.handle.close();
+      }
       if (!entries.length) return `${where} is empty.`;
-      const listed = entries.slice(0, MAX_LIST_ENTRIES);
-      return [`${where}:`, ...listed, ...(entries.length > listed.length ? [`… ${entries.length - listed.length} more not shown`] : [])].join('\n');
+      entries.sort((a, b) => a.localeCompare(b));
+      const tail = more ? [`… ${more >= MAX_LIST_COUNT ? `more than ${MAX_LIST_COUNT}` : more} more not shown`] : [];
+      return [`${where}:`, ...entries, ...tail].join('\n');
     }
     case 'read_file': {
-      const { real, shown: where } = target('ro');
-      if (statSync(real).isDirectory()) throw new ToolError(`${where} is a folder; use list_files.`);
-      let text = readFileSync(real, 'utf8');
+      const { real, where, judge } = await target('ro');
+      const handle = await openFile(real, where, judge, false);
+      let text: string;
+      try {
+        text = await readCapped(handle, where, ctx);
+      } finally {
+        await handle.close();
+      }
       const start = args.start_line === undefined || args.start_line === null ? null : Number(args.start_line);
       const end = args.end_line === undefined || args.end_line === null ? null : Number(args.end_line);
-      if ((start !== null && !(Number.isInteger(start) && start >= 1)) || (end !== null && !(Number.isInteger(end) && end >= 1))) throw new ToolError('start_line and end_line are whole numbers from 1.');
+      if ((start !== null && !(Number.isInteger(start) && start >= 1)) || (end !== null && !(Number.isInteger(end) && end >= 1))) throw new ToolRefusal('start_line and end_line are whole numbers from 1.');
       if (start !== null || end !== null) text = text.split('\n').slice((start ?? 1) - 1, end ?? undefined).join('\n');
       if (text.length > MAX_READ_CHARS) return `${text.slice(0, MAX_READ_CHARS)}\n[truncated: ${text.length - MAX_READ_CHARS} more characters; read a line range]`;
       return text;
     }
     case 'write_file': {
-      const { real, shown: where } = target('rw');
-      if (typeof args.content !== 'string') throw new ToolError("write_file needs a 'content' string.");
-      mkdirSync(path.dirname(real), { recursive: true });
-      writeFileSync(real, args.content);
-      return `Wrote ${Buffer.byteLength(args.content)} bytes to ${where}.`;
+      if (typeof args.content !== 'string') throw new ToolRefusal("write_file needs a 'content' string.");
+      const bytes = Buffer.from(args.content, 'utf8');
+      refuseLargeWrite(bytes.length, ctx);
+      const { real, where, judge } = await target('rw');
+      await mkdir(path.dirname(real), { recursive: true });
+      const handle = await openFileForWrite(real, where, judge);
+      try {
+        await replaceContent(handle, bytes);
+      } finally {
+        await handle.close();
+      }
+      return `Wrote ${bytes.length} bytes to ${where}.`;
     }
     case 'edit_file': {
-      const { real, shown: where } = target('rw');
       const old = args.old ?? args.old_string;
       const replacement = args.new ?? args.new_string;
-      if (typeof old !== 'string' || old === '' || typeof replacement !== 'string') throw new ToolError("edit_file needs 'old' (non-empty) and 'new' strings.");
-      const text = readFileSync(real, 'utf8');
-      const at = text.indexOf(old);
-      if (at < 0) throw new ToolError(`The text to replace was not found in ${where}.`);
-      if (text.indexOf(old, at + 1) >= 0) throw new ToolError(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
-      writeFileSync(real, text.slice(0, at) + replacement + text.slice(at + old.length));
+      if (typeof old !== 'string' || old === '' || typeof replacement !== 'string') throw new ToolRefusal("edit_file needs 'old' (non-empty) and 'new' strings.");
+      const { real, where, judge } = await target('rw');
+      const handle = await openFile(real, where, judge, true);
+      try {
+        const text = await readCapped(handle, where, ctx);
+        const at = text.indexOf(old);
+        if (at < 0) throw new ToolRefusal(`The text to replace was not found in ${where}.`);
+        if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
+        const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
+        refuseLargeWrite(bytes.length, ctx);
+        await replaceContent(handle, bytes);
+      } finally {
+        await handle.close();
+      }
       return `Edited ${where}: replaced 1 occurrence.`;
     }
   }
 }
 
-/** A path as the model gave it when it lies in the run's folder, else the real path. */
+/** The whole file as text, refused over `maxReadBytes` (also when it grows while being read). */
+async function readCapped(handle: FileHandle, where: string, ctx: ToolContext): Promise<string> {
+  const max = ctx.limits.maxReadBytes;
+  const tooLarge = (size: string) => new ToolRefusal(`${where} is ${size}, over the ${formatBytes(max)} a file tool reads (gateway-runs setting workspace.maxReadBytes); read a smaller file.`);
+  const { size } = await handle.stat();
+  if (size > max) throw tooLarge(formatBytes(size));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('aborted');
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, max + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > max) throw tooLarge(`more than ${formatBytes(max)}`);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}
+
+function refuseLargeWrite(bytes: number, ctx: ToolContext): void {
+  const max = ctx.limits.maxWriteBytes;
+  if (bytes > max) throw new ToolRefusal(`The content is ${formatBytes(bytes)}, over the ${formatBytes(max)} a file tool writes (gateway-runs setting workspace.maxWriteBytes); write less, or in several files.`);
+}
+
+/** Replaces the file's content through its (judged) descriptor. */
+async function replaceContent(handle: FileHandle, bytes: Buffer): Promise<void> {
+  await handle.truncate(0);
+  let written = 0;
+  while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
+}
+
+/** A path as the model gave it when it lies in the run's folder or is relative, else as given (never a real path it did not give). */
 function shown(root: string, requested: string, real: string): string {
-  return path.isAbsolute(requested) ? real : path.normalize(requested) || path.relative(root, real) || '.';
+  if (path.isAbsolute(requested)) return requested;
+  return path.normalize(requested) || path.relative(root, real) || '.';
 }
 
 function fsSentence(e: NodeJS.ErrnoException, requested: string): string {
@@ -134,7 +216,20 @@ function fsSentence(e: NodeJS.ErrnoException, requested: string): string {
     case 'EACCES':
     case 'EPERM':
       return `${requested}: the server may not access this path.`;
+    case 'ELOOP':
+      return `${requested} became a link while it was being opened; links are followed only when the path is checked. Try again.`;
+    case 'ENXIO':
+    case 'ENODEV':
+      return `${requested} is not a regular file; the file tools open only regular files and folders.`;
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `${requested}: no space left on the server's disk.`;
+    case 'EROFS':
+      return `${requested}: the file system is read-only.`;
+    case 'ENAMETOOLONG':
+      return `${requested}: the path is too long.`;
     default:
-      return e.message ?? String(e);
+      // Never the system's message: it carries the real path.
+      return `${requested}: the file operation failed (${e.code ?? 'unknown error'}).`;
   }
 }

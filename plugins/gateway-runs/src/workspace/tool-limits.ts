@@ -1,0 +1,40 @@
+/**
+ * The budgets of the file tools (gateway-runs setting `workspace`): how large a file a tool reads
+ * or writes, and how long and how large one `tool_calls` step may get. A file over a size limit is a
+ * refusal the model reads; a step over its time or size budget fails with the reason recorded.
+ */
+export interface ToolLimits {
+  /** A file larger than this is not read (read_file, edit_file). */
+  maxReadBytes: number;
+  /** Content larger than this is not written (write_file, the result of edit_file). */
+  maxWriteBytes: number;
+  /** A `tool_calls` step that takes longer fails. */
+  stepTimeoutMs: number;
+  /** A `tool_calls` step whose results grow larger (JSON bytes) fails. */
+  maxResultBytes: number;
+}
+
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  maxReadBytes: 1024 * 1024,
+  maxWriteBytes: 1024 * 1024,
+  stepTimeoutMs: 30_000,
+  maxResultBytes: 1024 * 1024,
+};
+
+/** A step over its time or size budget: permanent (retrying it would do the same). */
+export class ToolBudgetError extends Error {
+  readonly code = 'tool_budget_exceeded';
+}
+
+/** `1.5 MiB`, `512 bytes`: sizes in refusals. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * One `tool_calls` step: its calls in order, in the run's folder, under the step's budgets. The
+ * step stops and fails (with the reason recorded on its ledger record) when it runs longer than
+ * `stepTimeoutMs` or its results grow past `maxResultBytes`; a cancel of the run stops it too.
+ */
+import { executeToolCall, type ToolCall, type ToolContext, type ToolResult } from './file-tools.js';
+import { formatBytes, ToolBudgetError, type ToolLimits } from './tool-limits.js';
+import type { RunReach, WorkspacePolicy } from './workspace-policy.js';
+
+export interface ToolStep {
+  policy: WorkspacePolicy;
+  rootRunId: string;
+  reach: RunReach;
+  limits: ToolLimits;
+  /** The run's cancel signal. */
+  signal: AbortSignal;
+}
+
+export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: string[] | null): Promise<{ mode: 'executed'; results: ToolResult[] }> {
+  const { limits } = step;
+  const budget = new AbortController();
+  const overTime = new ToolBudgetError(`The tool calls took longer than ${limits.stepTimeoutMs} ms, the budget of one tool_calls step (gateway-runs setting workspace.stepTimeoutMs); they were stopped.`);
+  const timer = setTimeout(() => budget.abort(overTime), limits.stepTimeoutMs);
+  const signal = AbortSignal.any([budget.signal, step.signal]);
+  const stopped = new Promise<never>((_, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('Cancelled'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  stopped.catch(() => undefined);
+  const ctx: ToolContext = { policy: step.policy, rootRunId: step.rootRunId, reach: step.reach, limits, signal };
+  const results: ToolResult[] = [];
+  let bytes = 0;
+  try {
+    for (const call of calls) {
+      // A call stuck in the system (a hung disk) cannot be interrupted; the step stops waiting for it.
+      const result = await Promise.race([executeToolCall(ctx, call, allowed), stopped]);
+      bytes += Buffer.byteLength(JSON.stringify(result));
+      if (bytes > limits.maxResultBytes) {
+        throw new ToolBudgetError(`The results of the tool calls reached ${formatBytes(bytes)} at call ${call.call_id}, over the ${formatBytes(limits.maxResultBytes)} of one tool_calls step (gateway-runs setting workspace.maxResultBytes); they were stopped.`);
+      }
+      results.push(result);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return { mode: 'executed', results };
+}
