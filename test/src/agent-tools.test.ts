@@ -53,7 +53,7 @@ class ScriptedEndpoint {
 
 const DEFAULT_TOOLS = ['edit_file', 'analyze_code', 'execute_command', 'fetch_url', 'list_files', 'read_file', 'search_files', 'web_search', 'write_file'];
 const MODELS = ['main', 'datadir', 'dotdot', 'symlink', 'outside', 'edit', 'unavailable', 'denyrow', 'allowedonly', 'allowedonly-own', 'node'];
-const PROTECTED = "which is protected (the gateway's data directory or a credential directory).";
+const PROTECTED = "is protected (the gateway's data directory).";
 
 /** The model's text asking for one tool, in the format the agent loop parses. */
 const act = (tool: string, args: Record<string, unknown>) => `Let me use a tool.\nAction: ${tool}\nAction Input: ${JSON.stringify(args)}`;
@@ -156,10 +156,11 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       expect(readFileSync(path.join(folder, 'notes', 'hello.txt'), 'utf8')).to.equal('hello from the agent');
       expect(JSON.parse(readFileSync(path.join(folder, '.keel-workspace.json'), 'utf8'))).to.deep.include({ kind: 'run', root_run_id: rootId });
       const input = (await g.k.inject({ url: `/api/gateway/runs/${rootId}/input_data`, token: g.k.adminToken })).json<Record<string, unknown>>();
-      expect(input._gateway_workspace).to.deep.equal({ kind: 'run', path: folder, level: 'gateway', summary: 'Allow everything, refuse listed workspaces (rw)' });
+      // The folder relative to the data directory: the absolute data path is never told to a run.
+      expect(input._gateway_workspace).to.deep.equal({ kind: 'run', path: `workspaces/run-${rootId}`, level: 'gateway', summary: 'Allow everything, refuse listed workspaces (rw)' });
       // The agent child shares its root's folder.
       const childInput = (await g.k.inject({ url: `/api/gateway/runs/${child.run_id}/input_data`, token: g.k.adminToken })).json<Record<string, unknown>>();
-      expect(childInput._gateway_workspace).to.deep.include({ kind: 'run', path: folder });
+      expect(childInput._gateway_workspace).to.deep.include({ kind: 'run', path: `workspaces/run-${rootId}` });
 
       // Two tool steps, each a started/completed pair with one key, on node `act`.
       expect(tools.map((t) => [t.node_id, t.status, t.attempt])).to.deep.equal([['act', 'started', 1], ['act', 'completed', 1], ['act', 'started', 1], ['act', 'completed', 1]]);
@@ -209,7 +210,8 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       const [r] = results(tools);
       const data = realpathSync(g.k.dataDir);
       expect(r).to.deep.include({ name: 'read_file', success: false, output: null });
-      expect(r!.error).to.equal(`${path.join(data, 'auth', 'admin.token')} is inside ${data}, ${PROTECTED}`);
+      // The path as the run gave it; the folder is named because the run named it itself.
+      expect(r!.error).to.equal(`${path.join(g.k.dataDir, 'auth', 'admin.token')} is inside ${data}, which ${PROTECTED}`);
       expect(endpoint.of('datadir')[1]!.messages.map((m) => m.content)).to.include(`Observation (read_file): the tool failed: ${r!.error}`);
     });
 
@@ -218,8 +220,8 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       const { root, tools } = await g.runAgent('dotdot');
       expect(root.status).to.equal('completed');
       const [r] = results(tools);
-      const data = realpathSync(g.k.dataDir);
-      expect(r!.error).to.equal(`${path.join(data, 'workspaces', 'run-someone-else', 'x.txt')} is inside ${data}, ${PROTECTED}`);
+      // A relative path: the data directory it leads into is not named.
+      expect(r!.error).to.equal(`../run-someone-else/x.txt leads into a folder that ${PROTECTED}`);
       expect(existsSync(path.join(g.k.dataDir, 'workspaces', 'run-someone-else'))).to.equal(false);
     });
 
@@ -232,7 +234,7 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       expect(root.status).to.equal('completed');
       const [r] = results(tools);
       expect(r!.success).to.equal(false);
-      expect(r!.error).to.contain(`is inside ${realpathSync(g.k.dataDir)}, ${PROTECTED}`);
+      expect(r!.error).to.equal(`${path.join(links, 'auth', 'admin.token')} leads into a folder that ${PROTECTED}`);
     });
 
     it('writes an absolute path outside the data dir (default rw); other tools of the default list stay unavailable', async () => {
@@ -287,10 +289,9 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       const { root, tools } = await g.runAgent('denyrow');
       expect(root.status).to.equal('completed');
       const [r] = results(tools);
-      const real = realpathSync(path.join(refused, 'plan.txt'));
       // Without `agentToolPrompt` the system prompt is the plain one; the tools still run when asked for.
       expect(endpoint.of('denyrow')[0]!.messages[0]!.content).to.not.contain('Action Input:');
-      expect(r!.error).to.equal(`${real} is outside the workspaces the gateway allows (Allow everything, refuse listed workspaces (rw) \u00b7 ${refused} (refused)).`);
+      expect(r!.error).to.equal(`${path.join(refused, 'plan.txt')} is outside the workspaces the gateway allows (Allow everything, refuse listed workspaces (rw) \u00b7 ${refused} (refused)).`);
     });
   });
 
@@ -306,7 +307,7 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
       expect(root.status).to.equal('completed');
       const r = results(tools);
       expect(r.map((x) => x.success)).to.deep.equal([false, false]);
-      expect(r[0]!.error).to.equal(`${realpathSync(outside.dir)}/nope.txt is outside the workspaces the gateway allows (Deny everything, allow listed workspaces).`);
+      expect(r[0]!.error).to.equal(`${target} is outside the workspaces the gateway allows (Deny everything, allow listed workspaces).`);
       expect(existsSync(target)).to.equal(false);
 
       endpoint.script('allowedonly-own', [act('write_file', { path: 'mine.txt', content: 'mine' }), 'ok']);
