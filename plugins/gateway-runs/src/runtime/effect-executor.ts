@@ -4,8 +4,8 @@
  * attempt the retry policy allows to repeat is followed, after its backoff, by a new attempt with
  * its own step id and the same idempotency key. An effect whose completed record already exists
  * (a replay after a crash) is not run again: its recorded result is reused. A tool_calls step that
- * started and never finished before a crash is not entered again either: it is recorded as failed. LLM calls stream their tokens to the live hub and end with `llm.delta_end`
- * after the durable record.
+ * started and never finished before a crash is not entered again either: it is recorded as failed.
+ * LLM calls stream their tokens to the live hub and end with `llm.delta_end` after the durable record.
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
