@@ -67,6 +67,14 @@ export interface AuthService {
   isAdmin(principal: Principal | null): boolean;
   /** Throws 403 with a sentence unless the principal is an admin. */
   requireAdmin(principal: Principal | null): asserts principal is Principal;
+  /**
+   * Throws 429 (with Retry-After) when the request's source address has used up its failed
+   * authentications (the kernel setting `server.authFailures`). Plugins that check their own keys
+   * call it before checking one.
+   */
+  refuseThrottledSource(ctx: Koa.Context): void;
+  /** Counts and logs a failed authentication (an unknown or revoked key) against the request's source address. */
+  recordFailedAuthentication(ctx: Koa.Context, what: string): void;
 }
 
 export interface Validator {

@@ -1,0 +1,176 @@
+/**
+ * Walks `/openapi.json` of a kernel with config/default.json's plugins and sends every operation bad
+ * input: malformed and deeply nested bodies, wrong types, over-long ids in path params, queries and
+ * bodies, control and non-ASCII bytes in paths, truncated and empty multipart uploads, each without a
+ * token, with the admin token and (under /hub) with a seat key. "Never 500": any 5xx fails the test,
+ * listing the operation and the input.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { repoRoot } from './helpers/paths.js';
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  parameters?: Array<{ name: string; in: 'path' | 'query'; schema?: Schema }>;
+  requestBody?: { content: Record<string, { schema?: Schema }> };
+}
+
+/** Longer than LMDB's key limit (1,978 bytes) on its own. */
+const LONG = 'a'.repeat(2_100);
+const DEPTH = 2_000;
+
+const deepArray = () => `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
+const deepObject = () => `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
+
+/** A value shaped like `schema`, with `str` for every string (so ids and names reach the handler). */
+function sample(schema: Schema | undefined, str: string, depth = 0): unknown {
+  if (!schema || depth > 6) return str;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  const alt = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+  if (alt?.length) return sample(alt[0], str, depth + 1);
+  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') : schema.type as string | undefined;
+  switch (type) {
+    case 'object': {
+      const props = (schema.properties ?? {}) as Record<string, Schema>;
+      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, str, depth + 1)]));
+    }
+    case 'array': return [sample(schema.items as Schema | undefined, str, depth + 1)];
+    case 'integer': case 'number': return 1;
+    case 'boolean': return true;
+    default: return str;
+  }
+}
+
+/** The same shape with every field (and every free-form object inside it) nested `DEPTH` levels deep. */
+function deepFields(schema: Schema | undefined, depth = 0): unknown {
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  if (!Object.keys(props).length || depth > 4) return 'DEEP';
+  return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.properties ? deepFields(v, depth + 1) : 'DEEP']));
+}
+
+/** The same shape with every field given a value of the wrong type. */
+function wrongTypes(schema: Schema | undefined): unknown {
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  return Object.fromEntries(Object.keys(props).map((k) => [k, props[k]?.type === 'string' ? { nested: [1] } : 'not-this-type']));
+}
+
+interface Probe {
+  label: string;
+  path: string;
+  body?: string | Buffer;
+  contentType?: string;
+}
+
+function probesFor(pathTemplate: string, method: string, op: Operation): Probe[] {
+  const params = op.parameters ?? [];
+  const pathParams = params.filter((p) => p.in === 'path');
+  const fill = (value: (name: string) => string) => pathTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
+  const plain = fill((name) => String(sample(pathParams.find((p) => p.name === name)?.schema, 'fuzz')));
+  const probes: Probe[] = [{ label: 'plain', path: plain }];
+  if (pathParams.length) {
+    probes.push({ label: 'over-long path ids', path: fill(() => LONG) });
+    probes.push({ label: 'NUL and non-ASCII path ids', path: fill(() => '%00%C3%A9%FF%0D%0A') });
+    probes.push({ label: 'wrong-type path ids', path: fill(() => '-1.5e999') });
+  }
+  const query = params.filter((p) => p.in === 'query');
+  if (query.length) {
+    probes.push({ label: 'over-long query', path: `${plain}?${query.map((q) => `${q.name}=${LONG}`).join('&')}` });
+    probes.push({ label: 'wrong-type query', path: `${plain}?${query.map((q) => `${q.name}=%00%FF&${q.name}=x`).join('&')}` });
+  }
+  if (method === 'get' || method === 'delete' || method === 'head') return probes;
+  const content = op.requestBody?.content ?? {};
+  const json = content['application/json'];
+  if (json) {
+    const body = (label: string, text: string) => probes.push({ label, path: plain, body: text, contentType: 'application/json' });
+    body('malformed JSON', '{"a": [1, 2');
+    body('JSON null', 'null');
+    body('JSON array', '[1, "x", null]');
+    body('JSON string', '"text"');
+    body('deep array', deepArray());
+    body('deep object', deepObject());
+    body('deep values in every field', JSON.stringify(deepFields(json.schema)).replaceAll('"DEEP"', deepObject()));
+    body('wrong types', JSON.stringify(wrongTypes(json.schema)));
+    body('over-long strings and ids', JSON.stringify(sample(json.schema, LONG)));
+    body('NUL and lone surrogate strings', JSON.stringify(sample(json.schema, '\u0000\ud800x')));
+    probes.push({ label: 'not JSON', path: plain, body: 'a=b', contentType: 'text/plain' });
+  }
+  if (content['multipart/form-data']) {
+    const boundary = 'fuzzboundary';
+    const part = (name: string, filename: string, data: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n${data}\r\n`;
+    const type = `multipart/form-data; boundary=${boundary}`;
+    probes.push({ label: 'truncated multipart', path: plain, body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.flow"\r\n\r\nPK\u0003\u0004abc`, contentType: type });
+    probes.push({ label: 'empty file', path: plain, body: `${part('file', 'a.flow', '')}--${boundary}--\r\n`, contentType: type });
+    probes.push({ label: 'garbage file', path: plain, body: `${part('file', 'a.flow', 'not a zip')}--${boundary}--\r\n`, contentType: type });
+    probes.push({ label: 'no boundary', path: plain, body: 'xx', contentType: 'multipart/form-data' });
+  }
+  if (content['application/octet-stream']) {
+    probes.push({ label: 'empty bytes', path: plain, body: Buffer.alloc(0), contentType: 'application/octet-stream' });
+  }
+  return probes;
+}
+
+describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
+  this.timeout(600_000);
+  let kernel: TestKernel;
+  let base: string;
+
+  before(async () => {
+    const defaults = JSON.parse(readFileSync(path.join(repoRoot, 'config', 'default.json'), 'utf8')) as { plugins: unknown[] };
+    // Silent: a 5xx is reported by the test itself; a generous auth-failure burst so no probe is refused for its source.
+    kernel = await createTestKernel({ baseDir: repoRoot, config: { server: { logLevel: 'silent' }, plugins: defaults.plugins } });
+    base = (await kernel.listen()).url;
+  });
+  after(() => kernel?.stop());
+
+  it('answers every malformed request with a status below 500', async () => {
+    const doc = await (await fetch(`${base}/openapi.json`)).json() as { paths: Record<string, Record<string, Operation>> };
+    const seat = await fetch(`${base}/hub/agents`, {
+      method: 'POST', headers: { authorization: `Bearer ${kernel.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'fuzzer', operator: true }),
+    });
+    const seatKey = ((await seat.json()) as { api_key?: string }).api_key;
+    expect(seatKey, 'a hub seat key').to.be.a('string');
+    // The OpenAI-compatible API starts switched off (a deliberate 503); switch it on to reach its handlers.
+    const enabled = await fetch(`${base}/api/gateway/admin/core-endpoint/enable`, { method: 'POST', headers: { authorization: `Bearer ${kernel.adminToken}` } });
+    expect(enabled.status, await enabled.text()).to.be.below(300);
+
+    const jobs: Array<() => Promise<string | null>> = [];
+    let operations = 0;
+    for (const [template, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        operations += 1;
+        const tokens: Array<[string, string | undefined]> = [['no token', undefined], ['admin', kernel.adminToken]];
+        if (template.startsWith('/hub')) tokens.push(['seat', seatKey]);
+        for (const probe of probesFor(template, method, op)) {
+          for (const [who, token] of tokens) {
+            jobs.push(async () => {
+              const headers: Record<string, string> = {};
+              if (token) headers.authorization = `Bearer ${token}`;
+              if (probe.contentType) headers['content-type'] = probe.contentType;
+              const res = await fetch(`${base}${probe.path}`, { method: method.toUpperCase(), headers, body: probe.body, signal: AbortSignal.timeout(120_000) });
+              // Streams (SSE) answer at once with their headers; the body is not needed.
+              const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
+              await res.body?.cancel().catch(() => undefined);
+              return res.status >= 500 ? `${method.toUpperCase()} ${template} [${probe.label}, ${who}] → ${res.status} ${text.slice(0, 200)}` : null;
+            });
+          }
+        }
+      }
+    }
+    expect(operations).to.be.greaterThan(50);
+    const failures: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        const failure = await job().catch((err: unknown) => `a request failed: ${String(err)}`);
+        if (failure) failures.push(failure);
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+    expect(failures, `${failures.length} of ${jobs.length} requests answered 5xx:\n${failures.join('\n')}`).to.deep.equal([]);
+  });
+});
