@@ -10,7 +10,7 @@ import { channelParams, emptyBody } from './schemas.js';
 const MAX_INVITE_TTL = 30 * 86400;
 
 const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
-  type: 'object', properties: { agent_id: { type: ['string', 'null'] }, ttl_seconds: { type: 'number' } },
+  type: 'object', properties: { agent_id: { type: ['string', 'null'], maxLength: 200 }, ttl_seconds: { type: 'number' } },
 });
 const groupBody = schema<CreateGroupArgs>({
   type: 'object', required: ['name', 'members', 'purpose'],

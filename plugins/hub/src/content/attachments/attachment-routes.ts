@@ -12,7 +12,7 @@ import { contentDisposition, headerSafe, isInlineRaster, SAFE_FALLBACK_TYPE, ser
 
 const uploadQuery = schema<{ filename?: string }>({ type: 'object', properties: { filename: { type: 'string' } } });
 const blobParams = schema<{ channel: string; id: string }>({
-  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1 }, id: { type: 'string' } },
+  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, id: { type: 'string' } },
 });
 
 export function attachmentRoutes(hub: Hub, content: HubContent) {
