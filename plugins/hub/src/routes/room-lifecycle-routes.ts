@@ -15,7 +15,7 @@ const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
 const groupBody = schema<CreateGroupArgs>({
   type: 'object', required: ['name', 'members', 'purpose'],
   properties: {
-    name: { type: 'string' }, members: { type: 'array', items: { type: 'string' } }, purpose: { type: 'string' },
+    name: { type: 'string', maxLength: 200 }, members: { type: 'array', items: { type: 'string', maxLength: 200 } }, purpose: { type: 'string' },
     opening_post: { type: 'string' }, private: { type: 'boolean', default: true },
   },
 });
