@@ -23,7 +23,7 @@ describe('anonymous callers on token paths: 401 before 405 and 404 (item 14)', (
   before(async () => {
     kernel = await createTestKernel({ plugins: [inferencePlugin], config: { server: { logLevel: 'silent' } } });
   });
-  after(() => kernel.stop());
+  after(() => kernel?.stop());
 
   it('answers OPTIONS and unsupported methods on existing /api/gateway routes with 401, and 405 with Allow once signed in', async () => {
     for (const [method, url] of [['OPTIONS', '/api/gateway/me'], ['PATCH', '/api/gateway/me'], ['PUT', '/api/gateway/admin/users'], ['OPTIONS', '/api/gateway/about']]) {
@@ -68,7 +68,7 @@ describe('security headers (item 15)', () => {
     kernel = await createTestKernel({ plugins: [inferencePlugin, hubPlugin], config: { server: { logLevel: 'silent' } } });
     ann = (await kernel.inject({ method: 'POST', url: '/hub/agents', token: kernel.adminToken, payload: { id: 'ann' } })).json<{ api_key: string }>().api_key;
   });
-  after(() => kernel.stop());
+  after(() => kernel?.stop());
 
   it('sends X-Content-Type-Options: nosniff on every response: success, refusal, error, docs, redirect, hub', async () => {
     const responses: Array<[string, InjectResponse]> = [
@@ -118,7 +118,7 @@ describe('failed authentication: counted, logged and throttled per source (item 
     kernel = await createTestKernel({ plugins: [hubPlugin], config: { server: { logLevel: 'silent', authFailures: { burst: BURST, windowMs: 60_000 } } } });
     seatKey = (await kernel.inject({ method: 'POST', url: '/hub/agents', token: kernel.adminToken, payload: { id: 'ann' } })).json<{ api_key: string }>().api_key;
   });
-  after(() => kernel.stop());
+  after(() => kernel?.stop());
 
   it('never counts successful or anonymous requests, nor the admin key on a seat route', async () => {
     for (let i = 0; i < 4 * BURST; i++) {
