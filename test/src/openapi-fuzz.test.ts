@@ -2,13 +2,14 @@
  * Walks `/openapi.json` of a kernel with config/default.json's plugins and sends every operation bad
  * input: malformed and deeply nested bodies, wrong types, over-long ids in path params, queries and
  * bodies, control and non-ASCII bytes in paths, truncated and empty multipart uploads, each without a
- * token, with the admin token and (under /hub) with a seat key. "Never 500": any 5xx fails the test,
- * listing the operation and the input.
+ * token, with the admin token, with a non-admin account's token and (under /hub) with a seat key.
+ * "Never 500": any 5xx fails the test, listing the operation and the input. FUZZ_DEBUG=1 prints every answer.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { repoRoot } from './helpers/paths.js';
 
 type Schema = Record<string, unknown>;
@@ -19,13 +20,18 @@ interface Operation {
 
 /** Longer than LMDB's key limit (1,978 bytes) on its own. */
 const LONG = 'a'.repeat(2_100);
+const PLAIN = 'fuzz';
 const DEPTH = 2_000;
 
 const deepArray = () => `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
 const deepObject = () => `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
 
-/** A value shaped like `schema`, with `str` for every string (so ids and names reach the handler). */
-function sample(schema: Schema | undefined, str: string, depth = 0): unknown {
+/** Ids of things that exist (a run, a channel, a seat, a message), by parameter or field name, so probes get past "not found". */
+const known: Record<string, string> = {};
+
+/** A value shaped like `schema`, with `str` for every string (or, for the plain probe, a real id where the name has one). */
+function sample(schema: Schema | undefined, str: string, depth = 0, name = ''): unknown {
+  if (str === PLAIN && known[name]) return known[name];
   if (!schema || depth > 6) return str;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if ('const' in schema) return schema.const;
@@ -35,7 +41,7 @@ function sample(schema: Schema | undefined, str: string, depth = 0): unknown {
   switch (type) {
     case 'object': {
       const props = (schema.properties ?? {}) as Record<string, Schema>;
-      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, str, depth + 1)]));
+      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, str, depth + 1, k)]));
     }
     case 'array': return [sample(schema.items as Schema | undefined, str, depth + 1)];
     case 'integer': case 'number': return 1;
@@ -68,10 +74,13 @@ function probesFor(pathTemplate: string, method: string, op: Operation): Probe[]
   const params = op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const fill = (value: (name: string) => string) => pathTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
-  const plain = fill((name) => String(sample(pathParams.find((p) => p.name === name)?.schema, 'fuzz')));
+  const plainParam = (name: string) => String(sample(pathParams.find((p) => p.name === name)?.schema, PLAIN, 0, name));
+  const plain = fill(plainParam);
   const probes: Probe[] = [{ label: 'plain', path: plain }];
   if (pathParams.length) {
     probes.push({ label: 'over-long path ids', path: fill(() => LONG) });
+    // One at a time, the others real: the long one reaches the store behind the ones that exist.
+    for (const p of pathParams) probes.push({ label: `over-long ${p.name}`, path: fill((name) => (name === p.name ? LONG : plainParam(name))) });
     probes.push({ label: 'NUL and non-ASCII path ids', path: fill(() => '%00%C3%A9%FF%0D%0A') });
     probes.push({ label: 'wrong-type path ids', path: fill(() => '-1.5e999') });
   }
@@ -94,6 +103,13 @@ function probesFor(pathTemplate: string, method: string, op: Operation): Probe[]
     body('deep values in every field', JSON.stringify(deepFields(json.schema)).replaceAll('"DEEP"', deepObject()));
     body('wrong types', JSON.stringify(wrongTypes(json.schema)));
     body('over-long strings and ids', JSON.stringify(sample(json.schema, LONG)));
+    const plainBody = sample(json.schema, PLAIN);
+    if (plainBody && typeof plainBody === 'object' && !Array.isArray(plainBody)) {
+      body('plain body', JSON.stringify(plainBody));
+      for (const [k, v] of Object.entries(plainBody)) {
+        if (typeof v === 'string') body(`over-long body ${k}`, JSON.stringify({ ...plainBody, [k]: LONG }));
+      }
+    }
     body('NUL and lone surrogate strings', JSON.stringify(sample(json.schema, '\u0000\ud800x')));
     probes.push({ label: 'not JSON', path: plain, body: 'a=b', contentType: 'text/plain' });
   }
@@ -133,6 +149,21 @@ describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
     });
     const seatKey = ((await seat.json()) as { api_key?: string }).api_key;
     expect(seatKey, 'a hub seat key').to.be.a('string');
+    // Things that exist, so that probes reach past "not found" into the handlers and the store.
+    const auth = { authorization: `Bearer ${kernel.adminToken}`, 'content-type': 'application/json' };
+    const flow = { id: 'waits', nodes: [node({ id: 'start', type: 'on_flow_start' }), node({ id: 'wait', type: 'wait_event', data: { eventKey: 'never' } })], edges: edges('start -> wait') };
+    const upload = multipart({}, { name: 'waits.flow', bytes: bundle('waits', '1.0.0', flow) });
+    expect((await fetch(`${base}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: auth.authorization, ...upload.headers }, body: upload.payload })).status).to.equal(201);
+    const run = await fetch(`${base}/api/gateway/runs/start`, { method: 'POST', headers: auth, body: JSON.stringify({ bundle_id: 'waits', input_data: {} }) });
+    const runId = ((await run.json()) as { run_id: string }).run_id;
+    const posted = await fetch(`${base}/hub/channels/commons/messages`, { method: 'POST', headers: { ...auth, authorization: `Bearer ${seatKey}` }, body: JSON.stringify({ body: 'fuzz me' }) });
+    const messageId = ((await posted.json()) as { id: string }).id;
+    Object.assign(known, { run_id: runId, parent_run_id: runId, bundle_id: 'waits', bundle_version: '1.0.0', flow_id: 'waits', channel: 'commons', id: messageId, agent: 'fuzzer', agent_id: 'fuzzer', peer: 'fuzzer', account: 'admin' });
+
+    const bob = await fetch(`${base}/api/gateway/admin/users`, { method: 'POST', headers: auth, body: JSON.stringify({ account: 'bob' }) });
+    const bobToken = ((await bob.json()) as { token?: { token?: string } }).token?.token;
+    expect(bobToken, 'a non-admin token').to.be.a('string');
+
     // The OpenAI-compatible API starts switched off (a deliberate 503); switch it on to reach its handlers.
     const enabled = await fetch(`${base}/api/gateway/admin/core-endpoint/enable`, { method: 'POST', headers: { authorization: `Bearer ${kernel.adminToken}` } });
     expect(enabled.status, await enabled.text()).to.be.below(300);
@@ -144,7 +175,7 @@ describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
       const jobs = phases[template.endsWith('/disable') ? 1 : 0]!;
       for (const [method, op] of Object.entries(methods)) {
         operations += 1;
-        const tokens: Array<[string, string | undefined]> = [['no token', undefined], ['admin', kernel.adminToken]];
+        const tokens: Array<[string, string | undefined]> = [['no token', undefined], ['admin', kernel.adminToken], ['non-admin', bobToken]];
         if (template.startsWith('/hub')) tokens.push(['seat', seatKey]);
         for (const probe of probesFor(template, method, op)) {
           for (const [who, token] of tokens) {
@@ -156,6 +187,7 @@ describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
               // Streams (SSE) answer at once with their headers; the body is not needed.
               const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
               await res.body?.cancel().catch(() => undefined);
+              if (process.env.FUZZ_DEBUG) console.log(res.status, method, probe.path.slice(0, 70), probe.label, who, text.slice(0, 100).replace(/\n/g, " "));
               if (res.status === 429 && text.includes('too_many_auth_failures')) return `${method.toUpperCase()} ${template} [${probe.label}, ${who}] → 429: a probe without a bad key was throttled as a failed sign-in`;
               return res.status >= 500 ? `${method.toUpperCase()} ${template} [${probe.label}, ${who}] → ${res.status} ${text.slice(0, 200)}` : null;
             });
