@@ -1,4 +1,5 @@
 /** The `core.auth` service: bearer tokens to principals, admin checks. */
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { forbidden, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { ADMIN_ROLE, type AccountStore } from './account-store.js';
@@ -21,12 +22,12 @@ export class TokenAuthService implements AuthService {
     return principal;
   }
 
-  refuseThrottledSource(ctx: Koa.Context): void {
-    this.failures.refuseIfThrottled(sourceOf(ctx));
+  refuseThrottledSource(request: Koa.Context | IncomingMessage): void {
+    this.failures.refuseIfThrottled(sourceOf(request));
   }
 
-  recordFailedAuthentication(ctx: Koa.Context, what: string): void {
-    this.failures.record(sourceOf(ctx), what);
+  recordFailedAuthentication(request: Koa.Context | IncomingMessage, what: string): void {
+    this.failures.record(sourceOf(request), what);
   }
 
   principalOf(ctx: Koa.Context): Principal | null {
@@ -43,8 +44,9 @@ export class TokenAuthService implements AuthService {
 }
 
 /** The address a request came from (the socket's peer: the kernel does not trust X-Forwarded-For). */
-function sourceOf(ctx: Koa.Context): string {
-  return ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
+function sourceOf(request: Koa.Context | IncomingMessage): string {
+  const socket = 'req' in request ? request.req.socket : request.socket;
+  return socket.remoteAddress || 'unknown';
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
