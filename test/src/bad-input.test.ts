@@ -140,6 +140,19 @@ describe('bad input answers 4xx in the route\'s shape, never 500', function () {
     const truncated = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.flow"\r\nContent-Type: application/zip\r\n\r\nPK\u0003\u0004abc`;
     const empty = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.flow"\r\nContent-Type: application/zip\r\n\r\n\r\n--${boundary}--\r\n`;
 
+    it('an upload larger than server.bodyLimitBytes answers 413 with a sentence', async () => {
+      const defaults = JSON.parse(readFileSync(path.join(repoRoot, 'config', 'default.json'), 'utf8')) as { plugins: unknown[] };
+      const small = await createTestKernel({ baseDir: repoRoot, config: { server: { logLevel: 'silent', bodyLimitBytes: 1024 }, plugins: defaults.plugins } });
+      try {
+        const big = multipart({}, { name: 'big.flow', bytes: Buffer.alloc(4096, 1) });
+        const res = await small.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: small.adminToken, payload: big.payload, headers: big.headers });
+        expect(res.statusCode, res.body).to.equal(413);
+        expect(res.json<GatewayDetail>().detail).to.include({ reason_code: 'payload_too_large' });
+      } finally {
+        await small.stop();
+      }
+    });
+
     for (const url of ['/api/gateway/bundles/upload', '/api/gateway/admin/workflow-catalog/upload']) {
       it(`${url}: a truncated body, an empty file and a missing boundary answer 400 with a sentence`, async () => {
         expect(gateway400(await admin('POST', url, truncated, type), 'invalid_multipart').message).to.contain('multipart/form-data');

@@ -166,7 +166,8 @@ const FORMIDABLE_CANNOT_CREATE_DIR = 1018;
 /** A multipart body formidable could not read: the client's fault (400, or 413 for size) unless the server's upload directory failed. */
 function multipartError(err: unknown): unknown {
   const { code, httpCode, message } = err as { code?: unknown; httpCode?: unknown; message?: unknown };
-  if (code === FORMIDABLE_CANNOT_CREATE_DIR) return err;
+  // A system error (ENOSPC, EACCES: a string code) or the upload directory failing is the server's, not the client's.
+  if (typeof code === 'string' || code === FORMIDABLE_CANNOT_CREATE_DIR) return err;
   if (httpCode === 413) return payloadTooLarge(`The upload is too large (${String(message)}).`, { code: 'payload_too_large', cause: err });
   if (code === FORMIDABLE_EMPTY_FILE) return badRequest('An uploaded file is empty; send the file with its contents.', { code: 'empty_file', cause: err });
   return badRequest(`The upload could not be read as multipart/form-data (${String(message).replace(/\.$/, '')}); send a complete body with its boundary.`, { code: 'invalid_multipart', cause: err });
