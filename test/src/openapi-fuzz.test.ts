@@ -170,7 +170,30 @@ describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
 
     let operations = 0;
     // Operations that switch things off (the OpenAI API) run in a second phase, so the others reach their handlers.
+    /** Sends one probe; answers a line describing the failure, or null. */
+    const send = async (method: string, template: string, probe: Probe, who: string, token: string | undefined): Promise<string | null> => {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (probe.contentType) headers['content-type'] = probe.contentType;
+      const res = await fetch(`${base}${probe.path}`, { method: method.toUpperCase(), headers, body: probe.body, signal: AbortSignal.timeout(120_000) });
+      // Streams (SSE) answer at once with their headers; the body is not needed.
+      const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
+      await res.body?.cancel().catch(() => undefined);
+      if (process.env.FUZZ_DEBUG) console.log(res.status, method, probe.path.slice(0, 70), probe.label, who, text.slice(0, 100).replace(/\n/g, ' '));
+      const what = `${method.toUpperCase()} ${template} [${probe.label}, ${who}]`;
+      if (res.status === 429 && text.includes('too_many_auth_failures')) return `${what} → 429: a probe without a bad key was throttled as a failed sign-in`;
+      return res.status >= 500 ? `${what} → ${res.status} ${text.slice(0, 200)}` : null;
+    };
+
     const phases: Array<Array<() => Promise<string | null>>> = [[], []];
+    // Routes the document hides (the legacy redirect, docs assets, the team page) and odd spellings of known paths.
+    for (const raw of ['/core/v1/%00', '/core/v1/a%0d%0aSet-Cookie:%20x', '/core/v1/%C3%A9%FF?%00=%FF', '/docs/%00', '/docs/..%2f..%2fpackage.json', '/hub/ui/%00', '/hub/ui/..%2f..%2f..%2fetc%2fpasswd', `/hub/ui/${LONG}`, '//api/gateway/me', '/api/gateway%2fme', '/api/gateway/%2e%2e/%2e%2e/hub', '/%00']) {
+      for (const method of ['GET', 'POST', 'OPTIONS']) {
+        for (const [who, token] of [['no token', undefined], ['admin', kernel.adminToken]] as const) {
+          phases[0]!.push(() => send(method, raw, { label: 'hidden or odd path', path: raw }, who, token));
+        }
+      }
+    }
     for (const [template, methods] of Object.entries(doc.paths)) {
       const jobs = phases[template.endsWith('/disable') ? 1 : 0]!;
       for (const [method, op] of Object.entries(methods)) {
@@ -179,18 +202,7 @@ describe('fuzzing every operation of /openapi.json (never a 5xx)', function () {
         if (template.startsWith('/hub')) tokens.push(['seat', seatKey]);
         for (const probe of probesFor(template, method, op)) {
           for (const [who, token] of tokens) {
-            jobs.push(async () => {
-              const headers: Record<string, string> = {};
-              if (token) headers.authorization = `Bearer ${token}`;
-              if (probe.contentType) headers['content-type'] = probe.contentType;
-              const res = await fetch(`${base}${probe.path}`, { method: method.toUpperCase(), headers, body: probe.body, signal: AbortSignal.timeout(120_000) });
-              // Streams (SSE) answer at once with their headers; the body is not needed.
-              const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? '' : await res.text();
-              await res.body?.cancel().catch(() => undefined);
-              if (process.env.FUZZ_DEBUG) console.log(res.status, method, probe.path.slice(0, 70), probe.label, who, text.slice(0, 100).replace(/\n/g, " "));
-              if (res.status === 429 && text.includes('too_many_auth_failures')) return `${method.toUpperCase()} ${template} [${probe.label}, ${who}] → 429: a probe without a bad key was throttled as a failed sign-in`;
-              return res.status >= 500 ? `${method.toUpperCase()} ${template} [${probe.label}, ${who}] → ${res.status} ${text.slice(0, 200)}` : null;
-            });
+            jobs.push(() => send(method, template, probe, who, token));
           }
         }
       }

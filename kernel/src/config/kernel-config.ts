@@ -71,7 +71,7 @@ export const kernelConfigSchema = {
         runner: { type: 'boolean', default: true },
         logLevel: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
-        jsonDepthLimit: { type: 'integer', minimum: 1, maximum: 1000, default: 64 },
+        jsonDepthLimit: { type: 'integer', minimum: 1, maximum: 256, default: 64 },
         authFailures: {
           type: 'object',
           additionalProperties: false,
