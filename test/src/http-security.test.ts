@@ -42,6 +42,10 @@ describe('anonymous callers on token paths: 401 before 405 and 404 (item 14)', (
       expect(res.headers.allow).to.equal(undefined);
       expect(res.json<{ error: { type: string } }>().error.type).to.equal('authentication_error');
     }
+    for (const url of ['//v1/models', '/v1%2fmodels', '/V1/Models']) {
+      const res = await kernel.inject({ url });
+      expect(res.statusCode, `${url}: ${res.body}`).to.equal(401);
+    }
     const signedIn = await kernel.inject({ method: 'PUT', url: '/v1/chat/completions', token: kernel.adminToken });
     expect(signedIn.statusCode).to.equal(405);
     expect(signedIn.headers.allow).to.contain('POST');

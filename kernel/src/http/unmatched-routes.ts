@@ -3,7 +3,7 @@
  * method, 404 otherwise, except that an anonymous caller learns nothing about paths that need a
  * token. Without a valid token, anything the gateway prefix could cover (also spelled with double
  * slashes, dot segments or encoded slashes) and any method on a path whose routes need a token
- * answer 401 before 404 or 405.
+ * (however spelled) answer 401 before 404 or 405.
  */
 import path from 'node:path';
 import type Router from '@koa/router';
@@ -24,9 +24,8 @@ export function looselyNormalizedPath(raw: string): string {
   return path.posix.normalize(decoded.replace(/\\/g, '/')).toLowerCase();
 }
 
-function underGateway(rawPath: string): boolean {
-  const p = looselyNormalizedPath(rawPath);
-  return p === GATEWAY_PREFIX || p.startsWith(`${GATEWAY_PREFIX}/`);
+function underGateway(normalized: string): boolean {
+  return normalized === GATEWAY_PREFIX || normalized.startsWith(`${GATEWAY_PREFIX}/`);
 }
 
 /**
@@ -37,7 +36,10 @@ export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPat
   return async (ctx) => {
     const layers = router.match(ctx.path, '').path;
     const allowed = [...new Set(layers.flatMap((layer) => layer.methods))];
-    const needsToken = underGateway(ctx.path) || layers.some((layer) => typeof layer.path === 'string' && tokenPaths.has(layer.path));
+    const normalized = looselyNormalizedPath(ctx.path);
+    const tokenRoute = (layer: (typeof layers)[number]) => typeof layer.path === 'string' && tokenPaths.has(layer.path);
+    // `//v1/models` is no route, but a lenient proxy would send it to one: answer as that route would.
+    const needsToken = underGateway(normalized) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
     if (needsToken) {
       const token = bearerTokenOf(ctx);
       if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
