@@ -14,12 +14,13 @@ import path from 'node:path';
 import Koa from 'koa';
 import type { RootDatabase } from 'lmdb';
 import {
-  core, gatewayErrorFormat, methodNotAllowed, notFound, unauthorized,
+  core, gatewayErrorFormat,
   type AnyPlugin, type AnyRoute, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
 } from '@keel/plugin-sdk';
 import { AccountStore } from './auth/account-store.js';
 import { BootError } from './boot-error.js';
-import { bearerTokenOf, TokenAuthService } from './auth/auth-service.js';
+import { AuthFailureCounter } from './auth/auth-failures.js';
+import { TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
 import { environmentWithSecrets, takeSecretEnv } from './env/secret-env.js';
 import type { KernelConfig } from './config/kernel-config.js';
@@ -28,10 +29,12 @@ import type { LoadedPluginInfo } from './core/core-context.js';
 import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
 import { errorMiddleware } from './http/error-middleware.js';
-import { allowedMethodsFor, buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
+import { buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
 import { originPolicy } from './http/origin-policy.js';
 import { mountSocket, upgradeHandler, type UpgradeHandler } from './http/socket-upgrades.js';
 import { RequestTracker } from './http/request-tracker.js';
+import { securityHeaders } from './http/security-headers.js';
+import { unmatchedRoutes } from './http/unmatched-routes.js';
 import { createLogger, type LogSink } from './logging/logger.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import { loadPlugins, type LoadedPlugin, type PluginRequest } from './plugins/load-plugins.js';
@@ -208,7 +211,7 @@ export class Kernel {
     // Without an env of its own, the kernel reads the process's and removes its secrets from it first.
     if (!this.options.env) takeSecretEnv();
     this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? environmentWithSecrets());
-    const auth = new TokenAuthService(accounts);
+    const auth = new TokenAuthService(accounts, new AuthFailureCounter(config.server.authFailures, this.log.child({ component: 'auth' })));
     this.container.provide(core.auth, auth);
     this.container.provide(core.validator, this.validator);
     this.container.provide(core.clock, systemClock);
@@ -285,26 +288,16 @@ export class Kernel {
       auth,
       validator: this.validator,
       bodyLimitBytes: this.options.config.server.bodyLimitBytes,
+      jsonDepthLimit: this.options.config.server.jsonDepthLimit,
       uploadDir,
     });
     this.app.use(this.tracker.middleware());
+    this.app.use(securityHeaders());
     this.app.use(errorMiddleware(this.log, formatForPath));
     this.app.use(originPolicy(this.options.config.server.origins));
     this.app.use(router.routes());
-    this.app.use(async (ctx) => {
-      const allowed = allowedMethodsFor(router, ctx.path);
-      if (allowed.length) {
-        throw methodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(', ')}.`, { code: 'method_not_allowed', headers: { allow: allowed.join(', ') } });
-      }
-      // Nothing matched. Under /api/gateway an anonymous caller learns nothing: 401 before 404.
-      if (ctx.path === '/api/gateway' || ctx.path.startsWith('/api/gateway/')) {
-        const token = bearerTokenOf(ctx);
-        if (!token || !(await auth.authenticate(token))) {
-          throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
-        }
-      }
-      throw notFound(`No route ${ctx.method} ${ctx.path}.`, { code: 'not_found' });
-    });
+    const tokenPaths = new Set(this.mounted.filter((m) => (m.route.auth ?? 'user') === 'user' || m.route.auth === 'admin').map((m) => m.fullPath));
+    this.app.use(unmatchedRoutes(router, auth, tokenPaths));
   }
 
   /** Unmatched paths answer in the error shape of the mount point whose prefix covers them. */

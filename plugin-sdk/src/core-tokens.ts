@@ -3,6 +3,7 @@
  * its logger carries the plugin id, its storage opens `<id>:<name>` sub-databases, its pools are
  * named `<id>:<name>`, its paths point at its own folders.
  */
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import type { Database, DatabaseOptions, Key } from 'lmdb';
 import type { Piscina } from 'piscina';
@@ -67,6 +68,14 @@ export interface AuthService {
   isAdmin(principal: Principal | null): boolean;
   /** Throws 403 with a sentence unless the principal is an admin. */
   requireAdmin(principal: Principal | null): asserts principal is Principal;
+  /**
+   * Throws 429 (with Retry-After) when the request's source address has used up its failed
+   * authentications (the kernel setting `server.authFailures`). Plugins that check their own keys
+   * call it before checking one; a socket upgrade passes its `IncomingMessage`.
+   */
+  refuseThrottledSource(request: Koa.Context | IncomingMessage): void;
+  /** Counts and logs a failed authentication (an unknown or revoked key) against the request's source address. */
+  recordFailedAuthentication(request: Koa.Context | IncomingMessage, what: string): void;
 }
 
 export interface Validator {

@@ -21,6 +21,7 @@ export {
   payloadTooLarge, unprocessable, tooManyRequests, serviceUnavailable, gatewayErrorFormat, openaiErrorFormat,
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
+export { exceedsJsonDepth } from './json-depth.js';
 export { definePlugin, isPlugin } from './plugin.js';
 export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
 export type { SocketRoute } from './sockets.js';

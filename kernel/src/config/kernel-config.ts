@@ -20,6 +20,13 @@ export interface WatchdogConfig {
   limitS: number;
 }
 
+/** Failed authentication (bad bearer tokens, bad seat keys) per source address. */
+export interface AuthFailuresConfig {
+  /** Failures one source may make within `windowMs`; beyond it, requests carrying a key get 429. */
+  burst: number;
+  windowMs: number;
+}
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -30,6 +37,9 @@ export interface ServerConfig {
   runner: boolean;
   logLevel: LogLevel;
   bodyLimitBytes: number;
+  /** JSON bodies nested deeper than this (objects and arrays) are refused with 400. */
+  jsonDepthLimit: number;
+  authFailures: AuthFailuresConfig;
   setupTimeoutMs: number;
   shutdownTimeoutMs: number;
   watchdog: WatchdogConfig;
@@ -61,6 +71,16 @@ export const kernelConfigSchema = {
         runner: { type: 'boolean', default: true },
         logLevel: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
+        jsonDepthLimit: { type: 'integer', minimum: 1, maximum: 256, default: 64 },
+        authFailures: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            burst: { type: 'integer', minimum: 1, default: 20 },
+            windowMs: { type: 'integer', minimum: 1000, default: 60_000 },
+          },
+        },
         setupTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
         shutdownTimeoutMs: { type: 'integer', minimum: 0, default: 10_000 },
         watchdog: {

@@ -36,7 +36,7 @@ const accountParams = schema<{ account: string }>({
 const tokenParams = schema<{ account: string; token_id: string }>({
   type: 'object',
   required: ['account', 'token_id'],
-  properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1 } },
+  properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1, maxLength: 256 } },
 });
 
 const tokenBody = schema<{ label?: string }>({

@@ -44,6 +44,16 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 });
 `;
 
+/**
+ * The docs page loads only its own files and fetches only /openapi.json; it may not be framed
+ * (clickjacking the Authorize control). Swagger UI sets inline styles and shows data: images.
+ */
+const DOCS_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
 export function docsRoutes(core: CoreContext) {
   const assetCache = new Map<string, Buffer>();
   return [
@@ -62,6 +72,7 @@ export function docsRoutes(core: CoreContext) {
       auth: 'public',
       hidden: true,
       handler: ({ koa }) => {
+        koa.set(DOCS_HEADERS);
         koa.type = 'text/html; charset=utf-8';
         koa.body = INDEX_HTML;
         return HANDLED;
@@ -74,6 +85,7 @@ export function docsRoutes(core: CoreContext) {
       hidden: true,
       params: schema<{ asset: string }>({ type: 'object', properties: { asset: { type: 'string' } } }),
       handler: async ({ params, koa }) => {
+        koa.set(DOCS_HEADERS);
         if (params.asset === 'keel-init.js') {
           koa.type = 'text/javascript; charset=utf-8';
           koa.body = INIT_JS;

@@ -8,7 +8,7 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import {
-  HANDLED, isReply, unauthorized, badRequest, payloadTooLarge,
+  HANDLED, isReply, unauthorized, badRequest, payloadTooLarge, exceedsJsonDepth,
   type AnyRoute, type ErrorFormatter, type RouteContext, type UploadedFile,
 } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
@@ -31,6 +31,8 @@ export interface RouteMountDeps {
   auth: TokenAuthService;
   validator: SchemaValidator;
   bodyLimitBytes: number;
+  /** JSON bodies nested deeper than this are refused before validation (which recurses). */
+  jsonDepthLimit: number;
   uploadDir: string;
 }
 
@@ -70,13 +72,6 @@ export function buildRouter(routes: MountedRoute[], deps: RouteMountDeps): Route
   return router;
 }
 
-/** Methods some route accepts on this path (for a 405 with an Allow header). */
-export function allowedMethodsFor(router: Router, path: string): string[] {
-  const methods = new Set<string>();
-  for (const layer of router.match(path, '').path) for (const m of layer.methods) methods.add(m);
-  return [...methods];
-}
-
 /** `signal` of a handler's context, read from the request state only when the handler asks. */
 const signalProperty = lazyProperty<RouteContext<unknown, unknown, unknown>>('signal', (rc) => rc.koa.state[SIGNAL_KEY]);
 
@@ -95,7 +90,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     ctx.state[ERROR_FORMAT_KEY] = mounted.errorFormat;
     if (auth !== 'none') {
       const token = bearerTokenOf(ctx);
-      const principal = token ? await deps.auth.authenticate(token) : null;
+      const principal = token ? await deps.auth.authenticateRequest(ctx, token) : null;
       if (auth !== 'public') {
         if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
         if (!principal) throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
@@ -112,6 +107,9 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
         await readBody(ctx);
       } catch (err) {
         throw bodyError(err, bodyKind);
+      }
+      if (bodyKind === 'json' && exceedsJsonDepth(ctx.request.body, deps.jsonDepthLimit)) {
+        throw badRequest(`The JSON body nests objects and arrays more than ${deps.jsonDepthLimit} levels deep; flatten it (the limit is the server setting jsonDepthLimit).`, { code: 'json_too_deep' });
       }
       files = collectFiles(ctx);
       if (Object.keys(files).length) ctx.res.once('close', () => void removeFiles(files));
@@ -152,12 +150,27 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
   };
 }
 
-/** A body that could not be read, explained: bad JSON names itself, size limits keep their 413. */
+/** A body that could not be read, explained: bad JSON and broken uploads name themselves, size limits keep their 413. */
 function bodyError(err: unknown, kind: string): unknown {
+  if (kind === 'multipart') return multipartError(err);
   const status = (err as { status?: unknown }).status;
   if (status !== 400 || kind !== 'json') return err;
   const message = (err as Error).message;
   return badRequest(`The request body is not valid JSON (${message.replace(/\.$/, '')}).`, { code: 'invalid_json', cause: err });
+}
+
+/** formidable's codes for an empty file and for a failure of the server's own upload directory. */
+const FORMIDABLE_EMPTY_FILE = 1010;
+const FORMIDABLE_CANNOT_CREATE_DIR = 1018;
+
+/** A multipart body formidable could not read: the client's fault (400, or 413 for size) unless the server's upload directory failed. */
+function multipartError(err: unknown): unknown {
+  const { code, httpCode, message } = err as { code?: unknown; httpCode?: unknown; message?: unknown };
+  // A system error (ENOSPC, EACCES: a string code) or the upload directory failing is the server's, not the client's.
+  if (typeof code === 'string' || code === FORMIDABLE_CANNOT_CREATE_DIR) return err;
+  if (httpCode === 413) return payloadTooLarge(`The upload is too large (${String(message)}).`, { code: 'payload_too_large', cause: err });
+  if (code === FORMIDABLE_EMPTY_FILE) return badRequest('An uploaded file is empty; send the file with its contents.', { code: 'empty_file', cause: err });
+  return badRequest(`The upload could not be read as multipart/form-data (${String(message).replace(/\.$/, '')}); send a complete body with its boundary.`, { code: 'invalid_multipart', cause: err });
 }
 
 function hasBody(ctx: Koa.Context): boolean {

@@ -6,7 +6,7 @@ import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
 import type { TailRegistry } from './tail-registry.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: 256 } } });
 const pageQuery = schema<{ after: number; limit: number }>({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
@@ -24,7 +24,7 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
     runs: {
       type: 'array',
       maxItems: 500,
-      items: { type: 'object', required: ['run_id'], additionalProperties: false, properties: { run_id: { type: 'string', minLength: 1 }, after: { type: 'integer', minimum: 0, default: 0 } } },
+      items: { type: 'object', required: ['run_id'], additionalProperties: false, properties: { run_id: { type: 'string', minLength: 1, maxLength: 256 }, after: { type: 'integer', minimum: 0, default: 0 } } },
     },
   },
 });

@@ -19,7 +19,7 @@ interface CatalogQuery {
 
 const catalogQuery = schema<CatalogQuery>({
   type: 'object',
-  properties: { scope: { type: 'string' }, tenant_id: { type: 'string' }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
+  properties: { scope: { type: 'string', maxLength: 256 }, tenant_id: { type: 'string', maxLength: 256 }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
 });
 const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 const flowParams = schema<{ bundle_id: string; bundle_version: string; flow_id: string }>({

@@ -24,13 +24,13 @@ export interface StartBody {
 
 /** The start request's fields (also the base of `POST /runs/schedule`). */
 export const startProperties = {
-    bundle_id: { type: 'string', minLength: 1 },
-    bundle_version: { type: 'string', minLength: 1 },
-    flow_id: { type: 'string', minLength: 1 },
+    bundle_id: { type: 'string', minLength: 1, maxLength: 256 },
+    bundle_version: { type: 'string', minLength: 1, maxLength: 256 },
+    flow_id: { type: 'string', minLength: 1, maxLength: 256 },
     interface: { type: 'string', minLength: 1 },
     registry_scope: { type: 'string' },
     input_data: { type: 'object', default: {} },
-    session_id: { type: 'string', minLength: 1 },
+    session_id: { type: 'string', minLength: 1, maxLength: 256 },
     kind: { type: 'string' },
     workspace: { type: 'object' },
     workspace_root: { type: 'string' },

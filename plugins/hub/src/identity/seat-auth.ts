@@ -56,18 +56,28 @@ export class SeatAuth {
     return null;
   }
 
-  /** The calling seat; 401/403 otherwise. */
+  /** The calling seat; 401/403 otherwise. A bad key counts against the caller's address (429 after the kernel's burst). */
   seat(ctx: KoaContext): AgentRecord {
-    const r = this.resolve(bearerOf(ctx.get('authorization') || undefined));
+    const key = bearerOf(ctx.get('authorization') || undefined);
+    if (key) this.kernelAuth.refuseThrottledSource(ctx);
+    const r = this.resolve(key);
     if ('agent' in r) return r.agent;
+    if (key && r.status === 401) void this.countUnlessKernelToken(ctx, key);
     if (r.status === 401) throw unauthorized(r.detail, { headers: { 'www-authenticate': 'Bearer' } });
     throw forbidden(r.detail);
+  }
+
+  /** A key that is no seat's counts as a failed sign-in, unless it is a valid kernel token (the admin key on a seat route). */
+  private async countUnlessKernelToken(ctx: KoaContext, key: string): Promise<void> {
+    if (!key.startsWith('agora_') && (await this.kernelAuth.authenticate(key))) return;
+    this.kernelAuth.recordFailedAuthentication(ctx, 'hub seat key');
   }
 
   /** True when the request carries the kernel's admin token (the hub's admin key). */
   async isAdminKey(ctx: KoaContext): Promise<boolean> {
     const key = bearerOf(ctx.get('authorization') || undefined);
     if (!key || key.startsWith('agora_')) return false;
+    this.kernelAuth.refuseThrottledSource(ctx);
     return this.kernelAuth.isAdmin(await this.kernelAuth.authenticate(key));
   }
 

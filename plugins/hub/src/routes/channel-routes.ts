@@ -9,7 +9,7 @@ const listQuery = schema<{ include_archived: boolean }>({ type: 'object', proper
 const createBody = schema<{ name: string; private: boolean }>({
   type: 'object', required: ['name'], properties: { name: { type: 'string' }, private: { type: 'boolean', default: true } },
 });
-const joinBody = schema<{ invite_token?: string }>({ type: 'object', properties: { invite_token: { type: 'string' } } });
+const joinBody = schema<{ invite_token?: string }>({ type: 'object', properties: { invite_token: { type: 'string', maxLength: 200 } } });
 
 export function channelRoutes(hub: Hub) {
   return [

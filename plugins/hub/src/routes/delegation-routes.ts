@@ -8,7 +8,7 @@ import { agentParams } from './schemas.js';
 const grantBody = schema<GrantInput>({
   type: 'object', required: ['agent_id', 'powers'],
   properties: {
-    agent_id: { type: 'string', minLength: 1 }, powers: { type: 'array', items: { type: 'string' } }, ttl_seconds: { type: ['number', 'null'] },
+    agent_id: { type: 'string', minLength: 1, maxLength: 200 }, powers: { type: 'array', items: { type: 'string' } }, ttl_seconds: { type: ['number', 'null'] },
     note: { type: 'string' }, scope: { type: 'string' },
   },
 });

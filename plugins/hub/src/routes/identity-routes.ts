@@ -9,7 +9,7 @@ const registerBody = schema<RegisterInput>({
   type: 'object',
   required: ['id'],
   properties: {
-    id: { type: 'string' }, name: { type: 'string', default: '' }, about: { type: 'string', default: '' },
+    id: { type: 'string', maxLength: 200 }, name: { type: 'string', default: '' }, about: { type: 'string', default: '' },
     mission: { type: 'string', default: '' }, operator: { type: 'boolean', default: false },
   },
 });

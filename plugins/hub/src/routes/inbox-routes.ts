@@ -4,7 +4,7 @@ import type { Hub } from '../hub.js';
 
 const ackBody = schema<{ channel?: string; seq?: number; cursors?: Record<string, number> }>({
   type: 'object',
-  properties: { channel: { type: 'string' }, seq: { type: 'integer', minimum: 0 }, cursors: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } },
+  properties: { channel: { type: 'string', maxLength: 200 }, seq: { type: 'integer', minimum: 0 }, cursors: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } },
 });
 
 export function inboxRoutes(hub: Hub) {

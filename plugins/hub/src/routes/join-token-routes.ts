@@ -7,14 +7,14 @@ import { ADMIN_PRINCIPAL } from '../identity/seat-auth.js';
 const mintBody = schema<MintInput>({
   type: 'object',
   properties: {
-    agent_id: { type: ['string', 'null'] }, about: { type: 'string' }, channels: { type: 'array', items: { type: 'string' } },
+    agent_id: { type: ['string', 'null'], maxLength: 200 }, about: { type: 'string' }, channels: { type: 'array', items: { type: 'string', maxLength: 200 } },
     ttl_seconds: { type: 'number' }, max_uses: { type: 'integer' },
   },
 });
 const joinBody = schema<{ token: string; agent_id?: string; about?: string }>({
-  type: 'object', required: ['token'], properties: { token: { type: 'string' }, agent_id: { type: 'string' }, about: { type: 'string' } },
+  type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 200 }, agent_id: { type: 'string', maxLength: 200 }, about: { type: 'string' } },
 });
-const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['token_id'], properties: { token_id: { type: 'string', minLength: 1 } } });
+const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['token_id'], properties: { token_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 
 export function joinTokenRoutes(hub: Hub) {
   const tokens = new JoinTokens(hub);

@@ -18,11 +18,11 @@ export const postBody = schema<PostArgs>({
     body: { type: 'string' }, title: { type: 'string' }, status: { type: 'string' }, urgency: { type: 'string' }, critical: { type: 'boolean' },
     to: stringList, data: { type: ['object', 'null'] }, reply_to: { type: ['string', 'null'] },
     asks: { type: 'array', items: { type: 'object' } }, answers: stringList, declines: stringList, consumes: stringList,
-    attachments: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, filename: { type: 'string' } } } },
+    attachments: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, filename: { type: 'string' } } } },
   },
 });
 const ratingBody = schema<{ value: number; note: string }>({ type: 'object', required: ['value'], properties: { value: { type: 'integer' }, note: { type: 'string', default: '' } } });
-const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer'], properties: { peer: { type: 'string', minLength: 1 } } });
+const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer'], properties: { peer: { type: 'string', minLength: 1, maxLength: 200 } } });
 
 /** Browsers send these `Sec-Fetch-Dest` values for passive subresources (an <img src> must not mark a message read). */
 const PASSIVE_DESTINATIONS = new Set(['image', 'audio', 'video', 'font', 'object', 'embed', 'track', 'style', 'script', 'manifest', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'report', 'xslt']);

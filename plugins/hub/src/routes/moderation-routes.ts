@@ -6,13 +6,13 @@ import { channelParams } from './schemas.js';
 
 const blockBody = schema<BlockInput>({
   type: 'object', required: ['agent'],
-  properties: { agent: { type: 'string', minLength: 1 }, seconds: { type: ['number', 'null'] }, reason: { type: 'string' } },
+  properties: { agent: { type: 'string', minLength: 1, maxLength: 200 }, seconds: { type: ['number', 'null'] }, reason: { type: 'string' } },
 });
 const roomAgentParams = schema<{ channel: string; agent: string }>({
-  type: 'object', required: ['channel', 'agent'], properties: { channel: { type: 'string', minLength: 1 }, agent: { type: 'string', minLength: 1 } },
+  type: 'object', required: ['channel', 'agent'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, agent: { type: 'string', minLength: 1, maxLength: 200 } },
 });
-const agentParams = schema<{ agent: string }>({ type: 'object', required: ['agent'], properties: { agent: { type: 'string', minLength: 1 } } });
-const listQuery = schema<{ scope?: string }>({ type: 'object', properties: { scope: { type: 'string' } } });
+const agentParams = schema<{ agent: string }>({ type: 'object', required: ['agent'], properties: { agent: { type: 'string', minLength: 1, maxLength: 200 } } });
+const listQuery = schema<{ scope?: string }>({ type: 'object', properties: { scope: { type: 'string', maxLength: 200 } } });
 
 export function moderationRoutes(hub: Hub) {
   const blocks = new Blocks(hub);

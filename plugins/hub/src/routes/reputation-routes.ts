@@ -9,7 +9,7 @@ import { channelParams } from './schemas.js';
 const NOTE_MAX = 280;
 const targetParams = schema<{ channel: string; target: string }>({
   // A target is a seat id (at most 64 characters), which also keeps lookups within the store's key size.
-  type: 'object', required: ['channel', 'target'], properties: { channel: { type: 'string', minLength: 1 }, target: { type: 'string', minLength: 1, maxLength: 64 } },
+  type: 'object', required: ['channel', 'target'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, target: { type: 'string', minLength: 1, maxLength: 64 } },
 });
 // `value` is a strict integer: 1.0 or "1" is a validation error (422), like the real hub.
 const voteBody = schema<{ axis: string; value: number; note: string }>({

@@ -10,12 +10,12 @@ import { channelParams, emptyBody } from './schemas.js';
 const MAX_INVITE_TTL = 30 * 86400;
 
 const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
-  type: 'object', properties: { agent_id: { type: ['string', 'null'] }, ttl_seconds: { type: 'number' } },
+  type: 'object', properties: { agent_id: { type: ['string', 'null'], maxLength: 200 }, ttl_seconds: { type: 'number' } },
 });
 const groupBody = schema<CreateGroupArgs>({
   type: 'object', required: ['name', 'members', 'purpose'],
   properties: {
-    name: { type: 'string' }, members: { type: 'array', items: { type: 'string' } }, purpose: { type: 'string' },
+    name: { type: 'string', maxLength: 200 }, members: { type: 'array', items: { type: 'string', maxLength: 200 } }, purpose: { type: 'string' },
     opening_post: { type: 'string' }, private: { type: 'boolean', default: true },
   },
 });

@@ -3,7 +3,7 @@ import { notFound, route, schema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { Provider } from '../providers/provider.js';
 
-const providerParams = schema<{ provider_name: string }>({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1 } } });
+const providerParams = schema<{ provider_name: string }>({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1, maxLength: 256 } } });
 const modelsQuery = schema<{ refresh?: boolean }>({ type: 'object', properties: { refresh: { type: 'boolean' } } });
 
 export interface StreamingBlock {

@@ -12,7 +12,7 @@ import { contentDisposition, headerSafe, isInlineRaster, SAFE_FALLBACK_TYPE, ser
 
 const uploadQuery = schema<{ filename?: string }>({ type: 'object', properties: { filename: { type: 'string' } } });
 const blobParams = schema<{ channel: string; id: string }>({
-  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1 }, id: { type: 'string' } },
+  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, id: { type: 'string' } },
 });
 
 export function attachmentRoutes(hub: Hub, content: HubContent) {
@@ -32,7 +32,7 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
     }),
     route({
       method: 'GET', path: '/channels/:channel/attachments/:id', auth: 'none', tags: ['hub'],
-      summary: 'Attachment bytes (served as a download with nosniff; raster images inline)',
+      summary: 'Attachment bytes (served as a download with nosniff and a sandbox CSP; raster images inline)',
       params: blobParams,
       handler: ({ koa, params }) => {
         hub.member(koa, params.channel);
@@ -42,6 +42,8 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
           'content-length': String(row.size),
           'content-disposition': contentDisposition(row.filename, isInlineRaster(row.content_type)),
           'x-content-type-options': 'nosniff',
+          // Opened directly, the bytes get an opaque origin: no scripts, no access to the hub's origin.
+          'content-security-policy': 'sandbox',
           'cache-control': 'private, max-age=31536000, immutable',
           'x-attachment-id': row.id,
           'x-declared-content-type': headerSafe(row.content_type),

@@ -4,7 +4,7 @@ import type { Hub } from '../../hub.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 
-const itemParams = schema<{ item_id: string }>({ type: 'object', required: ['item_id'], properties: { item_id: { type: 'string', minLength: 1 } } });
+const itemParams = schema<{ item_id: string }>({ type: 'object', required: ['item_id'], properties: { item_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 const ackBody = schema<{ keys: string[] }>({ type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'string' } } } });
 
 export function boardRoutes(hub: Hub, content: HubContent) {

@@ -11,7 +11,7 @@ import { CHANNEL_PREFIX, requireValidPath, ROOM_CHARTER_PATH } from './fs-paths.
 
 /** `*path` arrives percent-decoded by the router (the client encodes each segment). */
 const fileParams = schema<{ channel: string; path: string }>({
-  type: 'object', required: ['channel', 'path'], properties: { channel: { type: 'string', minLength: 1 }, path: { type: 'string' } },
+  type: 'object', required: ['channel', 'path'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, path: { type: 'string' } },
 });
 const listQuery = schema<{ prefix: string }>({ type: 'object', properties: { prefix: { type: 'string', default: '' } } });
 const readQuery = schema<{ version?: number }>({ type: 'object', properties: { version: { type: 'integer', minimum: 1 } } });

@@ -7,7 +7,7 @@ import type { HubContent } from '../hub-content.js';
 import { applyRules, requireValidKey } from './store-rules.js';
 
 const keyParams = schema<{ channel: string; key: string }>({
-  type: 'object', required: ['channel', 'key'], properties: { channel: { type: 'string', minLength: 1 }, key: { type: 'string' } },
+  type: 'object', required: ['channel', 'key'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, key: { type: 'string' } },
 });
 const putBody = schema<{ value: unknown; expect_version?: number | null }>({
   type: 'object', required: ['value'], properties: { value: {}, expect_version: { type: ['integer', 'null'], minimum: 0 } },
