@@ -4,8 +4,8 @@
  * Boot: load plugins → validate their configs → order by dependency tokens → open LMDB and the
  * account store → set up each plugin (with a deadline) → mount routes (clashes are errors) →
  * start plugins. Anything that fails leaves nothing running: what was opened is closed again.
- * Stop (idempotent): stop accepting, end streams, drain requests, stop plugins in reverse, close
- * worker pools, close LMDB last.
+ * Stop (idempotent): stop accepting, end streams and close sockets (1001), drain requests, stop
+ * plugins in reverse, close worker pools, close LMDB last.
  */
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
@@ -30,10 +30,11 @@ import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
-import { originPolicy } from './http/origin-policy.js';
-import { mountSocket, upgradeHandler, type UpgradeHandler } from './http/socket-upgrades.js';
+import { OriginPolicy } from './http/origin-policy.js';
+import { mountSocket, SocketHost, type UpgradeHandler } from './http/socket-upgrades.js';
 import { RequestTracker } from './http/request-tracker.js';
 import { securityHeaders } from './http/security-headers.js';
+import { StreamRegistry } from './http/stream-registry.js';
 import { unmatchedRoutes } from './http/unmatched-routes.js';
 import { createLogger, type LogSink } from './logging/logger.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
@@ -108,7 +109,9 @@ export class Kernel {
   private stopping: Promise<void> | undefined;
   private openApiDoc: Record<string, unknown> | undefined;
   private mounted: MountedRoute[] = [];
-  private upgrades: UpgradeHandler | undefined;
+  private readonly origins: OriginPolicy;
+  private readonly streams: StreamRegistry;
+  private sockets: SocketHost | undefined;
   private token = '';
 
   private constructor(private readonly options: KernelOptions) {
@@ -122,6 +125,8 @@ export class Kernel {
     });
     this.app.proxy = false;
     this.app.silent = true;
+    this.origins = new OriginPolicy(server.origins);
+    this.streams = new StreamRegistry(server.live.streamsPerAccount);
   }
 
   /** Boots a kernel; on any failure everything opened so far is closed and the error rethrown. */
@@ -165,8 +170,8 @@ export class Kernel {
 
   /** Handles HTTP upgrades for the plugins' WebSocket endpoints (for hosts with their own server). */
   upgradeHandler(): UpgradeHandler {
-    if (!this.upgrades) throw new Error('the kernel has not booted');
-    return this.upgrades;
+    if (!this.sockets) throw new Error('the kernel has not booted');
+    return this.sockets.handle;
   }
 
   /** Opens the listener; resolves with the bound address. */
@@ -222,7 +227,11 @@ export class Kernel {
 
     this.mounted = this.running.flatMap(({ loaded: l, instance }) => (instance.routes ?? []).map((route) => mountRoute(l, route)));
     checkRouteClashes(this.mounted);
-    this.upgrades = upgradeHandler(this.running.flatMap(({ loaded: l, instance }) => (instance.sockets ?? []).map((s) => mountSocket(l, s))));
+    const { live } = config.server;
+    this.sockets = new SocketHost(
+      this.running.flatMap(({ loaded: l, instance }) => (instance.sockets ?? []).map((s) => mountSocket(l, s, mountErrorFormat(l.plugin, s.mount ?? 'default')))),
+      { origins: this.origins, perAccount: live.socketsPerAccount, maxPayloadBytes: live.socketMaxPayloadBytes, log: this.log.child({ component: 'sockets' }) },
+    );
     this.buildApp(auth);
 
     for (const running of this.running) {
@@ -294,7 +303,8 @@ export class Kernel {
     this.app.use(this.tracker.middleware());
     this.app.use(securityHeaders());
     this.app.use(errorMiddleware(this.log, formatForPath));
-    this.app.use(originPolicy(this.options.config.server.origins));
+    this.app.use(this.origins.middleware());
+    this.app.use(this.streams.middleware());
     this.app.use(router.routes());
     const tokenPaths = new Set(this.mounted.filter((m) => (m.route.auth ?? 'user') === 'user' || m.route.auth === 'admin').map((m) => m.fullPath));
     this.app.use(unmatchedRoutes(router, auth, tokenPaths));
@@ -315,7 +325,9 @@ export class Kernel {
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     this.stopController.abort(new Error('kernel stopping'));
     this.tracker.abortAll();
-    const drained = await this.tracker.drain(shutdownTimeoutMs);
+    this.streams.closeAll();
+    // Upgraded sockets are no longer the HTTP server's: until they close, `closed` never resolves.
+    const [drained] = await Promise.all([this.tracker.drain(shutdownTimeoutMs), this.sockets?.closeAll(shutdownTimeoutMs)]);
     if (!drained) this.log.warn('requests still in flight at shutdown; closing their connections', { active: this.tracker.active });
     server?.closeAllConnections();
     await closed;

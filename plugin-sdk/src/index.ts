@@ -21,9 +21,9 @@ export {
   payloadTooLarge, unprocessable, tooManyRequests, serviceUnavailable, gatewayErrorFormat, openaiErrorFormat,
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
-export { exceedsJsonDepth } from './json-depth.js';
 export { definePlugin, isPlugin } from './plugin.js';
 export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
-export type { SocketRoute } from './sockets.js';
-export { encodeSse, openSse, lastEventId, SseStream } from './sse.js';
-export type { SseEvent, SseOptions, SseCloseReason } from './sse.js';
+export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.js';
+export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
+export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';
+export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.js';

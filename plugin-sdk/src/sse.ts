@@ -2,8 +2,23 @@
  * Server-Sent Events. `encodeSse` serialises an event once into bytes that can be written to
  * every subscriber; `openSse` takes over a Koa response with heartbeats and a bounded buffer:
  * a subscriber that cannot keep up is cut off instead of being buffered without limit.
+ *
+ * The host sees every stream opened this way (`StreamHost`): it caps open streams per account
+ * (`openSse` throws its 429 before any byte is written, so the route's error shape answers) and
+ * closes them all when it stops.
  */
 import type Koa from 'koa';
+
+/**
+ * What a host puts on `ctx.state[STREAM_HOST_KEY]` to admit and track streams (the Keel kernel does;
+ * a plain Koa app has none and streams are then unlimited). `admit` throws an `HttpError` to refuse
+ * and returns the function that releases the stream's place.
+ */
+export interface StreamHost {
+  admit(ctx: Koa.Context, stream: SseStream): () => void;
+}
+
+export const STREAM_HOST_KEY = 'keelStreamHost';
 
 export interface SseEvent {
   event?: string;
@@ -54,9 +69,13 @@ export class SseStream {
   /** Resolves with the reason once the stream is closed, whoever closed it. */
   readonly done: Promise<SseCloseReason>;
 
+  private readonly release: () => void;
+
   constructor(ctx: Koa.Context, options: SseOptions = {}) {
     this.res = ctx.res;
     this.maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+    // First, while a refusal can still be an ordinary error response.
+    this.release = (ctx.state[STREAM_HOST_KEY] as StreamHost | undefined)?.admit(ctx, this) ?? (() => {});
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     ctx.respond = false;
     ctx.req.socket.setTimeout(0);
@@ -120,6 +139,7 @@ export class SseStream {
     if (this.reason) return;
     this.reason = reason;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.release();
     this.controller.abort();
     this.resolveDone(reason);
   }

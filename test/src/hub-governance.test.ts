@@ -284,11 +284,18 @@ describe('hub governance: hub-wide blocks', () => {
     const whoami = await h.call('GET', '/whoami', key.bob);
     expect(whoami.status).to.equal(403);
     expect(whoami.body.detail).to.equal('you are banned by op from this hub — spam. Access resumes when the block expires or an operator lifts it.');
-    const again = await new Promise<{ code: number }>((resolve) => {
+    // The reconnect is refused on the upgrade itself: HTTP 403 with the ban's sentence, no socket.
+    const again = await new Promise<{ status: number; body: string }>((resolve) => {
       const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/hub/ws?token=${key.bob}`);
-      ws.once('close', (code) => resolve({ code }));
+      ws.once('error', () => undefined);
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
     });
-    expect(again.code).to.equal(4403);
+    expect(again.status).to.equal(403);
+    expect(JSON.parse(again.body).detail).to.equal('you are banned by op from this hub — spam. Access resumes when the block expires or an operator lifts it.');
     expect((await h.call('GET', '/delegations', key.alice)).body.map((d: { agent_id: string }) => d.agent_id)).to.not.include('bob');
     expect((await h.call('GET', '/blocks?scope=hub', key.alice)).body.map((b: { agent_id: string }) => b.agent_id)).to.deep.equal(['bob']);
 

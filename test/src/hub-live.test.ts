@@ -1,7 +1,7 @@
 /**
- * The hub's live socket over a real listener: auth close codes, membership-keyed delivery without
- * self-echo, tombstones, backlog replay by `since`, frames the hub answers, and catch-up after a
- * reconnect so nothing is missed.
+ * The hub's live socket over a real listener: auth refusals on the upgrade, membership-keyed
+ * delivery without self-echo, tombstones, backlog replay by `since`, frames the hub answers, and
+ * catch-up after a reconnect so nothing is missed.
  */
 import { expect } from 'chai';
 import WebSocket from 'ws';
@@ -66,6 +66,20 @@ class Probe {
   }
 }
 
+/** Opens a socket that the server must refuse; resolves with the HTTP status and body of its answer. */
+function refusedUpgrade(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once('open', () => reject(new Error(`${url} opened; a refusal was expected`)));
+    ws.once('error', () => undefined);
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+  });
+}
+
 describe('hub live socket', function () {
   let hub: HubHarness;
   let base: string;
@@ -89,13 +103,12 @@ describe('hub live socket', function () {
   });
   after(() => hub?.stop());
 
-  it('closes with 4401 and the refusal for a missing or unknown key', async () => {
-    for (const url of [`${base}/hub/ws`, `${base}/hub/ws?token=agora_nope`]) {
-      const p = await Probe.open(url);
-      await p.until(() => p.closed !== null, 'close');
-      expect(p.closed!.code).to.equal(4401);
+  it('refuses the upgrade with HTTP 401 and the refusal for a missing or unknown key, before any socket opens', async () => {
+    for (const [url, detail] of [[`${base}/hub/ws`, 'missing bearer token'], [`${base}/hub/ws?token=agora_nope`, 'invalid api key']] as const) {
+      const refused = await refusedUpgrade(url);
+      expect(refused.status).to.equal(401);
+      expect(JSON.parse(refused.body)).to.deep.equal({ detail });
     }
-    expect((await Probe.open(`${base}/hub/ws`).then(async (p) => (await p.until(() => !!p.closed, 'close'), p.closed!.reason)))).to.equal('missing bearer token');
   });
 
   it('pushes new messages of member channels to members, never echoing the sender', async () => {

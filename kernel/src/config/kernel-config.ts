@@ -27,6 +27,16 @@ export interface AuthFailuresConfig {
   windowMs: number;
 }
 
+/** Long-lived connections: event streams and WebSockets. */
+export interface LiveConfig {
+  /** Event streams (SSE) one account may hold open at once; more are refused with 429. */
+  streamsPerAccount: number;
+  /** WebSockets one account may hold open at once, all plugins together; more are refused with 429. */
+  socketsPerAccount: number;
+  /** Largest WebSocket message a client may send; a larger one closes that socket with 1009. */
+  socketMaxPayloadBytes: number;
+}
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -43,6 +53,7 @@ export interface ServerConfig {
   setupTimeoutMs: number;
   shutdownTimeoutMs: number;
   watchdog: WatchdogConfig;
+  live: LiveConfig;
 }
 
 export interface KernelConfig {
@@ -90,6 +101,16 @@ export const kernelConfigSchema = {
           properties: {
             enabled: { type: 'boolean', default: true },
             limitS: { type: 'number', exclusiveMinimum: 0, default: 10 },
+          },
+        },
+        live: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            streamsPerAccount: { type: 'integer', minimum: 1, default: 256 },
+            socketsPerAccount: { type: 'integer', minimum: 1, default: 64 },
+            socketMaxPayloadBytes: { type: 'integer', minimum: 1024, default: 1024 * 1024 },
           },
         },
       },

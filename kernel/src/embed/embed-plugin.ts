@@ -15,7 +15,11 @@ export interface EmbedOptions {
   config?: Record<string, unknown>;
   dataDir: string;
   overrides?: Array<[Token<unknown>, unknown]>;
-  /** Browser origins allowed to call the embedded routes (the host's own origin always is). */
+  /**
+   * Browser origins allowed to call the embedded routes and open its sockets. The host's own origin
+   * counts when the browser reaches it by the address the host listens on (`http://127.0.0.1:3000`,
+   * `localhost` for a loopback address); list it here when pages reach the host by a name.
+   */
   origins?: string[];
   logLevel?: LogLevel;
 }

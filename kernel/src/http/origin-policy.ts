@@ -1,38 +1,79 @@
 /**
- * The browser origin allowlist. Requests without an Origin header (curl, servers) pass; a browser
- * request must come from the server's own origin or one listed in `server.origins`. Allowed
- * origins get CORS headers and preflight answers; others get a 403 naming the setting.
+ * The browser origin allowlist, for HTTP requests and WebSocket upgrades alike. Requests without an
+ * Origin header (curl, servers) pass; a browser request must come from the server's own origin or
+ * one listed in `server.origins`. Allowed origins get CORS headers and preflight answers; others get
+ * a 403 naming the setting.
+ *
+ * The server's own origin is the address the connection was accepted on (the listen address as
+ * bound, the interface reached when bound to all of them), never the request's `Host` header: a
+ * page on a name the attacker controls (DNS rebinding) sends a matching Host and Origin, and would
+ * otherwise pass. On a loopback address, `localhost`, `127.0.0.1` and `[::1]` with the same port are
+ * all the server's own. Names (a LAN host name, a proxy's public URL) go in `server.origins`.
  */
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type Koa from 'koa';
-import { forbidden } from '@keel/plugin-sdk';
+import { forbidden, type HttpError } from '@keel/plugin-sdk';
 
 const ALLOW_HEADERS = 'authorization, content-type, last-event-id, x-request-id, x-hub-client, x-agora-client';
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
-export function originPolicy(allowed: string[]): Koa.Middleware {
-  const any = allowed.includes('*');
-  const list = new Set(allowed.map((o) => o.replace(/\/+$/, '').toLowerCase()));
-  // Not an async function: most requests only pass through, and a throw still reaches Koa as a rejection.
-  return (ctx, next) => {
-    const origin = ctx.get('origin');
-    if (!origin) return next();
-    const normalized = origin.toLowerCase();
-    const self = `${ctx.protocol}://${ctx.host}`.toLowerCase();
-    if (!(any || normalized === self || list.has(normalized))) {
-      throw forbidden(`Origin ${origin} is not allowed. Add it to server.origins in the Keel config to let browsers on it call this server.`, {
-        code: 'origin_not_allowed',
-      });
-    }
-    ctx.set('access-control-allow-origin', origin);
-    ctx.vary('origin');
-    ctx.set('access-control-expose-headers', 'x-request-id');
-    if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
-      ctx.set('access-control-allow-methods', ALLOW_METHODS);
-      ctx.set('access-control-allow-headers', ALLOW_HEADERS);
-      ctx.set('access-control-max-age', '600');
-      ctx.status = 204;
-      return;
-    }
-    return next();
-  };
+export class OriginPolicy {
+  private readonly any: boolean;
+  private readonly listed: Set<string>;
+
+  constructor(allowed: string[]) {
+    this.any = allowed.includes('*');
+    this.listed = new Set(allowed.map(normalize));
+  }
+
+  /** Null when a request with this Origin header, accepted on `req`'s connection, may proceed; else the 403. */
+  refusal(origin: string | undefined, req: IncomingMessage): HttpError | null {
+    if (!origin || this.any) return null;
+    const normalized = normalize(origin);
+    if (this.listed.has(normalized) || ownOrigins(req).includes(normalized)) return null;
+    return forbidden(`Origin ${origin} is not allowed. Add it to server.origins in the Keel config to let browsers on it call this server.`, {
+      code: 'origin_not_allowed',
+    });
+  }
+
+  /** Koa middleware: refuses foreign origins, answers preflights, adds CORS headers for allowed ones. */
+  middleware(): Koa.Middleware {
+    // Not an async function: most requests only pass through, and a throw still reaches Koa as a rejection.
+    return (ctx, next) => {
+      const origin = ctx.get('origin');
+      if (!origin) return next();
+      const refused = this.refusal(origin, ctx.req);
+      if (refused) throw refused;
+      ctx.set('access-control-allow-origin', origin);
+      ctx.vary('origin');
+      ctx.set('access-control-expose-headers', 'x-request-id');
+      if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
+        ctx.set('access-control-allow-methods', ALLOW_METHODS);
+        ctx.set('access-control-allow-headers', ALLOW_HEADERS);
+        ctx.set('access-control-max-age', '600');
+        ctx.status = 204;
+        return;
+      }
+      return next();
+    };
+  }
+}
+
+function normalize(origin: string): string {
+  return origin.replace(/\/+$/, '').toLowerCase();
+}
+
+/** The origins a browser uses to reach the server on the address this connection was accepted on. */
+function ownOrigins(req: IncomingMessage): string[] {
+  const { localAddress, localPort } = req.socket;
+  if (!localAddress || !localPort) return [];
+  const address = localAddress.replace(/^::ffff:/, '');
+  const hosts = isLoopback(address) ? LOOPBACK_NAMES : [isIP(address) === 6 ? `[${address}]` : address];
+  return hosts.flatMap((host) => localPort === 80 ? [`http://${host}`, `http://${host}:80`] : [`http://${host}:${localPort}`]);
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
 }

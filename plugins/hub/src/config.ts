@@ -8,6 +8,8 @@ export interface HubConfig {
   channelAttachmentQuotaBytes: number;
   /** Live socket: frames queued per connection before live frames are dropped (the client's gap check recovers them). */
   socketQueueFrames: number;
+  /** Live socket: deepest JSON nesting a client frame may have; deeper frames get an error frame (status 400). */
+  socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
 }
@@ -19,6 +21,7 @@ export const hubConfigSchema = schema<HubConfig>({
     attachmentMaxBytes: { type: 'integer', minimum: 1, default: 16 * 1024 * 1024 },
     channelAttachmentQuotaBytes: { type: 'integer', minimum: 1, default: 1024 * 1024 * 1024 },
     socketQueueFrames: { type: 'integer', minimum: 10, default: 1000 },
+    socketFrameMaxDepth: { type: 'integer', minimum: 2, default: 64 },
     postRate: {
       type: 'object',
       additionalProperties: false,

@@ -52,7 +52,7 @@ export const hubPlugin = definePlugin({
         ...governanceRoutes(hub),
         ...uiRoutes(prefix),
       ],
-      sockets: [{ path: '/ws', upgrade: (req, socket, head) => sockets.upgrade(req, socket, head) }],
+      sockets: [sockets.route()],
       stop: () => sockets.close(),
     };
   },

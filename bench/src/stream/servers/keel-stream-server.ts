@@ -84,7 +84,8 @@ const benchPlugin = definePlugin({
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'keel-bench-stream-'));
 const { config } = buildConfig({
-  server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false } },
+  // Every subscriber streams with the one admin token: lift the per-account stream cap (256 by default).
+  server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false }, live: { streamsPerAccount: 1_000_000 } },
   // BENCH_STREAM_LEDGER_PLUGIN: an absolute path to another build of the ledger plugin (to measure a candidate fix).
   plugins: [{ use: process.env.BENCH_STREAM_LEDGER_PLUGIN || '@keel/plugin-ledger' }],
 });

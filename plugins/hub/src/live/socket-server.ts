@@ -3,11 +3,17 @@
  * of the seat's channels as `envelope` frames, replays backlog after `subscribe` with `since`
  * cursors, and takes `post`, `presence`, `ack` and `ping` frames. Delivery is at least once;
  * per connection a channel's rows go out in seq order without repeats.
+ *
+ * The kernel owns the handshake: `authenticate` runs before anything is upgraded, so a missing or
+ * unknown key is refused with HTTP 401 and a blocked or retired seat with 403 (the refusal in the
+ * hub's `{detail}` shape), as the reference hub's close-before-accept answers. Frame size, protocol
+ * errors, the per-account cap and stop (1001) are the kernel's too.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { isHttpError } from '@keel/plugin-sdk';
+import type { WebSocket } from 'ws';
+import { textExceedsJsonDepth, forbidden, isHttpError, unauthorized, type SocketAdmission, type SocketConnection, type SocketRoute } from '@keel/plugin-sdk';
+import type { HubConfig } from '../config.js';
 import type { Hub } from '../hub.js';
 import { bearerOf } from '../identity/seat-auth.js';
 import type { StoredMessage } from '../records.js';
@@ -15,10 +21,7 @@ import { EnvelopeFrames } from './envelope-frames.js';
 import type { Presence } from './presence.js';
 import { TickCork } from './tick-cork.js';
 
-const REASON_MAX = 120;
-
 export class SocketServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly connections = new Set<Connection>();
   private readonly cork = new TickCork();
   private readonly unsubscribe: () => void;
@@ -34,24 +37,29 @@ export class SocketServer {
     });
   }
 
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /** The socket route the kernel mounts (`/ws` under the hub's prefix). */
+  route(): SocketRoute<string> {
+    return { path: '/ws', authenticate: (req) => this.authenticate(req), connected: (c) => this.connected(c) };
+  }
+
+  /** The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise. */
+  private authenticate(req: IncomingMessage): SocketAdmission<string> {
     const url = new URL(req.url ?? '/', 'http://hub.invalid');
-    const key = url.searchParams.get('token') ?? bearerOf(req.headers.authorization);
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const who = this.hub.auth.resolve(key);
-      if (!('agent' in who)) {
-        ws.close(who.status === 401 ? 4401 : 4403, who.detail.slice(0, REASON_MAX));
-        return;
-      }
-      const conn = new Connection(this.hub, ws, socket, this.cork, who.agent.id, this.hub.config.socketQueueFrames);
-      this.connections.add(conn);
-      this.presence.connected(conn.seat);
-      ws.on('close', () => {
-        this.connections.delete(conn);
-        this.presence.disconnected(conn.seat);
-      });
-      ws.on('message', (data, isBinary) => conn.enqueue(isBinary ? '' : data.toString(), this.presence));
+    const who = this.hub.auth.resolve(url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
+    if ('agent' in who) return { principal: who.agent.id, account: `hub-seat:${who.agent.id}` };
+    if (who.status === 401) throw unauthorized(who.detail, { headers: { 'www-authenticate': 'Bearer' } });
+    throw forbidden(who.detail);
+  }
+
+  private connected({ ws, socket, principal: seat }: SocketConnection<string>): void {
+    const conn = new Connection(this.hub, ws, socket, this.cork, seat, this.hub.config);
+    this.connections.add(conn);
+    this.presence.connected(conn.seat);
+    ws.on('close', () => {
+      this.connections.delete(conn);
+      this.presence.disconnected(conn.seat);
     });
+    ws.on('message', (data, isBinary) => conn.enqueue(isBinary ? '' : data.toString(), this.presence));
   }
 
   /** Closes every socket of a seat (hub block imposed while connected). */
@@ -59,10 +67,10 @@ export class SocketServer {
     for (const c of this.connections) if (c.seat === agent) c.ws.close(code, reason);
   }
 
-  async close(): Promise<void> {
+  /** Stops pushing (the kernel has already closed the sockets with 1001 by the time plugins stop). */
+  close(): void {
     this.unsubscribe();
     for (const c of this.connections) c.ws.close(1001, 'hub stopping');
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 }
 
@@ -80,7 +88,7 @@ class Connection {
     private readonly socket: Duplex,
     private readonly cork: TickCork,
     readonly seat: string,
-    private readonly queueFrames: number,
+    private readonly limits: Pick<HubConfig, 'socketQueueFrames' | 'socketFrameMaxDepth'>,
   ) {}
 
   /** Sends `m` if this seat should get it now; `frames` builds (and shares) the encoded envelope. */
@@ -93,7 +101,7 @@ class Connection {
     } else {
       if (m.sender === this.seat || m.seq <= (this.sent.get(m.channel) ?? 0)) return;
       // A full queue drops live frames; the client sees the seq gap and reconnects with `since`.
-      if (live && this.pending >= this.queueFrames) return;
+      if (live && this.pending >= this.limits.socketQueueFrames) return;
       this.sent.set(m.channel, m.seq);
     }
     this.sendText(frames.for(this.seat));
@@ -120,6 +128,10 @@ class Connection {
   }
 
   private async receive(text: string, presence: Presence): Promise<void> {
+    // Parsing copes with deep nesting; what walks the frame afterwards (posting, hashing) would not.
+    if (textExceedsJsonDepth(text, this.limits.socketFrameMaxDepth)) {
+      return this.send({ type: 'error', detail: `malformed frame: JSON nested deeper than ${this.limits.socketFrameMaxDepth} levels`, status: 400 });
+    }
     let frame: Record<string, unknown>;
     try {
       frame = JSON.parse(text) as Record<string, unknown>;
