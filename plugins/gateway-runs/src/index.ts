@@ -9,6 +9,7 @@ import { core, definePlugin, schema } from '@keel/plugin-sdk';
 import { ledgerToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
+import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CommandApplier } from './runner/apply-command.js';
@@ -37,6 +38,8 @@ interface GatewayRunsConfig {
   workspacePolicy: WorkspacePolicyConfig;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
+  /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
+  bundleLimits: BundleLimits;
 }
 
 const configSchema = schema<GatewayRunsConfig>({
@@ -61,6 +64,15 @@ const configSchema = schema<GatewayRunsConfig>({
       },
     },
     agentToolPrompt: { type: 'boolean', default: false },
+    bundleLimits: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxInflatedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_BUNDLE_LIMITS.maxInflatedBytes },
+        maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
+      },
+    },
     workspacePolicy: {
       type: 'object',
       additionalProperties: false,
@@ -94,8 +106,8 @@ export const gatewayRunsPlugin = definePlugin({
   setup({ config, deps }) {
     const runs = new RunStore(deps.storage);
     const commands = new CommandStore(deps.storage);
-    const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
-    const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')));
+    const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'), config.bundleLimits, deps.log);
+    const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), config.bundleLimits);
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
