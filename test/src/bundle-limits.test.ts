@@ -123,6 +123,7 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     // if an older server had stored it.
     expect((await upload(simpleBundle('roomy', '1.0.0', 'x'.repeat(2 * 1024 * 1024)), bob)).statusCode).to.equal(201);
     expect(await listed(bob)).to.include('roomy');
+    expect((await upload(simpleBundle('roomy-cat', '1.0.0', 'y'.repeat(2 * 1024 * 1024)), k.adminToken, '/api/gateway/admin/workflow-catalog/upload')).statusCode).to.equal(201);
     const bobDir = path.dirname(flowFiles(k.dataDir).find((f) => f.includes('fine@1.0.0'))!);
     writeFileSync(path.join(bobDir, 'bomb@1.0.0.flow'), zipBomb('bomb'));
     await k.stop();
@@ -135,5 +136,14 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     // Generous: the bomb is abandoned after ~1 MiB of output, not inflated to 64 MiB.
     expect(Date.now() - started).to.be.below(20_000);
     expect((await k.inject({ method: 'GET', url: '/api/gateway/bundles', token: bob })).statusCode).to.equal(200);
+    // A catalog version published under the old limits answers 409 with the reason, never a 500.
+    const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { registry_scope: 'tenant_catalog', bundle_id: 'roomy-cat' } });
+    expect(start.statusCode, start.body).to.equal(409);
+    const detail = start.json<{ detail: { reason_code: string; message: string } }>().detail;
+    expect(detail.reason_code).to.equal('catalog_bundle_unreadable');
+    expect(detail.message).to.match(/cannot be read within this gateway's bundle limits .*raise bundleLimits/);
+    const inspect = await k.inject({ method: 'GET', url: '/api/gateway/workflow-catalog/roomy-cat/versions/1.0.0/flows/main', token: k.adminToken });
+    expect(inspect.statusCode, inspect.body).to.equal(409);
+    expect((await k.inject({ method: 'GET', url: '/api/gateway/workflow-catalog', token: k.adminToken })).statusCode).to.equal(200);
   });
 });
