@@ -20,7 +20,8 @@ export function loneSurrogateAt(value: unknown, at: string): string | null {
     }
     return null;
   }
-  if (value !== null && typeof value === 'object') {
+  // Raw bodies (attachment bytes) are not text.
+  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer)) {
     for (const [key, inner] of Object.entries(value)) {
       if (!wellFormed(key)) return `${at} (a key)`;
       const found = loneSurrogateAt(inner, `${at}.${key}`);
