@@ -23,7 +23,12 @@ export class BundleTooLarge extends BundleError {}
 
 const SLICE = 64 * 1024;
 
+/** `PK\x03\x04`: a zip written by any packer starts with its first entry's local header. */
+const LOCAL_HEADER = [0x50, 0x4b, 0x03, 0x04];
+
 export function unzipBounded(bytes: Uint8Array, limits: BundleLimits): Map<string, Uint8Array> {
+  // Checked first so that junk is refused at once instead of being scanned byte by byte for headers.
+  if (!LOCAL_HEADER.every((b, i) => bytes[i] === b)) throw new BundleError('not a zip archive (it does not start with a zip entry)');
   const files = new Map<string, Uint8Array>();
   const unfinished = new Set<string>();
   let inflated = 0;

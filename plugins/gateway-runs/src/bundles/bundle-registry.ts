@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import path from 'node:path';
 import type { Logger } from '@keel/plugin-sdk';
 import { readBundle, type Bundle, type BundleLimits } from './read-bundle.js';
+import type { UploadReader } from './upload-reader.js';
 
 export type BundleSource = 'shipped' | 'published' | 'imported';
 
@@ -24,9 +25,13 @@ export class BundleRegistry {
     private readonly shippedDir: string,
     private readonly sharedDir: string,
     private readonly privateDir: (account: string) => string,
-    private readonly limits: BundleLimits,
+    private readonly uploads: UploadReader,
     private readonly log: Logger,
   ) {}
+
+  private get limits(): BundleLimits {
+    return this.uploads.limits;
+  }
 
   /** Every bundle an account can run: its private ones, the shared directory, the shipped ones. */
   list(account: string): BundleEntry[] {
@@ -50,9 +55,9 @@ export class BundleRegistry {
     return candidates.sort((a, b) => compareVersions(b.bundle.manifest.bundle_version, a.bundle.manifest.bundle_version))[0] ?? null;
   }
 
-  /** Installs an uploaded bundle (read within the limits first, so a refused one is never stored); refuses to replace an existing version unless `overwrite`. */
-  install(bytes: Uint8Array, scope: 'shared' | 'private', account: string, overwrite: boolean): { entry: BundleEntry; replaced: boolean } {
-    const bundle = readBundle(bytes, this.limits);
+  /** Installs an uploaded bundle (read within the limits first, off the main thread, so a refused one is never stored); refuses to replace an existing version unless `overwrite`. */
+  async install(bytes: Uint8Array, scope: 'shared' | 'private', account: string, overwrite: boolean): Promise<{ entry: BundleEntry; replaced: boolean }> {
+    const bundle = await this.uploads.read(bytes);
     const dir = scope === 'shared' ? this.sharedDir : this.privateDir(account);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = path.join(dir, `${bundle.manifest.bundle_id}@${bundle.manifest.bundle_version}.flow`);

@@ -40,7 +40,11 @@ const VERSION = /^[A-Za-z0-9_.-]+$/;
 
 /** Reads a bundle within `limits` (inflated size and entry count; see bounded-unzip.ts). */
 export function readBundle(bytes: Uint8Array, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
-  const files = unzipBounded(bytes, limits);
+  return bundleFromFiles(unzipBounded(bytes, limits));
+}
+
+/** The bundle held by an archive's unzipped entries (by name). */
+export function bundleFromFiles(files: Map<string, Uint8Array>): Bundle {
   const manifestBytes = files.get('manifest.json');
   if (!manifestBytes) throw new BundleError('manifest.json is missing');
   const raw = parseJson(manifestBytes, 'manifest.json') as Record<string, unknown>;

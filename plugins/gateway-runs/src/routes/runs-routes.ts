@@ -173,7 +173,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const scope = body.scope ?? (d.auth.isAdmin(principal) ? 'shared' : 'private');
         if (scope === 'shared' && !d.auth.isAdmin(principal)) throw forbidden('Writing the shared bundle directory needs an admin principal.');
         try {
-          const { entry, replaced } = d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
+          const { entry, replaced } = await d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
           const m = entry.bundle.manifest;
           return reply(201, { bundle_id: m.bundle_id, bundle_version: m.bundle_version, scope, replaced, entrypoints: m.entrypoints });
         } catch (err) {
