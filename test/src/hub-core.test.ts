@@ -77,9 +77,10 @@ describe('hub core', function () {
     it('hides private rooms from non-members and gates every channel route', async () => {
       const rows = (await hub.call('GET', '/channels', cyd)).body as Array<{ name: string }>;
       expect(rows.map((r) => r.name)).to.not.include('build');
-      expect(await hub.call('GET', '/channels/build/messages', cyd)).to.deep.include({ status: 403, body: { detail: "'cyd' is not a member of 'build'" } });
+      // A private room answers an outsider exactly as a missing channel does (issue 9 item 16).
+      expect(await hub.call('GET', '/channels/build/messages', cyd)).to.deep.include({ status: 404, body: { detail: "channel 'build' not found" } });
       expect(await hub.call('GET', '/channels/nowhere/messages', cyd)).to.deep.include({ status: 404, body: { detail: "channel 'nowhere' not found" } });
-      expect(await hub.call('POST', '/channels/build/join', cyd, {})).to.deep.include({ status: 403, body: { detail: 'a valid invite token is required for this private channel' } });
+      expect(await hub.call('POST', '/channels/build/join', cyd, {})).to.deep.include({ status: 404, body: { detail: "channel 'build' not found" } });
     });
 
     it('joins a private room with a single-use invite token', async () => {
@@ -88,7 +89,7 @@ describe('hub core', function () {
       expect(joined.status).to.equal(200);
       expect(joined.body.joined).to.equal(true);
       await hub.call('POST', '/channels/build/leave', cyd, {});
-      expect((await hub.call('POST', '/channels/build/join', cyd, { invite_token: invite.invite_token })).status).to.equal(403);
+      expect((await hub.call('POST', '/channels/build/join', cyd, { invite_token: invite.invite_token })).status).to.equal(404);
     });
 
     it('lists public rooms to everyone with counts and the last seq', async () => {
@@ -173,7 +174,8 @@ describe('hub core', function () {
       expect(dm.body.to).to.deep.equal(['ada']);
       expect((await hub.call('POST', '/dms/cyd/messages', cyd, { body: 'me' })).status).to.equal(400);
       expect(await hub.call('POST', '/dms/zed/messages', cyd, { body: 'x' })).to.deep.include({ status: 404, body: { detail: "agent 'zed' is not registered" } });
-      expect((await hub.call('POST', '/channels/dm:ada--cyd/join', bob, {})).body.detail).to.equal('direct channels cannot be joined');
+      // Someone else's direct channel answers like a missing one (issue 9 item 16).
+      expect((await hub.call('POST', '/channels/dm:ada--cyd/join', bob, {})).body.detail).to.equal("channel 'dm:ada--cyd' not found");
     });
   });
 
@@ -198,7 +200,7 @@ describe('hub core', function () {
       expect(((await hub.call('GET', '/inbox', cyd)).body as Array<{ channel: string }>).filter((e) => e.channel === 'commons')).to.have.length(0);
       expect((await hub.call('POST', '/inbox/ack', cyd, { cursors: { commons: posted.seq - 1 } })).body).to.deep.equal({ acked: { commons: posted.seq - 1 } });
       expect(((await hub.call('GET', '/inbox', cyd)).body as Array<{ id: string }>).map((e) => e.id)).to.include(posted.id);
-      expect((await hub.call('POST', '/inbox/ack', cyd, { channel: 'build', seq: 1 })).status).to.equal(403);
+      expect((await hub.call('POST', '/inbox/ack', cyd, { channel: 'build', seq: 1 })).status, 'a private room the seat is not in').to.equal(404);
     });
 
     it('warns a client that sends no client header with one unsaved notice', async () => {

@@ -36,12 +36,13 @@ describe('hub governance: invites and groups', () => {
     expect(res.body.invite_token).to.match(/^invite_[0-9a-f]{48}$/);
     expect(res.body).to.deep.include({ channel: 'lab', agent_id: 'bob' });
     const carolTries = await h.call('POST', '/channels/lab/join', key.carol, { invite_token: res.body.invite_token });
-    expect(carolTries.status).to.equal(403);
-    expect(carolTries.body.detail).to.equal('a valid invite token is required for this private channel');
+    // A token that is not hers does not reveal the private room: the answer of a missing channel.
+    expect(carolTries.status).to.equal(404);
+    expect(carolTries.body.detail).to.equal("channel 'lab' not found");
     expect((await h.call('POST', '/channels/lab/join', key.bob, { invite_token: res.body.invite_token })).status).to.equal(200);
     await h.call('POST', '/channels/lab/leave', key.bob);
     const reused = await h.call('POST', '/channels/lab/join', key.bob, { invite_token: res.body.invite_token });
-    expect(reused.status).to.equal(403);
+    expect(reused.status).to.equal(404);
   });
 
   it('only a room admin may invite; the invitee must be registered; DMs take none', async () => {

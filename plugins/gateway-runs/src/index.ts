@@ -9,6 +9,8 @@ import { core, definePlugin, schema } from '@keel/plugin-sdk';
 import { ledgerToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
+import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
+import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { CommandApplier } from './runner/apply-command.js';
@@ -40,6 +42,8 @@ interface GatewayRunsConfig {
   workspace: { nonAdmin: 'own_folders' | 'gateway_policy' } & ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
+  /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
+  bundleLimits: BundleLimits;
 }
 
 const configSchema = schema<GatewayRunsConfig>({
@@ -76,6 +80,15 @@ const configSchema = schema<GatewayRunsConfig>({
         maxResultBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxResultBytes },
       },
     },
+    bundleLimits: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxInflatedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_BUNDLE_LIMITS.maxInflatedBytes },
+        maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
+      },
+    },
     workspacePolicy: {
       type: 'object',
       additionalProperties: false,
@@ -105,12 +118,14 @@ export const gatewayRunsPlugin = definePlugin({
   description: 'Durable workflow runs: .flow bundles, the VisualFlow runtime, commands and the runner',
   configSchema,
   defaultPrefix: '/api/gateway',
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, ledger: ledgerToken, inference: inferenceToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
   setup({ config, deps }) {
     const runs = new RunStore(deps.storage);
     const commands = new CommandStore(deps.storage);
-    const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'));
-    const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')));
+    // Uploads from any account are unzipped on a worker thread, never on the event loop.
+    const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
+    const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'), uploads, deps.log);
+    const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);

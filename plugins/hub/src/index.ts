@@ -3,7 +3,7 @@
  * with asks and answers, a hash-chained transcript per channel, a live socket and the team page.
  * Mounted at `/hub`; wire-compatible with clients written for the `agora/0.4` protocol.
  */
-import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { core, definePlugin, token, type AnyRoute } from '@keel/plugin-sdk';
 import { hubConfigSchema } from './config.js';
 import { contentRoutes } from './content/content-routes.js';
 import { Hub } from './hub.js';
@@ -18,6 +18,7 @@ import { ledgerRoutes } from './routes/ledger-routes.js';
 import { messageRoutes } from './routes/message-routes.js';
 import { HubDb } from './store/hub-db.js';
 import { uiRoutes } from './ui/ui-routes.js';
+import { requireWellFormedText } from './well-formed-text.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
 export type { HubConfig } from './config.js';
@@ -41,7 +42,7 @@ export const hubPlugin = definePlugin({
     hub.severSockets = (agent) => sockets.sever(agent);
     return {
       exports: hub,
-      routes: [
+      routes: requireWellFormedText([
         ...identityRoutes(hub),
         ...channelRoutes(hub),
         ...messageRoutes(hub),
@@ -51,7 +52,7 @@ export const hubPlugin = definePlugin({
         ...discoveryRoutes(hub),
         ...governanceRoutes(hub),
         ...uiRoutes(prefix),
-      ],
+      ] as AnyRoute[]),
       sockets: [sockets.route()],
       stop: () => sockets.close(),
     };

@@ -1,4 +1,5 @@
 import { schema } from '@keel/plugin-sdk';
+import { DEFAULT_INPUT_LIMITS, type InputLimitsConfig } from './input-limits.js';
 
 export interface RemoteEndpointConfig {
   /** Provider name (`openai`, `lab`); model ids are `<name>/<model>`. */
@@ -35,6 +36,8 @@ export interface InferenceConfig {
   endpoints: RemoteEndpointConfig[];
   openaiApi: { enabled: boolean; logSize: number };
   catalogTtlMs: number;
+  /** Most prompt characters and messages one request may send (400 naming the limit beyond). */
+  inputLimits: InputLimitsConfig;
 }
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
@@ -108,5 +111,14 @@ export const inferenceConfigSchema = schema<InferenceConfig>({
       properties: { enabled: { type: 'boolean', default: true }, logSize: { type: 'integer', minimum: 0, maximum: 100_000, default: 200 } },
     },
     catalogTtlMs: { type: 'integer', minimum: 0, default: 60_000 },
+    inputLimits: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxPromptChars: { type: 'integer', minimum: 1, default: DEFAULT_INPUT_LIMITS.maxPromptChars },
+        maxMessages: { type: 'integer', minimum: 1, default: DEFAULT_INPUT_LIMITS.maxMessages },
+      },
+    },
   },
 });

@@ -12,6 +12,7 @@ import { ApiSettings } from './api-settings.js';
 import { inferenceConfigSchema } from './config.js';
 import { discoveryRoutes } from './discovery/discovery-routes.js';
 import { InferenceService } from './inference-service.js';
+import { InputLimits } from './input-limits.js';
 import { CallRecorder } from './openai/call-recorder.js';
 import { chatCompletionsRoute } from './openai/chat-completions-route.js';
 import { completionsRoute } from './openai/completions-route.js';
@@ -85,7 +86,7 @@ export const inferencePlugin = definePlugin({
       default_embedding_model: config.defaultEmbeddingModel,
     });
     const registry = new ProviderRegistry(local, configured, profiles, { chat: () => settings.get().default_chat_model, embedding: () => settings.get().default_embedding_model }, config.catalogTtlMs, config.aliases);
-    const service = new InferenceService(registry, settings, config.generation.temperature);
+    const service = new InferenceService(registry, settings, config.generation.temperature, new InputLimits(config.inputLimits));
     const log = new RequestLog(config.openaiApi.logSize);
     const recorder = new CallRecorder(settings, log);
     const openaiPrefix = () => mounts.openai!;

@@ -3,6 +3,7 @@
  * embeddings for an account, with model ids resolved through the provider layer.
  */
 import type { ApiSettings } from './api-settings.js';
+import type { InputLimits } from './input-limits.js';
 import type { ProviderRegistry, ResolvedModel } from './providers/provider-registry.js';
 import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, ModelKind, Provider } from './providers/provider.js';
 
@@ -23,6 +24,8 @@ export class InferenceService {
     private readonly registry: ProviderRegistry,
     private readonly settings: ApiSettings,
     private readonly defaultTemperature: number,
+    /** The per-request bounds; the `/v1` routes check them too, before a stream opens. */
+    readonly limits: InputLimits,
   ) {}
 
   resolve(account: string, model: string | undefined, kind: ModelKind): Promise<ResolvedModel> {
@@ -35,6 +38,7 @@ export class InferenceService {
 
   /** Chat with a model already resolved (callers that report the model before generating). */
   async chatOn(target: ResolvedModel, messages: ChatMessage[], params: Partial<GenerationParams> | undefined, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    this.limits.chat(messages);
     const outcome = await target.provider.chat(target.model, messages, this.params(params), options);
     return { ...outcome, model: target.id, provider: target.provider.info.name };
   }
@@ -44,6 +48,7 @@ export class InferenceService {
   }
 
   async completeOn(target: ResolvedModel, prompt: string, params: Partial<GenerationParams> | undefined, options: CallOptions = {}): Promise<GenerationOutcome & Resolved> {
+    this.limits.prompts([prompt]);
     const outcome = await target.provider.complete(target.model, prompt, this.params(params), options);
     return { ...outcome, model: target.id, provider: target.provider.info.name };
   }
@@ -53,6 +58,7 @@ export class InferenceService {
   }
 
   async embedOn(target: ResolvedModel, inputs: string[], options: { signal?: AbortSignal } = {}): Promise<EmbeddingOutcome & Resolved> {
+    this.limits.inputs(inputs);
     const outcome = await target.provider.embed(target.model, inputs, options);
     return { ...outcome, model: target.id, provider: target.provider.info.name };
   }

@@ -4,7 +4,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readBundle, type Bundle } from './read-bundle.js';
+import type { Logger } from '@keel/plugin-sdk';
+import { readBundle, type Bundle, type BundleLimits } from './read-bundle.js';
+import type { UploadReader } from './upload-reader.js';
 
 export type BundleSource = 'shipped' | 'published' | 'imported';
 
@@ -19,7 +21,17 @@ export interface BundleEntry {
 export class BundleRegistry {
   private readonly cache = new Map<string, { mtimeMs: number; entry: BundleEntry | null }>();
 
-  constructor(private readonly shippedDir: string, private readonly sharedDir: string, private readonly privateDir: (account: string) => string) {}
+  constructor(
+    private readonly shippedDir: string,
+    private readonly sharedDir: string,
+    private readonly privateDir: (account: string) => string,
+    private readonly uploads: UploadReader,
+    private readonly log: Logger,
+  ) {}
+
+  private get limits(): BundleLimits {
+    return this.uploads.limits;
+  }
 
   /** Every bundle an account can run: its private ones, the shared directory, the shipped ones. */
   list(account: string): BundleEntry[] {
@@ -43,9 +55,9 @@ export class BundleRegistry {
     return candidates.sort((a, b) => compareVersions(b.bundle.manifest.bundle_version, a.bundle.manifest.bundle_version))[0] ?? null;
   }
 
-  /** Installs an uploaded bundle; refuses to replace an existing version unless `overwrite`. */
-  install(bytes: Uint8Array, scope: 'shared' | 'private', account: string, overwrite: boolean): { entry: BundleEntry; replaced: boolean } {
-    const bundle = readBundle(bytes);
+  /** Installs an uploaded bundle (read within the limits first, off the main thread, so a refused one is never stored); refuses to replace an existing version unless `overwrite`. */
+  async install(bytes: Uint8Array, scope: 'shared' | 'private', account: string, overwrite: boolean): Promise<{ entry: BundleEntry; replaced: boolean }> {
+    const bundle = await this.uploads.read(bytes);
     const dir = scope === 'shared' ? this.sharedDir : this.privateDir(account);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = path.join(dir, `${bundle.manifest.bundle_id}@${bundle.manifest.bundle_version}.flow`);
@@ -85,9 +97,11 @@ export class BundleRegistry {
     if (cached && cached.mtimeMs === mtimeMs) return cached.entry;
     let entry: BundleEntry | null;
     try {
-      entry = { bundle: readBundle(readFileSync(file)), source, file, scope, account };
-    } catch {
-      // An unreadable file in a bundle folder is skipped, not fatal: uploads are validated first.
+      entry = { bundle: readBundle(readFileSync(file), this.limits), source, file, scope, account };
+    } catch (err) {
+      // An unreadable file in a bundle folder (or one stored before the limits were lowered) is
+      // skipped, not fatal; the cache keeps the verdict, so it is logged once per file version.
+      this.log.warn('bundle skipped: it cannot be read within the bundle limits', { file, error: (err as Error).message });
       entry = null;
     }
     this.cache.set(file, { mtimeMs, entry });

@@ -3,7 +3,9 @@
  * Every problem is named (`manifest.json: bundle_format_version must be "1"`), so an upload
  * that fails says what to fix.
  */
-import { unzipSync, strFromU8 } from 'fflate';
+import { strFromU8 } from 'fflate';
+import { BundleError } from './bundle-error.js';
+import { DEFAULT_BUNDLE_LIMITS, unzipBounded, type BundleLimits } from './bounded-unzip.js';
 import { compileFlow, type CompiledFlow } from '../flow/compile-flow.js';
 import type { VisualFlow } from '../flow/visualflow.js';
 
@@ -30,26 +32,27 @@ export interface Bundle {
   flows: Map<string, CompiledFlow>;
 }
 
-export class BundleError extends Error {}
+export { BundleError };
+export { BundleTooLarge, DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bounded-unzip.js';
 
 const ID = /^[A-Za-z0-9_-]+$/;
 const VERSION = /^[A-Za-z0-9_.-]+$/;
 
-export function readBundle(bytes: Uint8Array): Bundle {
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes);
-  } catch (err) {
-    throw new BundleError(`not a zip archive (${(err as Error).message})`);
-  }
-  const manifestBytes = files['manifest.json'];
+/** Reads a bundle within `limits` (inflated size and entry count; see bounded-unzip.ts). */
+export function readBundle(bytes: Uint8Array, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
+  return bundleFromFiles(unzipBounded(bytes, limits));
+}
+
+/** The bundle held by an archive's unzipped entries (by name). */
+export function bundleFromFiles(files: Map<string, Uint8Array>): Bundle {
+  const manifestBytes = files.get('manifest.json');
   if (!manifestBytes) throw new BundleError('manifest.json is missing');
   const raw = parseJson(manifestBytes, 'manifest.json') as Record<string, unknown>;
   const manifest = normalizeManifest(raw);
   const flows = new Map<string, CompiledFlow>();
   for (const [flowId, rel] of Object.entries(manifest.flows)) {
     if (rel.includes('..') || rel.startsWith('/')) throw new BundleError(`manifest.json: flows.${flowId} path '${rel}' must be relative and stay inside the bundle`);
-    const data = files[rel];
+    const data = files.get(rel);
     if (!data) throw new BundleError(`${rel} (flow '${flowId}') is missing from the bundle`);
     const flow = parseJson(data, rel) as VisualFlow;
     try {

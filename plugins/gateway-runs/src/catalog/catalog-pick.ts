@@ -5,7 +5,7 @@
  * inside its 409) word them the same way.
  */
 import type { Principal } from '@keel/plugin-sdk';
-import type { Bundle } from '../bundles/read-bundle.js';
+import { BundleError, type Bundle } from '../bundles/read-bundle.js';
 import { aclAllows, bundleRef, type CatalogRecord } from './catalog-record.js';
 import type { CatalogStore } from './catalog-store.js';
 
@@ -34,5 +34,15 @@ export function pickCatalogVersion(catalog: CatalogStore, principal: Principal, 
     const why = record.status_reason ? `: ${record.status_reason}` : '';
     return { ok: false, status: 409, code: 'workflow_deprecated', reason: `${bundleRef(record)} is ${record.status} on ${WHERE}${why}; only published versions start` };
   }
-  return { ok: true, record, bundle: catalog.bundleOf(record) };
+  try {
+    return { ok: true, record, bundle: catalog.bundleOf(record) };
+  } catch (err) {
+    if (!(err instanceof BundleError)) throw err;
+    return { ok: false, status: 409, code: 'catalog_bundle_unreadable', reason: unreadable(record, err) };
+  }
+}
+
+/** A stored version whose bytes no longer pass the bundle limits (they were lowered since it was published). */
+export function unreadable(record: CatalogRecord, err: BundleError): string {
+  return `${bundleRef(record)} cannot be read within this gateway's bundle limits (${err.message}); an admin can raise bundleLimits or publish a new version`;
 }

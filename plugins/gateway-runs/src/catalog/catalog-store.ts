@@ -8,6 +8,7 @@ import type { Database } from 'lmdb';
 import { conflict, notFound, type PluginStorage } from '@keel/plugin-sdk';
 import { compareVersions } from '../bundles/bundle-registry.js';
 import { readBundle, type Bundle } from '../bundles/read-bundle.js';
+import type { UploadReader } from '../bundles/upload-reader.js';
 import { CatalogFiles, sha256Hex } from './catalog-files.js';
 import { bundleRef, normalizeAcl, type CatalogAcl, type CatalogPointer, type CatalogRecord, type CatalogScope, type CatalogStatus, type WorkflowPolicy } from './catalog-record.js';
 
@@ -34,7 +35,7 @@ export class CatalogStore {
   /** Parsed bundles by digest: the bytes of a digest never change. */
   private readonly parsed = new Map<string, Bundle>();
 
-  constructor(private readonly storage: PluginStorage, readonly files: CatalogFiles) {
+  constructor(private readonly storage: PluginStorage, readonly files: CatalogFiles, private readonly uploads: UploadReader) {
     this.records = storage.openDB<CatalogRecord, RecordKey>('catalog-records');
     this.pointers = storage.openDB<CatalogPointer, PointerKey>('catalog-defaults');
   }
@@ -56,7 +57,7 @@ export class CatalogStore {
 
   /** Stores a version: new bytes become a published record; the same bytes again change nothing but the ACL (when given) and the pointer. */
   async publish(input: PublishInput): Promise<{ record: CatalogRecord; created: boolean }> {
-    const bundle = readBundle(input.bytes);
+    const bundle = await this.uploads.read(input.bytes);
     const m = bundle.manifest;
     const sha = sha256Hex(input.bytes);
     const before = this.get(input.scope, input.tenant, m.bundle_id, m.bundle_version);
@@ -145,7 +146,7 @@ export class CatalogStore {
     const cached = this.parsed.get(ref.sha256);
     if (cached) return cached;
     const rel = 'path' in ref ? ref.path : this.files.relativePath(ref.registry_scope, ref.tenant_id, ref.bundle_id, ref.bundle_version, ref.sha256);
-    const bundle = readBundle(this.files.read(rel, ref.sha256));
+    const bundle = readBundle(this.files.read(rel, ref.sha256), this.uploads.limits);
     this.parsed.set(ref.sha256, bundle);
     return bundle;
   }

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { badRequest, notFound, reply, route, schema, type Principal } from '@keel/plugin-sdk';
-import { BundleError } from '../bundles/read-bundle.js';
+import { bundleRefusal } from './bundle-refusal.js';
 import { normalizeAcl, type CatalogAcl, type CatalogRecord } from '../catalog/catalog-record.js';
 import type { CatalogStore, PublishInput } from '../catalog/catalog-store.js';
 import type { WorkflowSources } from './agent-defaults.js';
@@ -67,7 +67,8 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       // Catalog bundles are read when a run starts, so there is no host to reload.
       return reply(created ? 201 : 200, { ok: true, created, record: row(record, principal), reload: null });
     } catch (err) {
-      if (err instanceof BundleError) throw badRequest(`Invalid bundle: ${err.message}.`, { code: 'invalid_bundle', field: 'body.file' });
+      const refusal = bundleRefusal(err);
+      if (refusal) throw refusal;
       throw err;
     }
   };

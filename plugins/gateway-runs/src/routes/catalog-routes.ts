@@ -4,7 +4,9 @@
  * ACL-aware flow and input-schema inspection. Non-admins see the published versions they may run
  * in their own tenant; another tenant's catalog is 403 for them.
  */
-import { forbidden, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
+import { conflict, forbidden, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
+import { BundleError, type Bundle } from '../bundles/read-bundle.js';
+import { unreadable } from '../catalog/catalog-pick.js';
 import { actionsFor, bundleRef, parseCatalogScope, publicRecord, targetTenant, type CatalogRecord, type CatalogScope } from '../catalog/catalog-record.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import { flowInputSchema } from '../catalog/input-schema.js';
@@ -63,7 +65,14 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
     const record = d.catalog.get(scope, tenant, p.bundle_id, p.bundle_version);
     if (!record) throw notFound(`${p.bundle_id}@${p.bundle_version} is not in the catalog of tenant '${tenant}'.`, { code: 'catalog_version_not_found' });
     if (!actionsFor(record, principal, admin).can_inspect) throw forbidden(`You may not inspect ${bundleRef(record)} (it is ${record.status}, or its ACL does not allow account '${principal.account}').`, { code: 'forbidden' });
-    const flow = d.catalog.bundleOf(record).flows.get(p.flow_id);
+    let bundle: Bundle;
+    try {
+      bundle = d.catalog.bundleOf(record);
+    } catch (err) {
+      if (err instanceof BundleError) throw conflict(`${unreadable(record, err)}.`, { code: 'catalog_bundle_unreadable' });
+      throw err;
+    }
+    const flow = bundle.flows.get(p.flow_id);
     if (!flow) throw notFound(`Flow '${p.flow_id}' is not in ${bundleRef(record)} (it has ${record.entrypoints.map((e) => e.flow_id).join(', ')}).`, { code: 'flow_not_found' });
     const head = { tenant_id: tenant, bundle_id: record.bundle_id, bundle_version: record.bundle_version, bundle_ref: bundleRef(record), flow_id: p.flow_id, workflow_id: `${bundleRef(record)}:${p.flow_id}` };
     return { record, flow, head };

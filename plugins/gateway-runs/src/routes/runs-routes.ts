@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, reply, route, schema, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
-import { BundleError } from '../bundles/read-bundle.js';
+import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
 import { runView, type RunState } from '../runtime/run-state.js';
@@ -175,11 +175,12 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const scope = body.scope ?? (d.auth.isAdmin(principal) ? 'shared' : 'private');
         if (scope === 'shared' && !d.auth.isAdmin(principal)) throw forbidden('Writing the shared bundle directory needs an admin principal.');
         try {
-          const { entry, replaced } = d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
+          const { entry, replaced } = await d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
           const m = entry.bundle.manifest;
           return reply(201, { bundle_id: m.bundle_id, bundle_version: m.bundle_version, scope, replaced, entrypoints: m.entrypoints });
         } catch (err) {
-          if (err instanceof BundleError) throw badRequest(`Invalid bundle: ${err.message}.`, { code: 'invalid_bundle', field: 'body.file' });
+          const refusal = bundleRefusal(err);
+          if (refusal) throw refusal;
           if (err instanceof BundleConflict) throw conflict(err.message, { code: 'bundle_exists' });
           throw err;
         }

@@ -31,14 +31,33 @@ export class ChannelDirectory {
   /** The channel, or 404 with the hub's sentence. */
   require(name: string): ChannelRecord {
     const c = this.db.channels.get(name);
-    if (!c) throw notFound(`channel '${name}' not found`);
+    if (!c) throw missingChannel(name);
     return c;
   }
 
-  /** The membership gate of every `/channels/{c}/...` route. */
+  /**
+   * Whether `seat` may learn that `c` exists: a public room, a channel it belongs to, any channel
+   * for an operator. Everyone else gets, for a private channel, exactly the answer a missing
+   * channel gets (issue 9 item 16), so room and DM names cannot be probed.
+   */
+  knows(c: ChannelRecord, seat: Pick<AgentRecord, 'id' | 'operator'>): boolean {
+    return !c.private || seat.operator || this.db.isMember(c.name, seat.id);
+  }
+
+  /** `require` for a caller: a private channel it may not know of (unless `knownAnyway`) is the same 404 as a missing one. */
+  requireKnown(name: string, seat: Pick<AgentRecord, 'id' | 'operator'>, knownAnyway?: (c: ChannelRecord) => boolean): ChannelRecord {
+    const c = this.require(name);
+    if (!this.knows(c, seat) && !knownAnyway?.(c)) throw missingChannel(name);
+    return c;
+  }
+
+  /** The membership gate of every `/channels/{c}/...` route: 403 for a public room, 404 for a private channel the seat may not know of. */
   requireMember(name: string, agent: string): ChannelRecord {
     const c = this.require(name);
-    if (!this.db.isMember(name, agent)) throw forbidden(`'${agent}' is not a member of '${name}'`);
+    if (!this.db.isMember(name, agent)) {
+      if (c.private && this.db.agents.get(agent)?.operator !== true) throw missingChannel(name);
+      throw forbidden(`'${agent}' is not a member of '${name}'`);
+    }
     return c;
   }
 
@@ -148,4 +167,9 @@ export class ChannelDirectory {
     for (const { value } of this.db.messages.getRange({ start: [channel, Number.MAX_SAFE_INTEGER], end: [channel, 0], reverse: true, limit: 1 })) return value;
     return undefined;
   }
+}
+
+/** The one answer for a channel a caller may not see, whether it is missing or private. */
+function missingChannel(name: string) {
+  return notFound(`channel '${name}' not found`);
 }

@@ -35,10 +35,13 @@ export class Invites {
   /** Refuses a seat that may not join `channel` with this token (public rooms need none). */
   check(channel: ChannelRecord, seat: AgentRecord, token: string | undefined): void {
     if (!channel.private || seat.operator) return;
+    if (!this.valid(channel, seat, token)) throw forbidden('a valid invite token is required for this private channel');
+  }
+
+  /** Whether `token` is an unspent, unexpired invite to `channel` that `seat` may use. */
+  valid(channel: ChannelRecord, seat: AgentRecord, token: string | undefined): boolean {
     const invite = token ? this.invites.get(token) : undefined;
-    if (!invite || invite.channel !== channel.name || invite.used_by !== null || invite.expires_at <= nowSeconds() || (invite.agent_id && invite.agent_id !== seat.id)) {
-      throw forbidden('a valid invite token is required for this private channel');
-    }
+    return !!invite && invite.channel === channel.name && invite.used_by === null && invite.expires_at > nowSeconds() && (!invite.agent_id || invite.agent_id === seat.id);
   }
 
   /** Inside the join's write: spends the token. */

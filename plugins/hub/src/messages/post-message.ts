@@ -10,6 +10,7 @@ import type { AgentRecord, Ask, ChannelRecord, MessageStatus, StoredMessage, Urg
 import type { HubDb } from '../store/hub-db.js';
 import { TokenBucket } from '../limits/token-bucket.js';
 import { capBytes, capText, sanitize } from '../text-rules.js';
+import { refuseLoneSurrogates } from '../well-formed-text.js';
 import type { HubWriter, WriteScope } from './hub-writer.js';
 
 export interface PostArgs {
@@ -70,6 +71,8 @@ export class MessagePoster {
 
   /** Inside a write: validates and inserts one post. */
   postIn(w: WriteScope, channel: ChannelRecord, sender: AgentRecord, args: PostArgs): StoredMessage {
+    // Here, not only at the HTTP edge, so the socket's `post` frame is held to the same rule.
+    refuseLoneSurrogates(args, 'post');
     const status = (args.status ?? 'fyi') as MessageStatus;
     if (!STATUSES.has(status)) throw badRequest(`status must be one of open, reply, fyi, blocked, resolved — got '${args.status}'`);
     const urgency = (args.urgency ?? 'inbox') as Urgency;

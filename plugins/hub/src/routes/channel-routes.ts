@@ -45,7 +45,8 @@ export function channelRoutes(hub: Hub) {
       handler: async ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
         hub.pause.requireOpen(seat);
-        const c = hub.channels.require(params.channel);
+        // Only an invite for this channel lets an outsider learn that a private one exists.
+        const c = hub.channels.requireKnown(params.channel, seat, (ch) => hub.invites.valid(ch, seat, body.invite_token));
         if (c.is_dm) throw forbidden('direct channels cannot be joined');
         hub.poster.checkOpen(c);
         const already = hub.db.isMember(c.name, seat.id);

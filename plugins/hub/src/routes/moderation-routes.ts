@@ -3,6 +3,7 @@ import { route, schema } from '@keel/plugin-sdk';
 import { Blocks, HUB_SCOPE, type BlockInput } from '../governance/blocks.js';
 import type { Hub } from '../hub.js';
 import { channelParams } from './schemas.js';
+import { mayModerateRoom } from '../governance/room-authority.js';
 
 const blockBody = schema<BlockInput>({
   type: 'object', required: ['agent'],
@@ -22,7 +23,7 @@ export function moderationRoutes(hub: Hub) {
       params: channelParams, body: blockBody,
       handler: ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
-        return blocks.blockInRoom(hub.channels.require(params.channel), seat, body);
+        return blocks.blockInRoom(hub.channels.requireKnown(params.channel, seat, (c) => mayModerateRoom(c, seat, hub.delegations)), seat, body);
       },
     }),
     route({
@@ -30,7 +31,7 @@ export function moderationRoutes(hub: Hub) {
       params: roomAgentParams,
       handler: ({ koa, params }) => {
         const seat = hub.auth.seat(koa);
-        blocks.requireModerator(hub.channels.require(params.channel), seat);
+        blocks.requireModerator(hub.channels.requireKnown(params.channel, seat, (c) => mayModerateRoom(c, seat, hub.delegations)), seat);
         return blocks.lift(params.channel, params.agent);
       },
     }),

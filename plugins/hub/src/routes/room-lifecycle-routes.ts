@@ -30,7 +30,7 @@ export function roomLifecycleRoutes(hub: Hub) {
       handler: async ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
         hub.pause.requireOpen(seat);
-        const c = hub.channels.require(params.channel);
+        const c = hub.channels.requireKnown(params.channel, seat, (ch) => mayAdministerRoom(ch, seat, hub.delegations));
         if (c.is_dm) throw badRequest('direct channels take no invites — they hold exactly their two peers');
         if (!mayAdministerRoom(c, seat, hub.delegations)) {
           throw forbidden(`creating an invite in '${c.name}' needs the channel owner (${ownerLabel(c)}), an operator, or a delegate holding 'ruling', 'operational' or 'proxy' for this room`);
@@ -61,7 +61,7 @@ export function roomLifecycleRoutes(hub: Hub) {
       handler: ({ koa, params }) => {
         const seat = hub.auth.seat(koa);
         hub.pause.requireOpen(seat);
-        return archive.archive(hub.channels.require(params.channel), seat);
+        return archive.archive(hub.channels.requireKnown(params.channel, seat, (ch) => ch.created_by === seat.id), seat);
       },
     }),
     route({

@@ -2,6 +2,7 @@
 import { notFound, route, schema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { Provider } from '../providers/provider.js';
+import { echoId } from '../echo-id.js';
 
 const providerParams = schema<{ provider_name: string }>({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1, maxLength: 256 } } });
 const modelsQuery = schema<{ refresh?: boolean }>({ type: 'object', properties: { refresh: { type: 'boolean' } } });
@@ -49,7 +50,7 @@ export function discoveryRoutes(service: InferenceService, openaiPrefix: () => s
       query: modelsQuery,
       handler: async ({ params, query, principal }) => {
         const provider = service.provider(principal!.account, params.provider_name);
-        if (!provider) throw notFound(`Unknown provider '${params.provider_name}'.`, { code: 'provider_not_found' });
+        if (!provider) throw notFound(`Unknown provider '${echoId(params.provider_name)}'.`, { code: 'provider_not_found' });
         const models = await provider.listModels({ refresh: query.refresh ?? false });
         return { provider: provider.info.name, source: provider.info.catalog, models };
       },

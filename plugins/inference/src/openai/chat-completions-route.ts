@@ -20,6 +20,7 @@ export function chatCompletionsRoute(service: InferenceService, recorder: CallRe
       recorder.record(ctx as RouteContext<unknown, unknown, unknown>, '/v1/chat/completions', ctx.body.stream === true, async (note) => {
         const { body, principal } = ctx;
         const messages = chatMessages(body.messages);
+        service.limits.chat(messages);
         const params = chatParams(body);
         const target = await service.resolve(principal!.account, body.model, 'chat');
         note.model = target.id;

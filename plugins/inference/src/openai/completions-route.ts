@@ -20,6 +20,7 @@ export function completionsRoute(service: InferenceService, recorder: CallRecord
       recorder.record(ctx as RouteContext<unknown, unknown, unknown>, '/v1/completions', ctx.body.stream === true, async (note) => {
         const { body, principal } = ctx;
         const prompts = typeof body.prompt === 'string' ? [body.prompt] : body.prompt;
+        service.limits.prompts(prompts);
         if (body.stream && prompts.length > 1) throw badRequest('Streaming takes one prompt; send a string, or an array of one.', { code: 'invalid_request', field: 'body.prompt' });
         if (body.suffix) throw badRequest('suffix (fill-in-the-middle) is not supported.', { code: 'unsupported_parameter', field: 'body.suffix' });
         const params = generationParams(body);

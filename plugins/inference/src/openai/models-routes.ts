@@ -2,6 +2,7 @@
 import { notFound, route, schema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { ModelInfo } from '../providers/provider.js';
+import { echoId } from '../echo-id.js';
 
 const STARTED = Math.floor(Date.now() / 1000);
 
@@ -30,7 +31,7 @@ export function modelsRoutes(service: InferenceService) {
         const id = Array.isArray(params.model) ? params.model.join('/') : params.model;
         const target = await service.resolve(principal!.account, id, 'chat').catch(() => null);
         const info = target && (await target.provider.findModel(target.model));
-        if (!info) throw notFound(`The model '${id}' does not exist.`, { code: 'model_not_found', field: 'params.model' });
+        if (!info) throw notFound(`The model '${echoId(id)}' does not exist.`, { code: 'model_not_found', field: 'params.model' });
         return wire(info);
       },
     }),

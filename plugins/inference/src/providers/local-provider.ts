@@ -4,6 +4,7 @@ import { OnnxEngineError, type OnnxEngine } from '@keel/engine-onnx';
 import { badRequest, HttpError, notFound, serviceUnavailable } from '@keel/plugin-sdk';
 import type { LocalModelCatalog, LocalModelEntry } from './local-model-catalog.js';
 import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, Provider, ProviderInfo } from './provider.js';
+import { echoId } from '../echo-id.js';
 
 export const LOCAL_PROVIDER = 'local';
 
@@ -49,14 +50,14 @@ export class LocalProvider implements Provider {
 
   private async entry(model: string): Promise<LocalModelEntry> {
     const entry = await this.catalog.find(model);
-    if (!entry) throw notFound(`The model 'local/${model}' does not exist.`, { code: 'model_not_found', field: 'body.model' });
+    if (!entry) throw notFound(`The model '${echoId(`local/${model}`)}' does not exist.`, { code: 'model_not_found', field: 'body.model' });
     if (!entry.present) throw this.missingFile(entry);
     return entry;
   }
 
   private async generative(model: string): Promise<LocalModelEntry> {
     const entry = await this.entry(model);
-    if (entry.engine !== 'llama') throw badRequest(`The model 'local/${model}' is an embedding model; it cannot generate text.`, { code: 'model_not_supported', field: 'body.model' });
+    if (entry.engine !== 'llama') throw badRequest(`The model '${echoId(`local/${model}`)}' is an embedding model; it cannot generate text.`, { code: 'model_not_supported', field: 'body.model' });
     return entry;
   }
 

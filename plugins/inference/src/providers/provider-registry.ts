@@ -8,6 +8,7 @@ import type { ProfileStore, StoredProfile } from '../profiles/profile-store.js';
 import { LOCAL_PROVIDER, type LocalProvider } from './local-provider.js';
 import type { ModelKind, Provider } from './provider.js';
 import { RemoteProvider } from './remote-provider.js';
+import { echoId } from '../echo-id.js';
 
 export interface ResolvedModel {
   provider: Provider;
@@ -84,5 +85,5 @@ export class ProviderRegistry {
 }
 
 function unknownModel(id: string) {
-  return notFound(`The model '${id}' does not exist.`, { code: 'model_not_found', field: 'body.model' });
+  return notFound(`The model '${echoId(id)}' does not exist.`, { code: 'model_not_found', field: 'body.model' });
 }

@@ -6,6 +6,7 @@
 import { HttpError, notFound } from '@keel/plugin-sdk';
 import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, Provider, ProviderInfo } from './provider.js';
 import { sseData } from './sse-lines.js';
+import { echoId } from '../echo-id.js';
 
 export interface RemoteEndpoint {
   info: ProviderInfo;
@@ -169,7 +170,7 @@ async function upstreamError(provider: string, res: Response, model: unknown): P
     /* not JSON */
   }
   message = message.replace(/\.+$/, '');
-  if (res.status === 404 && typeof model === 'string') return notFound(`The model '${provider}/${model}' does not exist (the endpoint said: ${message}).`, { code: 'model_not_found', field: 'body.model' });
+  if (res.status === 404 && typeof model === 'string') return notFound(`The model '${echoId(`${provider}/${model}`)}' does not exist (the endpoint said: ${echoId(message)}).`, { code: 'model_not_found', field: 'body.model' });
   if (res.status === 401 || res.status === 403) return new HttpError(502, `The endpoint '${provider}' refused the server-held key: ${message}.`, { code: 'upstream_auth_failed' });
   if (res.status === 400) return new HttpError(400, `The endpoint '${provider}' refused the request: ${message}.`, { code: 'upstream_bad_request' });
   return new HttpError(502, `The endpoint '${provider}' failed: ${message}.`, { code: 'upstream_error' });

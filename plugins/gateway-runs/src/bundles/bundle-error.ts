@@ -1,0 +1,2 @@
+/** A `.flow` bundle that cannot be read; the message names what to fix. */
+export class BundleError extends Error {}
