@@ -1,7 +1,8 @@
 /**
  * Server-Sent Events. `encodeSse` serialises an event once into bytes that can be written to
  * every subscriber; `openSse` takes over a Koa response with heartbeats and a bounded buffer:
- * a subscriber that cannot keep up is cut off instead of being buffered without limit.
+ * a subscriber that cannot keep up is cut off instead of being buffered without limit. Producers
+ * that can wait (a replay of stored events) pace themselves with `backedUp` and `drained()`.
  */
 import type Koa from 'koa';
 
@@ -35,7 +36,11 @@ export function lastEventId(ctx: Koa.Context, queryKey = 'after'): string | null
 export interface SseOptions {
   /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s; 0 = off). */
   heartbeatMs?: number;
-  /** Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). */
+  /**
+   * Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). A producer that
+   * waits for `drained()` is never cut off: one event is always accepted by a socket that has drained,
+   * however large.
+   */
   maxBufferedBytes?: number;
   /** Closes the stream when aborted (pass the route's signal so kernel stop ends streams). */
   signal?: AbortSignal;
@@ -95,6 +100,25 @@ export class SseStream {
     return this.writeRaw(Buffer.isBuffer(event) ? event : encodeSse(event));
   }
 
+  /** True while the socket holds more than it wants (a write returned false): wait for `drained()` before writing more. */
+  get backedUp(): boolean {
+    return !this.reason && this.res.writableNeedDrain;
+  }
+
+  /** Resolves once the socket has flushed what it held, or the stream closed. */
+  drained(): Promise<void> {
+    if (!this.backedUp) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.controller.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.res.once('drain', done);
+      this.controller.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   comment(text: string): boolean {
     return this.writeRaw(Buffer.from(`: ${text.replace(/\n/g, ' ')}\n\n`, 'utf8'));
   }
@@ -108,7 +132,7 @@ export class SseStream {
 
   private writeRaw(bytes: Buffer): boolean {
     if (this.reason) return false;
-    if (this.res.writableLength + bytes.length > this.maxBuffered) {
+    if (this.res.writableNeedDrain && this.res.writableLength + bytes.length > this.maxBuffered) {
       this.close('slow_consumer');
       return false;
     }
