@@ -77,7 +77,8 @@ export class SseStream {
     this.res.on('close', () => this.finish('client'));
     const heartbeatMs = options.heartbeatMs ?? 15_000;
     if (heartbeatMs > 0) {
-      this.heartbeat = setInterval(() => this.writeRaw(PING), heartbeatMs);
+      // A heartbeat only matters on an idle stream: none while the socket still holds data.
+      this.heartbeat = setInterval(() => !this.backedUp && this.writeRaw(PING), heartbeatMs);
       this.heartbeat.unref();
     }
     if (options.signal) {

@@ -11,8 +11,10 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { ledgerWriterPlugin } from './fixtures/ledger-writer-plugin.js';
 import { until } from './helpers/gateway-runs.js';
 
-const LARGE_RECORDS = 60;
-const RECORD_BYTES = 400_000; // 60 records of ~400 KB: a 24 MB ledger
+// 60 records of ~400 KB, then one of 6 MB (larger than the SSE helper's 4 MiB buffer limit): a 30 MB ledger.
+const LARGE_RECORDS = 61;
+const RECORD_BYTES = 400_000;
+const HUGE_RECORD_BYTES = 6_000_000;
 const SLOW_READERS = 8;
 
 interface Followed {
@@ -98,7 +100,8 @@ describe('ledger streams stay fair when one run has a large ledger (issue 9 item
 
   it('ends a small run\'s live stream while slow replays of a large ledger are in progress, and the replays deliver every record once, in order', async () => {
     await post('/runs/large');
-    await post('/runs/large/append', { count: LARGE_RECORDS, bytes: RECORD_BYTES, end: true });
+    await post('/runs/large/append', { count: LARGE_RECORDS - 1, bytes: RECORD_BYTES });
+    await post('/runs/large/append', { count: 1, bytes: HUGE_RECORD_BYTES, end: true });
 
     const finishedOrder: string[] = [];
     // Slow readers from the start, and one resuming from cursor 17 (Last-Event-ID).

@@ -26,6 +26,7 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
   const tail = tails.open(meta.run_id);
   // Frames that must follow a record this subscriber has not received yet (rule 4 of §6).
   const held: Array<{ cursor: number; frame: Buffer }> = [];
+  let waitingForDrain = false;
   const subscriber: TailSubscriber = {
     cursor: options.after,
     get open() {
@@ -38,7 +39,16 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
     send: (frame: Buffer) => sse.send(frame),
     close: () => sse.close(),
     delivered: () => {
-      if (sse.closed) return;
+      if (sse.closed || waitingForDrain) return;
+      // After a large frame, what follows it waits for the socket to drain (it would count as a slow consumer).
+      if (sse.backedUp) {
+        waitingForDrain = true;
+        void sse.drained().then(() => {
+          waitingForDrain = false;
+          subscriber.delivered();
+        });
+        return;
+      }
       while (held.length && held[0]!.cursor <= subscriber.cursor) sse.send(held.shift()!.frame);
       if (tail.complete && subscriber.cursor >= tail.cursor) {
         sse.send(encodeSse({ event: 'done', data: { run_id: meta.run_id, cursor: subscriber.cursor, status: 'terminal' } }));

@@ -131,31 +131,39 @@ export class RunTail {
   }
 
   private async catchUp(sub: TailSubscriber): Promise<void> {
+    let page: Frame[] = [];
+    let at = 0;
     while (sub.open) {
       if (sub.backedUp) await sub.drained();
       if (!sub.open || sub.cursor >= this.head) return;
-      const frames = await this.frames.after(this.runId, sub.cursor);
-      // Nothing after its cursor although the tail is ahead cannot happen with a dense ledger; do not spin.
-      if (!frames.length) return sub.close();
-      if (!write(sub, frames)) return;
+      while (at < page.length && page[at]![0] <= sub.cursor) at++;
+      if (at === page.length) {
+        page = await this.frames.after(this.runId, sub.cursor);
+        at = 0;
+        // Nothing after its cursor although the tail is ahead cannot happen with a dense ledger; do not spin.
+        if (!page.length) return sub.close();
+      }
+      write(sub, page, at);
       sub.delivered();
     }
   }
 
   private deliverLive(sub: TailSubscriber, frames: Frame[]): void {
-    if (sub.backedUp || !write(sub, frames)) {
-      this.follow(sub);
-      return;
-    }
+    // Stopped early (its socket backed up, a gap, or it is gone): it continues on its own from its cursor.
+    if (!write(sub, frames)) this.follow(sub);
     sub.delivered();
   }
 }
 
-/** Writes the frames after the subscriber's cursor, in order; false on a gap (it must catch up) or when it is gone. */
-function write(sub: TailSubscriber, frames: Frame[]): boolean {
-  for (const [cursor, frame] of frames) {
+/**
+ * Writes the frames after the subscriber's cursor, in order, while its socket keeps up; true when all
+ * were written, false when it stopped early (backed up, a gap, or the subscriber is gone).
+ */
+function write(sub: TailSubscriber, frames: Frame[], from = 0): boolean {
+  for (let i = from; i < frames.length; i++) {
+    const [cursor, frame] = frames[i]!;
     if (cursor <= sub.cursor) continue;
-    if (cursor !== sub.cursor + 1 || !sub.send(frame)) return false;
+    if (sub.backedUp || cursor !== sub.cursor + 1 || !sub.send(frame)) return false;
     sub.cursor = cursor;
   }
   return true;

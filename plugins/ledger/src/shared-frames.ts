@@ -100,13 +100,17 @@ export class SharedFrames {
     const out: Frame[] = [];
     if (!frames) return out;
     let bytes = 0;
+    let touched: Group | null = null;
     for (let next = cursor + 1; out.length < this.limits.records && bytes < this.limits.bytes; next++) {
       const hit = frames.get(next);
       if (!hit) break;
       out.push([next, hit.frame]);
       bytes += hit.frame.length;
-      this.recency.delete(hit.group);
-      this.recency.add(hit.group);
+      if (hit.group !== touched) {
+        touched = hit.group;
+        this.recency.delete(hit.group);
+        this.recency.add(hit.group);
+      }
     }
     return out;
   }
