@@ -36,12 +36,14 @@ export function lastEventId(ctx: Koa.Context, queryKey = 'after'): string | null
 export interface SseOptions {
   /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s; 0 = off). */
   heartbeatMs?: number;
-  /**
-   * Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). A producer that
-   * waits for `drained()` is never cut off: one event is always accepted by a socket that has drained,
-   * however large.
-   */
+  /** Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Unsent bytes at which `backedUp` turns true (default a quarter of `maxBufferedBytes`). A producer
+   * that writes only while `backedUp` is false, and otherwise waits for `drained()`, is never cut off:
+   * one event is always accepted below this mark, however large.
+   */
+  pauseBytes?: number;
   /** Closes the stream when aborted (pass the route's signal so kernel stop ends streams). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -54,6 +56,7 @@ export class SseStream {
   private readonly controller = new AbortController();
   private readonly heartbeat: NodeJS.Timeout | undefined;
   private readonly maxBuffered: number;
+  private readonly pauseBytes: number;
   private reason: SseCloseReason | null = null;
   private resolveDone!: (reason: SseCloseReason) => void;
   /** Resolves with the reason once the stream is closed, whoever closed it. */
@@ -62,6 +65,7 @@ export class SseStream {
   constructor(ctx: Koa.Context, options: SseOptions = {}) {
     this.res = ctx.res;
     this.maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+    this.pauseBytes = options.pauseBytes ?? Math.floor(this.maxBuffered / 4);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     ctx.respond = false;
     ctx.req.socket.setTimeout(0);
@@ -101,21 +105,24 @@ export class SseStream {
     return this.writeRaw(Buffer.isBuffer(event) ? event : encodeSse(event));
   }
 
-  /** True while the socket holds more than it wants (a write returned false): wait for `drained()` before writing more. */
+  /** True while the socket holds `pauseBytes` or more unsent: wait for `drained()` before writing more. */
   get backedUp(): boolean {
-    return !this.reason && this.res.writableNeedDrain;
+    return !this.reason && this.res.writableLength >= this.pauseBytes;
   }
 
   /** Resolves once the socket has flushed what it held, or the stream closed. */
   drained(): Promise<void> {
     if (!this.backedUp) return Promise.resolve();
+    const socket = this.res.socket;
     return new Promise((resolve) => {
       const done = () => {
         this.res.off('drain', done);
+        socket?.off('drain', done);
         this.controller.signal.removeEventListener('abort', done);
         resolve();
       };
       this.res.once('drain', done);
+      socket?.once('drain', done);
       this.controller.signal.addEventListener('abort', done, { once: true });
     });
   }
@@ -133,7 +140,7 @@ export class SseStream {
 
   private writeRaw(bytes: Buffer): boolean {
     if (this.reason) return false;
-    if (this.res.writableNeedDrain && this.res.writableLength + bytes.length > this.maxBuffered) {
+    if (this.res.writableLength >= this.pauseBytes && this.res.writableLength + bytes.length > this.maxBuffered) {
       this.close('slow_consumer');
       return false;
     }
