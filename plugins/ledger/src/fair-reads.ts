@@ -2,12 +2,13 @@
  * Fair access to the `ledger-read` pool across runs. Each run has its own queue and runs take turns
  * (round robin); a run has at most one read in the pool at a time, and the pool is never handed more
  * reads than it has threads. A small run's tail read so waits for at most one page of each other
- * busy run, never for a large run's whole backlog.
+ * busy run, never for a large run's whole backlog. Within a run, its live tail goes first.
  */
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 
 export interface PoolReader {
-  read(task: ReadTask): Promise<ReadResult>;
+  /** `first`: ahead of the run's other queued reads (its live tail goes before its replays). */
+  read(task: ReadTask, first?: boolean): Promise<ReadResult>;
 }
 
 interface Job {
@@ -25,10 +26,11 @@ export class FairReads implements PoolReader {
 
   constructor(private readonly pool: PoolReader, private readonly concurrency: number) {}
 
-  read(task: ReadTask): Promise<ReadResult> {
+  read(task: ReadTask, first = false): Promise<ReadResult> {
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(task.runId);
-      if (queue) queue.push({ task, resolve, reject });
+      if (queue && first) queue.unshift({ task, resolve, reject });
+      else if (queue) queue.push({ task, resolve, reject });
       else this.queues.set(task.runId, [{ task, resolve, reject }]);
       this.dispatch();
     });

@@ -65,14 +65,15 @@ export class SharedFrames {
 
   /**
    * Reads the page after `cursor` from the pool. `join`: share a read of the same page already under
-   * way; the tail passes false, since its end-of-run test needs a read begun after the terminal mark.
+   * way. The live tail passes false (its end-of-run test needs a read begun after the terminal mark);
+   * its read also goes ahead of the run's replays.
    */
   read(runId: string, cursor: number, join = true): Promise<Page> {
     let reads = this.pending.get(runId);
     const existing = reads?.get(cursor);
     if (existing && join) return existing;
     if (!reads) this.pending.set(runId, (reads = new Map()));
-    const page: Promise<Page> = this.readPage(runId, cursor).finally(() => {
+    const page: Promise<Page> = this.readPage(runId, cursor, !join).finally(() => {
       if (reads!.get(cursor) === page) reads!.delete(cursor);
       if (!reads!.size && this.pending.get(runId) === reads) this.pending.delete(runId);
     });
@@ -80,8 +81,8 @@ export class SharedFrames {
     return page;
   }
 
-  private async readPage(runId: string, cursor: number): Promise<Page> {
-    const result = await this.reader.read({ runId, after: cursor, limit: this.limits.records, maxBytes: this.limits.bytes });
+  private async readPage(runId: string, cursor: number, first: boolean): Promise<Page> {
+    const result = await this.reader.read({ runId, after: cursor, limit: this.limits.records, maxBytes: this.limits.bytes }, first);
     const frames = split(result);
     this.insert(runId, frames);
     return { frames, more: result.more };
