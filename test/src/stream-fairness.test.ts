@@ -133,3 +133,28 @@ describe('ledger streams stay fair when one run has a large ledger (issue 9 item
     expect(finishedOrder).to.have.length(SLOW_READERS + 2);
   });
 });
+
+describe('ledger stream settings: small pages and no shared frames still resume exactly (issue 9 item 7)', function () {
+  this.timeout(120_000);
+  let k: TestKernel;
+  let url: string;
+  before(async () => {
+    // Pages of at most 3 records or 1 KiB (each record here is ~2 KB, so one record per page), nothing kept to share.
+    k = await createTestKernel({ plugins: [{ plugin: ledgerPlugin, config: { streamPageRecords: 3, streamPageBytes: 1024, streamCacheBytes: 0 } }, ledgerWriterPlugin] });
+    url = (await k.listen()).url;
+  });
+  after(() => k.stop());
+
+  it('delivers every record once, in order, from ?after= and from Last-Event-ID (which wins), then done', async () => {
+    const post = async (path: string, payload: Record<string, unknown> = {}) => expect((await k.inject({ method: 'POST', url: `/api/test-ledger${path}`, token: k.adminToken, payload })).statusCode).to.equal(200);
+    await post('/runs/paged');
+    await post('/runs/paged/append', { count: 40, bytes: 2000, end: true });
+    const base = `${url}/api/gateway/runs/paged/ledger/stream`;
+    const streams = [follow(base, k.adminToken), follow(`${base}?after=10`, k.adminToken, { pauseMs: 5 }), follow(`${base}?after=5`, k.adminToken, { lastEventId: 25 })];
+    await Promise.all(streams.map((s) => s.finished));
+    for (const s of streams) expect({ error: s.error, done: s.done }).to.deep.equal({ error: null, done: true });
+    expect(streams[0]!.ids).to.deep.equal(range(1, 40));
+    expect(streams[1]!.ids).to.deep.equal(range(11, 40));
+    expect(streams[2]!.ids).to.deep.equal(range(26, 40));
+  });
+});
