@@ -4,8 +4,8 @@
  * once serves every subscriber that needs it, whenever it needs it.
  *
  * A subscriber asks for the frames after its cursor: frames already read come from here; a read under
- * way for the same run from at or before that cursor is joined rather than repeated; otherwise one
- * page is read, through the fair scheduler. So 200 subscribers replaying the same ledger cost one
+ * way for the same run that started just before that cursor is joined rather than repeated; otherwise
+ * one page is read, through the fair scheduler. So 200 subscribers replaying the same ledger cost one
  * read per page, not 200.
  */
 import type { ReadResult } from './ledger-read-worker.js';
@@ -50,17 +50,15 @@ export class SharedFrames {
 
   /** The frames right after `cursor` (one page at most); empty when the ledger has none. */
   async after(runId: string, cursor: number): Promise<Frame[]> {
-    for (;;) {
-      const cached = this.cachedAfter(runId, cursor);
-      if (cached.length) return cached;
-      const joinable = this.pendingFrom(runId, cursor);
-      if (!joinable) return (await this.read(runId, cursor)).frames;
-      const page = await joinable;
-      if (!page.frames.length) return [];
-      const rest = page.frames.filter(([c]) => c > cursor);
+    const cached = this.cachedAfter(runId, cursor);
+    if (cached.length) return cached;
+    const nearby = this.pendingNear(runId, cursor);
+    if (nearby) {
+      const rest = (await nearby).frames.filter(([c]) => c > cursor);
       if (rest.length && rest[0]![0] === cursor + 1) return rest;
-      // That read stopped short of our cursor: look again (another read, or our own).
     }
+    // No read under way covers it (or the one joined stopped short): read it, or join that exact read.
+    return (await this.read(runId, cursor)).frames;
   }
 
   /**
@@ -88,11 +86,13 @@ export class SharedFrames {
     return { frames, more: result.more };
   }
 
-  private pendingFrom(runId: string, cursor: number): Promise<Page> | undefined {
-    const reads = this.pending.get(runId);
-    if (!reads) return undefined;
-    for (const [start, page] of reads) if (start <= cursor) return page;
-    return undefined;
+  /** The read under way that started closest before `cursor`, if its page can reach it (by its record count). */
+  private pendingNear(runId: string, cursor: number): Promise<Page> | undefined {
+    let best: [number, Promise<Page>] | undefined;
+    for (const entry of this.pending.get(runId) ?? []) {
+      if (entry[0] <= cursor && cursor < entry[0] + this.limits.records && (!best || entry[0] > best[0])) best = entry;
+    }
+    return best?.[1];
   }
 
   /** Consecutive cached frames from `cursor + 1`, within the page limits. */
