@@ -20,6 +20,8 @@ export interface BacklogSettings {
   recordBytes: number;
   smallEvents: number;
   timeoutS: number;
+  /** Subscribers resume from cursors spread over the ledger (Last-Event-ID) instead of all from 0. */
+  spread: boolean;
 }
 
 export function backlogSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): BacklogSettings {
@@ -29,6 +31,7 @@ export function backlogSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Ba
     recordBytes: envInt('BENCH_BACKLOG_RECORD_BYTES', 200_000, env),
     smallEvents: envInt('BENCH_BACKLOG_SMALL_EVENTS', 20, env),
     timeoutS: envInt('BENCH_BACKLOG_TIMEOUT_S', 150, env),
+    spread: envInt('BENCH_BACKLOG_SPREAD', 0, env) === 1,
   };
 }
 
@@ -42,12 +45,12 @@ interface StreamOutcome {
 }
 
 /** Reads one SSE stream, counting `id:` lines in order, until `done`, the end of the stream or the deadline. */
-function follow(url: string, token: string, deadline: number): Promise<StreamOutcome> {
+function follow(url: string, token: string, deadline: number, from = 0): Promise<StreamOutcome> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     let steps = 0;
     let outOfOrder = 0;
-    let last = 0;
+    let last = from;
     let carry = '';
     let settled = false;
     const finish = (ended: StreamOutcome['ended']) => {
@@ -58,7 +61,8 @@ function follow(url: string, token: string, deadline: number): Promise<StreamOut
       resolve({ doneMs: ended === 'done' ? performance.now() - t0 : null, steps, outOfOrder, ended });
     };
     const timer = setTimeout(() => finish('timeout'), Math.max(0, deadline - Date.now()));
-    const req = http.get(url, { headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(from ? { 'last-event-id': String(from) } : {}) };
+    const req = http.get(url, { headers, agent: false }, (res) => {
       res.setEncoding('latin1');
       res.on('data', (chunk: string) => {
         const text = carry + chunk;
@@ -96,7 +100,7 @@ async function post<T>(url: string, token: string, body: unknown): Promise<T> {
 
 export async function benchBacklog(settings: BacklogSettings = backlogSettingsFromEnv()): Promise<void> {
   const mb = (settings.records * settings.recordBytes) / 1e6;
-  console.log(`backlog: ${settings.subscribers} subscribers replay a ${fmt(mb, 1)} MB ledger (${settings.records} records of ${settings.recordBytes} B) from the start; `
+  console.log(`backlog: ${settings.subscribers} subscribers replay a ${fmt(mb, 1)} MB ledger (${settings.records} records of ${settings.recordBytes} B) ${settings.spread ? 'from cursors spread over it' : 'from the start'}; `
     + `meanwhile a small run streams ${settings.smallEvents} live records; deadline ${settings.timeoutS} s`);
   console.log(`  ${machineLine()}`);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
@@ -112,7 +116,8 @@ export async function benchBacklog(settings: BacklogSettings = backlogSettingsFr
     const load = watchOtherLoad();
     const cpuBefore = await server.cpuMicros();
     const start = performance.now();
-    const bigStreams = Array.from({ length: settings.subscribers }, () => follow(`${base}${big.stream_path}`, token, deadline));
+    const startAt = (i: number) => (settings.spread ? Math.floor((i * settings.records) / settings.subscribers) : 0);
+    const bigStreams = Array.from({ length: settings.subscribers }, (_, i) => follow(`${base}${big.stream_path}`, token, deadline, startAt(i)));
     // Let the replays get going, then start the small run and follow it.
     await new Promise((r) => setTimeout(r, 500));
     const small = await post<CreatedRun>(`${base}/bench/runs`, token, {});
@@ -125,7 +130,7 @@ export async function benchBacklog(settings: BacklogSettings = backlogSettingsFr
     const wallS = (performance.now() - start) / 1000;
     const serverCpuS = ((await server.cpuMicros()) - cpuBefore) / 1e6;
     const other = load.stop(serverCpuS * 1000 + process.cpuUsage().user / 1000);
-    const finished = bigOutcomes.filter((o) => o.ended === 'done' && o.steps === settings.records && o.outOfOrder === 0);
+    const finished = bigOutcomes.filter((o, i) => o.ended === 'done' && o.steps === settings.records - startAt(i) && o.outOfOrder === 0);
     const doneTimes = finished.map((o) => o.doneMs!).sort((a, b) => a - b);
     const badOrder = bigOutcomes.reduce((s, o) => s + o.outOfOrder, 0);
     const ends = bigOutcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.ended]: (acc[o.ended] ?? 0) + 1 }), {});
