@@ -1,7 +1,8 @@
 /**
  * Server-Sent Events. `encodeSse` serialises an event once into bytes that can be written to
  * every subscriber; `openSse` takes over a Koa response with heartbeats and a bounded buffer:
- * a subscriber that cannot keep up is cut off instead of being buffered without limit.
+ * a subscriber that cannot keep up is cut off instead of being buffered without limit. Producers
+ * that can wait (a replay of stored events) pace themselves with `backedUp` and `drained()`.
  *
  * The host sees every stream opened this way (`StreamHost`): it caps open streams per account
  * (`openSse` throws its 429 before any byte is written, so the route's error shape answers) and
@@ -52,6 +53,12 @@ export interface SseOptions {
   heartbeatMs?: number;
   /** Bytes the socket may hold unsent before the subscriber is cut off (default 4 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Unsent bytes at which `backedUp` turns true (default a quarter of `maxBufferedBytes`). A producer
+   * that writes only while `backedUp` is false, and otherwise waits for `drained()`, is never cut off:
+   * one event is always accepted below this mark, however large.
+   */
+  pauseBytes?: number;
   /** Closes the stream when aborted (pass the route's signal so kernel stop ends streams). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -64,6 +71,7 @@ export class SseStream {
   private readonly controller = new AbortController();
   private readonly heartbeat: NodeJS.Timeout | undefined;
   private readonly maxBuffered: number;
+  private readonly pauseBytes: number;
   private reason: SseCloseReason | null = null;
   private resolveDone!: (reason: SseCloseReason) => void;
   /** Resolves with the reason once the stream is closed, whoever closed it. */
@@ -74,6 +82,7 @@ export class SseStream {
   constructor(ctx: Koa.Context, options: SseOptions = {}) {
     this.res = ctx.res;
     this.maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+    this.pauseBytes = options.pauseBytes ?? Math.floor(this.maxBuffered / 4);
     // First, while a refusal can still be an ordinary error response.
     this.release = (ctx.state[STREAM_HOST_KEY] as StreamHost | undefined)?.admit(ctx, this) ?? (() => {});
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -91,7 +100,8 @@ export class SseStream {
     this.res.on('close', () => this.finish('client'));
     const heartbeatMs = options.heartbeatMs ?? 15_000;
     if (heartbeatMs > 0) {
-      this.heartbeat = setInterval(() => this.writeRaw(PING), heartbeatMs);
+      // A heartbeat only matters on an idle stream: none while the socket still holds data.
+      this.heartbeat = setInterval(() => !this.backedUp && this.writeRaw(PING), heartbeatMs);
       this.heartbeat.unref();
     }
     if (options.signal) {
@@ -114,6 +124,28 @@ export class SseStream {
     return this.writeRaw(Buffer.isBuffer(event) ? event : encodeSse(event));
   }
 
+  /** True while the socket holds `pauseBytes` or more unsent: wait for `drained()` before writing more. */
+  get backedUp(): boolean {
+    return !this.reason && this.res.writableLength >= this.pauseBytes;
+  }
+
+  /** Resolves once the socket has flushed what it held, or the stream closed. */
+  drained(): Promise<void> {
+    if (!this.backedUp) return Promise.resolve();
+    const socket = this.res.socket;
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        socket?.off('drain', done);
+        this.controller.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.res.once('drain', done);
+      socket?.once('drain', done);
+      this.controller.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   comment(text: string): boolean {
     return this.writeRaw(Buffer.from(`: ${text.replace(/\n/g, ' ')}\n\n`, 'utf8'));
   }
@@ -127,7 +159,7 @@ export class SseStream {
 
   private writeRaw(bytes: Buffer): boolean {
     if (this.reason) return false;
-    if (this.res.writableLength + bytes.length > this.maxBuffered) {
+    if (this.res.writableLength >= this.pauseBytes && this.res.writableLength + bytes.length > this.maxBuffered) {
       this.close('slow_consumer');
       return false;
     }

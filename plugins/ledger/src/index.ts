@@ -2,11 +2,13 @@
  * `@keel/plugin-ledger`: the durable ledger of every run (append-only step records in LMDB), read
  * by pages, in batches and live over SSE with token deltas (seed 000 §2.3, §4.3, §6).
  */
-import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
+import { FairReads } from './fair-reads.js';
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 import { LedgerStore } from './ledger-store.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LiveHub } from './live-hub.js';
+import { SharedFrames } from './shared-frames.js';
 import { TailRegistry } from './tail-registry.js';
 
 export { LedgerStore } from './ledger-store.js';
@@ -21,21 +23,45 @@ export interface LedgerService {
 
 export const ledgerToken = token<LedgerService>('ledger.service');
 
+export interface LedgerConfig {
+  /** Records per page a stream reads from the pool... */
+  streamPageRecords: number;
+  /** ...and bytes per page (a page holds at least one record, however large). */
+  streamPageBytes: number;
+  /** Bytes of step frames kept for every stream to share (least recently used first out). */
+  streamCacheBytes: number;
+}
+
+const READ_THREADS = 1;
+
+const configSchema = schema<LedgerConfig>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    streamPageRecords: { type: 'integer', minimum: 1, maximum: 2000, default: 500 },
+    streamPageBytes: { type: 'integer', minimum: 1024, default: 1024 * 1024 },
+    streamCacheBytes: { type: 'integer', minimum: 0, default: 32 * 1024 * 1024 },
+  },
+});
+
 export const ledgerPlugin = definePlugin({
   id: 'ledger',
   version: '0.1.0',
   sdk: '^1.0.0',
   description: 'Durable run ledgers: pages, batches and live SSE streams with LLM deltas',
+  configSchema,
   defaultPrefix: '/api/gateway',
   deps: { storage: core.storage, workers: core.workers },
   provides: ledgerToken,
-  setup({ deps }) {
+  setup({ config, deps }) {
     const hub = new LiveHub();
     const store = new LedgerStore(deps.storage, hub);
     // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
-    const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: 1, minThreads: 1, workerData: deps.storage.locate('records') });
-    const reader = { read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> };
-    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new TailRegistry(store, hub, reader)) };
+    const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: READ_THREADS, minThreads: READ_THREADS, workerData: deps.storage.locate('records') });
+    // Runs take turns at the pool, one page each, and subscribers share the pages read.
+    const reads = new FairReads({ read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> }, READ_THREADS);
+    const frames = new SharedFrames(reads, { records: config.streamPageRecords, bytes: config.streamPageBytes }, config.streamCacheBytes);
+    return { exports: { store, hub }, routes: ledgerRoutes(store, hub, new TailRegistry(store, hub, frames)) };
   },
 });
 

@@ -1,7 +1,8 @@
 /**
- * Worker thread of the `ledger-read` pool: reads a run's records from LMDB (the process shares one
- * environment across threads) and serialises them into `step` frames, so neither the read nor the
- * JSON work of a stream runs on the main thread.
+ * Worker thread of the `ledger-read` pool: reads a page of a run's records from LMDB (the process
+ * shares one environment across threads) and serialises them into `step` frames, so neither the
+ * read nor the JSON work of a stream runs on the main thread. A page is bounded by records and by
+ * bytes (at least one record), so one task never serialises a whole large ledger.
  */
 import { workerData } from 'node:worker_threads';
 import { open } from 'lmdb';
@@ -15,7 +16,10 @@ interface Location {
 export interface ReadTask {
   runId: string;
   after: number;
+  /** At most this many records... */
   limit: number;
+  /** ...and stop once the frames reach this many bytes. */
+  maxBytes: number;
 }
 
 export interface ReadResult {
@@ -24,6 +28,8 @@ export interface ReadResult {
   /** Cursor of each frame, and where it ends in `bytes`. */
   cursors: number[];
   ends: number[];
+  /** False when the read reached the end of the ledger (as committed when it began). */
+  more: boolean;
 }
 
 const where = workerData as Location;
@@ -44,6 +50,8 @@ export default function read(task: ReadTask): ReadResult {
     end += Buffer.byteLength(frame);
     cursors.push(key[1]);
     ends.push(end);
+    if (end >= task.maxBytes) break;
   }
-  return { bytes: encoder.encode(parts.join('')), cursors, ends };
+  const more = cursors.length === task.limit || end >= task.maxBytes;
+  return { bytes: encoder.encode(parts.join('')), cursors, ends, more };
 }

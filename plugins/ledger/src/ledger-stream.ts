@@ -9,6 +9,7 @@ import { encodeSse, lastEventId, openSse } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
 import type { HubMessage, LiveHub } from './live-hub.js';
 import type { RunMeta } from './records.js';
+import type { TailSubscriber } from './run-tail.js';
 import type { TailRegistry } from './tail-registry.js';
 
 type KoaContext = Parameters<typeof openSse>[0];
@@ -25,11 +26,29 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
   const tail = tails.open(meta.run_id);
   // Frames that must follow a record this subscriber has not received yet (rule 4 of §6).
   const held: Array<{ cursor: number; frame: Buffer }> = [];
-  const subscriber = {
+  let waitingForDrain = false;
+  const subscriber: TailSubscriber = {
     cursor: options.after,
+    get open() {
+      return !sse.closed;
+    },
+    get backedUp() {
+      return sse.backedUp;
+    },
+    drained: () => sse.drained(),
     send: (frame: Buffer) => sse.send(frame),
+    close: () => sse.close(),
     delivered: () => {
-      if (sse.closed) return;
+      if (sse.closed || waitingForDrain) return;
+      // After a large frame, what follows it waits for the socket to drain (it would count as a slow consumer).
+      if (sse.backedUp) {
+        waitingForDrain = true;
+        void sse.drained().then(() => {
+          waitingForDrain = false;
+          subscriber.delivered();
+        });
+        return;
+      }
       while (held.length && held[0]!.cursor <= subscriber.cursor) sse.send(held.shift()!.frame);
       if (tail.complete && subscriber.cursor >= tail.cursor) {
         sse.send(encodeSse({ event: 'done', data: { run_id: meta.run_id, cursor: subscriber.cursor, status: 'terminal' } }));
@@ -49,7 +68,7 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
   const unsubscribe = hub.subscribe(meta.root_run_id, onMessage);
   try {
     for (const frame of hub.snapshots(meta.root_run_id, inTree)) sse.send(frame);
-    await tail.attach(subscriber);
+    tail.attach(subscriber);
     await sse.done;
   } finally {
     unsubscribe();

@@ -1,36 +1,43 @@
 /**
- * One tail per streamed run and process, shared by all its subscribers: when an append wakes it,
- * it reads the new records once (in the `ledger-read` worker pool), keeps their frames in a recent
- * window, and hands the same bytes to every subscriber at its own cursor. A subscriber behind the
- * window (a resume from an old cursor) reads its backlog from the pool first.
+ * One tail per streamed run and process, shared by all its subscribers. When an append wakes it, it
+ * reads the new records once (a page at a time, through the shared frames and the fair scheduler)
+ * and writes the same bytes to every subscriber that is caught up and whose socket keeps up.
+ *
+ * A subscriber behind the tail (a resume from an old cursor, or one whose socket backed up) catches
+ * up on its own: it waits for its socket to drain, takes the next page of shared frames, writes it,
+ * and so on, then rejoins the live subscribers. Nothing is buffered for it beyond one page in its
+ * socket, and subscribers replaying the same backlog share its reads.
  */
-import type { ReadResult, ReadTask } from './ledger-read-worker.js';
-
-export interface TailReader {
-  read(task: ReadTask): Promise<ReadResult>;
-}
+import type { Frame, SharedFrames } from './shared-frames.js';
 
 export interface TailSubscriber {
   cursor: number;
+  /** False once the subscriber's stream has closed. */
+  readonly open: boolean;
+  /** True while its socket holds more than it wants: write nothing more until `drained()`. */
+  readonly backedUp: boolean;
+  drained(): Promise<void>;
   /** Writes a frame; false when the subscriber is gone. */
   send(frame: Buffer): boolean;
   /** Called after each delivery (the stream checks for its `done`). */
   delivered(): void;
+  /** Ends the stream (the client resumes from its last id). */
+  close(): void;
 }
 
-const WINDOW = 2048;
-const PAGE = 500;
-
 export class RunTail {
-  private readonly frames = new Map<number, Buffer>();
   private readonly subscribers = new Set<TailSubscriber>();
+  /** Subscribers at the head whose sockets keep up: new frames are written to them at once. */
+  private readonly live = new Set<TailSubscriber>();
+  /** Subscribers catching up on their own. */
+  private readonly behind = new Set<TailSubscriber>();
   private head: number;
   private reading: Promise<void> | null = null;
   private again = false;
   private terminal: boolean;
   private done = false;
 
-  constructor(private readonly runId: string, private readonly reader: TailReader, startAt: number, terminal: boolean) {
+  constructor(private readonly runId: string, private readonly frames: SharedFrames, startAt: number, terminal: boolean) {
     this.head = startAt;
     this.terminal = terminal;
   }
@@ -55,21 +62,15 @@ export class RunTail {
     return this.head;
   }
 
-  async attach(sub: TailSubscriber): Promise<void> {
-    // Backlog first, straight from the pool, until the subscriber reaches the tail's window.
-    while (sub.cursor < this.head && !this.frames.has(sub.cursor + 1)) {
-      const page = await this.reader.read({ runId: this.runId, after: sub.cursor, limit: PAGE });
-      if (!page.cursors.length) break;
-      if (!this.deliver(sub, split(page))) return;
-    }
+  attach(sub: TailSubscriber): void {
     this.subscribers.add(sub);
-    this.catchUp(sub);
-    sub.delivered();
+    this.follow(sub);
     this.wake();
   }
 
   detach(sub: TailSubscriber): void {
     this.subscribers.delete(sub);
+    this.live.delete(sub);
   }
 
   /** An append happened (or a cursor we may lack was announced): read what is new, once, for everyone. */
@@ -79,64 +80,91 @@ export class RunTail {
       this.again = true;
       return;
     }
-    this.reading = this.readNew().finally(() => {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.reading = this.readNew()
+      .catch(() => {
+        // A failed read (storage trouble): end the streams; clients resume from their last id.
+        for (const sub of [...this.subscribers]) sub.close();
+      })
+      .finally(() => {
+        this.reading = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
   }
 
   private async readNew(): Promise<void> {
     // The terminal mark is written after the run's last record: a read begun after it sees them all.
     const terminalBefore = this.terminal;
     for (;;) {
-      const page = await this.reader.read({ runId: this.runId, after: this.head, limit: PAGE });
-      if (page.cursors.length < PAGE && terminalBefore) this.done = true;
-      for (const [cursor, frame] of split(page)) {
-        this.frames.set(cursor, frame);
-        this.head = cursor;
-        if (this.frames.size > WINDOW) this.frames.delete(this.frames.keys().next().value as number);
-      }
-      if (page.cursors.length === 0 && !this.done) return;
-      for (const sub of [...this.subscribers]) {
-        this.catchUp(sub);
-        sub.delivered();
-      }
-      if (page.cursors.length < PAGE) return;
+      const page = await this.frames.read(this.runId, this.head, false);
+      const last = page.frames.at(-1)?.[0];
+      if (last !== undefined && last > this.head) this.head = last;
+      if (!page.more && terminalBefore) this.done = true;
+      if (!page.frames.length && !this.done) return;
+      for (const sub of [...this.live]) this.deliverLive(sub, page.frames);
+      if (!page.more) return;
     }
   }
 
-  private catchUp(sub: TailSubscriber): void {
-    while (sub.cursor < this.head) {
-      const frame = this.frames.get(sub.cursor + 1);
-      if (!frame) return;
-      if (!sub.send(frame)) {
-        this.subscribers.delete(sub);
-        return;
+  /** Live if caught up and keeping up; otherwise catching up on its own. */
+  private follow(sub: TailSubscriber): void {
+    if (!sub.open || !this.subscribers.has(sub)) {
+      this.live.delete(sub);
+      return;
+    }
+    if (sub.cursor >= this.head && !sub.backedUp) {
+      this.live.add(sub);
+      sub.delivered();
+      return;
+    }
+    this.live.delete(sub);
+    if (this.behind.has(sub)) return;
+    this.behind.add(sub);
+    this.catchUp(sub)
+      .catch(() => sub.close())
+      .finally(() => {
+        this.behind.delete(sub);
+        this.follow(sub);
+      });
+  }
+
+  private async catchUp(sub: TailSubscriber): Promise<void> {
+    let page: Frame[] = [];
+    let at = 0;
+    while (sub.open) {
+      if (sub.backedUp) await sub.drained();
+      if (!sub.open || sub.cursor >= this.head) return;
+      while (at < page.length && page[at]![0] <= sub.cursor) at++;
+      if (at === page.length) {
+        page = await this.frames.after(this.runId, sub.cursor);
+        at = 0;
+        // Nothing after its cursor although the tail is ahead cannot happen with a dense ledger; do not spin.
+        if (!page.length) return sub.close();
       }
-      sub.cursor++;
+      write(sub, page, at);
+      sub.delivered();
     }
   }
 
-  private deliver(sub: TailSubscriber, frames: Array<[number, Buffer]>): boolean {
-    for (const [cursor, frame] of frames) {
-      if (cursor <= sub.cursor) continue;
-      if (!sub.send(frame)) return false;
-      sub.cursor = cursor;
-    }
-    return true;
+  private deliverLive(sub: TailSubscriber, frames: Frame[]): void {
+    // Stopped early (its socket backed up, a gap, or it is gone): it continues on its own from its cursor.
+    if (!write(sub, frames)) this.follow(sub);
+    sub.delivered();
   }
 }
 
-function split(page: ReadResult): Array<[number, Buffer]> {
-  const out: Array<[number, Buffer]> = [];
-  const bytes = Buffer.from(page.bytes.buffer, page.bytes.byteOffset, page.bytes.byteLength);
-  let start = 0;
-  page.cursors.forEach((cursor, i) => {
-    out.push([cursor, bytes.subarray(start, page.ends[i])]);
-    start = page.ends[i]!;
-  });
-  return out;
+/**
+ * Writes the frames after the subscriber's cursor, in order, while its socket keeps up; true when all
+ * were written, false when it stopped early (backed up, a gap, or the subscriber is gone).
+ */
+function write(sub: TailSubscriber, frames: Frame[], from = 0): boolean {
+  for (let i = from; i < frames.length; i++) {
+    const [cursor, frame] = frames[i]!;
+    if (cursor <= sub.cursor) continue;
+    if (sub.backedUp || cursor !== sub.cursor + 1 || !sub.send(frame)) return false;
+    sub.cursor = cursor;
+  }
+  return true;
 }

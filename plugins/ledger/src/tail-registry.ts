@@ -5,7 +5,8 @@
  */
 import type { LedgerStore } from './ledger-store.js';
 import type { HubMessage, LiveHub } from './live-hub.js';
-import { RunTail, type TailReader, type TailSubscriber } from './run-tail.js';
+import { RunTail, type TailSubscriber } from './run-tail.js';
+import type { SharedFrames } from './shared-frames.js';
 
 interface Entry {
   tail: RunTail;
@@ -15,13 +16,13 @@ interface Entry {
 export class TailRegistry {
   private readonly tails = new Map<string, Entry>();
 
-  constructor(private readonly store: LedgerStore, private readonly hub: LiveHub, private readonly reader: TailReader) {}
+  constructor(private readonly store: LedgerStore, private readonly hub: LiveHub, private readonly frames: SharedFrames) {}
 
   open(runId: string): RunTail {
     const existing = this.tails.get(runId);
     if (existing) return existing.tail;
     const meta = this.store.runMeta(runId);
-    const tail = new RunTail(runId, this.reader, this.store.count(runId), meta?.terminal ?? false);
+    const tail = new RunTail(runId, this.frames, this.store.count(runId), meta?.terminal ?? false);
     const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: HubMessage) => {
       if (message.type === 'live' || message.run_id !== runId) return;
       if (message.type === 'append') tail.wake(message.cursor);

@@ -27,6 +27,11 @@ const token = process.env[STREAM_TOKEN_ENV];
 if (!token) throw new Error(`${STREAM_TOKEN_ENV} is not set: this script runs as a child of the stream benchmark.`);
 
 const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1 } } });
+const bulkBody = schema<{ count: number; bytes: number }>({
+  type: 'object',
+  required: ['count', 'bytes'],
+  properties: { count: { type: 'integer', minimum: 1 }, bytes: { type: 'integer', minimum: 0 } },
+});
 const publishBody = schema<PublishBody>({
   type: 'object',
   required: ['count', 'ratePerSec'],
@@ -58,6 +63,23 @@ const benchPlugin = definePlugin({
               if (message.type === 'append') stamps[message.cursor - 1] = wallMs();
             });
             return { run_id: runId, stream_path: `/api/gateway/runs/${runId}/ledger/stream` };
+          },
+        }),
+        route({
+          // The backlog benchmark's big ledger: `count` records of about `bytes` each, appended as fast as commits go, then terminal.
+          method: 'POST',
+          path: '/runs/:run_id/bulk',
+          hidden: true,
+          params: runParams,
+          body: bulkBody,
+          handler: async ({ params, body }) => {
+            const records = new RunRecords(params.run_id);
+            const padding = 'x'.repeat(body.bytes);
+            const writes: Array<Promise<number>> = [];
+            for (let i = 0; i < body.count; i++) writes.push(store.append(records.next(i, { padding })));
+            await Promise.all(writes);
+            await store.markTerminal(params.run_id, 'completed');
+            return { count: body.count };
           },
         }),
         route({
