@@ -25,4 +25,5 @@ export { definePlugin, isPlugin } from './plugin.js';
 export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
 export type { SocketRoute } from './sockets.js';
 export { encodeSse, openSse, lastEventId, SseStream } from './sse.js';
+export { jsonSizeWithin, formatBytes } from './json-size.js';
 export type { SseEvent, SseOptions, SseCloseReason } from './sse.js';

@@ -2,14 +2,18 @@
  * `@keel/plugin-ledger`: the durable ledger of every run (append-only step records in LMDB), read
  * by pages, in batches and live over SSE with token deltas (seed 000 §2.3, §4.3, §6).
  */
-import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
+import { DEFAULT_LEDGER_LIMITS, type LedgerLimits } from './ledger-limits.js';
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 import { LedgerStore } from './ledger-store.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LiveHub } from './live-hub.js';
 import { TailRegistry } from './tail-registry.js';
 
-export { LedgerStore } from './ledger-store.js';
+export { LedgerStore, TERMINAL_STATUS_KEY } from './ledger-store.js';
+export type { RunEnd } from './ledger-store.js';
+export { LedgerLimitError, DEFAULT_LEDGER_LIMITS } from './ledger-limits.js';
+export type { LedgerLimits } from './ledger-limits.js';
 export { LiveHub } from './live-hub.js';
 export type { TapMessage } from './live-hub.js';
 export type { StepRecord, StepStatus, Effect, RunMeta, LedgerPage, DeltaEvent, DeltaEndEvent, LiveEvent } from './records.js';
@@ -21,17 +25,28 @@ export interface LedgerService {
 
 export const ledgerToken = token<LedgerService>('ledger.service');
 
+/** Per-run limits on what a run writes (see `ledger-limits.ts`); sizes are measured as JSON text. */
+const configSchema = schema<LedgerLimits>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxRecordBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRecordBytes },
+    maxRunBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRunBytes },
+  },
+});
+
 export const ledgerPlugin = definePlugin({
   id: 'ledger',
   version: '0.1.0',
   sdk: '^1.0.0',
   description: 'Durable run ledgers: pages, batches and live SSE streams with LLM deltas',
   defaultPrefix: '/api/gateway',
+  configSchema,
   deps: { storage: core.storage, workers: core.workers },
   provides: ledgerToken,
-  setup({ deps }) {
+  setup({ config, deps }) {
     const hub = new LiveHub();
-    const store = new LedgerStore(deps.storage, hub);
+    const store = new LedgerStore(deps.storage, hub, config);
     // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
     const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: 1, minThreads: 1, workerData: deps.storage.locate('records') });
     const reader = { read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> };

@@ -32,6 +32,14 @@ export class RunStore {
     await this.runs.put(run.run_id, run);
   }
 
+  /**
+   * Writes the run inside a transaction someone else commits (the ledger's, so the run's records
+   * and its state are one commit). The value is encoded at once: later changes to `run` are not written.
+   */
+  writeInTransaction(run: RunState): void {
+    void this.runs.put(run.run_id, run);
+  }
+
   listByAccount(account: string): RunState[] {
     const out: RunState[] = [];
     for (const { value } of this.byAccount.getRange({ start: [account], end: [account, '\uffff'] })) {
