@@ -19,7 +19,7 @@ import { MemoryCompaction } from './memory-compaction.js';
 import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { RunLimits } from './run-limits.js';
+import { RunLimits, UNKNOWN_ADDITIONS } from './run-limits.js';
 import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
@@ -121,6 +121,8 @@ export class Runtime {
       return false;
     }
     let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
+    const control = run.builtin === null ? temp(run.vars as RunVars).control : [];
+    const frameBefore = control[control.length - 1];
     try {
       if (run.builtin === 'react_agent') {
         outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt === true });
@@ -141,7 +143,10 @@ export class Runtime {
     }
 
     // A runaway run (too many steps, variables grown too large) stops here, before it writes anything more.
-    const over = this.limits.afterStep(run, 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node);
+    // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
+    const frameAfter = control[control.length - 1];
+    const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
+    const over = this.limits.afterStep(run, 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node, added);
     if (over) return this.fail(run, over);
 
     if (outcome.kind === 'complete') return this.complete(run, outcome.output);
