@@ -101,7 +101,12 @@ export class MemoryCompaction {
       state.pending = { command_id: command.command_id, child_run_id: childId, pinned, compacted: older.length, fingerprint: fingerprint(older), record };
       // The pending compaction and its `started` record are one commit before the child exists, so a
       // crash in between is finished by a repeat (which launches the child without recording again).
-      await this.host.saveWith(run, [record]);
+      try {
+        await this.host.saveWith(run, [record]);
+      } catch (err) {
+        state.pending = null; // not recorded (the ledger refused it): nothing is under way
+        throw err;
+      }
       await this.launch(run, state.pending, childKey, reason);
     });
   }
