@@ -43,8 +43,12 @@ export class LedgerStore {
     this.runBytes = storage.openDB<number, string>('run-bytes');
   }
 
-  async registerRun(meta: RunMeta): Promise<void> {
-    await this.meta.put(meta.run_id, meta);
+  /** Registers a run's ledger; `alongside` (the caller's own writes, e.g. the run itself) is committed with it. */
+  async registerRun(meta: RunMeta, alongside?: () => void): Promise<void> {
+    await this.storage.transaction(() => {
+      void this.meta.put(meta.run_id, meta);
+      alongside?.();
+    });
   }
 
   runMeta(runId: string): RunMeta | undefined {

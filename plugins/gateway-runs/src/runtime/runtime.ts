@@ -243,10 +243,8 @@ export class Runtime {
       run.vars._gateway_workspace = workspace;
       run.input_data._gateway_workspace = workspace;
     }
-    await Promise.all([
-      this.deps.runs.create(run),
-      this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }),
-    ]);
+    // One commit: a crash cannot leave a run the runner would execute without a ledger to write to, or the reverse.
+    await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }, () => this.deps.runs.createInTransaction(run));
     if (this.deps.cacheLive) this.live.set(run.run_id, run);
   }
 
