@@ -27,3 +27,4 @@ export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.j
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';
 export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.js';
+export { jsonSizeWithin, formatBytes } from './json-size.js';

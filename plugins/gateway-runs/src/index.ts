@@ -18,6 +18,7 @@ import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
 import { wireRunner } from './runner/runner-wiring.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
+import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
 import { RunStore } from './runtime/run-store.js';
 import { Runtime } from './runtime/runtime.js';
 import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-defaults.js';
@@ -44,6 +45,8 @@ interface GatewayRunsConfig {
   agentToolPrompt: boolean;
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
+  /** Per-run limits: steps and variable size (the ledger plugin limits record and ledger bytes). */
+  limits: RunLimitsConfig;
 }
 
 const configSchema = schema<GatewayRunsConfig>({
@@ -89,6 +92,15 @@ const configSchema = schema<GatewayRunsConfig>({
         maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
       },
     },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxVarsBytes: { type: 'integer', minimum: 65536, default: DEFAULT_RUN_LIMITS.maxVarsBytes },
+        maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
+      },
+    },
     workspacePolicy: {
       type: 'object',
       additionalProperties: false,
@@ -129,7 +141,7 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: toolLimitsOf(config.workspace), agentToolPrompt: config.agentToolPrompt, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: toolLimitsOf(config.workspace), agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
     return {

@@ -4,6 +4,7 @@
  */
 import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
 import { FairReads } from './fair-reads.js';
+import { DEFAULT_LEDGER_LIMITS, type LedgerLimits } from './ledger-limits.js';
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 import { LedgerStore } from './ledger-store.js';
 import { ledgerRoutes } from './ledger-routes.js';
@@ -11,7 +12,10 @@ import { LiveHub } from './live-hub.js';
 import { SharedFrames } from './shared-frames.js';
 import { TailRegistry } from './tail-registry.js';
 
-export { LedgerStore } from './ledger-store.js';
+export { LedgerStore, TERMINAL_STATUS_KEY } from './ledger-store.js';
+export type { RunEnd } from './ledger-store.js';
+export { LedgerLimitError, DEFAULT_LEDGER_LIMITS } from './ledger-limits.js';
+export type { LedgerLimits } from './ledger-limits.js';
 export { LiveHub } from './live-hub.js';
 export type { TapMessage } from './live-hub.js';
 export type { StepRecord, StepStatus, Effect, RunMeta, LedgerPage, DeltaEvent, DeltaEndEvent, LiveEvent } from './records.js';
@@ -23,7 +27,7 @@ export interface LedgerService {
 
 export const ledgerToken = token<LedgerService>('ledger.service');
 
-export interface LedgerConfig {
+export interface LedgerConfig extends LedgerLimits {
   /** Records per page a stream reads from the pool... */
   streamPageRecords: number;
   /** ...and bytes per page (a page holds at least one record, however large). */
@@ -34,6 +38,7 @@ export interface LedgerConfig {
 
 const READ_THREADS = 1;
 
+/** Stream paging and sharing, and per-run limits on what a run writes (`ledger-limits.ts`; sizes as JSON text). */
 const configSchema = schema<LedgerConfig>({
   type: 'object',
   additionalProperties: false,
@@ -41,6 +46,8 @@ const configSchema = schema<LedgerConfig>({
     streamPageRecords: { type: 'integer', minimum: 1, maximum: 2000, default: 500 },
     streamPageBytes: { type: 'integer', minimum: 1024, default: 1024 * 1024 },
     streamCacheBytes: { type: 'integer', minimum: 0, default: 32 * 1024 * 1024 },
+    maxRecordBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRecordBytes },
+    maxRunBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRunBytes },
   },
 });
 
@@ -55,7 +62,7 @@ export const ledgerPlugin = definePlugin({
   provides: ledgerToken,
   setup({ config, deps }) {
     const hub = new LiveHub();
-    const store = new LedgerStore(deps.storage, hub);
+    const store = new LedgerStore(deps.storage, hub, config);
     // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
     const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: READ_THREADS, minThreads: READ_THREADS, workerData: deps.storage.locate('records') });
     // Runs take turns at the pool, one page each, and subscribers share the pages read.

@@ -81,12 +81,13 @@ export function gatewayRuns(kernel: () => TestKernel) {
 /** A real `keel serve` process on a temp data dir, as the admin: started, killed with SIGKILL and restarted on the same data. */
 export class ServedKeel {
   private readonly tmp = tempDir();
-  private readonly dataDir = path.join(this.tmp.dir, 'data');
+  /** The process's data directory (inspect or edit it only while the process is stopped). */
+  readonly dataDir = path.join(this.tmp.dir, 'data');
   private readonly configFile = path.join(this.tmp.dir, 'keel.json');
   private server: ServerProcess | undefined;
   private token = '';
 
-  /** Writes the config the process runs: these `plugins` entries, a free port, warnings only. */
+  /** Writes the config the process runs: these `plugins` entries, a free port, warnings only (read at each start). */
   configure(plugins: unknown[]): void {
     writeFileSync(this.configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins }));
   }
@@ -95,6 +96,22 @@ export class ServedKeel {
   async start(): Promise<void> {
     this.server = await this.spawn();
     this.token = readFileSync(path.join(this.dataDir, 'auth', 'admin.token'), 'utf8').trim();
+  }
+
+  /** The running process's base URL. */
+  get url(): string {
+    return this.server!.url;
+  }
+
+  /** The admin token of the data dir (read at start). */
+  get adminToken(): string {
+    return this.token;
+  }
+
+  /** Stops the process as Ctrl-C does (it closes its data directory cleanly). */
+  async stop(): Promise<void> {
+    await this.server?.stop('SIGTERM');
+    this.server = undefined;
   }
 
   /** kill -9, then a new process on the same data. */

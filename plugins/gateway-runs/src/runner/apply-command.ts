@@ -78,8 +78,10 @@ export class CommandApplier {
           await this.runtime.lock.run(run.run_id, async () => {
             const fresh = this.runtime.load(run.run_id)!;
             const runtime = ((fresh.vars as Record<string, unknown>)._runtime ??= {}) as Record<string, unknown>;
-            const inbox = (runtime.inbox as unknown[]) ?? [];
-            runtime.inbox = [...inbox, { role: 'system', kind: command.type === 'conclude' ? 'conclude' : 'guidance', content: text }];
+            const inbox = (runtime.inbox as Array<{ command_id?: string }>) ?? [];
+            // Commands are applied at least once: a repeat after a crash finds its message already there.
+            if (inbox.some((m) => m.command_id === command.command_id)) return;
+            runtime.inbox = [...inbox, { role: 'system', kind: command.type === 'conclude' ? 'conclude' : 'guidance', content: text, command_id: command.command_id }];
             await this.runtime.save(fresh);
           });
         }

@@ -3,9 +3,10 @@
  * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. A failed
  * attempt the retry policy allows to repeat is followed, after its backoff, by a new attempt with
  * its own step id and the same idempotency key. An effect whose completed record already exists
- * (a replay after a crash) is not run again: its recorded result is reused. A tool_calls step that
- * started and never finished before a crash is not entered again either: it is recorded as failed.
- * LLM calls stream their tokens to the live hub and end with `llm.delta_end` after the durable record.
+ * (a replay after a crash) is not run again: its recorded result is reused, and one whose
+ * `waiting` record exists waits again without a new attempt. A tool_calls step that started and
+ * never finished before a crash is not entered again either: it is recorded as failed. LLM calls
+ * stream their tokens to the live hub and end with `llm.delta_end` after the durable record.
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
@@ -50,6 +51,12 @@ export class EffectExecutor {
     const signal = this.hooks.signalOf(run);
     // A replay after a crash continues the effect's attempts: numbering, failures and any backoff left.
     const history = this.ledger.tailByKey(run.run_id, key);
+    // The effect already reached its wait, but the run state saying so was not saved: wait again, record nothing new.
+    const reached = history[history.length - 1];
+    if (reached?.status === 'waiting' && reached.result?.wait) {
+      const { wait: recordedWait, ...rest } = reached.result as { wait: WaitState } & Record<string, unknown>;
+      return { status: 'waiting', wait: recordedWait, result: rest };
+    }
     let attempt = history.reduce((n, r) => Math.max(n, r.attempt), 0);
     const failed = history.filter((r) => r.status === 'failed');
     let failures = failed.length;

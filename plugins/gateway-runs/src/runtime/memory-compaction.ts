@@ -28,6 +28,8 @@ export interface CompactionHost {
   log: Logger;
   load(runId: string): RunState | undefined;
   save(run: RunState): Promise<void>;
+  /** Appends records and saves the run in one commit. */
+  saveWith(run: RunState, records: StepRecord[]): Promise<number[]>;
   startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string>;
   schedule(runId: string): void;
 }
@@ -97,8 +99,14 @@ export class MemoryCompaction {
         idempotency_key: key,
       });
       state.pending = { command_id: command.command_id, child_run_id: childId, pinned, compacted: older.length, fingerprint: fingerprint(older), record };
-      // The pending compaction is durable before the child exists, so a crash in between is finished by a repeat.
-      await this.host.save(run);
+      // The pending compaction and its `started` record are one commit before the child exists, so a
+      // crash in between is finished by a repeat (which launches the child without recording again).
+      try {
+        await this.host.saveWith(run, [record]);
+      } catch (err) {
+        state.pending = null; // not recorded (the ledger refused it): nothing is under way
+        throw err;
+      }
       await this.launch(run, state.pending, childKey, reason);
     });
   }
@@ -131,22 +139,22 @@ export class MemoryCompaction {
       state.pending = null;
       const recorded = this.host.ledger.completedByKey(parent.run_id, pending.record.idempotency_key!);
       if (failure) {
-        await this.host.ledger.append(finishRecord(pending.record, 'failed', { error: failure, result: { compacted: 0, sub_run_id: child.run_id } }));
-        await this.host.save(parent);
+        // One commit: a crash cannot leave the failure recorded with the compaction still pending (a repeat would record it twice).
+        await this.host.saveWith(parent, [finishRecord(pending.record, 'failed', { error: failure, result: { compacted: 0, sub_run_id: child.run_id } })]);
         this.host.log.warn('memory compaction not applied', { run_id: parent.run_id, child_run_id: child.run_id, reason: failure });
         return;
       }
       const summaryMessage: MemoryMessage = { role: 'system', kind: 'memory_summary', content: summary, metadata: { compacted: pending.compacted, by_run: child.run_id } };
       const after = [...messages.slice(0, pending.pinned), summaryMessage, ...messages.slice(pending.pinned + pending.compacted)];
-      // Record first: a crash before the save replays this (the record is not written twice).
-      if (!recorded) {
-        await this.host.ledger.append(finishRecord(pending.record, 'completed', {
-          result: { compacted: pending.compacted, pinned: pending.pinned, kept: after.length - pending.pinned - 1, messages_before: messages.length, messages_after: after.length, sub_run_id: child.run_id, summary: summaryMessage },
-        }));
-      }
       setMemory(parent.vars, after);
       state.compactions++;
-      await this.host.save(parent);
+      // The record and the new memory are one commit (a state saved by an older version may have the record already).
+      if (recorded) await this.host.save(parent);
+      else {
+        await this.host.saveWith(parent, [finishRecord(pending.record, 'completed', {
+          result: { compacted: pending.compacted, pinned: pending.pinned, kept: after.length - pending.pinned - 1, messages_before: messages.length, messages_after: after.length, sub_run_id: child.run_id, summary: summaryMessage },
+        })]);
+      }
     });
   }
 
@@ -159,8 +167,8 @@ export class MemoryCompaction {
     return finishRecord(pending.record, 'failed', { error: 'The run ended before the memory compaction finished.', result: { compacted: 0, sub_run_id: pending.child_run_id } });
   }
 
+  /** Creates the summary child run (its `started` record is already committed with the pending state). */
   private async launch(run: RunState, pending: PendingCompaction, childKey: string, reason: string | null): Promise<void> {
-    await this.host.ledger.append(pending.record);
     const messages = memoryOf(run.vars).slice(pending.pinned, pending.pinned + pending.compacted);
     const job: CompactionJob = { messages, parent_run_id: run.run_id, reason };
     await this.host.startChild(run, childKey, { workflow_id: MEMORY_COMPACTION_WORKFLOW, builtin: MEMORY_COMPACTOR, vars: { _compaction: job } });

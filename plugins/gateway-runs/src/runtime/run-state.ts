@@ -43,6 +43,8 @@ export interface RunState {
   resumed_at: string | null;
   /** Counts effect executions, so each one has a stable idempotency key across crashes. */
   effect_index: number;
+  /** Steps taken so far, for `limits.maxSteps` (as of the last save; absent on runs made before it existed). */
+  steps?: number;
   /** `docs` for a docs-question start (`kind: docs`), else a conversation. */
   kind?: 'conversation' | 'docs';
   /**

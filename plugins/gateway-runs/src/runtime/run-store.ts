@@ -20,16 +20,23 @@ export class RunStore {
     return this.runs.get(runId);
   }
 
-  async create(run: RunState): Promise<void> {
-    await Promise.all([
-      this.runs.put(run.run_id, run),
-      this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id),
-      ...(run.parent_run_id ? [this.byParent.put([run.parent_run_id, run.run_id], true)] : []),
-    ]);
+  /** Writes a new run and its index entries inside a transaction someone else commits (the ledger's, with its registration). */
+  createInTransaction(run: RunState): void {
+    void this.runs.put(run.run_id, run);
+    void this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id);
+    if (run.parent_run_id) void this.byParent.put([run.parent_run_id, run.run_id], true);
   }
 
   async save(run: RunState): Promise<void> {
     await this.runs.put(run.run_id, run);
+  }
+
+  /**
+   * Writes the run inside a transaction someone else commits (the ledger's, so the run's records
+   * and its state are one commit). The value is encoded at once: later changes to `run` are not written.
+   */
+  writeInTransaction(run: RunState): void {
+    void this.runs.put(run.run_id, run);
   }
 
   listByAccount(account: string): RunState[] {

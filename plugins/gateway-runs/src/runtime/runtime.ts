@@ -5,7 +5,7 @@
  * replayed effects find their completed records and are not run twice.
  */
 import type { InferenceService } from '@keel/plugin-inference';
-import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
+import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveHub } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
@@ -19,10 +19,11 @@ import { MemoryCompaction } from './memory-compaction.js';
 import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
 import type { RetryPolicy } from './retry-policy.js';
+import { RunLimits, UNKNOWN_ADDITIONS } from './run-limits.js';
 import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
-import { isTerminal, type RunState, type WaitState } from './run-state.js';
+import { isTerminal, type RunState, type RunStatus, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 import type { ToolCall } from '../workspace/file-tools.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
@@ -50,6 +51,8 @@ export interface RuntimeDeps {
   toolLimits: ToolLimits;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt?: boolean;
+  /** Steps and variable size per run (`limits.*`). */
+  limits?: RunLimits;
   /** Called when a run needs ticking (the runner schedules it). */
   schedule(runId: string, atMs?: number): void;
 }
@@ -68,8 +71,10 @@ export class Runtime {
   private readonly live = new Map<string, RunState>();
   /** Compiled flows of live runs: a bundle lookup per step would scan the bundle folders every time. */
   private readonly flows = new Map<string, CompiledFlow>();
+  private readonly limits: RunLimits;
 
   constructor(private readonly deps: RuntimeDeps) {
+    this.limits = deps.limits ?? new RunLimits();
     this.executor = new EffectExecutor(deps.ledger, deps.hub, deps.inference, {
       startChild: (parent, key, payload) => this.startChild(parent, key, payload),
       deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
@@ -83,6 +88,7 @@ export class Runtime {
       log: deps.log,
       load: (id) => this.load(id),
       save: (run) => this.save(run),
+      saveWith: (run, records) => this.saveWith(run, records),
       startChild: (parent, key, payload) => this.startChild(parent, key, payload),
       schedule: (id) => deps.schedule(id),
     });
@@ -121,6 +127,8 @@ export class Runtime {
       return false;
     }
     let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
+    const control = run.builtin === null ? temp(run.vars as RunVars).control : [];
+    const frameBefore = control[control.length - 1];
     try {
       if (run.builtin === 'react_agent') {
         outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt === true });
@@ -140,6 +148,13 @@ export class Runtime {
       return this.complete(run, { success: false, error: (err as Error).message, node: run.current_node });
     }
 
+    // A runaway run (too many steps, variables grown too large) stops here, before it writes anything more.
+    // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
+    const frameAfter = control[control.length - 1];
+    const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
+    const over = this.limits.afterStep(run, 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node, added);
+    if (over) return this.fail(run, over);
+
     if (outcome.kind === 'complete') return this.complete(run, outcome.output);
     if (outcome.kind === 'goto') {
       const next = outcome.node ?? this.controlReturn(run);
@@ -148,7 +163,14 @@ export class Runtime {
       return true;
     }
     run.current_node = outcome.node;
-    const result = await this.executor.perform(run, outcome.node, outcome.effect);
+    let result: EffectOutcome;
+    try {
+      result = await this.executor.perform(run, outcome.node, outcome.effect);
+    } catch (err) {
+      // The ledger refused the effect's record (too large, or the run's ledger is full): the run fails with why.
+      if (err instanceof LedgerLimitError) return this.fail(run, err.message);
+      throw err;
+    }
     run.effect_index++;
     return this.afterEffect(run, outcome.node, outcome.effect, result);
   }
@@ -192,15 +214,22 @@ export class Runtime {
     if (run.paused) return 'paused';
     if (waitKey && run.waiting.wait_key !== waitKey) return 'wait_key_mismatch';
     const wait = run.waiting;
-    await this.deps.ledger.append(stepRecord(run, wait.resume_to_node ?? run.current_node ?? '', 'completed', {
+    const record = stepRecord(run, wait.resume_to_node ?? run.current_node ?? '', 'completed', {
       effect: { type: 'resume', payload: { wait_reason: wait.reason, wait_key: wait.wait_key, resume_to_node: wait.resume_to_node, result_key: wait.result_key, payload: payload as Record<string, unknown> }, result_key: null },
       result: { resumed: true },
-    }));
+    });
     if (wait.resume_to_node && wait.details?.kind !== 'pause') temp(run.vars as RunVars).effects[wait.resume_to_node] = payload;
     run.status = 'running';
     run.waiting = null;
     run.current_node = wait.resume_to_node ?? run.current_node;
-    await this.save(run);
+    try {
+      // One commit: a crash cannot leave the resume recorded and the run still waiting (a repeat would record it twice).
+      await this.saveWith(run, [record]);
+    } catch (err) {
+      if (!(err instanceof LedgerLimitError)) throw err;
+      await this.fail(run, err.message);
+      return 'resumed';
+    }
     this.deps.schedule(run.run_id);
     return 'resumed';
   }
@@ -220,16 +249,20 @@ export class Runtime {
       run.vars._gateway_workspace = workspace;
       run.input_data._gateway_workspace = workspace;
     }
-    await Promise.all([
-      this.deps.runs.create(run),
-      this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }),
-    ]);
+    // One commit: a crash cannot leave a run the runner would execute without a ledger to write to, or the reverse.
+    await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }, () => this.deps.runs.createInTransaction(run));
     if (this.deps.cacheLive) this.live.set(run.run_id, run);
   }
 
   async save(run: RunState): Promise<void> {
     run.updated_at = new Date().toISOString();
     await this.deps.runs.save(run);
+  }
+
+  /** Appends the run's records and saves its state in one commit; resolves with their cursors. */
+  async saveWith(run: RunState, records: StepRecord[]): Promise<number[]> {
+    run.updated_at = new Date().toISOString();
+    return this.deps.ledger.appendAll(run.run_id, records, () => this.deps.runs.writeInTransaction(run));
   }
 
   private controller(runId: string): AbortController {
@@ -363,7 +396,12 @@ export class Runtime {
     return false;
   }
 
-  /** Terminal: status, the `abstract.status` record, synthetic ends of open calls, parents resumed. */
+  /**
+   * Terminal: the last records (the `abstract.status` among them), the ledger's terminal mark and
+   * the run state in one commit, so a crash leaves all of them or none; the ledger refuses to end
+   * a run twice, so a replay of a run whose end was committed appends nothing. Then synthetic ends
+   * of open calls, and the parent is scheduled.
+   */
   private async finish(run: RunState, status: 'completed' | 'failed' | 'cancelled', output: Record<string, unknown> | null, error: string | null, last?: StepRecord): Promise<void> {
     for (const call of this.deps.hub.openCallsOf(run.run_id)) {
       this.deps.hub.publishEnd({ kind: 'llm.delta_end', ...call.base, seq: call.seq + 1, reason: status === 'failed' ? 'failed' : 'cancelled', snapshot: false, synthetic: true });
@@ -371,17 +409,23 @@ export class Runtime {
     const statusRecord = stepRecord(run, run.current_node ?? '', 'completed', {
       effect: { type: 'emit_event', payload: { name: 'abstract.status', scope: 'session', payload: { text: status } }, result_key: null },
       result: { emitted: true, name: 'abstract.status', payload: { text: status } },
-      idempotency_key: `system:terminal_status:${status}`,
+      idempotency_key: `${TERMINAL_STATUS_KEY}${status}`,
     });
     const abandoned = this.memory.abandonedRecord(run);
-    // Appended together: their seqs are taken in call order and they share one synced commit.
-    await Promise.all([...(abandoned ? [this.deps.ledger.append(abandoned)] : []), ...(last ? [this.deps.ledger.append(last)] : []), this.deps.ledger.append(statusRecord)]);
-    // The status flips only once its records are durable, so a reader never sees an end the ledger lacks.
-    run.status = status;
-    run.output = output;
-    run.error = error;
-    run.waiting = null;
-    await Promise.all([this.save(run), this.deps.ledger.markTerminal(run.run_id, status)]);
+    // The state as it ends; `run` itself flips only once the commit is durable, so a reader never sees an end the ledger lacks.
+    const ended: RunState = { ...run, status, output, error, waiting: null, updated_at: new Date().toISOString() };
+    try {
+      await this.deps.ledger.endRun(run.run_id, [...(abandoned ? [abandoned] : []), ...(last ? [last] : []), statusRecord], status, (end) => {
+        if (end.status !== status) this.deps.log.warn('run replayed to another end than its ledger records; the ledger wins', { run_id: run.run_id, recorded: end.status, replayed: status });
+        ended.status = end.status as RunStatus;
+        this.deps.runs.writeInTransaction(ended);
+      });
+    } catch (err) {
+      // An output too large for a record: the run fails with the ledger's reason instead (a short record).
+      if (err instanceof LedgerLimitError && error !== err.message) return this.finish(run, 'failed', null, err.message, stepRecord(run, run.current_node ?? '', 'failed', { error: err.message }));
+      throw err;
+    }
+    Object.assign(run, { status: ended.status, output, error, waiting: null, updated_at: ended.updated_at });
     this.flows.delete(run.run_id);
     this.cancels.delete(run.run_id);
     this.cancelReasons.delete(run.run_id);

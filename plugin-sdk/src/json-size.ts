@@ -1,0 +1,62 @@
+/**
+ * How big a value is as JSON text, measured without serialising it and without walking further
+ * than a budget: a limit check costs at most the budget, however large the value has grown.
+ */
+
+/**
+ * The size of `value` as JSON text, in bytes, counting each string by its length (exact for ASCII;
+ * escapes and multi-byte characters are not counted twice). Stops as soon as the size passes
+ * `budget` and then returns a number greater than `budget`, not the full size. Values JSON drops
+ * (`undefined`, functions, symbols) count nothing; typed arrays count their bytes.
+ */
+export function jsonSizeWithin(value: unknown, budget: number): number {
+  let size = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    switch (typeof v) {
+      case 'string':
+        size += v.length + 2;
+        break;
+      case 'number':
+      case 'bigint':
+        size += 8;
+        break;
+      case 'boolean':
+        size += 5;
+        break;
+      case 'object':
+        if (v === null) size += 4;
+        else if (ArrayBuffer.isView(v)) size += v.byteLength;
+        else if (Array.isArray(v)) {
+          size += 2 + v.length;
+          for (let i = v.length - 1; i >= 0; i--) pending.push(v[i]);
+        } else {
+          size += 2;
+          for (const key in v) {
+            if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
+            size += key.length + 4;
+            pending.push((v as Record<string, unknown>)[key]);
+            if (size > budget) return size;
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    if (size > budget) return size;
+  }
+  return size;
+}
+
+/** `1536` → `1.5 KiB`, `4194304` → `4 MiB`: a byte count as a person reads it. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let n = bytes;
+  let unit = 0;
+  while (n >= 1024 && unit < units.length - 1) {
+    n /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${n} bytes` : `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[unit]}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Per-run limits of the runtime (settings `limits.*` of the gateway-runs plugin): how many steps a
+ * run may take and how large its variables may grow. Checked after every step, so a runaway loop
+ * (a string doubling, an endless `while`) fails its run with a reason instead of growing memory,
+ * disk and CPU without bound. The ledger plugin limits what a run writes to its ledger.
+ *
+ * Measuring all of a run's variables at every step would cost as much as the variables are big
+ * (half a millisecond a step for 4 MB of memory, against some 15 µs for the step itself), so a run
+ * keeps a headroom: the limit minus its size at the last full measurement. Each step spends it by
+ * what it added (its output counted three times: as the node's output, the last output and a
+ * variable it set); a full measurement is due only once the headroom is spent.
+ */
+import { formatBytes, jsonSizeWithin } from '@keel/plugin-sdk';
+import type { RunState } from './run-state.js';
+
+export interface RunLimitsConfig {
+  /** The most a run's variables (its vars, node outputs and loop state) may hold, measured as JSON text. */
+  maxVarsBytes: number;
+  /** The most steps (nodes executed, effects included) one run may take; scheduler runs are exempt. */
+  maxSteps: number;
+}
+
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000 };
+
+/** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
+export const UNKNOWN_ADDITIONS = Symbol('unknown additions');
+
+/** A step adds its output up to this many times to the run's variables (node output, last output, a variable). */
+const COPIES_PER_OUTPUT = 3;
+
+export class RunLimits {
+  /** Per live run state: bytes its variables may still grow before a full measurement. */
+  private readonly headroom = new WeakMap<RunState, number>();
+
+  constructor(private readonly config: RunLimitsConfig = DEFAULT_RUN_LIMITS) {}
+
+  /**
+   * Counts a step the run just took at `nodeId`, which added `added` to its variables (the step's
+   * output, a new loop's items; null for nothing), and answers why the run must stop, or null.
+   */
+  afterStep(run: RunState, nodeId: string | null, added: unknown): string | null {
+    run.steps = (run.steps ?? 0) + 1;
+    const at = nodeId ? ` at node '${nodeId}'` : '';
+    if (run.steps > this.config.maxSteps && run.builtin !== 'scheduler') {
+      return `The run took more than ${this.config.maxSteps} steps${at}, the most one run may take (setting \`limits.maxSteps\` of the gateway-runs plugin).`;
+    }
+    const max = this.config.maxVarsBytes;
+    let room = this.headroom.get(run);
+    if (room !== undefined && added !== UNKNOWN_ADDITIONS) room -= COPIES_PER_OUTPUT * jsonSizeWithin(added, room);
+    if (room === undefined || room < 0 || added === UNKNOWN_ADDITIONS) {
+      // The walk stops at the limit, so it costs at most `maxVarsBytes` however big the variables grew.
+      const size = jsonSizeWithin(run.vars, max);
+      if (size > max) {
+        this.headroom.delete(run);
+        return `The run's variables grew larger than ${formatBytes(max)}${at}, the most one run may hold (setting \`limits.maxVarsBytes\` of the gateway-runs plugin).`;
+      }
+      room = max - size;
+    }
+    this.headroom.set(run, room);
+    return null;
+  }
+}
