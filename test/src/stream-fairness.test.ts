@@ -12,6 +12,7 @@ import { ledgerWriterPlugin } from './fixtures/ledger-writer-plugin.js';
 import { until } from './helpers/gateway-runs.js';
 
 // 60 records of ~400 KB, then one of 6 MB (larger than the SSE helper's 4 MiB buffer limit): a 30 MB ledger.
+// The 6 MB record is over the ledger's default record limit (4 MiB), so this kernel raises `maxRecordBytes`.
 const LARGE_RECORDS = 61;
 const RECORD_BYTES = 400_000;
 const HUGE_RECORD_BYTES = 6_000_000;
@@ -87,7 +88,7 @@ describe('ledger streams stay fair when one run has a large ledger (issue 9 item
   let k: TestKernel;
   let url: string;
   before(async () => {
-    k = await createTestKernel({ plugins: [ledgerPlugin, ledgerWriterPlugin] });
+    k = await createTestKernel({ plugins: [{ plugin: ledgerPlugin, config: { maxRecordBytes: 8 * 1024 * 1024 } }, ledgerWriterPlugin] });
     url = (await k.listen()).url;
   });
   after(() => k.stop());
