@@ -91,15 +91,20 @@ export class ServedKeel {
     writeFileSync(this.configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins }));
   }
 
-  /** Starts the process (a fresh data dir gets its admin token here). */
+  /** Starts the process, or a new one on the same data after `stop` (a fresh data dir gets its admin token here). */
   async start(): Promise<void> {
     this.server = await this.spawn();
     this.token = readFileSync(path.join(this.dataDir, 'auth', 'admin.token'), 'utf8').trim();
   }
 
+  /** Stops the process: kill -9 by default, or a graceful SIGTERM. */
+  async stop(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    await this.server!.stop(signal);
+  }
+
   /** kill -9, then a new process on the same data. */
   async restart(): Promise<void> {
-    await this.server!.stop('SIGKILL');
+    await this.stop();
     this.server = await this.spawn();
   }
 
