@@ -18,7 +18,8 @@ async function bootError(options: Parameters<typeof createTestKernel>[0]): Promi
   throw new Error('expected the kernel to refuse to boot');
 }
 
-describe('boot: config, plugin loading and ordering errors', () => {
+describe('boot: config, plugin loading and ordering errors', function () {
+  this.timeout(120_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.remove());

@@ -8,7 +8,7 @@ import { until } from './helpers/gateway-runs.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
 
 describe('keel serve --no-runner with keel runner in another process on the same data dir', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   const configFile = path.join(tmp.dir, 'keel.json');
@@ -70,7 +70,7 @@ describe('keel serve --no-runner with keel runner in another process on the same
 });
 
 describe('GET /api/gateway/host/runner with a separate runner process', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   let server: ServerProcess | undefined;
@@ -101,7 +101,7 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
 });
 
 describe('a server restarted while a separate runner is mid-call', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   const configFile = path.join(tmp.dir, 'keel.json');

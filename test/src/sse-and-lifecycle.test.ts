@@ -93,7 +93,7 @@ describe('the SDK SSE helper', () => {
 
 describe('the event-loop watchdog', () => {
   it('records a hang with its top frame while the loop is blocked, for GET /api/gateway/host/runner', async function () {
-    this.timeout(20_000);
+    this.timeout(90_000);
     const kernel = await createTestKernel({ plugins: [probePlugin], config: { server: { logLevel: 'error', watchdog: { enabled: true, limitS: 0.5 } } } });
     try {
       const before = await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken });

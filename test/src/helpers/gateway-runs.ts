@@ -34,7 +34,7 @@ export interface RunRecord {
   parent_run_id: string | null;
   error: string | null;
   output: Record<string, unknown> | null;
-  waiting: { reason: string } | null;
+  waiting: { reason: string; until?: string | null; wait_key?: string | null } | null;
 }
 
 /** Polls `probe` every 20 ms until `ok` holds and returns the value that satisfied it; throws after `ms`. */
