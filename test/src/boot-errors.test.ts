@@ -164,6 +164,14 @@ describe('boot: config, plugin loading and ordering errors', function () {
     expect(res.stdout + res.stderr).to.not.contain('short-secret');
   });
 
+  it('refuses a data dir it cannot make (a file in the way) in one sentence naming it, exit 1', async () => {
+    const file = path.join(tmp.dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const res = await runKeel(['serve', '--port', '0', '--data-dir', path.join(file, 'data'), '--plugins', '@keel/plugin-ledger']);
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Cannot use the data directory ${path.join(file, 'data')}: a part of the path is a file, not a directory; choose another with --data-dir (or KEEL_DATA_DIR, server.dataDir).`]);
+  });
+
   it('keel runner exits 1 with one sentence when another runner holds the lock of the data dir', async () => {
     const dataDir = path.join(tmp.dir, 'data');
     mkdirSync(dataDir, { recursive: true });
