@@ -1,9 +1,9 @@
 /**
  * How the runner applies a command (reference §6.2): pause and cancel act on the whole run tree;
  * resume without an inner payload lifts a pause, with one it answers a wait (resume-rules.ts says
- * when a resume changes nothing; the runner refuses it then, with that sentence in its log); emit_event resumes
- * the runs waiting on that event; guidance goes to the live runs' inbox; compact_memory launches
- * a summary child run. A command that cannot apply throws: the runner logs it and moves on.
+ * when a resume would change nothing: it is refused then); emit_event resumes the runs waiting on
+ * that event; guidance goes to the live runs' inbox; compact_memory launches a summary child run.
+ * A command that cannot apply throws: the runner logs it with the reason and moves on.
  */
 import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
