@@ -30,6 +30,19 @@ function waitFlow(seconds: number) {
   };
 }
 
+/** start → ask_user → end with the answer. */
+function askFlow() {
+  return {
+    id: 'ask',
+    nodes: [
+      node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Your name?' } } }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+    ],
+    edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
+  };
+}
+
 type WaitingRun = RunRecord & { waiting: { reason: string; until: string | null; wait_key: string | null } | null; paused: boolean; resumed_at: string | null };
 
 /** Resolves once the wall clock is past `iso` (plus a margin): the deadline has passed for certain. */
@@ -70,7 +83,7 @@ describe('a wait_until whose time passes while no runner is up resumes when one 
     });
   });
 
-  describe('keel serve --no-runner, its runner stopped during the wait, another runner started after the deadline', () => {
+  describe('keel serve --no-runner, its runner stopped during the wait, another runner started after the deadline; resumes through the server', () => {
     const tmp = tempDir();
     const dataDir = path.join(tmp.dir, 'data');
     const configFile = path.join(tmp.dir, 'keel.json');
@@ -82,7 +95,7 @@ describe('a wait_until whose time passes while no runner is up resumes when one 
       tmp.remove();
     });
 
-    it('resumes the run in the later runner and completes it', async () => {
+    it('resumes the run in the later runner and completes it; a resume sent to the server is applied there', async () => {
       writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: PLUGINS }));
       server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
       runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
@@ -107,6 +120,19 @@ describe('a wait_until whose time passes while no runner is up resumes when one 
       expect(run.output).to.deep.include({ response: 'waited enough' });
       const resume = resumeRecord((await call('GET', `/api/gateway/runs/${runId}/ledger?limit=100`)).body.items as LedgerItem[]);
       expect(Date.parse(resume!.started_at)).to.be.at.least(laterStart);
+
+      // A resume sent to the server reaches the separate runner and is applied; an idle one is refused by the server.
+      const ask = multipart({}, { name: 'ask.flow', bytes: bundle('ask', '1.0.0', askFlow()) });
+      expect((await call('POST', '/api/gateway/bundles/upload', ask.payload, ask.headers)).status).to.equal(201);
+      const askId = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'ask' })).body.run_id as string;
+      const getAsk = async () => (await call('GET', `/api/gateway/runs/${askId}`)).body as unknown as WaitingRun;
+      const asking = await until(getAsk, (r) => r.status === 'waiting', 60_000);
+      const command = (payload: Record<string, unknown>) => call('POST', '/api/gateway/commands', { command_id: crypto.randomUUID(), run_id: askId, type: 'resume', payload });
+      const idle = await command({});
+      expect(idle.status).to.equal(409);
+      expect((idle.body.detail as { message: string }).message).to.contain(`wait_key '${asking.waiting!.wait_key}'`);
+      expect((await command({ wait_key: asking.waiting!.wait_key, payload: { response: 'Ada' } })).status).to.equal(200);
+      expect((await until(getAsk, (r) => r.status === 'completed', 60_000)).output).to.deep.include({ response: 'Ada' });
     });
   });
 });
@@ -124,15 +150,7 @@ describe('POST /api/gateway/commands resume: applied at once, or refused with th
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
     await uploadBundle('wait-4', waitFlow(4));
     await uploadBundle('wait-hour', waitFlow(3600));
-    await uploadBundle('ask', {
-      id: 'ask',
-      nodes: [
-        node({ id: 'start', type: 'on_flow_start', outputs: [] }),
-        node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Your name?' } } }),
-        node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
-      ],
-      edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
-    });
+    await uploadBundle('ask', askFlow());
   });
   after(() => k?.stop());
 
@@ -202,7 +220,8 @@ describe('POST /api/gateway/commands resume: applied at once, or refused with th
     const id = (await k.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: k.adminToken, payload: { bundle_id: 'keel-chat', input_data: { prompt: 'Hi!' }, start_at: 'now', interval: '1 hour', repeat_count: 3 } })).json<{ run_id: string }>().run_id;
     const children = async () => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: RunRecord[] }>().items;
     await until(children, (kids) => kids.length === 1 && kids[0]!.status === 'completed');
-    await until(() => run(id), (r) => r.status === 'waiting');
+    // Waiting for the next occurrence (not for the child that just ended).
+    await until(() => run(id), (r) => r.status === 'waiting' && r.waiting?.reason === 'until');
     expect((await command(id, 'resume')).statusCode).to.equal(200);
     await until(children, (kids) => kids.length === 2);
     await command(id, 'cancel');
