@@ -43,7 +43,8 @@ import { orderPlugins } from './plugins/order-plugins.js';
 import { validatePluginConfigs } from './plugins/plugin-config.js';
 import { runSetup } from './plugins/run-setup.js';
 import { PluginPaths } from './storage/plugin-paths.js';
-import { lmdbPath, openLmdbEnv, ScopedStorage } from './storage/lmdb-env.js';
+import { lmdbPath, ScopedStorage } from './storage/lmdb-env.js';
+import { openDataDir } from './storage/open-data-dir.js';
 import { SchemaValidator } from './validation/validator.js';
 import { KERNEL_VERSION } from './version.js';
 import { PoolRegistry } from './workers/pool-registry.js';
@@ -210,8 +211,7 @@ export class Kernel {
     const hostProvided = new Set<symbol>([...Object.values(core).map((t) => t.key), ...(this.options.overrides ?? []).map(([t]) => t.key)]);
     const ordered = orderPlugins(loaded, hostProvided);
 
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    this.lmdb = openLmdbEnv(this.dataDir);
+    this.lmdb = openDataDir(this.dataDir);
     const accounts = new AccountStore(this.lmdb, () => systemClock.now());
     // Without an env of its own, the kernel reads the process's and removes its secrets from it first.
     if (!this.options.env) takeSecretEnv();

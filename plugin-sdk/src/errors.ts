@@ -56,6 +56,23 @@ export function isHttpError(err: unknown): err is HttpError {
   return err instanceof HttpError || (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'HttpError' && typeof (err as { status?: unknown }).status === 'number');
 }
 
+/**
+ * Thrown from a plugin's `setup` or `start` when it cannot run in this process for a reason the user
+ * can fix (a lock another process holds, a missing file). The message is one sentence that says what
+ * to do; the host prints it without a stack and exits non-zero.
+ */
+export class StartRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartRefusedError';
+  }
+}
+
+/** True for a `StartRefusedError`, also one made by another copy of the SDK. */
+export function isStartRefused(err: unknown): err is StartRefusedError {
+  return err instanceof StartRefusedError || (err instanceof Error && err.name === 'StartRefusedError');
+}
+
 /** What a formatter returns: the status and JSON body to send. */
 export interface FormattedError {
   status: number;

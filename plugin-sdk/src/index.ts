@@ -19,6 +19,7 @@ export type {
 export {
   HttpError, isHttpError, badRequest, unauthorized, forbidden, notFound, methodNotAllowed, conflict, gone,
   payloadTooLarge, unprocessable, tooManyRequests, serviceUnavailable, gatewayErrorFormat, openaiErrorFormat,
+  StartRefusedError, isStartRefused,
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';

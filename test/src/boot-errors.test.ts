@@ -1,4 +1,4 @@
-import { writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -18,7 +18,8 @@ async function bootError(options: Parameters<typeof createTestKernel>[0]): Promi
   throw new Error('expected the kernel to refuse to boot');
 }
 
-describe('boot: config, plugin loading and ordering errors', () => {
+describe('boot: config, plugin loading and ordering errors', function () {
+  this.timeout(120_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.remove());
@@ -129,6 +130,58 @@ describe('boot: config, plugin loading and ordering errors', () => {
     } finally {
       await kernel.stop();
     }
+  });
+
+  /** The lines a refusal printed that are not the JSON log: exactly one sentence, and no stack frame. */
+  const refusalLines = (stderr: string) => {
+    expect(stderr).to.not.match(/^\s+at /m);
+    return stderr.split('\n').filter((line) => line && !line.startsWith('{'));
+  };
+
+  it('refuses a port already in use in one sentence, without a stack, exit 1', async () => {
+    const holder = net.createServer();
+    const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as net.AddressInfo).port)));
+    try {
+      const res = await runKeel(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp.dir, 'data'), '--plugins', '@keel/plugin-ledger']);
+      expect(res.code).to.equal(1);
+      expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Port ${port} on 127.0.0.1 is already in use by another process; stop it, or choose another port with --port (or server.port in the config).`]);
+    } finally {
+      await new Promise((r) => holder.close(r));
+    }
+  });
+
+  it('refuses a host address this machine does not have in one sentence, exit 1', async () => {
+    // 192.0.2.1 is a documentation address (TEST-NET-1): binding to it fails locally, nothing is sent.
+    const res = await runKeel(['serve', '--port', '0', '--host', '192.0.2.1', '--data-dir', path.join(tmp.dir, 'data'), '--plugins', '@keel/plugin-ledger']);
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal(['keel: cannot start: Cannot listen on 192.0.2.1: no network interface of this machine has that address; use --host 127.0.0.1 or another local address.']);
+  });
+
+  it('refuses a KEEL_ADMIN_TOKEN shorter than 16 characters in one sentence that does not echo it, exit 1', async () => {
+    const res = await runKeel(['serve', '--port', '0', '--data-dir', path.join(tmp.dir, 'data'), '--plugins', '@keel/plugin-ledger'], { KEEL_ADMIN_TOKEN: 'short-secret' });
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal(['keel: cannot start: KEEL_ADMIN_TOKEN must be at least 16 characters long (it has 12); set a longer random secret.']);
+    expect(res.stdout + res.stderr).to.not.contain('short-secret');
+  });
+
+  it('refuses a data dir it cannot make (a file in the way) in one sentence naming it, exit 1', async () => {
+    const file = path.join(tmp.dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const res = await runKeel(['serve', '--port', '0', '--data-dir', path.join(file, 'data'), '--plugins', '@keel/plugin-ledger']);
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Cannot use the data directory ${path.join(file, 'data')}: a part of the path is a file, not a directory; choose another with --data-dir (or KEEL_DATA_DIR, server.dataDir).`]);
+  });
+
+  it('keel runner exits 1 with one sentence when another runner holds the lock of the data dir', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    // The lock names a live process (this test's own): a runner is up on this data dir.
+    writeFileSync(path.join(dataDir, 'gateway_runner.lock'), String(process.pid));
+    const res = await runKeel(['runner', '--data-dir', dataDir, '--plugins', '@keel/plugin-inference,@keel/plugin-ledger,@keel/plugin-gateway-runs']);
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Another runner (pid ${process.pid}) holds ${path.join(dataDir, 'gateway_runner.lock')}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`]);
+    expect(res.stdout).to.not.contain('Keel runner started');
+    expect(readFileSync(path.join(dataDir, 'gateway_runner.lock'), 'utf8')).to.equal(String(process.pid));
   });
 
   it('does not listen when boot fails', async () => {

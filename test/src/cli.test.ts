@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { runKeel, startServer } from './helpers/cli.js';
 import { fixturesDir, repoRoot, tempDir } from './helpers/paths.js';
 
-describe('the keel CLI', () => {
+describe('the keel CLI', function () {
+  this.timeout(120_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.remove());
@@ -113,7 +114,7 @@ describe('the keel CLI', () => {
     const server = await startServer(['--port', '0', '--data-dir', tmp.dir, '--plugins', probe]);
     const token = (await import('node:fs')).readFileSync(path.join(tmp.dir, 'auth', 'admin.token'), 'utf8').trim();
     const inFlight = fetch(`${server.url}/api/gateway/probe/slow?ms=800`, { headers: { authorization: `Bearer ${token}` } });
-    await new Promise((r) => setTimeout(r, 200));
+    await server.waitFor(/probe: slow request started/);
     const exit = server.stop('SIGTERM');
     const res = await inFlight;
     expect(res.status).to.equal(200);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { bundle, edges, node } from './helpers/flow-builder.js';
-import { ServedKeel, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
+import { ServedKeel, until } from './helpers/gateway-runs.js';
 
 describe('crash safety: kill -9 mid-run, restart, the run continues from its ledger', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const keel = new ServedKeel();
 
   before(() => keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]));
@@ -29,24 +29,19 @@ describe('crash safety: kill -9 mid-run, restart, the run continues from its led
     const runId = (await keel.call('POST', '/api/gateway/runs/start', { bundle_id: 'two-calls', input_data: { _runtime: { provider: 'local', model: 'keel-tiny-chat' } } })).body.run_id as string;
 
     // Wait until the first call is durably recorded and the run sits in its wait.
-    let before: LedgerItem[] = [];
-    for (let i = 0; i < 200; i++) {
-      const run = await keel.run(runId);
-      before = await keel.ledger(runId);
-      if (run.status === 'waiting' && before.some((r) => r.status === 'waiting')) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const waiting = await until(() => keel.run(runId), (r) => r.status === 'waiting', 60_000);
+    const before = await keel.ledger(runId);
+    expect(before.some((r) => r.status === 'waiting')).to.equal(true);
     expect(before.filter((r) => r.status === 'completed' && r.effect?.type === 'llm_call')).to.have.length(1);
 
-    await keel.restart();
+    // kill -9, and start again only once the wait is due: the new process must fire it.
+    await keel.stop('SIGKILL');
+    const due = Date.parse(waiting.waiting!.until!);
+    await until(async () => Date.now(), (now) => now > due + 500, 60_000);
+    await keel.start();
 
-    let run: RunRecord | undefined;
-    for (let i = 0; i < 400 && run?.status !== 'completed'; i++) {
-      run = await keel.run(runId);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    expect(run?.status).to.equal('completed');
-    expect(run!.output!.response).to.equal('The capital of France is Paris. The capital of Italy is Rome.');
+    const run = await until(() => keel.run(runId), (r) => r.status === 'completed', 60_000);
+    expect(run.output!.response).to.equal('The capital of France is Paris. The capital of Italy is Rome.');
 
     const after = await keel.ledger(runId);
     expect(after.slice(0, before.length)).to.deep.equal(before);

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import { startHub, type HubHarness } from './helpers/hub.js';
+import { until } from './helpers/gateway-runs.js';
 
 const DAY = 86400;
 const RETIRED = (reason: string) => `this identity has been retired (${reason}) — a decommissioned seat, not a block. An operator can restore it; the id is never reused.`;
@@ -308,8 +309,10 @@ describe('hub seats: join tokens', () => {
     expect(del.body).to.deep.equal({ token_id: revoked.body.token_id, revoked: true });
     expect((await join({ token: revoked.body.token, agent_id: 'late' })).body.detail).to.equal('join token revoked');
 
+    const minted = Date.now();
     const brief = await mint({ ttl_seconds: 0.05 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once its 50 ms have passed on the clock, however long that takes here.
+    await until(async () => Date.now(), (now) => now > minted + 100);
     expect((await join({ token: brief.body.token, agent_id: 'slow' })).body.detail).to.equal('join token expired');
     expect((await mint({ ttl_seconds: 31 * DAY })).status).to.equal(400);
     expect((await mint({ max_uses: 101 })).status).to.equal(400);

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { embeddingsDir, requireSharedModels, STORIES_GREEDY_PREFIX, storiesDir } from './helpers/shared-models.js';
+import { until } from './helpers/gateway-runs.js';
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
@@ -177,9 +178,9 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     } catch {
       /* the abort ends the iteration */
     }
-    await new Promise((r) => setTimeout(r, 300));
-    const logs = await kernel.inject({ url: '/api/gateway/openai-api/logs?limit=5', token: kernel.adminToken });
-    const entry = logs.json<{ items: Array<{ endpoint: string; stream: boolean; status: number; finish_reason: string; completion_tokens: number }> }>().items.find((e) => e.stream && e.endpoint === '/v1/chat/completions');
+    type LogEntry = { endpoint: string; stream: boolean; status: number; finish_reason: string; completion_tokens: number };
+    const streamed = async () => (await kernel.inject({ url: '/api/gateway/openai-api/logs?limit=5', token: kernel.adminToken })).json<{ items: LogEntry[] }>().items.find((e) => e.stream && e.endpoint === '/v1/chat/completions');
+    const entry = await until(streamed, (e) => e !== undefined, 30_000);
     expect(entry).to.include({ status: 499, finish_reason: 'cancelled' });
     expect(entry!.completion_tokens).to.be.below(100);
     // The worker is free: the next request runs at once.

@@ -6,6 +6,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { multipart } from './helpers/flow-builder.js';
+import { until } from './helpers/gateway-runs.js';
 import { repoRoot } from './helpers/paths.js';
 
 const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'flows');
@@ -20,6 +21,7 @@ interface Run {
 }
 
 describe('the real fixture bundles, end to end with the tiny model', function () {
+  this.timeout(180_000);
   let k: TestKernel;
   let url: string;
   before(async function () {
@@ -42,12 +44,7 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   const start = async (bundleId: string, input: Record<string, unknown>) =>
     (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: input } })).json<{ run_id: string }>().run_id;
   const finished = async (id: string) => {
-    for (let i = 0; i < 300; i++) {
-      const run = (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>();
-      if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`run ${id} did not finish`);
+    return until(async () => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>(), (run) => ['completed', 'failed', 'cancelled'].includes(run.status), 120_000);
   };
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
 
@@ -92,12 +89,8 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
       const body = multipart({}, { name: 'test@dev.flow', bytes: readFileSync(path.join(FIXTURES, 'test@dev.flow')) });
       await aliased.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: aliased.adminToken, payload: body.payload, headers: body.headers });
       const id = (await aliased.inject({ method: 'POST', url: '/api/gateway/runs/start', token: aliased.adminToken, payload: { bundle_id: 'test', input_data: { prompt: 'What is the capital of Norway?' } } })).json<{ run_id: string }>().run_id;
-      let run: Run | undefined;
-      for (let i = 0; i < 200 && run?.status !== 'completed'; i++) {
-        run = (await aliased.inject({ url: `/api/gateway/runs/${id}`, token: aliased.adminToken })).json<Run>();
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      expect(run!.output).to.deep.include({ output: 'The capital of Norway is Oslo.', success: true });
+      const run = await until(async () => (await aliased.inject({ url: `/api/gateway/runs/${id}`, token: aliased.adminToken })).json<Run>(), (r) => ['completed', 'failed', 'cancelled'].includes(r.status), 120_000);
+      expect(run.output).to.deep.include({ output: 'The capital of Norway is Oslo.', success: true });
       const viaV1 = await aliased.inject({ method: 'POST', url: '/v1/chat/completions', token: aliased.adminToken, payload: { model: 'openai/gpt-5-mini', messages: [{ role: 'user', content: 'Hi!' }], temperature: 0 } });
       expect(viaV1.json<{ choices: Array<{ message: { content: string } }> }>().choices[0]!.message.content).to.equal('Hi! How can I help you today?');
     } finally {

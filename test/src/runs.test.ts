@@ -151,9 +151,11 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
     const { run_id } = (await start({ bundle_id: 'ask-test' })).json<{ run_id: string }>();
     const waiting = await until(run_id, (r) => r.status === 'waiting');
     expect(waiting.waiting).to.deep.include({ reason: 'user', wait_key: `user:${run_id}:ask`, prompt: 'Your name?' });
+    // A wrong wait_key is refused at once (409, naming the run's own key), never queued and ignored.
     const wrongKey = await command({ run_id, type: 'resume', payload: { wait_key: 'nope', payload: { response: 'x' } } });
-    expect(wrongKey.json()).to.deep.include({ accepted: true });
-    await new Promise((r) => setTimeout(r, 200));
+    expect(wrongKey.statusCode).to.equal(409);
+    expect(wrongKey.json<{ detail: { reason_code: string; message: string } }>().detail).to.deep.include({ reason_code: 'invalid_state' });
+    expect(wrongKey.json<{ detail: { message: string } }>().detail.message).to.contain(`'user:${run_id}:ask'`);
     expect((await getRun(run_id)).status).to.equal('waiting');
     const receipt = await command({ command_id: 'answer-1', run_id, type: 'resume', payload: { wait_key: `user:${run_id}:ask`, payload: { response: 'Ada' } } });
     expect(receipt.json()).to.deep.include({ accepted: true, duplicate: false });

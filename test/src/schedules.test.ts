@@ -13,7 +13,8 @@ interface Run {
   waiting: { reason: string } | null;
 }
 
-describe('scheduled runs: POST /runs/schedule, update_schedule, cancel stops the schedule', () => {
+describe('scheduled runs: POST /runs/schedule, update_schedule, cancel stops the schedule', function () {
+  this.timeout(120_000);
   let k: TestKernel;
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
@@ -24,12 +25,13 @@ describe('scheduled runs: POST /runs/schedule, update_schedule, cancel stops the
   const run = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>();
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
   const until = async (id: string, ok: (r: Run) => boolean) => {
-    for (let i = 0; i < 400; i++) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       const r = await run(id);
       if (ok(r)) return r;
+      if (Date.now() > deadline) throw new Error(`run ${id} never reached the state: ${JSON.stringify(r)}`);
       await new Promise((res) => setTimeout(res, 25));
     }
-    throw new Error(`run ${id} never reached the state`);
   };
 
   it('launches the target flow at start and then every interval, repeat_count times', async () => {

@@ -1,19 +1,19 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startServer, type ServerProcess } from './helpers/cli.js';
-import { keelBin, repoRoot, tempDir } from './helpers/paths.js';
+import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
+import { until } from './helpers/gateway-runs.js';
+import { repoRoot, tempDir } from './helpers/paths.js';
 
 describe('keel serve --no-runner with keel runner in another process on the same data dir', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   const configFile = path.join(tmp.dir, 'keel.json');
   let server: ServerProcess | undefined;
-  let runner: ReturnType<typeof spawn> | undefined;
+  let runner: KeelProcess | undefined;
   let token = '';
 
   before(async () => {
@@ -22,7 +22,7 @@ describe('keel serve --no-runner with keel runner in another process on the same
     token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
   });
   after(async () => {
-    runner?.kill('SIGKILL');
+    await runner?.stop('SIGKILL');
     await server?.stop('SIGKILL');
     tmp.remove();
   });
@@ -36,18 +36,14 @@ describe('keel serve --no-runner with keel runner in another process on the same
     const started = await call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Tell me a story.', _runtime: { stream: true } } });
     expect(started.runner_warning).to.be.a('string').and.contain('--no-runner');
     const runId = started.run_id as string;
-    await new Promise((r) => setTimeout(r, 300));
+    // No runner in any process yet: the run is queued, not executed.
     expect((await call('GET', `/api/gateway/runs/${runId}`)).status).to.equal('running');
 
-    const stream = fetch(`${server!.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 200));
-    runner = spawn(process.execPath, [keelBin, 'runner', '--config', configFile, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let runnerOut = '';
-    runner.stdout!.on('data', (d: Buffer) => (runnerOut += d.toString()));
-    runner.stderr!.on('data', (d: Buffer) => (runnerOut += d.toString()));
+    // Subscribed (the response's headers are in) before the runner starts, so no delta is missed.
+    const stream = (await fetch(`${server!.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${token}` } })).text();
+    runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
 
     const text = await stream;
-    expect(runnerOut).to.contain('Keel runner started');
     const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => (JSON.parse(/data: (.+)/.exec(b)![1]!) as { text: string }).text);
     expect(deltas.join('')).to.equal('Once upon a time, a little boat named Keel sailed across the sea. It found a small island full of friendly birds. At sunset, Keel sailed home happy.');
     expect([...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).to.deep.equal([1, 2, 3, 4]);
@@ -62,33 +58,25 @@ describe('keel serve --no-runner with keel runner in another process on the same
 
     // Commands submitted on the server reach the runner.
     const second = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.' } })).run_id as string;
-    for (let i = 0; i < 200; i++) {
-      if ((await call('GET', `/api/gateway/runs/${second}`)).status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    expect((await call('GET', `/api/gateway/runs/${second}`)).output).to.deep.include({ response: '1, 2, 3.' });
+    const done = await until(() => call('GET', `/api/gateway/runs/${second}`), (r) => r.status === 'completed', 60_000);
+    expect(done.output).to.deep.include({ response: '1, 2, 3.' });
   });
 
-  it('keeps a second runner from running on the same data dir', async () => {
-    const second = spawn(process.execPath, [keelBin, 'runner', '--config', configFile, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    second.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    second.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    await new Promise((r) => setTimeout(r, 2500));
-    second.kill('SIGTERM');
-    await new Promise((r) => second.once('exit', r));
-    expect(out).to.contain('another runner holds the lock');
+  it('keeps a second runner from running on the same data dir: it says why and exits 1', async () => {
+    const second = await runKeel(['runner', '--config', configFile, '--data-dir', dataDir]);
+    expect(second.code).to.equal(1);
+    expect(second.stderr).to.contain(`keel: cannot start: Another runner (pid ${runner!.child.pid}) holds`);
   });
 });
 
 describe('GET /api/gateway/host/runner with a separate runner process', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   let server: ServerProcess | undefined;
-  let runner: ReturnType<typeof spawn> | undefined;
+  let runner: KeelProcess | undefined;
   after(async () => {
-    runner?.kill('SIGKILL');
+    await runner?.stop('SIGKILL');
     await server?.stop('SIGKILL');
     tmp.remove();
   });
@@ -103,12 +91,8 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
     const lastHang = async () => ((await (await fetch(`${server!.url}/api/gateway/host/runner`, { headers: { authorization: `Bearer ${token}` } })).json()) as { last_hang: Record<string, unknown> | null }).last_hang;
     expect(await lastHang()).to.equal(null);
 
-    runner = spawn(process.execPath, [keelBin, 'runner', '--config', path.join(tmp.dir, 'runner.json'), '--data-dir', dataDir], { cwd: repoRoot, stdio: 'ignore' });
-    let hang: Record<string, unknown> | null = null;
-    for (let i = 0; i < 100 && !(hang && (hang.blocked_s as number) >= 1.4); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      hang = await lastHang();
-    }
+    runner = await startRunner(['--config', path.join(tmp.dir, 'runner.json'), '--data-dir', dataDir]);
+    const hang = await until(lastHang, (h) => h !== null && (h.blocked_s as number) >= 1.4, 60_000);
     expect(hang).to.include({ process: 'runner' });
     expect(hang!.blocked_s).to.be.at.least(1.4); // the dump is rewritten with the whole duration once the loop recovers
     expect(hang!.top_frame).to.match(/blockFor/);
@@ -117,12 +101,12 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
 });
 
 describe('a server restarted while a separate runner is mid-call', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const tmp = tempDir();
   const dataDir = path.join(tmp.dir, 'data');
   const configFile = path.join(tmp.dir, 'keel.json');
   let server: ServerProcess | undefined;
-  let runner: ReturnType<typeof spawn> | undefined;
+  let runner: KeelProcess | undefined;
   // A streaming OpenAI-compatible endpoint (a stand-in inside the test) that sends one chunk, then
   // holds the rest until the test releases it.
   let release: () => void = () => {};
@@ -141,7 +125,7 @@ describe('a server restarted while a separate runner is mid-call', function () {
   });
   after(async () => {
     release();
-    runner?.kill('SIGKILL');
+    await runner?.stop('SIGKILL');
     await server?.stop('SIGKILL');
     await new Promise((r) => endpoint.close(r));
     tmp.remove();
@@ -153,7 +137,7 @@ describe('a server restarted while a separate runner is mid-call', function () {
     writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }] }));
     server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
     const token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
-    runner = spawn(process.execPath, [keelBin, 'runner', '--config', configFile, '--data-dir', dataDir], { cwd: repoRoot, stdio: 'ignore' });
+    runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
     const started = await fetch(`${server.url}/api/gateway/runs/start`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } }),
@@ -162,7 +146,7 @@ describe('a server restarted while a separate runner is mid-call', function () {
     await firstChunk;
     // Wait until the runner has written the delta to the run tree's live file, then restart the server.
     const liveFile = () => readdirSync(path.join(dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
-    for (let i = 0; i < 100 && !(liveFile() && readFileSync(path.join(dataDir, 'live', liveFile()!), 'utf8').includes('Hello')); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(async () => liveFile(), (file) => file !== undefined && readFileSync(path.join(dataDir, 'live', file), 'utf8').includes('Hello'), 60_000);
     await server.stop('SIGKILL');
     server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
 

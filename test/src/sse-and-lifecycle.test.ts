@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { encodeSse } from '@keel/plugin-sdk';
 import { probePlugin, probeToken } from './fixtures/kernel-probe-plugin.js';
+import { until } from './helpers/gateway-runs.js';
 
 interface ReadResult {
   text: string;
@@ -62,8 +63,12 @@ describe('the SDK SSE helper', () => {
 
     it('cuts off a subscriber that does not read instead of buffering without bound', async () => {
       // 2000 events of 64 KiB against a 256 KiB buffer: a reader that never reads must be cut off.
+      const state = kernel.resolve(probeToken);
+      const closed = state.closes.length;
       const res = await fetch(`${url}/api/gateway/probe/events?count=2000&size=65536&max_buffer=262144`, { headers: auth() });
-      await new Promise((r) => setTimeout(r, 1500));
+      // Not read until the server has ended the stream, and said why.
+      await until(async () => state.closes.slice(closed), (closes) => closes.length > 0, 30_000);
+      expect(state.closes[closed]).to.equal('slow_consumer');
       const { text, ended } = await readStream(res, () => false, 10_000).catch(() => ({ text: '', ended: true }));
       expect(ended).to.equal(true);
       expect(text).to.not.contain('event: done');
@@ -76,7 +81,6 @@ describe('the SDK SSE helper', () => {
       expect(state.started).to.equal(true);
       const res = await fetch(`${localUrl}/api/gateway/probe/events?count=1&heartbeat_ms=1000`, { headers: { authorization: `Bearer ${local.adminToken}` } });
       const reading = readStream(res, () => false);
-      await new Promise((r) => setTimeout(r, 100));
       const t0 = Date.now();
       await local.stop();
       expect(Date.now() - t0).to.be.below(3000);
@@ -89,16 +93,16 @@ describe('the SDK SSE helper', () => {
 
 describe('the event-loop watchdog', () => {
   it('records a hang with its top frame while the loop is blocked, for GET /api/gateway/host/runner', async function () {
-    this.timeout(20_000);
+    this.timeout(90_000);
     const kernel = await createTestKernel({ plugins: [probePlugin], config: { server: { logLevel: 'error', watchdog: { enabled: true, limitS: 0.5 } } } });
     try {
       const before = await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken });
       expect(before.json()).to.deep.equal({ last_hang: null });
-      await kernel.inject({ url: '/api/gateway/probe/block?ms=2000' });
-      await new Promise((r) => setTimeout(r, 300));
-      const after = await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken });
-      const hang = after.json<{ last_hang: { at: string; process: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null } }>().last_hang;
-      expect(hang).to.not.equal(null);
+      // Blocked until the watchdog has read the stack and dumped it, however busy the machine is.
+      await kernel.inject({ url: '/api/gateway/probe/block?ms=2000&until_dump=true' });
+      type Hang = { at: string; process: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null };
+      const lastHang = async () => (await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken })).json<{ last_hang: Hang | null }>().last_hang;
+      const hang = (await until(lastHang, (h) => h !== null, 30_000))!;
       expect(hang.blocked_s).to.be.at.least(0.5);
       expect(hang.reason).to.contain('blocked');
       expect(hang.process).to.equal('server');

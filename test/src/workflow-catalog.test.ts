@@ -90,12 +90,13 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
   };
   const start = (payload: Record<string, unknown>, token = k.adminToken) => call('POST', '/runs/start', token, payload);
   const finished = async (id: string, token: string) => {
-    for (let i = 0; i < 300; i++) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       const run = (await call('GET', `/runs/${id}`, token)).json<{ status: string; output: Record<string, unknown> | null; error: string | null; workflow_policy: Record<string, unknown> | null }>();
       if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
+      if (Date.now() > deadline) throw new Error(`run ${id} did not finish: ${JSON.stringify(run)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`run ${id} did not finish`);
   };
   const versions = async (bundleId: string, token = k.adminToken, query = '') => (await call('GET', `/workflow-catalog/${bundleId}${query}`, token)).json<{ items: Record_[] }>().items;
 

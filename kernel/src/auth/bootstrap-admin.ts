@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN_ROLE, newTokenValue, type AccountStore } from './account-store.js';
+import { BootError } from '../boot-error.js';
 
 export const ADMIN_ACCOUNT = 'admin';
 const FILE_TOKEN_ID = 'bootstrap-file';
@@ -20,7 +21,7 @@ export async function bootstrapAdmin(store: AccountStore, dataDir: string, env: 
   await store.ensure({ account: ADMIN_ACCOUNT, tenant: 'default', roles: [ADMIN_ROLE] });
   const fromEnv = env.KEEL_ADMIN_TOKEN?.trim();
   if (fromEnv) {
-    if (fromEnv.length < 16) throw new Error('KEEL_ADMIN_TOKEN must be at least 16 characters long.');
+    if (fromEnv.length < 16) throw new BootError(`KEEL_ADMIN_TOKEN must be at least 16 characters long (it has ${fromEnv.length}); set a longer random secret.`);
     await store.register(ADMIN_ACCOUNT, fromEnv, ENV_TOKEN_ID, 'KEEL_ADMIN_TOKEN');
     await store.revoke(ADMIN_ACCOUNT, FILE_TOKEN_ID);
     return fromEnv;

@@ -1,4 +1,5 @@
 /** The `keel` command line: dispatches to one command module per verb. */
+import { isStartRefused } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import { takeSecretEnv } from '../env/secret-env.js';
 import { KERNEL_VERSION } from '../version.js';
@@ -24,6 +25,9 @@ Usage:
   keel hub register <id> [--operator] [--about TEXT] [--mission TEXT] [--data-dir D] [--config F]
       Register a seat on the hub plugin of the config and print its key once (no server needed).
   keel --help | --version
+
+Exit codes: 0 done (or stopped by SIGTERM/SIGINT); 1 cannot start, printed as one sentence per problem
+(a bad config, a port in use, another runner holding the data dir's lock), or failed; 2 a usage mistake.
 
 Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_ADMIN_TOKEN
 (replaces the bootstrap admin token in <data>/auth/admin.token).
@@ -63,8 +67,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`keel: ${err.message}\nRun 'keel --help' for usage.\n`);
       return 2;
     }
-    if (err instanceof BootError) {
-      process.stderr.write(`keel: cannot start:\n${err.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    // A refusal the user can fix is its sentence(s), never a stack.
+    const problems = err instanceof BootError ? err.problems : isStartRefused(err) ? [err.message] : null;
+    if (problems) {
+      process.stderr.write(problems.length === 1 ? `keel: cannot start: ${problems[0]}\n` : `keel: cannot start:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
       return 1;
     }
     process.stderr.write(`keel: ${(err as Error).stack ?? String(err)}\n`);

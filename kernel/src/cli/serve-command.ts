@@ -6,6 +6,7 @@
 import { adminTokenPath } from '../auth/bootstrap-admin.js';
 import { secretEnv } from '../env/secret-env.js';
 import { Kernel } from '../kernel.js';
+import { listenRefusal } from './listen-refusal.js';
 import { configFlags, configFromFlags, parseArgs, usage } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -37,7 +38,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     address = await kernel.listen();
   } catch (err) {
     await kernel.stop();
-    throw err;
+    throw listenRefusal(err, loaded.config.server.host, loaded.config.server.port) ?? err;
   }
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   const tokenNote = secretEnv('KEEL_ADMIN_TOKEN') ? 'from KEEL_ADMIN_TOKEN' : `in ${adminTokenPath(kernel.dataDir)}`;

@@ -143,7 +143,7 @@ export const gatewayRunsPlugin = definePlugin({
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
     const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: toolLimitsOf(config.workspace), agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
-    runner.applier = new CommandApplier(runtime, runs, (id) => runner.schedule(id), deps.log);
+    runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {
       routes: [
         ...runsRoutes({

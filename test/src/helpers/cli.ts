@@ -8,57 +8,108 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<CliResult> {
+/** How long a process gets to print what a test waits for: generous, the machine may be busy. */
+export const PROCESS_DEADLINE_MS = 60_000;
+
+export function runKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot, deadlineMs = PROCESS_DEADLINE_MS): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [keelBin, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
+    // A command that should exit but does not (it hangs, idle) fails the test instead of holding it.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`keel ${args.join(' ')} did not exit within ${deadlineMs / 1000} s:\n${stdout}${stderr}`));
+    }, deadlineMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
-export interface ServerProcess {
-  url: string;
+/** A long-running `keel` process (serve, runner) whose output a test follows. */
+export interface KeelProcess {
   child: ChildProcess;
+  /** Everything printed so far, stdout and stderr together. */
   output: () => string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  /** Resolves with the first match of `pattern` in the output (whole lines or not); rejects when the process exits first or after `ms`. */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `keel serve ...` and resolves once it prints its listening line. */
-export function startServer(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<ServerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [keelBin, 'serve', ...args], { cwd, env: { ...process.env, ...env } });
-    let out = '';
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`keel serve did not start within 20 s:\n${out}`));
-    }, 20_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const match = /Keel listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({
-          url: match[1]!,
-          child,
-          output: () => out,
-          stop: (signal = 'SIGTERM') => {
-            child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`keel serve exited with ${code} before listening:\n${out}`));
-    });
-  });
+export function spawnKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): KeelProcess {
+  const child = spawn(process.execPath, [keelBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Chunks are appended as they come, so a line split across two chunks still matches once whole.
+  let out = '';
+  let exitCode: number | null | undefined;
+  const listeners = new Set<() => void>();
+  const notify = () => listeners.forEach((l) => l());
+  child.stdout!.on('data', (d: Buffer) => ((out += d.toString()), notify()));
+  child.stderr!.on('data', (d: Buffer) => ((out += d.toString()), notify()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => {
+    exitCode = code;
+    notify();
+    resolve(code);
+  }));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor(pattern, ms = PROCESS_DEADLINE_MS) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(out);
+          if (match) return done(() => resolve(match));
+          if (exitCode !== undefined) done(() => reject(new Error(`keel ${args[0]} exited with ${exitCode} before printing ${pattern}:\n${out}`)));
+        };
+        const timer = setTimeout(() => done(() => reject(new Error(`keel ${args[0]} did not print ${pattern} within ${ms / 1000} s:\n${out}`))), ms);
+        const done = (settle: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          settle();
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    stop(signal = 'SIGTERM') {
+      if (exitCode === undefined) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface ServerProcess extends KeelProcess {
+  url: string;
+}
+
+/** Starts `keel serve ...` and resolves once it prints its listening line (it is killed if it never does). */
+export async function startServer(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<ServerProcess> {
+  const server = spawnKeel(['serve', ...args], env, cwd);
+  try {
+    const match = await server.waitFor(/Keel listening on (http:\/\/\S+)/);
+    return { ...server, url: match[1]! };
+  } catch (err) {
+    await server.stop('SIGKILL');
+    throw err;
+  }
+}
+
+/** Starts `keel runner ...` and resolves once it prints that it started (it is killed if it never does). */
+export async function startRunner(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<KeelProcess> {
+  const runner = spawnKeel(['runner', ...args], env, cwd);
+  try {
+    await runner.waitFor(/Keel runner started/);
+    return runner;
+  } catch (err) {
+    await runner.stop('SIGKILL');
+    throw err;
+  }
 }

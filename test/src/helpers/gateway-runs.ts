@@ -34,7 +34,7 @@ export interface RunRecord {
   parent_run_id: string | null;
   error: string | null;
   output: Record<string, unknown> | null;
-  waiting: { reason: string } | null;
+  waiting: { reason: string; until?: string | null; wait_key?: string | null } | null;
 }
 
 /** Polls `probe` every 20 ms until `ok` holds and returns the value that satisfied it; throws after `ms`. */
@@ -92,7 +92,7 @@ export class ServedKeel {
     writeFileSync(this.configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins }));
   }
 
-  /** Starts the process (a fresh data dir gets its admin token here). */
+  /** Starts the process, or a new one on the same data after `stop` (a fresh data dir gets its admin token here). */
   async start(): Promise<void> {
     this.server = await this.spawn();
     this.token = readFileSync(path.join(this.dataDir, 'auth', 'admin.token'), 'utf8').trim();
@@ -108,15 +108,15 @@ export class ServedKeel {
     return this.token;
   }
 
-  /** Stops the process as Ctrl-C does (it closes its data directory cleanly). */
-  async stop(): Promise<void> {
-    await this.server?.stop('SIGTERM');
+  /** Stops the process: as Ctrl-C does by default (it closes its data directory cleanly), or with `signal` ('SIGKILL' for a crash). */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.server?.stop(signal);
     this.server = undefined;
   }
 
   /** kill -9, then a new process on the same data. */
   async restart(): Promise<void> {
-    await this.server!.stop('SIGKILL');
+    await this.stop('SIGKILL');
     this.server = await this.spawn();
   }
 

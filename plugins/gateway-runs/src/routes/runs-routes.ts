@@ -6,6 +6,7 @@ import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.
 import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
+import { resumeRefusal } from '../runner/resume-rules.js';
 import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -57,6 +58,19 @@ export function runsRoutes(d: RunsRoutesDeps) {
     const run = d.runtime.load(runId);
     if (!run || run.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
     return run;
+  };
+  /**
+   * A resume that would change nothing is refused here with the reason (resume-rules.ts), unless a
+   * command for the same run tree is still queued: that one may pause or wake the run first.
+   */
+  const refuseIdleResume = (run: RunState, payload: Record<string, unknown>): void => {
+    const inner = payload.payload;
+    if (inner !== undefined && (inner === null || typeof inner !== 'object' || Array.isArray(inner))) {
+      throw badRequest('payload.payload must be a JSON object: the answer to the run\'s wait, such as {"response": "..."} for ask_user.', { code: 'invalid_request', field: 'body.payload.payload' });
+    }
+    const tree = [run, ...d.runs.descendants(run.run_id).map((r) => d.runtime.load(r.run_id) ?? r)];
+    const refusal = resumeRefusal(tree, payload);
+    if (refusal && !d.commands.pendingFor(new Set(tree.map((r) => r.run_id)))) throw conflict({ reason_code: 'invalid_state', message: refusal });
   };
   return [
     route({
@@ -124,9 +138,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: commandBody,
       handler: async ({ body, principal }) => {
         if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
-        if (body.type !== 'emit_event') owned(principal, body.run_id);
+        const target = body.type !== 'emit_event' ? owned(principal, body.run_id) : null;
+        const commandId = body.command_id?.trim() || randomUUID();
+        if (body.type === 'resume' && target && d.commands.seqOf(commandId) === undefined) refuseIdleResume(target, body.payload);
         const receipt = await d.commands.submit({
-          command_id: body.command_id?.trim() || randomUUID(),
+          command_id: commandId,
           run_id: body.run_id,
           type: body.type,
           payload: body.payload,

@@ -1,8 +1,9 @@
 /**
  * How the runner applies a command (reference §6.2): pause and cancel act on the whole run tree;
- * resume without an inner payload lifts a pause, with one it answers a wait; emit_event resumes
- * the runs waiting on that event; guidance goes to the live runs' inbox; compact_memory launches
- * a summary child run. A command that cannot apply throws: the runner logs it and moves on.
+ * resume without an inner payload lifts a pause, with one it answers a wait (resume-rules.ts says
+ * when a resume would change nothing: it is refused then); emit_event resumes the runs waiting on
+ * that event; guidance goes to the live runs' inbox; compact_memory launches a summary child run.
+ * A command that cannot apply throws: the runner logs it with the reason and moves on.
  */
 import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
@@ -10,9 +11,10 @@ import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
+import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
 
 export class CommandApplier {
-  constructor(private readonly runtime: Runtime, private readonly runs: RunStore, private readonly schedule: (runId: string) => void, private readonly log: Logger) {}
+  constructor(private readonly runtime: Runtime, private readonly runs: RunStore, private readonly wake: (runId: string) => void, private readonly log: Logger) {}
 
   async apply(command: CommandRecord): Promise<void> {
     const root = this.runtime.load(command.run_id);
@@ -26,14 +28,14 @@ export class CommandApplier {
           await this.runtime.save(run);
         });
       case 'resume': {
+        const refusal = resumeRefusal(this.tree(root), payload);
+        if (refusal) throw new Error(refusal);
         if (payload.payload !== undefined) {
-          if (!root || typeof payload.payload !== 'object' || payload.payload === null) throw new Error('resume: payload.payload must be an object');
-          const waitKey = (payload.wait_key ?? payload.waitKey) as string | undefined;
-          const outcome = await this.runtime.lock.run(root.run_id, () => this.runtime.resumeWith(this.runtime.load(root.run_id)!, payload.payload, waitKey));
-          if (outcome !== 'resumed') throw new Error(`resume of ${root.run_id} refused: ${outcome}`);
+          const outcome = await this.runtime.lock.run(root!.run_id, () => this.runtime.resumeWith(this.runtime.load(root!.run_id)!, payload.payload, resumeWaitKey(payload)));
+          if (outcome !== 'resumed') throw new Error(`resume of ${root!.run_id} refused: ${outcome}`);
           return;
         }
-        return this.eachInTree(root, async (run) => {
+        await this.eachInTree(root, async (run) => {
           if (!run.paused) return;
           Object.assign(run, { paused: false, resumed_at: new Date().toISOString() });
           if (run.status === 'waiting' && run.waiting?.details?.kind === 'pause') {
@@ -42,8 +44,18 @@ export class CommandApplier {
             run.waiting = null;
           }
           await this.runtime.save(run);
-          if (run.status === 'running') this.schedule(run.run_id);
+          // A running run ticks again; a wait_until whose time passed during the pause fires now.
+          this.wake(run.run_id);
         });
+        // A recurrent schedule waiting for its next occurrence runs it now (reference gateway-surfaces §8.3).
+        await this.runtime.lock.run(root!.run_id, async () => {
+          const run = this.runtime.load(root!.run_id)!;
+          if (!isRecurrentScheduleWait(run)) return;
+          run.waiting!.until = new Date().toISOString();
+          await this.runtime.save(run);
+          this.wake(run.run_id);
+        });
+        return;
       }
       case 'cancel': {
         const tree = this.tree(root);
@@ -123,11 +135,10 @@ export class CommandApplier {
     for (const run of this.tree(root)) await this.runtime.lock.run(run.run_id, () => fn(this.runtime.load(run.run_id)!));
   }
 
-  /** The run and its descendants, breadth first. */
+  /** The run and its descendants, breadth first, each in its current state. */
   private tree(root: RunState | undefined): RunState[] {
     if (!root) return [];
-    const out: RunState[] = [root];
-    for (let i = 0; i < out.length; i++) out.push(...this.runs.children(out[i]!.run_id));
+    const out: RunState[] = [root, ...this.runs.descendants(root.run_id).map((r) => this.runtime.load(r.run_id) ?? r)];
     if (out.length > 1000) this.log.warn('run tree larger than 1000 runs', { run_id: root.run_id });
     return out;
   }

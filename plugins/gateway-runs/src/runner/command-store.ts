@@ -41,6 +41,17 @@ export class CommandStore {
     });
   }
 
+  /** The seq a command id was queued under, or undefined when it is new. */
+  seqOf(commandId: string): number | undefined {
+    return this.ids.get(commandId);
+  }
+
+  /** True when a command for one of these runs is queued and not yet applied. */
+  pendingFor(runIds: ReadonlySet<string>): boolean {
+    for (const { value } of this.log.getRange({ start: this.cursor() + 1 })) if (runIds.has(value.run_id)) return true;
+    return false;
+  }
+
   after(cursor: number, limit = 200): CommandRecord[] {
     return [...this.log.getRange({ start: cursor + 1, limit }).map(({ value }) => value)];
   }

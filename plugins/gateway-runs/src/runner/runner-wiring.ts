@@ -6,7 +6,7 @@
  *   server follows the runner's files into its own hub (its SSE streams) and nudges the runner.
  */
 import path from 'node:path';
-import type { HostInfo, Logger } from '@keel/plugin-sdk';
+import { StartRefusedError, type HostInfo, type Logger } from '@keel/plugin-sdk';
 import type { LiveHub, TapMessage } from '@keel/plugin-ledger';
 import { LiveFiles, WAKE_FILE } from './live-files.js';
 import { RunnerLock } from './runner-lock.js';
@@ -53,7 +53,10 @@ export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner
       }
       const got = lock.acquire();
       if (got !== true) {
-        warning = `Another runner (pid ${got}) holds ${path.join(dataDir, 'gateway_runner.lock')}; runs are executed there.`;
+        const lockFile = path.join(dataDir, 'gateway_runner.lock');
+        // `keel runner` exists only to run: idle beside another runner it would only mislead.
+        if (host.mode === 'runner') throw new StartRefusedError(`Another runner (pid ${got}) holds ${lockFile}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`);
+        warning = `Another runner (pid ${got}) holds ${lockFile}; runs are executed there.`;
         log.warn('runner not started: another runner holds the lock', { pid: got });
         return;
       }

@@ -25,7 +25,7 @@ export class Runner {
   start(): void {
     for (const run of this.runs.active()) {
       if (run.status === 'running') this.schedule(run.run_id);
-      else if (run.waiting?.reason === 'until' && run.waiting.until) this.schedule(run.run_id, Date.parse(run.waiting.until));
+      else if (run.waiting?.reason === 'until') this.armWait(run.run_id);
       else if (run.waiting?.reason === 'subworkflow') {
         const child = this.runs.get(String(run.waiting.details?.sub_run_id));
         if (child && isTerminal(child.status)) void this.runtime.resumeParentOf(child);
@@ -37,22 +37,36 @@ export class Runner {
     this.kickCommands();
   }
 
+  /** Ticks a running run, or arms a waiting run's wait_until (a resume after a pause). */
+  wake(runId: string): void {
+    if (this.runtime.load(runId)?.status === 'running') this.schedule(runId);
+    else this.armWait(runId);
+  }
+
+  /** Arms the timer of a run waiting until a time (fires at once when the time has passed). */
+  armWait(runId: string): void {
+    const wait = this.runtime.waitOf(runId);
+    if (wait?.reason === 'until' && wait.until) this.schedule(runId, Date.parse(wait.until));
+  }
+
   /** Picks up anything runnable that no event announced (a separate runner's safety net). */
   sweep(): void {
     this.kickCommands();
     for (const run of this.runs.active()) if (run.status === 'running' && !this.inFlight.has(run.run_id)) this.schedule(run.run_id);
   }
 
-  /** Ticks a run now, or at `atMs` (a wait_until). */
+  /**
+   * Ticks a run now, or fires its wait_until at `atMs`. A deadline already past (it passed while no
+   * runner was up, or while the run was paused) fires at once: a tick alone would leave it waiting.
+   */
   schedule(runId: string, atMs?: number): void {
     if (this.stopped) return;
-    const delay = atMs === undefined ? 0 : atMs - Date.now();
-    if (delay > 0) {
+    if (atMs !== undefined) {
       clearTimeout(this.timers.get(runId));
       const timer = setTimeout(() => {
         this.timers.delete(runId);
         void this.fireUntil(runId);
-      }, Math.min(delay, 2 ** 31 - 1));
+      }, Math.min(Math.max(0, atMs - Date.now()), 2 ** 31 - 1));
       timer.unref();
       this.timers.set(runId, timer);
       return;

@@ -55,6 +55,13 @@ export class RunStore {
     return out;
   }
 
+  /** The run's descendants, breadth first (a pause, a cancel or a resume acts on the whole tree). */
+  descendants(runId: string): RunState[] {
+    const out = this.children(runId);
+    for (let i = 0; i < out.length; i++) out.push(...this.children(out[i]!.run_id));
+    return out;
+  }
+
   children(runId: string): RunState[] {
     const out: RunState[] = [];
     for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) {
