@@ -28,4 +28,5 @@ export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.j
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';
 export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.js';
-export { jsonSizeWithin, formatBytes } from './json-size.js';
+export { jsonSizeWithin } from './json-size.js';
+export { formatBytes } from './format-bytes.js';

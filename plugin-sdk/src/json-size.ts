@@ -48,15 +48,3 @@ export function jsonSizeWithin(value: unknown, budget: number): number {
   }
   return size;
 }
-
-/** `1536` → `1.5 KiB`, `4194304` → `4 MiB`: a byte count as a person reads it. */
-export function formatBytes(bytes: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
-  let n = bytes;
-  let unit = 0;
-  while (n >= 1024 && unit < units.length - 1) {
-    n /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${n} bytes` : `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[unit]}`;
-}

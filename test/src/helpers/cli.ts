@@ -11,24 +11,22 @@ export interface CliResult {
 /** How long a process gets to print what a test waits for: generous, the machine may be busy. */
 export const PROCESS_DEADLINE_MS = 60_000;
 
-export function runKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot, deadlineMs = PROCESS_DEADLINE_MS): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [keelBin, ...args], { cwd, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    // A command that should exit but does not (it hangs, idle) fails the test instead of holding it.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`keel ${args.join(' ')} did not exit within ${deadlineMs / 1000} s:\n${stdout}${stderr}`));
+/** Runs `keel ...` to its exit; a command that hangs instead (idle) is killed and fails the test after `deadlineMs`. */
+export async function runKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot, deadlineMs = PROCESS_DEADLINE_MS): Promise<CliResult> {
+  const proc = spawnKeel(args, env, cwd);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      proc.child.kill('SIGKILL');
+      reject(new Error(`keel ${args.join(' ')} did not exit within ${deadlineMs / 1000} s:\n${proc.output()}`));
     }, deadlineMs);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
   });
+  try {
+    const code = await Promise.race([proc.exited, hung]);
+    return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A long-running `keel` process (serve, runner) whose output a test follows. */
@@ -36,6 +34,10 @@ export interface KeelProcess {
   child: ChildProcess;
   /** Everything printed so far, stdout and stderr together. */
   output: () => string;
+  /** What it printed so far on stdout alone. */
+  stdout: () => string;
+  /** What it printed so far on stderr alone. */
+  stderr: () => string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
   /** Resolves with the first match of `pattern` in the output (whole lines or not); rejects when the process exits first or after `ms`. */
@@ -48,11 +50,13 @@ export function spawnKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = rep
   const child = spawn(process.execPath, [keelBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // Chunks are appended as they come, so a line split across two chunks still matches once whole.
   let out = '';
+  let stdout = '';
+  let stderr = '';
   let exitCode: number | null | undefined;
   const listeners = new Set<() => void>();
   const notify = () => listeners.forEach((l) => l());
-  child.stdout!.on('data', (d: Buffer) => ((out += d.toString()), notify()));
-  child.stderr!.on('data', (d: Buffer) => ((out += d.toString()), notify()));
+  child.stdout!.on('data', (d: Buffer) => ((stdout += d.toString()), (out += d.toString()), notify()));
+  child.stderr!.on('data', (d: Buffer) => ((stderr += d.toString()), (out += d.toString()), notify()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => {
     exitCode = code;
     notify();
@@ -61,6 +65,8 @@ export function spawnKeel(args: string[], env: NodeJS.ProcessEnv = {}, cwd = rep
   return {
     child,
     output: () => out,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     waitFor(pattern, ms = PROCESS_DEADLINE_MS) {
       return new Promise((resolve, reject) => {

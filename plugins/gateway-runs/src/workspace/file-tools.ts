@@ -7,11 +7,12 @@
  * model sees the reason. Everything is asynchronous (file handles), so a slow disk never blocks the
  * server; files are judged on the opened descriptor (see `checked-open.ts`).
  */
+import { formatBytes } from '@keel/plugin-sdk';
 import { mkdir, opendir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { openFile, openFileForWrite, openFolder, ToolRefusal } from './checked-open.js';
-import { formatBytes, type ToolLimits } from './tool-limits.js';
+import type { ToolLimits } from './tool-limits.js';
 import { MARKER_FILE, type RunReach, type WorkspacePolicy } from './workspace-policy.js';
 
 export const FILE_TOOLS = ['list_files', 'read_file', 'write_file', 'edit_file'] as const;

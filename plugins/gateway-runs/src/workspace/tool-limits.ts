@@ -25,23 +25,3 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
 export class ToolBudgetError extends Error {
   readonly code = 'tool_budget_exceeded';
 }
-
-/** Sizes in refusals: exact bytes below 100 KiB unless a whole number of KiB (`5000 bytes`, `4 KiB`), else `1.5 MiB`. */
-export function formatBytes(n: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = -1;
-  while (value >= 1024 && value % 1024 === 0 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  if (unit >= 0) return `${value} ${units[unit]}`;
-  if (n < 100 * 1024) return `${n} bytes`;
-  value = n / 1024;
-  unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}

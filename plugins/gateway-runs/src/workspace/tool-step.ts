@@ -3,8 +3,9 @@
  * step stops and fails (with the reason recorded on its ledger record) when it runs longer than
  * `stepTimeoutMs` or its results grow past `maxResultBytes`; a cancel of the run stops it too.
  */
+import { formatBytes } from '@keel/plugin-sdk';
 import { executeToolCall, type ToolCall, type ToolContext, type ToolResult } from './file-tools.js';
-import { formatBytes, ToolBudgetError, type ToolLimits } from './tool-limits.js';
+import { ToolBudgetError, type ToolLimits } from './tool-limits.js';
 import type { RunReach, WorkspacePolicy } from './workspace-policy.js';
 
 export interface ToolStep {
