@@ -6,7 +6,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { edges, node } from './helpers/flow-builder.js';
+import { edges, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -68,19 +68,6 @@ function agentFlow() {
       node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
     ],
     edges: edges('start -> think', 'think -> end', 'start.prompt -> think.prompt', 'think.response -> end.response'),
-  };
-}
-
-/** start → tool_calls (the calls from the start's `calls` input) → end with its results. */
-function toolCallsFlow() {
-  return {
-    id: 'tools',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
-      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
-    ],
-    edges: edges('start -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
   };
 }
 

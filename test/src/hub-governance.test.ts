@@ -3,22 +3,14 @@
  * a room (and the join refusal they cause), hub-wide blocks that sever a live socket.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { startHub, type HubHarness } from './helpers/hub.js';
 import { until } from './helpers/gateway-runs.js';
+import { refusedUpgrade, SocketClient } from './helpers/socket-client.js';
 
 const DAY = 86400;
 
-/** Opens a seat's live socket and resolves once it is open. */
-async function openSocket(url: string, key: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/hub/ws?token=${encodeURIComponent(key)}`);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  return { ws, closed };
-}
+/** A seat's live socket, open. */
+const openSocket = (url: string, key: string) => SocketClient.open(`${url.replace(/^http/, 'ws')}/hub/ws?token=${encodeURIComponent(key)}`);
 
 describe('hub governance: invites and groups', () => {
   let h: HubHarness;
@@ -281,21 +273,13 @@ describe('hub governance: hub-wide blocks', () => {
     const res = await h.call('POST', '/hub/blocks', key.op, { agent: 'bob', reason: 'spam' });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.include({ scope: 'hub', agent_id: 'bob', imposed_by: 'op', expires_at: null, reason: 'spam' });
-    expect(await socket.closed).to.deep.equal({ code: 4403, reason: 'hub-blocked' });
+    expect(await socket.closedWith()).to.deep.equal({ code: 4403, reason: 'hub-blocked' });
 
     const whoami = await h.call('GET', '/whoami', key.bob);
     expect(whoami.status).to.equal(403);
     expect(whoami.body.detail).to.equal('you are banned by op from this hub — spam. Access resumes when the block expires or an operator lifts it.');
     // The reconnect is refused on the upgrade itself: HTTP 403 with the ban's sentence, no socket.
-    const again = await new Promise<{ status: number; body: string }>((resolve) => {
-      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/hub/ws?token=${key.bob}`);
-      ws.once('error', () => undefined);
-      ws.once('unexpected-response', (_req, res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-    });
+    const again = await refusedUpgrade(`${url.replace(/^http/, 'ws')}/hub/ws?token=${key.bob}`);
     expect(again.status).to.equal(403);
     expect(JSON.parse(again.body).detail).to.equal('you are banned by op from this hub — spam. Access resumes when the block expires or an operator lifts it.');
     expect((await h.call('GET', '/delegations', key.alice)).body.map((d: { agent_id: string }) => d.agent_id)).to.not.include('bob');

@@ -5,8 +5,8 @@
  * inbox ack and the socket's subscribe and post frames.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { startHub, type HubCall, type HubHarness } from './helpers/hub.js';
+import { SocketClient } from './helpers/socket-client.js';
 
 interface Operation {
   method: string;
@@ -114,29 +114,14 @@ describe('hub private channels: an outsider cannot tell a private channel from a
 
   it("answers the socket's subscribe and post frames the same for a private room as for a missing channel", async () => {
     const base = (await hub.kernel.listen()).url.replace(/^http/, 'ws');
-    const ws = new WebSocket(`${base}/hub/ws?token=${encodeURIComponent(cyd)}`);
-    const frames: Array<Record<string, unknown>> = [];
-    ws.on('message', (d) => frames.push(JSON.parse(d.toString()) as Record<string, unknown>));
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
+    const client = await SocketClient.open(`${base}/hub/ws?token=${encodeURIComponent(cyd)}`);
     try {
-      const errorsFor = async (frame: Record<string, unknown>) => {
-        const before = frames.filter((f) => f.type === 'error').length;
-        ws.send(JSON.stringify(frame));
-        const deadline = Date.now() + 20_000;
-        while (frames.filter((f) => f.type === 'error').length === before) {
-          if (Date.now() > deadline) throw new Error(`no error frame for ${JSON.stringify(frame)}: ${JSON.stringify(frames)}`);
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        return frames.filter((f) => f.type === 'error').at(-1)!;
-      };
+      const errorsFor = (frame: Record<string, unknown>) => client.reply(frame, ['error']);
       const blank = (f: Record<string, unknown>, name: string) => JSON.stringify(f).split(name).join('<c>');
       expect(blank(await errorsFor({ type: 'subscribe', channels: ['secret'] }), 'secret')).to.equal(blank(await errorsFor({ type: 'subscribe', channels: ['ghost'] }), 'ghost'));
       expect(blank(await errorsFor({ type: 'post', channel: 'secret', body: 'x' }), 'secret')).to.equal(blank(await errorsFor({ type: 'post', channel: 'ghost', body: 'x' }), 'ghost'));
     } finally {
-      ws.terminate();
+      client.ws.terminate();
     }
   });
 });

@@ -4,8 +4,8 @@
  * over the socket's `post` frame, and the ledgers keep verifying.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { startHub, type HubHarness } from './helpers/hub.js';
+import { SocketClient } from './helpers/socket-client.js';
 
 const LONE_HIGH = '\ud800';
 const LONE_LOW = '\udc00';
@@ -63,33 +63,24 @@ describe('hub text integrity: lone surrogates are refused, chains stay verified'
 
   it("refuses it in the socket's post frame with an error frame, and stores nothing", async () => {
     const base = (await hub.kernel.listen()).url.replace(/^http/, 'ws');
-    const ws = new WebSocket(`${base}/hub/ws?token=${encodeURIComponent(bob)}`);
-    const frames: Array<Record<string, unknown>> = [];
-    ws.on('message', (d) => frames.push(JSON.parse(d.toString()) as Record<string, unknown>));
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
+    const client = await SocketClient.open(`${base}/hub/ws?token=${encodeURIComponent(bob)}`);
     try {
       const before = (await verified('plans')).count as number;
-      ws.send(JSON.stringify({ type: 'post', channel: 'plans', body: `socket ${LONE_HIGH}` }));
-      ws.send(JSON.stringify({ type: 'post', channel: 'plans', body: 'socket fine', data: { deep: { x: `y${LONE_LOW}` } } }));
-      ws.send(JSON.stringify({ type: 'post', channel: 'plans', body: 'socket fine 😀' }));
-      const deadline = Date.now() + 20_000;
-      while (frames.filter((f) => f.type === 'error' || f.type === 'posted').length < 3) {
-        if (Date.now() > deadline) throw new Error(`no replies: ${JSON.stringify(frames)}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const errors = frames.filter((f) => f.type === 'error');
+      client.send({ type: 'post', channel: 'plans', body: `socket ${LONE_HIGH}` });
+      client.send({ type: 'post', channel: 'plans', body: 'socket fine', data: { deep: { x: `y${LONE_LOW}` } } });
+      client.send({ type: 'post', channel: 'plans', body: 'socket fine 😀' });
+      const replies = () => [...client.ofType('error'), ...client.ofType('posted')];
+      await client.until(() => replies().length >= 3, 'three replies');
+      const errors = client.ofType('error');
       expect(errors).to.have.length(2);
       for (const e of errors) {
         expect(e.status).to.equal(400);
         expect(e.detail).to.match(/lone UTF-16 surrogate/);
       }
-      expect(frames.filter((f) => f.type === 'posted')).to.have.length(1);
+      expect(client.ofType('posted')).to.have.length(1);
       expect((await verified('plans')).count).to.equal(before + 1);
     } finally {
-      ws.terminate();
+      client.ws.terminate();
     }
   });
 });

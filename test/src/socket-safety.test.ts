@@ -6,13 +6,14 @@
  * the hub socket; and the per-account cap on event streams.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { hubPlugin } from '@keel/plugin-hub';
 import { socketProbePlugin } from './fixtures/socket-probe-plugin.js';
 import { serveHub, type ServedHub } from './helpers/hub-serve.js';
 import { tempDir } from './helpers/paths.js';
+import { until } from './helpers/gateway-runs.js';
 import { clientFrame, OPCODE, RawSocket } from './helpers/raw-socket.js';
+import { SocketClient } from './helpers/socket-client.js';
 
 const MAX_PAYLOAD = 64 * 1024;
 const SOCKETS_PER_ACCOUNT = 3;
@@ -24,27 +25,6 @@ const BAD_FRAMES = {
   'RSV1 set': { frame: () => clientFrame(OPCODE.text, '{"type":"ping"}', { rsv1: true }), close: 1002 },
   'over the size limit': { frame: () => clientFrame(OPCODE.text, `"${'x'.repeat(MAX_PAYLOAD + 16)}"`), close: 1009 },
 } as const;
-
-/** A `ws` client that records frames; resolves once open. */
-async function openClient(url: string, headers: Record<string, string> = {}): Promise<{ ws: WebSocket; frames: Array<Record<string, unknown>>; closed: Promise<number> }> {
-  const ws = new WebSocket(url, { headers });
-  const frames: Array<Record<string, unknown>> = [];
-  ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
-  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  return { ws, frames, closed };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('socket safety: the kernel owns every handshake and contains every socket', function () {
   this.timeout(60_000);
@@ -74,16 +54,14 @@ describe('socket safety: the kernel owns every handshake and contains every sock
   const hubWs = (key: string) => `${base.replace(/^http/, 'ws')}/hub/ws?token=${encodeURIComponent(key)}`;
   const healthy = async () => (await fetch(`${base}/api/health`)).status === 200;
   /** A hub socket of `key` that answers ping with pong right now. */
-  const answersPing = async (client: { ws: WebSocket; frames: Array<Record<string, unknown>> }) => {
-    const before = client.frames.filter((f) => f.type === 'pong').length;
-    client.ws.send(JSON.stringify({ type: 'ping' }));
-    await until(() => client.frames.filter((f) => f.type === 'pong').length > before, 'a pong');
+  const answersPing = async (client: SocketClient) => {
+    await client.reply({ type: 'ping' }, ['pong']);
     return true;
   };
 
   for (const [name, bad] of Object.entries(BAD_FRAMES)) {
     it(`a frame with ${name} closes only that socket (${bad.close}); the process, health and other sockets carry on`, async () => {
-      const bystander = await openClient(hubWs(keys.ann!));
+      const bystander = await SocketClient.open(hubWs(keys.ann!));
       cleanup.push(() => bystander.ws.terminate());
       const { raw, answer } = await RawSocket.open(port, `/hub/ws?token=${encodeURIComponent(keys.bob!)}`);
       cleanup.push(() => raw.destroy());
@@ -183,7 +161,7 @@ describe('socket safety: the kernel owns every handshake and contains every sock
       const again = await RawSocket.open(port, `/hub/ws?token=${seat}`);
       cleanup.push(() => again.raw.destroy());
       return again.answer.status === 101;
-    }, 'a freed place');
+    }, (freed) => freed);
   });
 
   it('counts kernel accounts across routes: the echo socket refuses a bad token with 401 and caps the account', async () => {
@@ -193,14 +171,14 @@ describe('socket safety: the kernel owns every handshake and contains every sock
     expect(JSON.parse(refused.answer.body)).to.deep.equal({ detail: 'Send a Keel token: Authorization: Bearer <token>.' });
 
     const url = `${base.replace(/^http/, 'ws')}/socket-probe/echo`;
-    const clients: Array<Awaited<ReturnType<typeof openClient>>> = [];
+    const clients: SocketClient[] = [];
     for (let i = 0; i < SOCKETS_PER_ACCOUNT; i++) {
-      const c = await openClient(url, { authorization: `Bearer ${kernel.adminToken}` });
+      const c = await SocketClient.open(url, { authorization: `Bearer ${kernel.adminToken}` });
       cleanup.push(() => c.ws.terminate());
       clients.push(c);
     }
     clients[0]!.ws.send('hello');
-    await until(() => clients[0]!.frames.length > 0, 'the echo');
+    await clients[0]!.until(() => clients[0]!.frames.length > 0, 'the echo');
     expect(clients[0]!.frames[0]).to.deep.equal({ account: 'admin', echo: 'hello' });
     const over = await RawSocket.open(port, '/socket-probe/echo', { Authorization: `Bearer ${kernel.adminToken}` });
     cleanup.push(() => over.raw.destroy());
@@ -209,16 +187,16 @@ describe('socket safety: the kernel owns every handshake and contains every sock
   });
 
   it('answers a hub frame nested deeper than socketFrameMaxDepth with an error frame (400); the socket carries on', async () => {
-    const client = await openClient(hubWs(keys.ann!));
+    const client = await SocketClient.open(hubWs(keys.ann!));
     cleanup.push(() => client.ws.terminate());
     const deep = `{"type":"post","channel":"commons","body":"deep","data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
     client.ws.send(deep);
-    await until(() => client.frames.some((f) => f.type === 'error'), 'the error frame');
+    await client.until(() => client.frames.some((f) => f.type === 'error'), 'the error frame');
     expect(client.frames.find((f) => f.type === 'error')).to.deep.equal({ type: 'error', detail: 'malformed frame: JSON nested deeper than 64 levels', status: 400 });
     expect(await answersPing(client)).to.equal(true);
     // A frame within the limit still posts.
     client.ws.send(JSON.stringify({ type: 'post', channel: 'commons', body: 'shallow', data: { a: [[1]] } }));
-    await until(() => client.frames.some((f) => f.type === 'posted'), 'the posted frame');
+    await client.until(() => client.frames.some((f) => f.type === 'posted'), 'the posted frame');
   });
 
   describe('event streams per account', () => {
@@ -254,7 +232,7 @@ describe('socket safety: the kernel owns every handshake and contains every sock
         const again = await open(kernel.adminToken);
         cleanup.push(again.abort);
         return again.status === 200;
-      }, 'a freed place');
+      }, (freed) => freed);
     });
   });
 });
@@ -275,7 +253,7 @@ describe('socket safety on a real keel serve process', function () {
   it('survives every bad frame with and without a key and misbehaving plugin listeners; health and other sockets keep answering', async () => {
     const [ann, bob] = [await hub.seat('ann'), await hub.seat('bob')];
     const wsBase = hub.proc.url.replace(/^http/, 'ws');
-    const bystander = await openClient(`${wsBase}/hub/ws?token=${encodeURIComponent(ann)}`);
+    const bystander = await SocketClient.open(`${wsBase}/hub/ws?token=${encodeURIComponent(ann)}`);
     const sockets: RawSocket[] = [];
     try {
       for (const [name, bad] of Object.entries(BAD_FRAMES)) {
@@ -299,8 +277,7 @@ describe('socket safety on a real keel serve process', function () {
       }
       expect(hub.proc.child.exitCode, hub.proc.output()).to.equal(null);
       expect((await fetch(`${hub.proc.url}/api/health`)).status).to.equal(200);
-      bystander.ws.send(JSON.stringify({ type: 'ping' }));
-      await until(() => bystander.frames.some((f) => f.type === 'pong'), 'the bystander pong');
+      await bystander.reply({ type: 'ping' }, ['pong']);
     } finally {
       for (const s of sockets) s.destroy();
       bystander.ws.terminate();

@@ -9,7 +9,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { startServer, type ServerProcess } from './helpers/cli.js';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { fixturesDir, repoRoot, tempDir } from './helpers/paths.js';
 
@@ -26,19 +26,6 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CONFINED = "is not one of this run's workspaces (Deny everything, allow listed workspaces). Runs of a non-admin account reach only their own workspace folder until an admin grants folders.";
 const SYSTEM = '(a system folder of processes and devices).';
 const ONLY_REGULAR = 'the file tools open only regular files and folders.';
-
-/** start → tool_calls (calls from the start's `calls` input) → end with its results. */
-function toolsFlow() {
-  return {
-    id: 'tools',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
-      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
-    ],
-    edges: edges('start -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
-  };
-}
 
 /** The same, with an ask_user wait first: the test prepares the run's folder while the run waits. */
 function toolsAfterAskFlow() {
@@ -75,7 +62,7 @@ function gateway(settings: Record<string, unknown>) {
       // Each account uploads its own bundles (bob's are private: a non-admin's default scope).
       for (const token of [k.adminToken, bob]) {
         const who = token === bob ? 'bob' : 'admin';
-        for (const [id, flow] of [[`${who}-tools`, toolsFlow()], [`${who}-tools-ask`, toolsAfterAskFlow()]] as const) {
+        for (const [id, flow] of [[`${who}-tools`, toolCallsFlow()], [`${who}-tools-ask`, toolsAfterAskFlow()]] as const) {
           const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });
           const res = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token, payload: body.payload, headers: body.headers });
           expect(res.statusCode, res.body).to.equal(201);
@@ -254,7 +241,7 @@ describe('a tool step interrupted by a crash is not entered again (issue 9 item 
 
   it('records the started-but-unfinished step as failed after kill -9 and a restart, and fails the run instead of re-running it', async () => {
     await keel.start();
-    const body = multipart({}, { name: 'tools.flow', bytes: bundle('long-tools', '1.0.0', toolsFlow()) });
+    const body = multipart({}, { name: 'tools.flow', bytes: bundle('long-tools', '1.0.0', toolCallsFlow()) });
     expect((await keel.call('POST', '/api/gateway/bundles/upload', body.payload, body.headers)).status).to.equal(201);
     // Many small calls: a step that takes seconds, so the kill lands inside it.
     const calls = Array.from({ length: 30_000 }, (_, i) => call(`c${i}`, 'list_files', {}));
@@ -296,7 +283,7 @@ describe('KEEL_ADMIN_TOKEN stays out of reach (issue 9 item 3), on a real keel s
   });
 
   it("an admin run's file tools cannot read the token from /proc, a link into it, or the data directory", async () => {
-    const body = multipart({}, { name: 'tools.flow', bytes: bundle('env-tools', '1.0.0', toolsFlow()) });
+    const body = multipart({}, { name: 'tools.flow', bytes: bundle('env-tools', '1.0.0', toolCallsFlow()) });
     expect((await api('POST', '/api/gateway/bundles/upload', body.payload, body.headers)).status).to.equal(201);
     symlinkSync('/proc/self/environ', path.join(tmp.dir, 'environ-link'));
     const pid = server!.child.pid!;

@@ -20,6 +20,19 @@ export function node(spec: NodeSpec) {
   return { id: spec.id, type: spec.type, position: { x: 0, y: 0 }, data: { nodeType: spec.type, inputs, outputs, ...spec.data } };
 }
 
+/** start → tool_calls (the calls from the start's `calls` input) → end with its results. */
+export function toolCallsFlow() {
+  return {
+    id: 'tools',
+    nodes: [
+      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
+      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
+    ],
+    edges: edges('start -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
+  };
+}
+
 /** `a.out -> b.in` for data, `a -> b` for exec (`a:handle -> b` for a branch handle). */
 export function edges(...specs: string[]) {
   return specs.map((s, i) => {
