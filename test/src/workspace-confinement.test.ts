@@ -23,7 +23,7 @@ type ToolResult = { call_id: string; name: string; success: boolean; output: str
 type Call = { name: string; arguments: Record<string, unknown>; call_id: string };
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
-const CONFINED = "is not one of this run's workspaces (Deny everything, allow listed workspaces). Runs of a non-admin account reach only their own workspace folder until an admin grants folders.";
+const CONFINED = "is not one of this run's workspaces (Deny everything, allow listed workspaces). Runs of a non-admin account reach only their own workspace folder (gateway-runs setting workspace.nonAdmin).";
 const SYSTEM = '(a system folder of processes and devices).';
 const ONLY_REGULAR = 'the file tools open only regular files and folders.';
 

@@ -124,7 +124,7 @@ export class WorkspacePolicy {
   async judge(root: string, real: string, need: 'ro' | 'rw', reach: RunReach, shown: string): Promise<Access> {
     if (inside(real, root)) return { ok: true, path: real, mode: 'rw' };
     if (reach === 'own_folder') {
-      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${OWN_FOLDER_SUMMARY}). Runs of a non-admin account reach only their own workspace folder until an admin grants folders.` };
+      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${OWN_FOLDER_SUMMARY}). Runs of a non-admin account reach only their own workspace folder (gateway-runs setting workspace.nonAdmin).` };
     }
     const refused = this.refusals.find(real, root);
     if (refused) {
