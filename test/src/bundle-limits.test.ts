@@ -83,7 +83,7 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     const detail = res.json<{ detail: { reason_code: string; message: string; field: string } }>().detail;
     expect(detail.reason_code).to.equal('bundle_too_large');
     expect(detail.field).to.equal('body.file');
-    expect(detail.message).to.match(/inflates to more than 16777216 bytes/);
+    expect(detail.message).to.match(/inflates to more than 16 MiB, the most a bundle may hold \(gateway-runs setting bundleLimits\.maxInflatedBytes\)/);
     expect(flowFiles(k.dataDir).length).to.equal(before);
     expect(await listed(bob)).to.not.include('bomb');
   });
@@ -101,7 +101,7 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     expect(res.statusCode).to.equal(400);
     const detail = res.json<{ detail: { reason_code: string; message: string } }>().detail;
     expect(detail.reason_code).to.equal('invalid_bundle');
-    expect(detail.message).to.match(/more than 500 entries/);
+    expect(detail.message).to.match(/more than 500 entries, the most a bundle may have \(gateway-runs setting bundleLimits\.maxEntries\)/);
     expect(await listed(bob)).to.not.include('crowd');
   });
 

@@ -141,7 +141,7 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: toolLimitsOf(config.workspace), agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {
@@ -169,12 +169,3 @@ export const gatewayRunsPlugin = definePlugin({
 });
 
 export default gatewayRunsPlugin;
-
-function toolLimitsOf(w: Partial<ToolLimits>): ToolLimits {
-  return {
-    maxReadBytes: w.maxReadBytes ?? DEFAULT_TOOL_LIMITS.maxReadBytes,
-    maxWriteBytes: w.maxWriteBytes ?? DEFAULT_TOOL_LIMITS.maxWriteBytes,
-    stepTimeoutMs: w.stepTimeoutMs ?? DEFAULT_TOOL_LIMITS.stepTimeoutMs,
-    maxResultBytes: w.maxResultBytes ?? DEFAULT_TOOL_LIMITS.maxResultBytes,
-  };
-}

@@ -7,6 +7,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { Unzip, type FlateError, type UnzipDecoder, type UnzipFile } from 'fflate';
+import { formatBytes } from '@keel/plugin-sdk';
 import { BundleError } from './bundle-error.js';
 
 export interface BundleLimits {
@@ -41,7 +42,7 @@ export function unzipBounded(bytes: Uint8Array, limits: BundleLimits): Map<strin
   const unzip = new Unzip((file) => {
     if (failure) return;
     entries += 1;
-    if (entries > limits.maxEntries) return fail(new BundleError(`the archive holds more than ${limits.maxEntries} entries, the most a bundle may have`));
+    if (entries > limits.maxEntries) return fail(new BundleError(`the archive holds more than ${limits.maxEntries} entries, the most a bundle may have (gateway-runs setting bundleLimits.maxEntries)`));
     if (file.compression !== 0 && file.compression !== 8) return fail(new BundleError(`${file.name} uses zip compression method ${file.compression}; only stored and deflate are supported`));
     const chunks: Uint8Array[] = [];
     unfinished.add(file.name);
@@ -74,7 +75,7 @@ export function unzipBounded(bytes: Uint8Array, limits: BundleLimits): Map<strin
   return files;
 }
 
-const tooLarge = (limits: BundleLimits) => new BundleTooLarge(`the archive inflates to more than ${limits.maxInflatedBytes} bytes, the most a bundle may hold`);
+const tooLarge = (limits: BundleLimits) => new BundleTooLarge(`the archive inflates to more than ${formatBytes(limits.maxInflatedBytes)}, the most a bundle may hold (gateway-runs setting bundleLimits.maxInflatedBytes)`);
 
 /**
  * A deflate decoder for fflate's `Unzip` that gathers an entry's compressed bytes (bounded by the

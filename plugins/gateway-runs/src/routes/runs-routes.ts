@@ -6,7 +6,7 @@ import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.
 import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
-import { resumeRefusal } from '../runner/resume-rules.js';
+import { PAYLOAD_NOT_AN_OBJECT, resumeRefusal } from '../runner/resume-rules.js';
 import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -66,7 +66,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
   const refuseIdleResume = (run: RunState, payload: Record<string, unknown>): void => {
     const inner = payload.payload;
     if (inner !== undefined && (inner === null || typeof inner !== 'object' || Array.isArray(inner))) {
-      throw badRequest('payload.payload must be a JSON object: the answer to the run\'s wait, such as {"response": "..."} for ask_user.', { code: 'invalid_request', field: 'body.payload.payload' });
+      throw badRequest(PAYLOAD_NOT_AN_OBJECT, { code: 'invalid_request', field: 'body.payload.payload' });
     }
     const tree = [run, ...d.runs.descendants(run.run_id).map((r) => d.runtime.load(r.run_id) ?? r)];
     const refusal = resumeRefusal(tree, payload);

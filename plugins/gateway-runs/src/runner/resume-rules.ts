@@ -9,6 +9,8 @@
  */
 import { isTerminal, type RunState, type WaitState } from '../runtime/run-state.js';
 
+export const PAYLOAD_NOT_AN_OBJECT = 'payload.payload must be a JSON object: the answer to the run\'s wait, such as {"response": "..."} for ask_user.';
+
 /** The run's wait key a resume payload names (`wait_key`, alias `waitKey`), or undefined. */
 export function resumeWaitKey(payload: Record<string, unknown>): string | undefined {
   const key = payload.wait_key ?? payload.waitKey;
@@ -32,7 +34,7 @@ export function resumeRefusal(tree: RunState[], payload: Record<string, unknown>
     return `Run ${run.run_id} is not paused, and a resume without payload.payload only lifts a pause; the run ${describe(run)}.`;
   }
   if (payload.payload === null || typeof payload.payload !== 'object' || Array.isArray(payload.payload)) {
-    return 'payload.payload must be a JSON object: the answer to the run\'s wait, such as {"response": "..."} for ask_user.';
+    return PAYLOAD_NOT_AN_OBJECT;
   }
   if (run.paused) return `Run ${run.run_id} is paused; lift the pause first with a resume without payload.payload, then answer its wait.`;
   if (run.status !== 'waiting' || !run.waiting) return `Run ${run.run_id} is running, not waiting; a resume with payload.payload answers a wait, so send it once the run waits.`;
