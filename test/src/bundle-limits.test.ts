@@ -128,13 +128,10 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     writeFileSync(path.join(bobDir, 'bomb@1.0.0.flow'), zipBomb('bomb'));
     await k.stop();
     k = await boot({ maxInflatedBytes: 1024 * 1024 });
-    const started = Date.now();
     const names = await listed(bob);
     expect(names).to.include('fine');
     expect(names).to.not.include('roomy');
     expect(names).to.not.include('bomb');
-    // Generous: the bomb is abandoned after ~1 MiB of output, not inflated to 64 MiB.
-    expect(Date.now() - started).to.be.below(20_000);
     expect((await k.inject({ method: 'GET', url: '/api/gateway/bundles', token: bob })).statusCode).to.equal(200);
     // A catalog version published under the old limits answers 409 with the reason, never a 500.
     const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { registry_scope: 'tenant_catalog', bundle_id: 'roomy-cat' } });

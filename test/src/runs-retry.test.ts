@@ -177,8 +177,6 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
       const items = await runs.ledger(runId);
       expect(llmRecords(items).map((r) => [r.status, r.attempt])).to.deep.equal([['started', 1], ['failed', 1]]);
       expect(items[items.length - 1]!.result).to.deep.include({ payload: { text: 'cancelled' } });
-      // It ended inside the backoff, by the server's own clock.
-      expect(Date.parse(items[items.length - 1]!.started_at) - Date.parse(failed.ended_at!)).to.be.below(5000);
     } finally {
       await patient.stop();
     }

@@ -5,13 +5,13 @@
  * `Kernel.stop()` does the same in process, whatever `server.shutdownTimeoutMs` is.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { createTestKernel } from '@keel/plugin-sdk/testing';
 import { hubPlugin } from '@keel/plugin-hub';
 import { socketProbePlugin } from './fixtures/socket-probe-plugin.js';
 import type { ServerProcess } from './helpers/cli.js';
 import { serveHub } from './helpers/hub-serve.js';
 import { tempDir } from './helpers/paths.js';
+import { SOCKET_DEADLINE_MS, SocketClient } from './helpers/socket-client.js';
 import { RawSocket } from './helpers/raw-socket.js';
 
 /** Generous: the machine may be loaded; the old code never exited at all. */
@@ -58,18 +58,13 @@ describe('stopping with sockets and streams open', function () {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} with a hub socket and an event stream open: the socket gets 1001, the stream ends, the process exits 0`, async () => {
       const { proc, token, seatKey } = await serve();
-      const ws = new WebSocket(`${proc.url.replace(/^http/, 'ws')}/hub/ws?token=${encodeURIComponent(seatKey)}`);
-      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      });
+      const socket = await SocketClient.open(`${proc.url.replace(/^http/, 'ws')}/hub/ws?token=${encodeURIComponent(seatKey)}`);
       const stream = await openStream(`${proc.url}/socket-probe/stream`, token);
 
       const code = await within(proc.stop(signal), EXIT_DEADLINE_MS, `exit after ${signal}`);
       expect(code).to.equal(0);
-      expect(await within(closed, 5_000, 'the socket close')).to.equal(1001);
-      await within(stream.ended, 5_000, 'the end of the stream');
+      expect((await socket.closedWith()).code).to.equal(1001);
+      await within(stream.ended, SOCKET_DEADLINE_MS, 'the end of the stream');
       expect(proc.output()).to.contain(`Keel stopping (${signal})`);
     });
   }
@@ -90,19 +85,11 @@ describe('stopping with sockets and streams open', function () {
     const kernel = await createTestKernel({ plugins: [{ plugin: hubPlugin }, socketProbePlugin], config: { server: { shutdownTimeoutMs: 600_000 } } });
     const { url } = await kernel.listen();
     const seat = (await kernel.inject({ method: 'POST', url: '/hub/agents', token: kernel.adminToken, payload: { id: 'ann' } })).json<{ api_key: string }>().api_key;
-    const sockets = await Promise.all([`/hub/ws?token=${seat}`, '/socket-probe/misbehave'].map(async (p) => {
-      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${p}`);
-      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      });
-      return { closed }; // wrapped: an async function returning the promise itself would wait for it
-    }));
+    const sockets = await Promise.all([`/hub/ws?token=${seat}`, '/socket-probe/misbehave'].map((p) => SocketClient.open(`${url.replace(/^http/, 'ws')}${p}`)));
     const stream = await openStream(`${url}/socket-probe/stream`, kernel.adminToken);
 
     await within(kernel.stop(), EXIT_DEADLINE_MS, 'Kernel.stop()');
-    expect(await Promise.all(sockets.map((s) => s.closed))).to.deep.equal([1001, 1001]);
-    await within(stream.ended, 5_000, 'the end of the stream');
+    expect((await Promise.all(sockets.map((s) => s.closedWith()))).map((c) => c.code)).to.deep.equal([1001, 1001]);
+    await within(stream.ended, SOCKET_DEADLINE_MS, 'the end of the stream');
   });
 });

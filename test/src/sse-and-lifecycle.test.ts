@@ -75,15 +75,14 @@ describe('the SDK SSE helper', () => {
     });
 
     it('ends open streams when the kernel stops, and stops plugins', async () => {
-      const local = await createTestKernel({ plugins: [probePlugin] });
+      // A stop that waited for the stream to end by itself would outlast the test's timeout.
+      const local = await createTestKernel({ plugins: [probePlugin], config: { server: { shutdownTimeoutMs: 600_000 } } });
       const localUrl = (await local.listen()).url;
       const state = local.resolve(probeToken);
       expect(state.started).to.equal(true);
       const res = await fetch(`${localUrl}/api/gateway/probe/events?count=1&heartbeat_ms=1000`, { headers: { authorization: `Bearer ${local.adminToken}` } });
       const reading = readStream(res, () => false);
-      const t0 = Date.now();
       await local.stop();
-      expect(Date.now() - t0).to.be.below(3000);
       expect((await reading).ended).to.equal(true);
       expect(state.stopped).to.equal(true);
       await local.stop(); // idempotent

@@ -1,4 +1,4 @@
-/** A `ws` client for socket tests: it records every JSON frame and its close, and waits for conditions with a deadline. */
+/** A `ws` client for socket tests: it records every frame (JSON objects as they are) and its close, and waits for conditions with a deadline. */
 import WebSocket from 'ws';
 
 export interface Frame {
@@ -16,7 +16,7 @@ export class SocketClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      this.frames.push(JSON.parse(data.toString()) as Frame);
+      this.frames.push(asFrame(data.toString()));
       this.wake();
     });
     ws.on('close', (code, reason) => {
@@ -77,6 +77,17 @@ export class SocketClient {
     this.waiters = [];
     for (const f of w) f();
   }
+}
+
+/** A frame as JSON, or `{type: 'text', text}` for one that is not a JSON object. */
+function asFrame(text: string): Frame {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Frame;
+  } catch {
+    // not JSON: kept as text below
+  }
+  return { type: 'text', text };
 }
 
 /** Opens a socket the server must refuse; resolves with the HTTP status and body of its answer to the upgrade. */
