@@ -30,3 +30,4 @@ export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js'
 export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.js';
 export { jsonSizeWithin } from './json-size.js';
 export { formatBytes } from './format-bytes.js';
+export { KEY_ID_MAX_LENGTH } from './key-id.js';

@@ -1,5 +1,5 @@
 /** Accounts and tokens: `GET /api/gateway/me` and the admin routes under `/api/gateway/admin/users`. */
-import { conflict, notFound, reply, route, schema } from '@keel/plugin-sdk';
+import { conflict, notFound, reply, route, schema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import { ADMIN_ACCOUNT } from '../auth/bootstrap-admin.js';
 import type { AccountRecord } from '../auth/account-store.js';
 import type { CoreContext } from './core-context.js';
@@ -36,7 +36,7 @@ const accountParams = schema<{ account: string }>({
 const tokenParams = schema<{ account: string; token_id: string }>({
   type: 'object',
   required: ['account', 'token_id'],
-  properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1, maxLength: 256 } },
+  properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } },
 });
 
 const tokenBody = schema<{ label?: string }>({

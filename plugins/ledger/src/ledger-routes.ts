@@ -1,12 +1,12 @@
 /** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
-import { badRequest, HANDLED, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
+import { badRequest, HANDLED, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
 import type { LiveHub } from './live-hub.js';
 import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
 import type { TailRegistry } from './tail-registry.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: 256 } } });
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const pageQuery = schema<{ after: number; limit: number }>({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
@@ -24,7 +24,7 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
     runs: {
       type: 'array',
       maxItems: 500,
-      items: { type: 'object', required: ['run_id'], additionalProperties: false, properties: { run_id: { type: 'string', minLength: 1, maxLength: 256 }, after: { type: 'integer', minimum: 0, default: 0 } } },
+      items: { type: 'object', required: ['run_id'], additionalProperties: false, properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH }, after: { type: 'integer', minimum: 0, default: 0 } } },
     },
   },
 });

@@ -4,7 +4,7 @@
  * tombstone a version (its bytes are never deleted).
  */
 import { readFile } from 'node:fs/promises';
-import { badRequest, notFound, reply, route, schema, type Principal } from '@keel/plugin-sdk';
+import { badRequest, notFound, reply, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import { bundleRefusal } from './bundle-refusal.js';
 import { normalizeAcl, type CatalogAcl, type CatalogRecord } from '../catalog/catalog-record.js';
 import type { CatalogStore, PublishInput } from '../catalog/catalog-store.js';
@@ -22,7 +22,7 @@ const aclProperties = { roles: aclList, users: aclList, deny_users: aclList };
 
 const uploadBody = schema<{ scope?: string; tenant_id?: string; roles?: string; users?: string; deny_users?: string; make_default?: boolean }>({
   type: 'object',
-  properties: { scope: { type: 'string', maxLength: 256 }, tenant_id: { type: 'string', maxLength: 256 }, roles: { type: 'string' }, users: { type: 'string' }, deny_users: { type: 'string' }, make_default: { type: 'boolean' } },
+  properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, roles: { type: 'string' }, users: { type: 'string' }, deny_users: { type: 'string' }, make_default: { type: 'boolean' } },
 });
 const promoteBody = schema<{ bundle_id: string; bundle_version?: string; scope?: string; tenant_id?: string; make_default?: boolean; acl?: AclFields }>({
   type: 'object',
@@ -31,7 +31,7 @@ const promoteBody = schema<{ bundle_id: string; bundle_version?: string; scope?:
     bundle_id: { type: 'string', minLength: 1, maxLength: 200 },
     bundle_version: { type: 'string', minLength: 1, maxLength: 100 },
     scope: { type: 'string' },
-    tenant_id: { type: 'string', maxLength: 256 },
+    tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH },
     make_default: { type: 'boolean' },
     acl: { type: 'object', additionalProperties: false, properties: aclProperties },
   },
@@ -45,7 +45,7 @@ const versionParams = schema<{ bundle_id: string; bundle_version: string }>({
 });
 const targetQuery = schema<{ scope?: string; tenant_id?: string; reason?: string }>({
   type: 'object',
-  properties: { scope: { type: 'string', maxLength: 256 }, tenant_id: { type: 'string', maxLength: 256 }, reason: { type: 'string', maxLength: 2000 } },
+  properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, reason: { type: 'string', maxLength: 2000 } },
 });
 
 export interface CatalogAdminRoutesDeps {

@@ -4,7 +4,7 @@
  * ACL-aware flow and input-schema inspection. Non-admins see the published versions they may run
  * in their own tenant; another tenant's catalog is 403 for them.
  */
-import { conflict, forbidden, notFound, route, schema, type Principal } from '@keel/plugin-sdk';
+import { conflict, forbidden, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import { BundleError, type Bundle } from '../bundles/read-bundle.js';
 import { unreadable } from '../catalog/catalog-pick.js';
 import { actionsFor, bundleRef, parseCatalogScope, publicRecord, targetTenant, type CatalogRecord, type CatalogScope } from '../catalog/catalog-record.js';
@@ -21,7 +21,7 @@ interface CatalogQuery {
 
 const catalogQuery = schema<CatalogQuery>({
   type: 'object',
-  properties: { scope: { type: 'string', maxLength: 256 }, tenant_id: { type: 'string', maxLength: 256 }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
+  properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
 });
 const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 const flowParams = schema<{ bundle_id: string; bundle_version: string; flow_id: string }>({

@@ -1,7 +1,7 @@
 /** Runs: start, list, read, inputs; and commands. Another account's run answers 404. */
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, forbidden, notFound, reply, route, schema, type AuthService, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, forbidden, notFound, reply, route, schema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
@@ -15,22 +15,22 @@ import { runMetrics } from './run-metrics.js';
 import { newScheduledRun, scheduleBody } from './schedule-run.js';
 import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: 256 } } });
+const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; kind?: 'conversation' | 'docs' | 'all'; limit: number }>({
   type: 'object',
-  properties: { session_id: { type: 'string', maxLength: 256 }, parent_run_id: { type: 'string', maxLength: 256 }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
+  properties: { session_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, parent_run_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
 });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
 const commandBody = schema<{ command_id?: string; run_id: string; type: string; payload: Record<string, unknown>; client_id?: string }>({
   type: 'object',
   required: ['run_id', 'type'],
   properties: {
-    command_id: { type: 'string', maxLength: 256 },
-    run_id: { type: 'string', minLength: 1, maxLength: 256 },
+    command_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH },
+    run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH },
     type: { type: 'string', minLength: 1 },
     payload: { type: 'object', default: {} },
     ts: { type: 'string' },
-    client_id: { type: 'string', maxLength: 256 },
+    client_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH },
   },
 });
 const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shared' | 'private' }>({

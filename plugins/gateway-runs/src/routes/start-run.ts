@@ -1,6 +1,6 @@
 /** `POST /runs/start` (seed 000 §2.1, §7): every rule is a 400/404/409 with a sentence naming the field. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, HttpError, notFound, schema, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, HttpError, notFound, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import type { Bundle } from '../bundles/read-bundle.js';
 import { pickCatalogVersion } from '../catalog/catalog-pick.js';
 import { FRAMEWORK_RESERVED, policyOf, type CatalogRecord, type WorkflowPolicy } from '../catalog/catalog-record.js';
@@ -24,13 +24,13 @@ export interface StartBody {
 
 /** The start request's fields (also the base of `POST /runs/schedule`). */
 export const startProperties = {
-    bundle_id: { type: 'string', minLength: 1, maxLength: 256 },
-    bundle_version: { type: 'string', minLength: 1, maxLength: 256 },
-    flow_id: { type: 'string', minLength: 1, maxLength: 256 },
+    bundle_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH },
+    bundle_version: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH },
+    flow_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH },
     interface: { type: 'string', minLength: 1 },
     registry_scope: { type: 'string' },
     input_data: { type: 'object', default: {} },
-    session_id: { type: 'string', minLength: 1, maxLength: 256 },
+    session_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH },
     kind: { type: 'string' },
     workspace: { type: 'object' },
     workspace_root: { type: 'string' },

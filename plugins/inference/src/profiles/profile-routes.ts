@@ -1,5 +1,5 @@
 /** Provider connection profiles (`/config/provider-endpoint-profiles`), per account; keys are never returned. */
-import { badRequest, reply, route, schema } from '@keel/plugin-sdk';
+import { badRequest, reply, route, schema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import { RemoteProvider } from '../providers/remote-provider.js';
 import { ProfileStore, type ProfileInput, type ProfileKind } from './profile-store.js';
 
@@ -22,11 +22,11 @@ const createBody = schema<ProfileInput & { name: string; base_url: string; kind?
   properties: profileFields,
 });
 const updateBody = schema<ProfileInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: profileFields });
-const idParams = schema<{ profile_id: string }>({ type: 'object', required: ['profile_id'], properties: { profile_id: { type: 'string', minLength: 1, maxLength: 256 } } });
+const idParams = schema<{ profile_id: string }>({ type: 'object', required: ['profile_id'], properties: { profile_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const discoverBody = schema<{ profile_id?: string; base_url?: string; api_key?: string }>({
   type: 'object',
   additionalProperties: false,
-  properties: { profile_id: { type: 'string', minLength: 1, maxLength: 256 }, base_url: profileFields.base_url, api_key: { type: 'string', minLength: 1 } },
+  properties: { profile_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH }, base_url: profileFields.base_url, api_key: { type: 'string', minLength: 1 } },
 });
 
 export function profileRoutes(store: ProfileStore) {
