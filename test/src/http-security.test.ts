@@ -8,6 +8,7 @@ import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/pl
 import { hubPlugin } from '@keel/plugin-hub';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { until } from './helpers/gateway-runs.js';
+import { refusedUpgrade } from './helpers/socket-client.js';
 import { tempDir } from './helpers/paths.js';
 
 const BAD = 'not-a-real-token-0123456789';
@@ -160,6 +161,31 @@ describe('failed authentication: counted, logged and throttled per source (item 
     expect((await kernel.inject({ url: '/api/gateway/me', token: BAD, headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).to.equal(429);
     // Anonymous requests carry no key to guess with: they are answered as before.
     expect((await kernel.inject({ url: '/api/health' })).statusCode).to.equal(200);
+  });
+});
+
+describe('failed authentication over the hub socket: seat keys guessed on the upgrade are counted and throttled too (item 17)', () => {
+  const BURST = 3;
+  let kernel: TestKernel;
+  let base: string;
+  let seatKey: string;
+  before(async () => {
+    kernel = await createTestKernel({ plugins: [hubPlugin], config: { server: { logLevel: 'silent', authFailures: { burst: BURST, windowMs: 60_000 } } } });
+    base = (await kernel.listen()).url;
+    seatKey = (await kernel.inject({ method: 'POST', url: '/hub/agents', token: kernel.adminToken, payload: { id: 'ann' } })).json<{ api_key: string }>().api_key;
+  });
+  after(() => kernel?.stop());
+
+  it('answers bad keys on /hub/ws with 401 until the burst is used, then 429 with Retry-After, a valid seat key and HTTP calls included', async () => {
+    const ws = `${base.replace(/^http/, 'ws')}/hub/ws`;
+    for (let i = 0; i < BURST; i++) expect((await refusedUpgrade(`${ws}?token=agora_guess${i}`)).status).to.equal(401);
+
+    const refused = await refusedUpgrade(`${ws}?token=${encodeURIComponent(seatKey)}`);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers['retry-after']).to.match(/^\d+$/);
+    expect(JSON.parse(refused.body).detail).to.contain('Too many failed sign-ins');
+    // One count per source: the HTTP routes refuse this address as well.
+    expect((await fetch(`${base}/hub/channels`, { headers: { authorization: `Bearer ${seatKey}` } })).status).to.equal(429);
   });
 });
 

@@ -1,4 +1,5 @@
 /** A `ws` client for socket tests: it records every frame (JSON objects as they are) and its close, and waits for conditions with a deadline. */
+import type { IncomingHttpHeaders } from 'node:http';
 import WebSocket from 'ws';
 
 export interface Frame {
@@ -90,8 +91,8 @@ function asFrame(text: string): Frame {
   return { type: 'text', text };
 }
 
-/** Opens a socket the server must refuse; resolves with the HTTP status and body of its answer to the upgrade. */
-export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** Opens a socket the server must refuse; resolves with the HTTP status, headers and body of its answer to the upgrade. */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once('open', () => reject(new Error(`${url} opened; a refusal was expected`)));
@@ -99,7 +100,7 @@ export function refusedUpgrade(url: string, headers: Record<string, string> = {}
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
   });
 }

@@ -2,6 +2,7 @@
  * Who is calling: a seat (by its key) or the hub admin (the kernel's admin token). Every refusal
  * is the hub's sentence: missing/invalid key → 401, hub block or retirement → 403.
  */
+import type { IncomingMessage } from 'node:http';
 import { forbidden, unauthorized, type AuthService, type RouteContext } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, BlockRecord } from '../records.js';
@@ -58,19 +59,28 @@ export class SeatAuth {
 
   /** The calling seat; 401/403 otherwise. A bad key counts against the caller's address (429 after the kernel's burst). */
   seat(ctx: KoaContext): AgentRecord {
-    const key = bearerOf(ctx.get('authorization') || undefined);
-    if (key) this.kernelAuth.refuseThrottledSource(ctx);
-    const r = this.resolve(key);
+    const r = this.check(ctx, bearerOf(ctx.get('authorization') || undefined));
     if ('agent' in r) return r.agent;
-    if (key && r.status === 401) void this.countUnlessKernelToken(ctx, key);
     if (r.status === 401) throw unauthorized(r.detail, { headers: { 'www-authenticate': 'Bearer' } });
     throw forbidden(r.detail);
   }
 
+  /**
+   * `resolve` for a request (an HTTP call or a socket upgrade): a source over the kernel's burst of
+   * failed sign-ins is refused with 429 before its key is looked at, and a key that is no seat's
+   * counts as a failed sign-in against the source.
+   */
+  check(request: KoaContext | IncomingMessage, key: string | null): ReturnType<SeatAuth['resolve']> {
+    if (key) this.kernelAuth.refuseThrottledSource(request);
+    const r = this.resolve(key);
+    if (key && !('agent' in r) && r.status === 401) void this.countUnlessKernelToken(request, key);
+    return r;
+  }
+
   /** A key that is no seat's counts as a failed sign-in, unless it is a valid kernel token (the admin key on a seat route). */
-  private async countUnlessKernelToken(ctx: KoaContext, key: string): Promise<void> {
+  private async countUnlessKernelToken(request: KoaContext | IncomingMessage, key: string): Promise<void> {
     if (!key.startsWith('agora_') && (await this.kernelAuth.authenticate(key))) return;
-    this.kernelAuth.recordFailedAuthentication(ctx, 'hub seat key');
+    this.kernelAuth.recordFailedAuthentication(request, 'hub seat key');
   }
 
   /** True when the request carries the kernel's admin token (the hub's admin key). */

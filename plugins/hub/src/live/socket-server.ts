@@ -42,10 +42,10 @@ export class SocketServer {
     return { path: '/ws', authenticate: (req) => this.authenticate(req), connected: (c) => this.connected(c) };
   }
 
-  /** The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise. */
+  /** The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise, 429 for a source over the failed sign-in burst. */
   private authenticate(req: IncomingMessage): SocketAdmission<string> {
     const url = new URL(req.url ?? '/', 'http://hub.invalid');
-    const who = this.hub.auth.resolve(url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
+    const who = this.hub.auth.check(req, url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
     if ('agent' in who) return { principal: who.agent.id, account: `hub-seat:${who.agent.id}` };
     if (who.status === 401) throw unauthorized(who.detail, { headers: { 'www-authenticate': 'Bearer' } });
     throw forbidden(who.detail);
