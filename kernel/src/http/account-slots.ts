@@ -21,8 +21,4 @@ export class AccountSlots {
       else this.held.delete(account);
     };
   }
-
-  count(account: string): number {
-    return this.held.get(account) ?? 0;
-  }
 }

@@ -67,11 +67,6 @@ export class SocketHost {
     this.wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: options.maxPayloadBytes, WebSocket: GuardedWebSocket });
   }
 
-  /** Open sockets, all plugins together. */
-  get size(): number {
-    return this.open.size;
-  }
-
   /** The listener's `upgrade` handler. */
   readonly handle: UpgradeHandler = (req, socket, head) => {
     // A reset or a write after the peer left must not become an unhandled 'error'.

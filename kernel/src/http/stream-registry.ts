@@ -17,10 +17,6 @@ export class StreamRegistry implements StreamHost {
     this.slots = new AccountSlots(perAccount);
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   admit(ctx: Koa.Context, stream: SseStream): () => void {
     if (this.stopping) throw serviceUnavailable('The server is stopping; open the stream again once it is back.', { code: 'server_stopping' });
     const principal = ctx.state[PRINCIPAL_STATE_KEY] as Principal | null | undefined;
