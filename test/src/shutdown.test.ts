@@ -81,6 +81,21 @@ describe('stopping with sockets and streams open', function () {
     expect(raw.closeCode).to.equal(1001);
   });
 
+  it('a second signal of either kind, while a stop waits for a peer, ends the process at once', async () => {
+    const { proc, seatKey, port } = await serve({ shutdownTimeoutMs: 600_000 });
+    const { raw, answer } = await RawSocket.open(port, `/hub/ws?token=${encodeURIComponent(seatKey)}`);
+    expect(answer.status).to.equal(101);
+    raw.answerClose = false;
+
+    proc.child.kill('SIGTERM');
+    await proc.waitFor(/Keel stopping \(SIGTERM\)/);
+    // The stop would wait ten minutes for the peer; a Ctrl-C now is the user insisting.
+    proc.child.kill('SIGINT');
+    expect(await within(proc.exited, EXIT_DEADLINE_MS, 'exit after the second signal')).to.equal(null);
+    expect(proc.child.signalCode).to.equal('SIGINT');
+    raw.destroy();
+  });
+
   it('Kernel.stop() closes every socket with 1001 and ends streams that ignore their signal, however long shutdownTimeoutMs is', async () => {
     const kernel = await createTestKernel({ plugins: [{ plugin: hubPlugin }, socketProbePlugin], config: { server: { shutdownTimeoutMs: 600_000 } } });
     const { url } = await kernel.listen();

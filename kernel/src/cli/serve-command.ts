@@ -51,7 +51,12 @@ export async function serveCommand(args: string[]): Promise<number> {
       setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
       resolve(code);
     };
+    const onSigterm = () => shutdown('SIGTERM');
+    const onSigint = () => shutdown('SIGINT');
     const shutdown = (signal: string) => {
+      // A second signal, of either kind, now ends the process at once (the default action).
+      process.off('SIGTERM', onSigterm);
+      process.off('SIGINT', onSigint);
       process.stdout.write(`Keel stopping (${signal})\n`);
       // Streams, sockets and requests get shutdownTimeoutMs; plugins, pools and LMDB a fixed margin on top.
       setTimeout(() => {
@@ -63,7 +68,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         exit(1);
       });
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', onSigterm);
+    process.once('SIGINT', onSigint);
   });
 }
