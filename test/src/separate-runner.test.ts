@@ -4,33 +4,19 @@ import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
-import { until } from './helpers/gateway-runs.js';
+import { ServedKeel, until } from './helpers/gateway-runs.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
 
 describe('keel serve --no-runner with keel runner in another process on the same data dir', function () {
   this.timeout(180_000);
-  const tmp = tempDir();
-  const dataDir = path.join(tmp.dir, 'data');
-  const configFile = path.join(tmp.dir, 'keel.json');
-  let server: ServerProcess | undefined;
-  let runner: KeelProcess | undefined;
-  let token = '';
-
+  const keel = new ServedKeel();
   before(async () => {
-    writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }] }));
-    server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
-    token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
+    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.start(['--no-runner']);
   });
-  after(async () => {
-    await runner?.stop('SIGKILL');
-    await server?.stop('SIGKILL');
-    tmp.remove();
-  });
+  after(() => keel.dispose());
 
-  const call = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${server!.url}${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const call = async (method: string, url: string, body?: unknown) => (await keel.call(method, url, body)).body;
 
   it('queues the run with a runner_warning, then the separate runner executes it with live deltas on the server stream', async () => {
     const started = await call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Tell me a story.', _runtime: { stream: true } } });
@@ -40,8 +26,8 @@ describe('keel serve --no-runner with keel runner in another process on the same
     expect((await call('GET', `/api/gateway/runs/${runId}`)).status).to.equal('running');
 
     // Subscribed (the response's headers are in) before the runner starts, so no delta is missed.
-    const stream = (await fetch(`${server!.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${token}` } })).text();
-    runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
+    const stream = (await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` } })).text();
+    await keel.startRunner();
 
     const text = await stream;
     const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => (JSON.parse(/data: (.+)/.exec(b)![1]!) as { text: string }).text);
@@ -52,7 +38,7 @@ describe('keel serve --no-runner with keel runner in another process on the same
     expect(run.status).to.equal('completed');
 
     // The live file was owner-only while it lived, and is gone now the run ended.
-    const liveDir = path.join(dataDir, 'live');
+    const liveDir = path.join(keel.dataDir, 'live');
     expect(statSync(liveDir).mode & 0o777).to.equal(0o700);
     expect(readdirSync(liveDir).filter((f) => f.startsWith(runId))).to.deep.equal([]);
 
@@ -63,9 +49,9 @@ describe('keel serve --no-runner with keel runner in another process on the same
   });
 
   it('keeps a second runner from running on the same data dir: it says why and exits 1', async () => {
-    const second = await runKeel(['runner', '--config', configFile, '--data-dir', dataDir]);
+    const second = await runKeel(['runner', '--config', keel.configFile, '--data-dir', keel.dataDir]);
     expect(second.code).to.equal(1);
-    expect(second.stderr).to.contain(`keel: cannot start: Another runner (pid ${runner!.child.pid}) holds`);
+    expect(second.stderr).to.contain(`keel: cannot start: Another runner (pid ${keel.runner!.child.pid}) holds`);
   });
 });
 
@@ -102,11 +88,7 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
 
 describe('a server restarted while a separate runner is mid-call', function () {
   this.timeout(180_000);
-  const tmp = tempDir();
-  const dataDir = path.join(tmp.dir, 'data');
-  const configFile = path.join(tmp.dir, 'keel.json');
-  let server: ServerProcess | undefined;
-  let runner: KeelProcess | undefined;
+  const keel = new ServedKeel();
   // A streaming OpenAI-compatible endpoint (a stand-in inside the test) that sends one chunk, then
   // holds the rest until the test releases it.
   let release: () => void = () => {};
@@ -125,32 +107,25 @@ describe('a server restarted while a separate runner is mid-call', function () {
   });
   after(async () => {
     release();
-    await runner?.stop('SIGKILL');
-    await server?.stop('SIGKILL');
+    await keel.dispose();
     await new Promise((r) => endpoint.close(r));
-    tmp.remove();
   });
 
   it('replays the runner\'s live file: a late subscriber gets the text so far as a snapshot, then the rest', async () => {
     await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
     const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
-    writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }] }));
-    server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
-    const token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
-    runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
-    const started = await fetch(`${server.url}/api/gateway/runs/start`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } }),
-    });
-    const runId = ((await started.json()) as { run_id: string }).run_id;
+    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.start(['--no-runner']);
+    await keel.startRunner();
+    const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
+    const runId = started.body.run_id as string;
     await firstChunk;
     // Wait until the runner has written the delta to the run tree's live file, then restart the server.
-    const liveFile = () => readdirSync(path.join(dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
-    await until(async () => liveFile(), (file) => file !== undefined && readFileSync(path.join(dataDir, 'live', file), 'utf8').includes('Hello'), 60_000);
-    await server.stop('SIGKILL');
-    server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
+    const liveFile = () => readdirSync(path.join(keel.dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
+    await until(async () => liveFile(), (file) => file !== undefined && readFileSync(path.join(keel.dataDir, 'live', file), 'utf8').includes('Hello'), 60_000);
+    await keel.restart();
 
-    const stream = await fetch(`${server.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${token}` } });
+    const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` } });
     const reader = stream.body!.getReader();
     let text = '';
     const read = async (until: (t: string) => boolean) => {

@@ -2,17 +2,13 @@
  * Waits that outlive their runner, and resume commands that are applied or refused, never queued and
  * ignored (issue 9 items 10 and 20).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
-import { tempDir } from './helpers/paths.js';
 
 const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
 
@@ -84,37 +80,25 @@ describe('a wait_until whose time passes while no runner is up resumes when one 
   });
 
   describe('keel serve --no-runner, its runner stopped during the wait, another runner started after the deadline; resumes through the server', () => {
-    const tmp = tempDir();
-    const dataDir = path.join(tmp.dir, 'data');
-    const configFile = path.join(tmp.dir, 'keel.json');
-    let server: ServerProcess | undefined;
-    let runner: KeelProcess | undefined;
-    after(async () => {
-      await runner?.stop('SIGKILL');
-      await server?.stop('SIGKILL');
-      tmp.remove();
-    });
+    const keel = new ServedKeel();
+    before(() => keel.configure(PLUGINS));
+    after(() => keel.dispose());
 
     it('resumes the run in the later runner and completes it; a resume sent to the server is applied there', async () => {
-      writeFileSync(configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: PLUGINS }));
-      server = await startServer(['--config', configFile, '--data-dir', dataDir, '--no-runner']);
-      runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
-      const token = readFileSync(path.join(dataDir, 'auth', 'admin.token'), 'utf8').trim();
-      const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-        const res = await fetch(`${server!.url}${url}`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
+      await keel.start(['--no-runner']);
+      await keel.startRunner();
+      const call = keel.call.bind(keel);
       const upload = multipart({}, { name: 'wait.flow', bytes: bundle('wait-4', '1.0.0', waitFlow(4)) });
       expect((await call('POST', '/api/gateway/bundles/upload', upload.payload, upload.headers)).status).to.equal(201);
       const runId = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'wait-4' })).body.run_id as string;
       const getRun = async () => (await call('GET', `/api/gateway/runs/${runId}`)).body as unknown as WaitingRun;
       const waiting = await until(getRun, (r) => r.status === 'waiting', 60_000);
 
-      expect(await runner.stop('SIGTERM')).to.equal(0);
+      expect(await keel.runner!.stop('SIGTERM')).to.equal(0);
       await pastDeadline(waiting.waiting!.until!);
       expect((await getRun()).status).to.equal('waiting');
       const laterStart = Date.now();
-      runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
+      await keel.startRunner();
 
       const run = await until(getRun, (r) => r.status === 'completed', 60_000);
       expect(run.output).to.deep.include({ response: 'waited enough' });

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { TestKernel } from '@keel/plugin-sdk/testing';
-import { startServer, type ServerProcess } from './cli.js';
+import { startRunner, startServer, type KeelProcess, type ServerProcess } from './cli.js';
 import { bundle, multipart } from './flow-builder.js';
 import { tempDir } from './paths.js';
 
@@ -78,13 +78,19 @@ export function gatewayRuns(kernel: () => TestKernel) {
   };
 }
 
-/** A real `keel serve` process on a temp data dir, as the admin: started, killed with SIGKILL and restarted on the same data. */
+/**
+ * A real `keel serve` process on a temp data dir, as the admin: started, killed with SIGKILL and
+ * restarted on the same data; started with `--no-runner`, with `keel runner` processes beside it.
+ */
 export class ServedKeel {
   private readonly tmp = tempDir();
   /** The process's data directory (inspect or edit it only while the process is stopped). */
   readonly dataDir = path.join(this.tmp.dir, 'data');
-  private readonly configFile = path.join(this.tmp.dir, 'keel.json');
+  /** The config file both processes read (written by `configure`). */
+  readonly configFile = path.join(this.tmp.dir, 'keel.json');
   private server: ServerProcess | undefined;
+  private runnerProcess: KeelProcess | undefined;
+  private flags: string[] = [];
   private token = '';
 
   /** Writes the config the process runs: these `plugins` entries, a free port, warnings only (read at each start). */
@@ -92,10 +98,22 @@ export class ServedKeel {
     writeFileSync(this.configFile, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins }));
   }
 
-  /** Starts the process, or a new one on the same data after `stop` (a fresh data dir gets its admin token here). */
-  async start(): Promise<void> {
+  /** Starts the server, or a new one on the same data after `stop`, with extra `flags` (`--no-runner`); a fresh data dir gets its admin token here. */
+  async start(flags: string[] = this.flags): Promise<void> {
+    this.flags = flags;
     this.server = await this.spawn();
     this.token = readFileSync(path.join(this.dataDir, 'auth', 'admin.token'), 'utf8').trim();
+  }
+
+  /** Starts `keel runner` on the same config and data (beside a server started with `--no-runner`). */
+  async startRunner(): Promise<KeelProcess> {
+    this.runnerProcess = await startRunner(['--config', this.configFile, '--data-dir', this.dataDir]);
+    return this.runnerProcess;
+  }
+
+  /** The running `keel runner`, if one was started. */
+  get runner(): KeelProcess | undefined {
+    return this.runnerProcess;
   }
 
   /** The running process's base URL. */
@@ -108,13 +126,13 @@ export class ServedKeel {
     return this.token;
   }
 
-  /** Stops the process: as Ctrl-C does by default (it closes its data directory cleanly), or with `signal` ('SIGKILL' for a crash). */
+  /** Stops the server: as Ctrl-C does by default (it closes its data directory cleanly), or with `signal` ('SIGKILL' for a crash). */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     await this.server?.stop(signal);
     this.server = undefined;
   }
 
-  /** kill -9, then a new process on the same data. */
+  /** kill -9, then a new server process on the same data, with the same flags. */
   async restart(): Promise<void> {
     await this.stop('SIGKILL');
     this.server = await this.spawn();
@@ -134,13 +152,14 @@ export class ServedKeel {
     return (await this.call('GET', `/api/gateway/runs/${runId}/ledger?limit=2000`)).body.items as LedgerItem[];
   }
 
-  /** Kills the process (if any) and removes the temp dir. */
+  /** Kills the processes (if any) and removes the temp dir. */
   async dispose(): Promise<void> {
+    await this.runnerProcess?.stop('SIGKILL');
     await this.server?.stop('SIGKILL');
     this.tmp.remove();
   }
 
   private spawn(): Promise<ServerProcess> {
-    return startServer(['--config', this.configFile, '--data-dir', this.dataDir]);
+    return startServer(['--config', this.configFile, '--data-dir', this.dataDir, ...this.flags]);
   }
 }
