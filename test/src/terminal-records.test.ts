@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { open } from 'lmdb';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
 const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
@@ -28,17 +28,6 @@ const sayMany = {
     node({ id: 'end', type: 'on_flow_end', inputs: ['response'], data: { pinDefaults: { response: 'done' } } }),
   ],
   edges: edges('start -> loop', 'loop:loop -> say', 'loop:done -> end', 'start.count -> loop.end'),
-};
-
-/** One question, then the end node with the answer. */
-const askOnce = {
-  id: 'ask-once',
-  nodes: [
-    node({ id: 'start', type: 'on_flow_start', outputs: [] }),
-    node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Your name?' } } }),
-    node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
-  ],
-  edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
 };
 
 async function upload(keel: ServedKeel, id: string, flow: Parameters<typeof bundle>[2]): Promise<void> {
@@ -141,7 +130,7 @@ describe('terminal records: a run ends in its ledger exactly once, whatever a cr
 
   it('a restart on a data dir whose run recorded its wait but not its waiting state records the wait once', async () => {
     await keel.start();
-    await upload(keel, 'ask-once', askOnce);
+    await upload(keel, 'ask-once', askUserFlow('ask-once'));
     const runId = await startRun(keel, 0, 'ask-once');
     await until(() => keel.run(runId), (r) => r.status === 'waiting');
     const before = await keel.ledger(runId);

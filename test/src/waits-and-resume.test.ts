@@ -7,7 +7,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
 const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
@@ -23,19 +23,6 @@ function waitFlow(seconds: number) {
       node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
     ],
     edges: edges('start -> pause', 'pause -> end', 'say.result -> end.response'),
-  };
-}
-
-/** start → ask_user → end with the answer. */
-function askFlow() {
-  return {
-    id: 'ask',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: [] }),
-      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Your name?' } } }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
-    ],
-    edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
   };
 }
 
@@ -106,7 +93,7 @@ describe('a wait_until whose time passes while no runner is up resumes when one 
       expect(Date.parse(resume!.started_at)).to.be.at.least(laterStart);
 
       // A resume sent to the server reaches the separate runner and is applied; an idle one is refused by the server.
-      const ask = multipart({}, { name: 'ask.flow', bytes: bundle('ask', '1.0.0', askFlow()) });
+      const ask = multipart({}, { name: 'ask.flow', bytes: bundle('ask', '1.0.0', askUserFlow()) });
       expect((await call('POST', '/api/gateway/bundles/upload', ask.payload, ask.headers)).status).to.equal(201);
       const askId = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'ask' })).body.run_id as string;
       const getAsk = async () => (await call('GET', `/api/gateway/runs/${askId}`)).body as unknown as WaitingRun;
@@ -134,7 +121,7 @@ describe('POST /api/gateway/commands resume: applied at once, or refused with th
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
     await uploadBundle('wait-4', waitFlow(4));
     await uploadBundle('wait-hour', waitFlow(3600));
-    await uploadBundle('ask', askFlow());
+    await uploadBundle('ask', askUserFlow());
   });
   after(() => k?.stop());
 

@@ -33,6 +33,19 @@ export function toolCallsFlow() {
   };
 }
 
+/** start → ask_user ("Your name?") → end with the answer as `response`. */
+export function askUserFlow(id = 'ask') {
+  return {
+    id,
+    nodes: [
+      node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Your name?' } } }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+    ],
+    edges: edges('start -> ask', 'ask -> end', 'ask.response -> end.response'),
+  };
+}
+
 /** `a.out -> b.in` for data, `a -> b` for exec (`a:handle -> b` for a branch handle). */
 export function edges(...specs: string[]) {
   return specs.map((s, i) => {
