@@ -20,6 +20,8 @@ interface RunRecord {
 }
 
 describe('durable runs: start, ledger, stream, commands (tiny model, real engines)', function () {
+  // Generous: the machine may be busy; `until` below gives up first, with the run's state.
+  this.timeout(90_000);
   let k: TestKernel;
   let url: string;
   let bob: string;
@@ -35,7 +37,7 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
   const start = (payload: unknown, token = k.adminToken) => k.inject({ method: 'POST', url: '/api/gateway/runs/start', token, payload });
   const getRun = async (id: string, token = k.adminToken) => (await k.inject({ url: `/api/gateway/runs/${id}`, token })).json<RunRecord>();
   const command = (payload: Record<string, unknown>, token = k.adminToken) => k.inject({ method: 'POST', url: '/api/gateway/commands', token, payload: { command_id: crypto.randomUUID(), ...payload } });
-  const until = async (id: string, ok: (r: RunRecord) => boolean, ms = 15_000) => {
+  const until = async (id: string, ok: (r: RunRecord) => boolean, ms = 60_000) => {
     const deadline = Date.now() + ms;
     for (;;) {
       const run = await getRun(id);
