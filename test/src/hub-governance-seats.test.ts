@@ -3,9 +3,9 @@
  * hard delete (ids never reused), delegations, presence and join tokens.
  */
 import { expect } from 'chai';
-import WebSocket from 'ws';
 import { startHub, type HubHarness } from './helpers/hub.js';
 import { until } from './helpers/gateway-runs.js';
+import { SocketClient } from './helpers/socket-client.js';
 
 const DAY = 86400;
 const RETIRED = (reason: string) => `this identity has been retired (${reason}) — a decommissioned seat, not a block. An operator can restore it; the id is never reused.`;
@@ -225,11 +225,7 @@ describe('hub seats: presence', () => {
 
   it('a seat sees itself and everyone sharing a channel, sorted by id; operators see everyone; a socket makes a seat present', async () => {
     const { url } = await h.kernel.listen();
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/hub/ws?token=${key.bea}`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
+    const socket = await SocketClient.open(`${url.replace(/^http/, 'ws')}/hub/ws?token=${key.bea}`);
     try {
       const amy = await h.call('GET', '/presence', key.amy);
       expect(amy.status).to.equal(200);
@@ -243,7 +239,7 @@ describe('hub seats: presence', () => {
       expect(op.body.map((p: { agent_id: string }) => p.agent_id)).to.deep.equal(['amy', 'bea', 'loner', 'op', 'zed']);
       expect((await h.call('GET', '/presence')).status).to.equal(401);
     } finally {
-      ws.close();
+      socket.ws.close();
     }
   });
 });
