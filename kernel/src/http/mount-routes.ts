@@ -109,7 +109,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
         throw bodyError(err, bodyKind);
       }
       if (bodyKind === 'json' && exceedsJsonDepth(ctx.request.body, deps.jsonDepthLimit)) {
-        throw badRequest(`The JSON body nests objects and arrays more than ${deps.jsonDepthLimit} levels deep; flatten it (the limit is the server setting jsonDepthLimit).`, { code: 'json_too_deep' });
+        throw badRequest(`The JSON body nests objects and arrays more than ${deps.jsonDepthLimit} levels deep; flatten it (the limit is the setting server.jsonDepthLimit).`, { code: 'json_too_deep' });
       }
       files = collectFiles(ctx);
       if (Object.keys(files).length) ctx.res.once('close', () => void removeFiles(files));
