@@ -26,7 +26,7 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
-import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
+import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type NonAdminReach, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
 
@@ -40,7 +40,7 @@ interface GatewayRunsConfig {
   /** The gateway-level workspace policy for runs' file tools (reference gateway-surfaces §1). */
   workspacePolicy: WorkspacePolicyConfig;
   /** What non-admin accounts' runs reach, and the file tools' budgets. */
-  workspace: { nonAdmin: 'own_folders' | 'gateway_policy' } & ToolLimits;
+  workspace: { nonAdmin: NonAdminReach } & ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */

@@ -25,10 +25,9 @@ import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
 import { isTerminal, type RunState, type RunStatus, type WaitState } from './run-state.js';
 import type { RunStore } from './run-store.js';
-import type { ToolCall } from '../workspace/file-tools.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
-import { runToolStep } from '../workspace/tool-step.js';
-import type { RunReach, WorkspacePolicy } from '../workspace/workspace-policy.js';
+import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
+import { reachOf, type NonAdminReach, type RunReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
 
 export interface RuntimeDeps {
   /** Keep runs this process works on in memory (only where the runner runs; elsewhere LMDB is the truth). */
@@ -46,7 +45,7 @@ export interface RuntimeDeps {
   /** Where runs' file tools may read and write; makes each root run's folder. */
   workspaces: WorkspacePolicy;
   /** What runs of non-admin accounts reach: only their own folder, or the gateway policy (`workspace.nonAdmin`). */
-  nonAdminWorkspace: 'own_folders' | 'gateway_policy';
+  nonAdminWorkspace: NonAdminReach;
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
@@ -354,23 +353,13 @@ export class Runtime {
   private async runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
     const reach = this.reachOf(run);
     await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
-    const raw = Array.isArray(payload.tool_calls) ? (payload.tool_calls as Array<Record<string, unknown>>) : [];
-    const calls: ToolCall[] = raw.map((c, i) => ({
-      name: String(c?.name ?? ''),
-      arguments: c?.arguments !== null && typeof c?.arguments === 'object' && !Array.isArray(c.arguments) ? (c.arguments as Record<string, unknown>) : {},
-      call_id: typeof c?.call_id === 'string' && c.call_id ? c.call_id : `call_${run.effect_index}_${i + 1}`,
-    }));
-    const allowed = Array.isArray(payload.allowed_tools) ? (payload.allowed_tools as unknown[]).map(String) : null;
+    const { calls, allowed } = toolCallsOf(payload, run.effect_index);
     const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.controller(run.run_id).signal };
     return runToolStep(step, calls, allowed);
   }
 
-  /**
-   * What a run's tools reach: the gateway policy when an admin started its tree (recorded at the
-   * start, inherited by child runs) or the setting lets every account follow it; else its own folder.
-   */
   private reachOf(run: RunState): RunReach {
-    return run.started_by_admin === true || this.deps.nonAdminWorkspace === 'gateway_policy' ? 'gateway' : 'own_folder';
+    return reachOf(run.started_by_admin, this.deps.nonAdminWorkspace);
   }
 
   private async deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {

@@ -17,6 +17,18 @@ export interface ToolStep {
   signal: AbortSignal;
 }
 
+/** The calls and allowed tools of a TOOL_CALLS effect's payload; a call without an id gets `call_<effectIndex>_<n>`. */
+export function toolCallsOf(payload: Record<string, unknown>, effectIndex: number): { calls: ToolCall[]; allowed: string[] | null } {
+  const raw = Array.isArray(payload.tool_calls) ? (payload.tool_calls as Array<Record<string, unknown>>) : [];
+  const calls: ToolCall[] = raw.map((c, i) => ({
+    name: String(c?.name ?? ''),
+    arguments: c?.arguments !== null && typeof c?.arguments === 'object' && !Array.isArray(c.arguments) ? (c.arguments as Record<string, unknown>) : {},
+    call_id: typeof c?.call_id === 'string' && c.call_id ? c.call_id : `call_${effectIndex}_${i + 1}`,
+  }));
+  const allowed = Array.isArray(payload.allowed_tools) ? (payload.allowed_tools as unknown[]).map(String) : null;
+  return { calls, allowed };
+}
+
 export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: string[] | null): Promise<{ mode: 'executed'; results: ToolResult[] }> {
   const { limits } = step;
   const budget = new AbortController();

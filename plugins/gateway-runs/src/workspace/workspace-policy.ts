@@ -31,6 +31,17 @@ export const DEFAULT_WORKSPACE_POLICY: WorkspacePolicyConfig = { posture: 'any_e
 /** What a run's tools may reach: the gateway policy (admins' runs), or only the run's own folder. */
 export type RunReach = 'gateway' | 'own_folder';
 
+/** What runs of non-admin accounts reach (setting `workspace.nonAdmin`). */
+export type NonAdminReach = 'own_folders' | 'gateway_policy';
+
+/**
+ * What a run's tools reach: the gateway policy when an admin started its tree (recorded at the
+ * start, inherited by child runs) or the setting lets every account follow it; else its own folder.
+ */
+export function reachOf(startedByAdmin: boolean | undefined, nonAdmin: NonAdminReach): RunReach {
+  return startedByAdmin === true || nonAdmin === 'gateway_policy' ? 'gateway' : 'own_folder';
+}
+
 export const MARKER_FILE = '.keel-workspace.json';
 
 const POSTURE_LABELS: Record<Posture, string> = {
