@@ -68,6 +68,12 @@ export const inferencePlugin = definePlugin({
       new OnnxEngine(onnxPool, { threads: config.onnx.threads, batchSize: config.onnx.batchSize }),
       userModelsDir,
     );
+    for (const e of config.endpoints) {
+      // Keel's own secrets (KEEL_*…KEY, …TOKEN) are taken out of the environment before plugins start.
+      if (e.apiKey === undefined && e.apiKeyEnv && process.env[e.apiKeyEnv] === undefined) {
+        deps.log.warn('endpoint api key variable is not set; requests go without a key (KEEL_* secret names are removed from the environment at start: use another name)', { endpoint: e.name, apiKeyEnv: e.apiKeyEnv });
+      }
+    }
     const configured = config.endpoints.map(
       (e) =>
         new RemoteProvider({
