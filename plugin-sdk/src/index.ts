@@ -31,3 +31,7 @@ export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.
 export { jsonSizeWithin } from './json-size.js';
 export { formatBytes } from './format-bytes.js';
 export { KEY_ID_MAX_LENGTH } from './key-id.js';
+export { staticFolder } from './files/static-folder.js';
+export type { StaticFolderOptions, StaticFile } from './files/static-folder.js';
+export { sendFile } from './files/file-reply.js';
+export type { FileReplyOptions } from './files/file-reply.js';
