@@ -2,20 +2,15 @@
  * `/openapi.json` and the interactive `/docs` page. The UI is swagger-ui-dist served from the
  * installed package (no CDN); its Authorize control takes a bearer token.
  */
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { HANDLED, notFound, route, schema } from '@keel/plugin-sdk';
+import { HANDLED, route, schema, staticFolder } from '@keel/plugin-sdk';
 import type { CoreContext } from './core-context.js';
 
 const UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/** The files of swagger-ui-dist the page loads; nothing else of the package is served. */
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -55,7 +50,6 @@ const DOCS_HEADERS = {
 };
 
 export function docsRoutes(core: CoreContext) {
-  const assetCache = new Map<string, Buffer>();
   return [
     route({
       method: 'GET',
@@ -78,31 +72,26 @@ export function docsRoutes(core: CoreContext) {
         return HANDLED;
       },
     }),
+    // Before the folder: of two routes matching a path, the router takes the one with fewer parameters.
     route({
       method: 'GET',
-      path: '/docs/:asset',
+      path: '/docs/keel-init.js',
       auth: 'public',
       hidden: true,
-      params: schema<{ asset: string }>({ type: 'object', properties: { asset: { type: 'string' } } }),
-      handler: async ({ params, koa }) => {
+      handler: ({ koa }) => {
         koa.set(DOCS_HEADERS);
-        if (params.asset === 'keel-init.js') {
-          koa.type = 'text/javascript; charset=utf-8';
-          koa.body = INIT_JS;
-          return HANDLED;
-        }
-        const type = ASSETS[params.asset];
-        if (!type) throw notFound(`No docs asset named '${params.asset}'.`);
-        let bytes = assetCache.get(params.asset);
-        if (!bytes) {
-          bytes = await readFile(path.join(UI_DIR, params.asset));
-          assetCache.set(params.asset, bytes);
-        }
-        koa.type = type;
-        koa.set('cache-control', 'public, max-age=3600');
-        koa.body = bytes;
+        koa.type = 'text/javascript; charset=utf-8';
+        koa.body = INIT_JS;
         return HANDLED;
       },
+    }),
+    ...staticFolder({
+      path: '/docs',
+      root: UI_DIR,
+      index: false,
+      allow: (file) => ASSETS.has(file),
+      cacheControl: 'public, max-age=3600',
+      headers: DOCS_HEADERS,
     }),
   ];
 }

@@ -87,6 +87,7 @@ export function staticFolder(options: StaticFolderOptions): AnyRoute[] {
       tags: options.tags,
       summary: options.summary,
       hidden: options.summary === undefined,
+      responses: { 200: { contentType: typeOf(index) ?? FALLBACK_CONTENT_TYPE }, 302: { description: `to ${base}/` } },
       handler: ({ koa }) => {
         // The router treats a trailing slash as optional, so `<path>/` arrives here too.
         if (koa.path.endsWith('/')) return serve(koa, index);

@@ -35,7 +35,7 @@ export const hubPlugin = definePlugin({
   configSchema: hubConfigSchema,
   deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
   provides: hubToken,
-  async setup({ config, deps, prefix }) {
+  async setup({ config, deps }) {
     const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
     await hub.channels.ensureCommons();
     const sockets = new SocketServer(hub, hub.presence);
@@ -51,7 +51,7 @@ export const hubPlugin = definePlugin({
         ...contentRoutes(hub),
         ...discoveryRoutes(hub),
         ...governanceRoutes(hub),
-        ...uiRoutes(prefix),
+        ...uiRoutes(),
       ] as AnyRoute[]),
       sockets: [sockets.route()],
       stop: () => sockets.close(),
