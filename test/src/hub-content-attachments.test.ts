@@ -78,6 +78,25 @@ describe('hub content: content-addressed attachments', () => {
     expect(res.headers['content-disposition']).to.equal(`attachment; filename="r_sum_ _v2_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf`);
   });
 
+  it('answers a byte range (206), an unsatisfiable one (416), If-None-Match on its content hash (304) and HEAD', async () => {
+    const bytes = Buffer.from('%PDF-1.4 not really');
+    const url = `/channels/proj/attachments/${sha(bytes)}`;
+    const part = await hub.call('GET', url, bob, undefined, { range: 'bytes=0-3' });
+    expect(part.status).to.equal(206);
+    expect(part.raw.toString()).to.equal('%PDF');
+    expect(part.headers['content-range']).to.equal(`bytes 0-3/${bytes.length}`);
+    expect(part.headers['content-security-policy']).to.equal('sandbox');
+    expect((await hub.call('GET', url, bob, undefined, { range: 'bytes=500-' })).status).to.equal(416);
+    const cached = await hub.call('GET', url, bob, undefined, { 'if-none-match': `"${sha(bytes)}"` });
+    expect(cached.status).to.equal(304);
+    const head = await hub.call('HEAD', url, bob);
+    expect(head.status).to.equal(200);
+    expect(head.headers['content-length']).to.equal(String(bytes.length));
+    expect(head.headers['x-content-type-options']).to.equal('nosniff');
+    // Membership is still checked first.
+    expect((await hub.call('GET', url, stranger, undefined, { range: 'bytes=0-3' })).status).to.equal(403);
+  });
+
   it('never serves active content as its declared type, and never SVG inline; raster images are inline', async () => {
     const cases: Array<[string, string, string]> = [
       ['text/html; charset=utf-8', 'application/octet-stream', 'attachment'],

@@ -104,7 +104,8 @@ export async function writeFileReply(koa: Koa.Context, file: ConfinedFile, optio
         koa.set('Content-Range', `bytes ${start}-${end}/${stats.size}`);
       }
     }
-    koa.type = options.contentType;
+    // As given: koa.type would add a charset to a declared type the caller chose to keep.
+    koa.set('Content-Type', options.contentType);
     const length = end - start + 1;
     if (koa.method === 'HEAD' || length <= 0) {
       koa.body = Buffer.alloc(0);

@@ -3,12 +3,12 @@
  * them. The upload body is read here, not by the kernel, so the cap is checked on Content-Length
  * first, then while streaming, and refused with the hub's own sentence.
  */
-import { badRequest, reply, route, schema } from '@keel/plugin-sdk';
+import { badRequest, route, schema, sendFile } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { cleanFilename } from './attachment-store.js';
-import { contentDisposition, headerSafe, isInlineRaster, SAFE_FALLBACK_TYPE, servedContentType } from './serving-policy.js';
+import { headerSafe, isInlineRaster, SAFE_FALLBACK_TYPE, servedContentType } from './serving-policy.js';
 
 const uploadQuery = schema<{ filename?: string }>({ type: 'object', properties: { filename: { type: 'string' } } });
 const blobParams = schema<{ channel: string; id: string }>({
@@ -32,21 +32,25 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
     }),
     route({
       method: 'GET', path: '/channels/:channel/attachments/:id', auth: 'none', tags: ['hub'],
-      summary: 'Attachment bytes (served as a download with nosniff and a sandbox CSP; raster images inline)',
+      summary: 'Attachment bytes (served as a download with nosniff and a sandbox CSP; raster images inline; Range, HEAD, If-None-Match)',
       params: blobParams,
       handler: ({ koa, params }) => {
         hub.member(koa, params.channel);
         const row = content.attachments.servable(params.channel, params.id);
-        return reply(200, content.attachments.files.open(row.id), {
-          'content-type': servedContentType(row.content_type),
-          'content-length': String(row.size),
-          'content-disposition': contentDisposition(row.filename, isInlineRaster(row.content_type)),
-          'x-content-type-options': 'nosniff',
+        const files = content.attachments.files;
+        // Range, HEAD and If-None-Match come with the SDK's file reply; the id is the content hash, a strong ETag.
+        return sendFile(koa, {
+          root: files.blobs,
+          file: files.relativePathOf(row.id),
+          contentType: servedContentType(row.content_type),
+          disposition: isInlineRaster(row.content_type) ? 'inline' : 'attachment',
+          filename: row.filename,
           // Opened directly, the bytes get an opaque origin: no scripts, no access to the hub's origin.
-          'content-security-policy': 'sandbox',
-          'cache-control': 'private, max-age=31536000, immutable',
-          'x-attachment-id': row.id,
-          'x-declared-content-type': headerSafe(row.content_type),
+          csp: 'sandbox',
+          cacheControl: 'private, max-age=31536000, immutable',
+          etag: `"${row.id}"`,
+          headers: { 'x-attachment-id': row.id, 'x-declared-content-type': headerSafe(row.content_type) },
+          notFoundMessage: `attachment '${row.id}' not found in '${params.channel}'`,
         });
       },
     }),

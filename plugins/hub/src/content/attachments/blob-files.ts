@@ -4,7 +4,7 @@
  * either absent or complete).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -19,7 +19,8 @@ export interface Received {
 }
 
 export class BlobFiles {
-  private readonly blobs: string;
+  /** The folder blobs are served from (nothing outside it is). */
+  readonly blobs: string;
   private readonly scratch: string;
 
   constructor(root: string) {
@@ -27,8 +28,13 @@ export class BlobFiles {
     this.scratch = path.join(root, 'scratch');
   }
 
+  /** A blob's path inside `blobs`: `<first two hex digits>/<id>`. */
+  relativePathOf(id: string): string {
+    return `${id.slice(0, 2)}/${id}`;
+  }
+
   pathOf(id: string): string {
-    return path.join(this.blobs, id.slice(0, 2), id);
+    return path.join(this.blobs, this.relativePathOf(id));
   }
 
   /** Streams `body` into a scratch file; rejects with `TooLarge` past `maxBytes` (the scratch file is removed). */
@@ -67,10 +73,6 @@ export class BlobFiles {
 
   async discard(received: Received): Promise<void> {
     await rm(received.scratch, { force: true });
-  }
-
-  open(id: string): ReadStream {
-    return createReadStream(this.pathOf(id));
   }
 }
 

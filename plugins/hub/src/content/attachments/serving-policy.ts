@@ -28,13 +28,6 @@ export function isInlineRaster(declared: string): boolean {
   return INLINE_RASTER.has(essence(declared));
 }
 
-/** `attachment|inline; filename="<ascii>"; filename*=UTF-8''<pct>` (RFC 6266 / 5987). */
-export function contentDisposition(filename: string, inline: boolean): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const pct = encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${pct}`;
-}
-
 /** A header-safe copy of the declared type for `X-Declared-Content-Type`. */
 export function headerSafe(value: string): string {
   return value.replace(/[^\x20-\x7e]/g, '');
