@@ -66,15 +66,16 @@ export function staticFolder(options: StaticFolderOptions): AnyRoute[] {
     const contentType = typeOf(relative);
     const file = contentType && (!options.allow || options.allow(relative)) ? await openConfinedFile(rootOf(), relative) : null;
     if (!file || !contentType) throw notFound(`No file '${relative}' here.`, { code: 'not_found' });
+    let csp: string | undefined;
     try {
-      const csp = typeof options.csp === 'function' ? await options.csp(staticFile(file, relative)) : options.csp;
-      const cacheControl = typeof options.cacheControl === 'function' ? options.cacheControl(relative)
-        : options.cacheControl ?? (relative === index ? INDEX_CACHE : FILE_CACHE);
-      return await writeFileReply(koa, file, { contentType, cacheControl, csp: csp ?? null, headers: options.headers });
+      csp = typeof options.csp === 'function' ? await options.csp(staticFile(file, relative)) : options.csp;
     } catch (err) {
-      await file.handle.close().catch(() => undefined); // already closed when writeFileReply ran
+      await file.handle.close();
       throw err;
     }
+    const cacheControl = typeof options.cacheControl === 'function' ? options.cacheControl(relative)
+      : options.cacheControl ?? (relative === index ? INDEX_CACHE : FILE_CACHE);
+    return writeFileReply(koa, file, { contentType, cacheControl, csp: csp ?? null, headers: options.headers });
   }
 
   const routes: AnyRoute[] = [];
