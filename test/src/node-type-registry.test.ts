@@ -11,7 +11,7 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { edges, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type RunRecord } from './helpers/gateway-runs.js';
 import {
-  halfExportPlugin, llmCallClaimPlugin, tallyReaderPlugin, textNodesCopyPlugin, textNodesPlugin, vocabularyRivalPlugin,
+  halfExportPlugin, lateNodesPlugin, llmCallClaimPlugin, tallyReaderPlugin, textNodesCopyPlugin, textNodesPlugin, vocabularyRivalPlugin,
 } from './fixtures/text-nodes-plugin.js';
 
 /** start → tally (an effect node of text-nodes) → end, with reverse_text (a pure node of text-nodes) feeding the end. */
@@ -125,6 +125,11 @@ describe('node types contributed by other plugins', function () {
     it("a node type gateway-runs runs itself cannot be taken over", async () => {
       const message = await bootError([...base, llmCallClaimPlugin]);
       expect(message).to.contain("node type 'llm_call' is registered by both 'gateway-runs' and 'llm-call-claim'");
+    });
+
+    it('registering a node type after the kernel started is refused', async () => {
+      const message = await bootError([...base, lateNodesPlugin]);
+      expect(message).to.contain("plugin 'late-nodes' registered node types after the kernel started; register them in setup.");
     });
 
     it('a token provided in two records names both plugins', async () => {
