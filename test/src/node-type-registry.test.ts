@@ -37,6 +37,17 @@ const imageFlow = {
   edges: edges('start -> paint', 'paint -> end', 'start.prompt -> paint.prompt', 'paint.image -> end.image'),
 };
 
+/** start → flaky (fails its first `failures` attempts) → end with its attempts. */
+const flakyFlow = {
+  id: 'flaky',
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: ['label', 'failures'] }),
+    node({ id: 'shaky', type: 'flaky', inputs: ['label', 'failures'], outputs: ['attempts'] }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['attempts'] }),
+  ],
+  edges: edges('start -> shaky', 'shaky -> end', 'start.label -> shaky.label', 'start.failures -> shaky.failures', 'shaky.attempts -> end.attempts'),
+};
+
 const ended = (r: RunRecord) => r.status !== 'running' && r.status !== 'waiting';
 
 async function bootError(plugins: NonNullable<Parameters<typeof createTestKernel>[0]>['plugins']): Promise<string> {
@@ -79,7 +90,40 @@ describe('node types contributed by other plugins', function () {
     it('a plugin providing two tokens: a third plugin resolves both', async () => {
       const res = await k.inject({ url: '/tally' });
       expect(res.statusCode).to.equal(200);
-      expect(res.json()).to.deep.equal({ counts: { apples: 1 }, words: ['reverse_text', 'tally'] });
+      expect(res.json()).to.deep.equal({ counts: { apples: 1 }, words: ['reverse_text', 'tally', 'flaky'] });
+    });
+  });
+
+  describe("a contributed effect under the runtime's retry policy", () => {
+    let k: TestKernel;
+    const api = gatewayRuns(() => k);
+    before(async () => {
+      k = await createTestKernel({
+        plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 0, maxAttempts: { flaky: 2 } } } }, textNodesPlugin],
+      });
+      await api.uploadBundle('flaky', flakyFlow);
+    });
+    after(() => k?.stop());
+
+    const runOf = async (inputData: Record<string, unknown>) => {
+      const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'flaky', input_data: inputData } });
+      expect(start.statusCode).to.equal(200);
+      return until(() => api.getRun(start.json<{ run_id: string }>().run_id), ended, 60_000);
+    };
+
+    it('gets retry.maxAttempts[<type>] attempts, each with its own records', async () => {
+      const run = await runOf({ label: 'once', failures: 1 });
+      expect(run.status, String(run.error)).to.equal('completed');
+      expect(run.output).to.deep.include({ attempts: 2 });
+      const records = (await api.ledger(run.run_id)).filter((r) => r.node_id === 'shaky');
+      expect(records.map((r) => [r.attempt, r.status])).to.deep.equal([[1, 'started'], [1, 'failed'], [2, 'started'], [2, 'completed']]);
+      expect(records[1]!.error).to.equal("flaky 'once' failed attempt 1");
+    });
+
+    it("fails the run with the plugin's error once the attempts are spent", async () => {
+      const run = await runOf({ label: 'always', failures: 5 });
+      expect(run.status).to.equal('failed');
+      expect(run.error).to.equal("flaky 'always' failed attempt 2 (gave up after 2 attempts)");
     });
   });
 
