@@ -14,7 +14,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import type { RootDatabase } from 'lmdb';
 import {
-  core, gatewayErrorFormat,
+  core, gatewayErrorFormat, providedValues,
   type AnyPlugin, type AnyRoute, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
 } from '@keel/plugin-sdk';
 import { AccountStore } from './auth/account-store.js';
@@ -275,7 +275,10 @@ export class Kernel {
       this.options.config.server.setupTimeoutMs,
     );
     this.running.push({ loaded, instance, controller, started: false });
-    if (plugin.provides) this.container.provide(plugin.provides, instance.exports);
+    for (const { token, value, name } of providedValues(plugin.provides, instance.exports)) {
+      if (name !== null && value === undefined) throw new BootError(`plugin '${id}' provides token '${token.name}' (provides.${name}), but its setup returned no exports.${name}.`);
+      this.container.provide(token, value);
+    }
   }
 
   private describePlugins(): LoadedPluginInfo[] {

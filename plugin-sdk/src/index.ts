@@ -3,8 +3,8 @@
  * package, engine interfaces and other plugins' public tokens.
  */
 export { SDK_VERSION } from './version.js';
-export { token } from './tokens.js';
-export type { Token, DepsMap, ResolvedDeps } from './tokens.js';
+export { isToken, providedValues, token } from './tokens.js';
+export type { Token, DepsMap, ProvidedTokens, Provides, ResolvedDeps } from './tokens.js';
 export { schema } from './schema.js';
 export type { Schema, JsonSchema, Infer } from './schema.js';
 export { core } from './core-tokens.js';

@@ -6,7 +6,7 @@ import type { ErrorFormatter } from './errors.js';
 import type { SocketRoute } from './sockets.js';
 import type { AnyRoute } from './routes.js';
 import type { Schema } from './schema.js';
-import type { DepsMap, ResolvedDeps, Token } from './tokens.js';
+import type { DepsMap, Provides, ResolvedDeps } from './tokens.js';
 
 export interface SetupContext<C, D extends DepsMap> {
   /** The plugin's config, validated against `configSchema` with defaults applied. */
@@ -37,7 +37,10 @@ export interface PluginInstance<E> {
   routes?: AnyRoute[];
   /** WebSocket endpoints: an HTTP upgrade on one of these paths is handed to the plugin. */
   sockets?: SocketRoute[];
-  /** The value registered under `provides`, for plugins that depend on this one. */
+  /**
+   * What the plugin offers others: the value of its `provides` token, or, when `provides` is a
+   * record of tokens, a record with the value of each token under the same name.
+   */
   exports?: E;
   /** Called after every plugin is set up and mounted, before the listener opens. */
   start?(): Promise<void> | void;
@@ -55,8 +58,12 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
   /** JSON schema of the plugin's config; defaults are applied, every error is reported at once. */
   configSchema?: Schema<C>;
   deps?: D;
-  /** A token other plugins may depend on; its value is `exports` from setup. */
-  provides?: Token<E>;
+  /**
+   * What other plugins may depend on: one token, whose value is `exports` from setup, or a record
+   * of tokens (`{ runs: runsToken, nodeTypes: nodeTypesToken }`), each resolving to the entry of
+   * `exports` with the same name.
+   */
+  provides?: Provides<E>;
   /** Where routes mount unless the config says otherwise (default `/`). */
   defaultPrefix?: string;
   /** Error response shape for this plugin's routes (default: the gateway `{detail}` shape). */

@@ -22,3 +22,24 @@ export type DepsMap = Record<string, Token<unknown>>;
 
 /** The values the tokens of a `DepsMap` resolve to. */
 export type ResolvedDeps<D extends DepsMap> = { [K in keyof D]: D[K] extends Token<infer T> ? T : never };
+
+/** Several tokens one plugin provides, by name; its `exports` then has one value under each name. */
+export type ProvidedTokens<E> = { [K in keyof E]: Token<E[K]> };
+
+/** What a plugin's `provides` may be: one token (its value is the whole `exports`) or a record of tokens. */
+export type Provides<E> = Token<E> | ProvidedTokens<E>;
+
+export function isToken(value: unknown): value is Token<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { key?: unknown }).key === 'symbol';
+}
+
+/**
+ * The tokens a `provides` declares, each with the value it resolves to from `exports`: the whole
+ * `exports` for a single token, `exports[name]` for each entry of a record.
+ */
+export function providedValues(provides: Provides<unknown> | undefined, exports: unknown): Array<{ token: Token<unknown>; value: unknown; name: string | null }> {
+  if (!provides) return [];
+  if (isToken(provides)) return [{ token: provides, value: exports, name: null }];
+  const record = (exports ?? {}) as Record<string, unknown>;
+  return Object.entries(provides as Record<string, Token<unknown>>).map(([name, token]) => ({ token, value: record[name], name }));
+}

@@ -2,18 +2,20 @@
  * Orders plugins so every provider is set up before the plugins that depend on it. A token no
  * one provides, two providers of one token, and a dependency cycle are boot errors naming the plugins.
  */
-import type { AnyPlugin } from '@keel/plugin-sdk';
+import { providedValues, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 
 export function orderPlugins<T extends { plugin: AnyPlugin }>(entries: T[], hostProvided: Set<symbol>): T[] {
   const providerOf = new Map<symbol, T>();
   const problems: string[] = [];
   for (const entry of entries) {
-    const token = entry.plugin.provides;
-    if (!token) continue;
-    const other = providerOf.get(token.key);
-    if (other) problems.push(`token '${token.name}' is provided by both '${other.plugin.id}' and '${entry.plugin.id}'.`);
-    else providerOf.set(token.key, entry);
+    // A plugin may provide several tokens (`provides` as a record); each is checked on its own.
+    for (const { token } of providedValues(entry.plugin.provides, undefined)) {
+      const other = providerOf.get(token.key);
+      if (other === entry) problems.push(`plugin '${entry.plugin.id}' lists token '${token.name}' twice in provides.`);
+      else if (other) problems.push(`token '${token.name}' is provided by both '${other.plugin.id}' and '${entry.plugin.id}'.`);
+      else providerOf.set(token.key, entry);
+    }
   }
   const edges = new Map<T, T[]>();
   for (const entry of entries) {

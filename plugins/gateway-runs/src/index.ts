@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { core, definePlugin, schema } from '@keel/plugin-sdk';
+import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
 import { ledgerToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
@@ -13,6 +13,9 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
+import { builtinNodeTypes } from './flow/builtins.js';
+import { INTERPRETER_TYPES } from './flow/interpreter.js';
+import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
@@ -27,6 +30,13 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type NonAdminReach, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
+
+export { effectNode, pureNode } from './flow/node-types.js';
+export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
+export type { FlowNode } from './flow/visualflow.js';
+
+/** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
+export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types');
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
 
@@ -130,8 +140,13 @@ export const gatewayRunsPlugin = definePlugin({
   description: 'Durable workflow runs: .flow bundles, the VisualFlow runtime, commands and the runner',
   configSchema,
   defaultPrefix: '/api/gateway',
+  provides: { nodeTypes: nodeTypesToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
   setup({ config, deps }) {
+    // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
+    const nodeTypes = new NodeTypes();
+    nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
+    nodeTypes.register('gateway-runs', builtinNodeTypes());
     const runs = new RunStore(deps.storage);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
@@ -141,10 +156,11 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
     const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {
+      exports: { nodeTypes: nodeTypes as NodeTypeRegistry },
       routes: [
         ...runsRoutes({
           runs,
@@ -162,7 +178,11 @@ export const gatewayRunsPlugin = definePlugin({
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
       ],
-      start: () => wiring.start(),
+      start: () => {
+        // Every plugin's setup has run: the set of node types is final while runs execute.
+        nodeTypes.close('the kernel started');
+        return wiring.start();
+      },
       stop: () => wiring.stop(),
     };
   },

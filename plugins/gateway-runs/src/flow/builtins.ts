@@ -2,11 +2,12 @@
  * Pure helper nodes (reference §2.6 "Pure helpers"): each maps resolved inputs to an output.
  * A scalar result is read through the pins `result` / `output`; an object exposes its keys.
  */
+import { pureNode, type PureNodeType } from './node-types.js';
 import { getPath } from './paths.js';
 import type { FlowNode } from './visualflow.js';
 
 type Inputs = Record<string, unknown>;
-export type Builtin = (inputs: Inputs, node: FlowNode) => unknown;
+type Builtin = (inputs: Inputs, node: FlowNode) => unknown;
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
@@ -39,7 +40,7 @@ function parseJsonish(v: unknown): unknown {
   return JSON.parse(text);
 }
 
-export const BUILTINS: Record<string, Builtin> = {
+const BUILTINS: Record<string, Builtin> = {
   concat: (i, node) => declaredInputs(node, i).map(str).join(decodeEscapes(node.data.concatConfig?.separator ?? ' ')),
   trim: (i) => str(i.text ?? i.value ?? i.input).trim(),
   lowercase: (i) => str(i.text ?? i.value ?? i.input).toLowerCase(),
@@ -99,6 +100,11 @@ export const BUILTINS: Record<string, Builtin> = {
     return Object.fromEntries((node.data.breakConfig?.selectedPaths ?? []).map((p) => [p, getPath(source, p) ?? null]));
   },
 };
+
+/** The pure helpers as node types, registered by gateway-runs like any plugin's. */
+export function builtinNodeTypes(): Record<string, PureNodeType> {
+  return Object.fromEntries(Object.entries(BUILTINS).map(([type, evaluate]) => [type, pureNode(evaluate)]));
+}
 
 /** Literal nodes: output pin `value` is the authored value. */
 export function isLiteral(type: string): boolean {

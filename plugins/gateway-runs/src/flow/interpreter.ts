@@ -3,9 +3,10 @@
  * Effects are only requested here; the runtime performs them durably and feeds the result back
  * (`vars._temp.effects[node]`), at which point the node maps it onto its output pins.
  */
-import { BUILTINS } from './builtins.js';
+import { isLiteral } from './builtins.js';
 import type { CompiledFlow } from './compile-flow.js';
-import { NodeIO, temp, UnsupportedNodeError, type ControlFrame, type RunVars } from './node-io.js';
+import { NodeIO, temp, type ControlFrame, type RunVars } from './node-io.js';
+import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { setPath } from './paths.js';
 import { effectPayload, effectOutputs, EFFECT_TYPES } from './effect-nodes.js';
 
@@ -19,19 +20,24 @@ export type StepOutcome =
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
-const CONTROL_TYPES = new Set(['if', 'switch', 'while', 'loop', 'for', 'sequence', 'parallel']);
-const OWN_TYPES = new Set(['on_flow_start', 'on_flow_end', 'set_var', 'set_vars', 'set_var_property', 'add_message']);
+const CONTROL_TYPES = ['if', 'switch', 'while', 'loop', 'for', 'sequence', 'parallel'];
+const OWN_TYPES = ['on_flow_start', 'on_flow_end', 'set_var', 'set_vars', 'set_var_property', 'add_message', 'json_schema', 'tools_allowlist', 'get_var', 'get_context'];
 
-/** Every node type the runtime can execute (exec nodes) or evaluate (pure nodes). */
-export function isSupportedType(type: string): boolean {
-  return CONTROL_TYPES.has(type) || OWN_TYPES.has(type) || EFFECT_TYPES.has(type) || type in BUILTINS || type.startsWith('literal_') ||
-    ['json_schema', 'tools_allowlist', 'get_var', 'get_context'].includes(type);
+/**
+ * The node types this interpreter and the effect executor run themselves (and `start_subworkflow`,
+ * the effect `agent` and `subflow` request): gateway-runs reserves them in the registry.
+ */
+export const INTERPRETER_TYPES: readonly string[] = [...CONTROL_TYPES, ...OWN_TYPES, ...EFFECT_TYPES, 'start_subworkflow'];
+
+/** Whether a node of this type can run here: one of the interpreter's, a literal, or a registered type. */
+export function isSupportedType(type: string, nodeTypes: NodeTypes): boolean {
+  return isLiteral(type) || nodeTypes.has(type);
 }
 
 const truthy = (v: unknown) => Boolean(v) && !(Array.isArray(v) && v.length === 0);
 
-export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string): StepOutcome {
-  const io = new NodeIO(flow, vars);
+export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string, nodeTypes: NodeTypes): StepOutcome {
+  const io = new NodeIO(flow, vars, nodeTypes);
   const type = flow.type(nodeId);
   const node = flow.nodes.get(nodeId)!;
   const t = temp(vars);
@@ -48,6 +54,16 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
       return finish(effectOutputs(type, result, vars));
     }
     return { kind: 'effect', node: nodeId, effect: { type: effectTypeOf(type), payload: effectPayload(type, node, io.execInputs(nodeId), vars, runId, flow.id) } };
+  }
+  const contributed = nodeTypes.effect(type);
+  if (contributed) {
+    // A plugin's effect node: the executor performs it durably; its recorded result lands here on the next step.
+    if (nodeId in t.effects) {
+      const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
+      delete t.effects[nodeId];
+      return finish(contributed.outputs ? contributed.outputs(result) : result);
+    }
+    return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node) } };
   }
 
   switch (type) {
@@ -112,8 +128,8 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
       return controlStep(flow, vars, io, nodeId, type, finish);
   }
 
-  const builtin = BUILTINS[type];
-  if (builtin) return finish(builtin(io.execInputs(nodeId), node));
+  const pure = nodeTypes.pure(type);
+  if (pure) return finish(pure.evaluate(io.execInputs(nodeId), node));
   throw new UnsupportedNodeError(nodeId, type);
 }
 

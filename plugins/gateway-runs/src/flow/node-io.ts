@@ -3,8 +3,9 @@
  * pure nodes evaluated lazily on every read, and an exec node's inputs built from the ambient
  * payload, then data edges, then pin defaults for unconnected pins.
  */
-import { BUILTINS, isLiteral } from './builtins.js';
+import { isLiteral } from './builtins.js';
 import type { CompiledFlow } from './compile-flow.js';
+import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { getPath } from './paths.js';
 
 export interface RunVars extends Record<string, unknown> {
@@ -27,12 +28,6 @@ export interface ControlFrame {
   step?: number;
 }
 
-export class UnsupportedNodeError extends Error {
-  constructor(readonly node: string, readonly nodeType: string) {
-    super(`node '${node}' has type '${nodeType}', which Keel does not implement`);
-  }
-}
-
 export function temp(vars: RunVars): TempVars {
   vars._temp ??= { node_outputs: {}, effects: {}, control: [] };
   vars._temp.node_outputs ??= {};
@@ -52,7 +47,7 @@ export function pinValue(output: unknown, handle: string): unknown {
 }
 
 export class NodeIO {
-  constructor(private readonly flow: CompiledFlow, private readonly vars: RunVars) {}
+  constructor(private readonly flow: CompiledFlow, private readonly vars: RunVars, private readonly nodeTypes: NodeTypes) {}
 
   /** Inputs of an exec node: ambient payload, then data edges, then defaults of unconnected pins. */
   execInputs(nodeId: string): Record<string, unknown> {
@@ -102,8 +97,9 @@ export class NodeIO {
       const context = (this.vars.context ?? {}) as Record<string, unknown>;
       return { context, task: context.task ?? null, messages: context.messages ?? [] };
     }
-    const builtin = BUILTINS[type];
-    if (!builtin) throw new UnsupportedNodeError(nodeId, type);
-    return builtin(inputs, node);
+    const pure = this.nodeTypes.pure(type);
+    if (pure) return pure.evaluate(inputs, node);
+    if (this.nodeTypes.effect(type)) throw new Error(`node '${nodeId}' has type '${type}', an effect node, but no execution pins: connect it to the exec flow`);
+    throw new UnsupportedNodeError(nodeId, type);
   }
 }

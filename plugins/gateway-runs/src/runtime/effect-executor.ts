@@ -11,6 +11,7 @@
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
 import type { EffectRequest } from '../flow/interpreter.js';
+import type { NodeTypes } from '../flow/node-types.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { RunState, WaitState } from './run-state.js';
@@ -40,6 +41,8 @@ export class EffectExecutor {
     private readonly inference: InferenceService,
     private readonly hooks: EffectHooks,
     private readonly policy: RetryPolicy = new RetryPolicy(),
+    /** Effect node types other plugins registered: performed here like the built-in effects. */
+    private readonly nodeTypes?: NodeTypes,
   ) {}
 
   async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
@@ -156,8 +159,12 @@ export class EffectExecutor {
           wait: wait('subworkflow', `subworkflow:${child}`, nodeId, { details: { sub_run_id: child, sub_workflow_id: p.workflow_id, async: true, include_traces: Boolean(p.include_traces) } }),
         };
       }
-      default:
-        return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
+      default: {
+        const contributed = this.nodeTypes?.effect(effect.type);
+        if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
+        const result = await contributed.perform(p, { account: run.account, runId: run.run_id, nodeId, signal: this.hooks.signalOf(run) });
+        return { status: 'completed', result: result ?? {} };
+      }
     }
   }
 

@@ -11,7 +11,8 @@ import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
 import { isSupportedType, step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
-import { temp, UnsupportedNodeError, type RunVars } from '../flow/node-io.js';
+import { temp, type RunVars } from '../flow/node-io.js';
+import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
 import { appendLlmTurn } from './conversation-memory.js';
 import { EffectExecutor, type EffectOutcome } from './effect-executor.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -54,6 +55,8 @@ export interface RuntimeDeps {
   limits?: RunLimits;
   /** Called when a run needs ticking (the runner schedules it). */
   schedule(runId: string, atMs?: number): void;
+  /** The node types flows may use: gateway-runs' own and those other plugins registered. */
+  nodeTypes: NodeTypes;
 }
 
 const STEPS_PER_SLICE = 200;
@@ -80,7 +83,7 @@ export class Runtime {
       streams: (run) => this.streams(run),
       signalOf: (run) => this.controller(run.run_id).signal,
       runTools: (run, payload) => this.runTools(run, payload),
-    }, deps.retry);
+    }, deps.retry, deps.nodeTypes);
     this.memory = new MemoryCompaction({
       lock: this.lock,
       ledger: deps.ledger,
@@ -139,7 +142,7 @@ export class Runtime {
         const flow = this.flowOf(run);
         if (run.current_node === null) run.current_node = flow.entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.assertSupported(flow);
-        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes);
       }
     } catch (err) {
       if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return this.fail(run, err.message);
@@ -301,7 +304,7 @@ export class Runtime {
   private assertSupported(flow: CompiledFlow): void {
     for (const id of reachableNodes(flow)) {
       const type = flow.type(id);
-      if (!isSupportedType(type)) throw new UnsupportedNodeError(id, type);
+      if (!isSupportedType(type, this.deps.nodeTypes)) throw new UnsupportedNodeError(id, type);
     }
   }
 

@@ -1,0 +1,139 @@
+/**
+ * The node-type registry: which plugin executes each VisualFlow node type. gateway-runs registers
+ * its own pure helpers here and reserves the types its interpreter and effect executor run
+ * themselves (control flow, `llm_call`, `agent`, waits, ...); other plugins add theirs through
+ * `nodeTypesToken` in their setup. The registry closes when the kernel starts plugins, so the
+ * set of node types is fixed while runs execute.
+ */
+import type { FlowNode } from './visualflow.js';
+
+export type NodeInputs = Record<string, unknown>;
+
+/** A node type that maps its inputs to an output, with no side effect; evaluated again on every read when it has no exec pins. */
+export interface PureNodeType {
+  kind: 'pure';
+  /** The output: an object exposes its keys as output pins; a scalar is read through `result` / `output` / `value`. */
+  evaluate(inputs: NodeInputs, node: FlowNode): unknown;
+}
+
+/** What an effect node's `perform` gets besides its payload. */
+export interface EffectContext {
+  /** The account the run belongs to (what the work may reach should depend on it). */
+  account: string;
+  runId: string;
+  nodeId: string;
+  /** Aborts when the run is cancelled; long work should honour it. */
+  signal: AbortSignal;
+}
+
+/**
+ * A node type whose work has a side effect. The runtime performs it durably like its own effects:
+ * a `started` record with the payload, `perform`, then a `completed` (or `failed`) record with the
+ * result; `retry.maxAttempts[<type>]` attempts (default 1); after a crash a completed result is
+ * reused, never performed twice. The node needs exec pins.
+ */
+export interface EffectNodeType<P extends Record<string, unknown> = Record<string, unknown>, R extends Record<string, unknown> = Record<string, unknown>> {
+  kind: 'effect';
+  /** The effect's payload from the node's inputs; recorded in the ledger and part of its idempotency key, so plain JSON. */
+  payload(inputs: NodeInputs, node: FlowNode): P;
+  /** Does the work; a thrown error fails the effect (and the run, once its attempts are spent). */
+  perform(payload: P, context: EffectContext): Promise<R>;
+  /** The result as the node's output pins (default: the result itself). */
+  outputs?(result: R): Record<string, unknown>;
+}
+
+export type NodeTypeDefinition = PureNodeType | EffectNodeType;
+
+/** A pure node type from its mapping function. */
+export function pureNode(evaluate: PureNodeType['evaluate']): PureNodeType {
+  return { kind: 'pure', evaluate };
+}
+
+/** An effect node type, its payload and result types checked here and erased in the registry. */
+export function effectNode<P extends Record<string, unknown>, R extends Record<string, unknown>>(definition: Omit<EffectNodeType<P, R>, 'kind'>): EffectNodeType {
+  return { kind: 'effect', ...definition } as unknown as EffectNodeType;
+}
+
+/** What other plugins see of the registry (the value of `nodeTypesToken`). */
+export interface NodeTypeRegistry {
+  /**
+   * Adds node types owned by the plugin `owner` (its id, used in error messages). A type that is
+   * already registered is refused naming both plugins; so is registering after the kernel started.
+   */
+  register(owner: string, types: Record<string, NodeTypeDefinition>): void;
+  /** The plugin that executes `type`, if any is loaded. */
+  ownerOf(type: string): string | undefined;
+}
+
+/** Node types of the origin system whose Keel plugin is known: named when a flow uses one and that plugin is not loaded. */
+const KNOWN_ORIGINS: Array<[RegExp, string]> = [
+  [/^(generate_image|edit_image)$/, 'vision'],
+  [/^(generate_voice|transcribe_audio)$/, 'voice'],
+  [/^(memory_.+|memact_compose)$/, 'memory'],
+];
+
+/** The Keel plugin known to provide `type`, when it is one of the origin system's capability nodes. */
+export function knownProviderOf(type: string): string | undefined {
+  return KNOWN_ORIGINS.find(([pattern]) => pattern.test(type))?.[1];
+}
+
+export class NodeTypes implements NodeTypeRegistry {
+  /** `null`: a type the interpreter or effect executor runs itself. */
+  private readonly types = new Map<string, { owner: string; definition: NodeTypeDefinition | null }>();
+  private closedReason: string | null = null;
+
+  register(owner: string, types: Record<string, NodeTypeDefinition>): void {
+    this.add(owner, Object.entries(types));
+  }
+
+  /** Types gateway-runs executes itself: no plugin may register them. */
+  reserve(owner: string, types: Iterable<string>): void {
+    this.add(owner, [...types].map((t) => [t, null]));
+  }
+
+  ownerOf(type: string): string | undefined {
+    return this.types.get(type)?.owner;
+  }
+
+  has(type: string): boolean {
+    return this.types.has(type);
+  }
+
+  /** The registered pure node type, if `type` is one. */
+  pure(type: string): PureNodeType | undefined {
+    const definition = this.types.get(type)?.definition;
+    return definition?.kind === 'pure' ? definition : undefined;
+  }
+
+  /** The registered effect node type, if `type` is one. */
+  effect(type: string): EffectNodeType | undefined {
+    const definition = this.types.get(type)?.definition;
+    return definition?.kind === 'effect' ? definition : undefined;
+  }
+
+  /** No registration from now on (called when the kernel starts plugins). */
+  close(reason: string): void {
+    this.closedReason = reason;
+  }
+
+  private add(owner: string, entries: Array<[string, NodeTypeDefinition | null]>): void {
+    if (this.closedReason) throw new Error(`plugin '${owner}' registered node types after ${this.closedReason}; register them in setup.`);
+    const clashes = entries.flatMap(([type]) => {
+      const other = this.types.get(type);
+      return other ? [`node type '${type}' is registered by both '${other.owner}' and '${owner}'`] : [];
+    });
+    if (clashes.length) throw new Error(`${clashes.join('; ')}.`);
+    if (entries.some(([type]) => !type)) throw new Error(`plugin '${owner}' registered a node type with an empty name.`);
+    for (const [type, definition] of entries) this.types.set(type, { owner, definition });
+  }
+}
+
+/** Why a flow cannot run here: a node whose type no loaded plugin provides. */
+export class UnsupportedNodeError extends Error {
+  constructor(readonly node: string, readonly nodeType: string) {
+    const provider = knownProviderOf(nodeType);
+    super(provider
+      ? `node '${node}' has type '${nodeType}', which the '${provider}' plugin provides; that plugin is not loaded (add it to the config's plugins).`
+      : `node '${node}' has type '${nodeType}', which no loaded plugin provides.`);
+  }
+}
