@@ -279,13 +279,14 @@ export class Kernel {
   }
 
   private describePlugins(): LoadedPluginInfo[] {
-    return this.running.map(({ loaded }) => ({
+    return this.running.map(({ loaded, instance }) => ({
       id: loaded.plugin.id,
       version: loaded.plugin.version,
       description: loaded.plugin.description ?? '',
       source: loaded.source,
       prefix: loaded.prefix,
       mounts: loaded.mounts,
+      pages: (instance.pages ?? []).map((page) => ({ title: page.title, path: joinPath(loaded.prefix, page.path) })),
     }));
   }
 
