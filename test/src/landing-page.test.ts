@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { hubPlugin } from '@keel/plugin-hub';
 import { notesPlugin } from '@keel-examples/notes-plugin';
+import { startServer } from './helpers/cli.js';
+import { tempDir } from './helpers/paths.js';
 
 /** The page at the address `keel serve` prints: what is loaded, where to go, how to get a token. */
 describe('the landing page GET /', () => {
@@ -44,5 +46,23 @@ describe('the landing page GET /', () => {
     const about = (await kernel.inject({ url: '/api/gateway/about' })).json<{ plugins: Array<{ id: string; pages: Array<{ path: string; title: string }> }> }>();
     expect(about.plugins.find((p) => p.id === 'hub')!.pages).to.deep.equal([{ path: '/hub/ui/', title: 'Team page' }]);
     expect(about.plugins.find((p) => p.id === 'notes')!.pages).to.deep.equal([]);
+  });
+
+  it('is what the address `keel serve` prints answers, with the default plugins and the team page', async function () {
+    this.timeout(120_000);
+    const tmp = tempDir();
+    const server = await startServer(['--port', '0', '--data-dir', tmp.dir]);
+    try {
+      expect(server.output()).to.contain(`Keel listening on ${server.url}`);
+      const res = await fetch(`${server.url}/`);
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+      const html = await res.text();
+      for (const id of ['inference', 'ledger', 'gateway-runs', 'hub']) expect(html).to.contain(`<code>${id}</code>`);
+      expect(html).to.contain('href="/hub/ui/"').and.not.contain(tmp.dir);
+    } finally {
+      await server.stop();
+      tmp.remove();
+    }
   });
 });
