@@ -38,7 +38,7 @@ import { StreamRegistry } from './http/stream-registry.js';
 import { unmatchedRoutes } from './http/unmatched-routes.js';
 import { createLogger, type LogSink } from './logging/logger.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
-import { loadPlugins, type LoadedPlugin, type PluginRequest } from './plugins/load-plugins.js';
+import { loadPluginsReporting, type LoadedPlugin, type PluginRequest } from './plugins/load-plugins.js';
 import { orderPlugins } from './plugins/order-plugins.js';
 import { validatePluginConfigs } from './plugins/plugin-config.js';
 import { runSetup } from './plugins/run-setup.js';
@@ -205,8 +205,9 @@ export class Kernel {
         .filter((r) => r.enabled !== false),
       ...(this.options.inlinePlugins ?? []).map((p) => ({ plugin: p.plugin, prefix: p.prefix, mounts: p.mounts, config: p.config, configKey: `plugins[${p.plugin.id}]` })),
     ];
-    const loaded = await loadPlugins(requests, this.options.baseDir ?? process.cwd());
-    const configs = validatePluginConfigs(loaded, this.validator, label);
+    // A plugin that cannot load is reported with every config error of the others, not instead of them.
+    const { loaded, problems } = await loadPluginsReporting(requests, this.options.baseDir ?? process.cwd(), label);
+    const configs = validatePluginConfigs(loaded, this.validator, label, problems);
     for (const [token, value] of this.options.overrides ?? []) this.container.override(token, value);
     const hostProvided = new Set<symbol>([...Object.values(core).map((t) => t.key), ...(this.options.overrides ?? []).map(([t]) => t.key)]);
     const ordered = orderPlugins(loaded, hostProvided);
@@ -282,13 +283,14 @@ export class Kernel {
   }
 
   private describePlugins(): LoadedPluginInfo[] {
-    return this.running.map(({ loaded }) => ({
+    return this.running.map(({ loaded, instance }) => ({
       id: loaded.plugin.id,
       version: loaded.plugin.version,
       description: loaded.plugin.description ?? '',
       source: loaded.source,
       prefix: loaded.prefix,
       mounts: loaded.mounts,
+      pages: (instance.pages ?? []).map((page) => ({ title: page.title, path: joinPath(loaded.prefix, page.path) })),
     }));
   }
 

@@ -23,7 +23,7 @@ export {
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';
-export type { PluginDefinition, PluginInstance, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
+export type { PluginDefinition, PluginInstance, PluginPage, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
 export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.js';
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';

@@ -33,8 +33,17 @@ export interface MountPoint {
   errorFormat?: ErrorFormatter;
 }
 
+/** A page a person opens in a browser; the kernel's landing page `/` links to it. */
+export interface PluginPage {
+  /** Relative to the plugin's default mount prefix (`/ui/` under `/hub` is `/hub/ui/`). */
+  path: string;
+  title: string;
+}
+
 export interface PluginInstance<E> {
   routes?: AnyRoute[];
+  /** Browser pages among the routes, listed with their titles on the landing page `/`. */
+  pages?: PluginPage[];
   /** WebSocket endpoints: an HTTP upgrade on one of these paths is handed to the plugin. */
   sockets?: SocketRoute[];
   /**

@@ -51,9 +51,9 @@ describe('boot: config, plugin loading and ordering errors', function () {
   });
 
   it('names an unknown plugin package and a plugin path that does not exist', async () => {
-    const { code, stderr } = await serveWith({ plugins: [{ use: '@keel/plugin-does-not-exist' }, { use: './missing-plugin' }] });
+    const { code, stderr, file } = await serveWith({ plugins: [{ use: '@keel/plugin-does-not-exist' }, { use: './missing-plugin' }] });
     expect(code).to.equal(1);
-    expect(stderr).to.contain("plugins[0]: plugin package '@keel/plugin-does-not-exist' is not installed");
+    expect(stderr).to.contain(`${file}: plugins[0].use: plugin package '@keel/plugin-does-not-exist' is not installed`);
     expect(stderr).to.contain('plugins[1]').and.contain('missing-plugin').and.contain('does not exist');
   });
 
@@ -64,6 +64,14 @@ describe('boot: config, plugin loading and ordering errors', function () {
     expect(stderr).to.contain(`${file}: plugins[0].config.maxNoteLength`);
     expect(stderr).to.contain(`${file}: plugins[0].config.greeting must be string (plugin 'notes')`);
     expect(stderr).to.contain('plugins[0].config.colour is not an allowed field');
+  });
+
+  it("reports a missing plugin package together with the other plugins' config errors, naming the file and keys", async () => {
+    const notes = path.resolve(fixturesDir, '../../../examples/notes-plugin');
+    const { code, stderr, file } = await serveWith({ plugins: [{ use: '@keel/plugin-not-installed' }, { use: notes, config: { greeting: 5 } }] });
+    expect(code).to.equal(1);
+    expect(stderr).to.contain(`${file}: plugins[0].use: plugin package '@keel/plugin-not-installed' is not installed`);
+    expect(stderr).to.contain(`${file}: plugins[1].config.greeting must be string (plugin 'notes')`);
   });
 
   it('refuses a module that does not export a plugin', async () => {

@@ -10,6 +10,8 @@ export interface LoadedPluginInfo {
   source: string;
   prefix: string;
   mounts: Record<string, string>;
+  /** The browser pages the plugin declares, with their full paths. */
+  pages: Array<{ path: string; title: string }>;
 }
 
 export interface CoreContext {

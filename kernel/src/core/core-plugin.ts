@@ -7,6 +7,7 @@ import { accountRoutes } from './account-routes.js';
 import type { CoreContext } from './core-context.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { landingRoutes } from './landing-routes.js';
 
 export const CORE_PLUGIN_ID = 'core';
 
@@ -15,7 +16,7 @@ export function createCorePlugin(core: CoreContext) {
     id: CORE_PLUGIN_ID,
     version: core.host.kernelVersion,
     sdk: `^${SDK_VERSION}`,
-    description: 'Keel kernel: health, about, accounts, OpenAPI and docs',
-    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core)] }),
+    description: 'Keel kernel: health, about, accounts, OpenAPI, docs and the landing page',
+    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core)] }),
   });
 }

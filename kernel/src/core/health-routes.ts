@@ -25,7 +25,8 @@ const aboutSchema = schema<unknown>({
     node_version: { type: 'string' },
     plugins: {
       type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' }, source: { type: 'string' }, prefix: { type: 'string' } } },
+      items: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' }, source: { type: 'string' }, prefix: { type: 'string' },
+        pages: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, title: { type: 'string' } } } } } },
     },
   },
 });

@@ -16,14 +16,18 @@ type Operation = Record<string, unknown>;
 
 export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
+  const tagPlugins = new Map<string, Set<string>>();
   for (const mounted of routes) {
     const { route } = mounted;
     if (route.hidden) continue;
     const path = mounted.fullPath.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
     const auth = route.auth ?? 'user';
+    // A route's resource tag is its section in /docs; a route that names none is listed under its plugin.
+    const tags = route.tags?.length ? route.tags : [mounted.pluginId];
+    for (const tag of tags) (tagPlugins.get(tag) ?? tagPlugins.set(tag, new Set()).get(tag)!).add(mounted.pluginId);
     const operation: Operation = {
       operationId: operationId(mounted),
-      tags: route.tags ?? [mounted.pluginId],
+      tags,
       summary: route.summary ?? `${route.method} ${mounted.fullPath}`,
       ...(route.description ? { description: route.description } : {}),
       parameters: [...parameters(route.params?.json, 'path'), ...parameters(route.query?.json, 'query')],
@@ -33,7 +37,9 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
     if (auth === 'admin') operation['x-keel-admin'] = true;
     if (route.body) {
       const media = route.bodyKind === 'multipart' ? 'multipart/form-data' : route.bodyKind === 'raw' ? 'application/octet-stream' : 'application/json';
-      operation.requestBody = { required: true, content: { [media]: { schema: route.body.json } } };
+      // Swagger UI fills "Try it out" from the media type's example: the schema's first `examples` entry.
+      const example = Array.isArray(route.body.json.examples) ? route.body.json.examples[0] : undefined;
+      operation.requestBody = { required: true, content: { [media]: { schema: route.body.json, ...(example === undefined ? {} : { example }) } } };
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
@@ -41,10 +47,21 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
     servers: [{ url: '/' }],
-    tags: info.plugins.map((p) => ({ name: p.id, description: `${p.description ?? p.id} (v${p.version})` })),
+    tags: [...tagPlugins].map(([name, pluginIds]) => ({ name, description: servedBy([...pluginIds], info.plugins) })),
     paths,
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A Keel token (the admin token is in <data>/auth/admin.token).' } } },
+    // Swagger UI renders descriptions as Markdown: a code span keeps `<data>` from being read as an HTML tag.
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A Keel token. The admin token is in `<data>/auth/admin.token` (`./data/auth/admin.token` by default), or is the value of `KEEL_ADMIN_TOKEN` when that was set at start.' } } },
   };
+}
+
+/** "From the gateway-runs plugin (v0.1.0): Durable runs ..." for a tag's section in /docs. */
+function servedBy(pluginIds: string[], plugins: OpenApiInfo['plugins']): string {
+  return pluginIds
+    .map((id) => {
+      const plugin = plugins.find((p) => p.id === id);
+      return plugin ? `From the ${id} plugin (v${plugin.version})${plugin.description ? `: ${plugin.description}` : ''}` : `From the ${id} plugin`;
+    })
+    .join('. ');
 }
 
 function operationId(mounted: MountedRoute): string {

@@ -37,19 +37,30 @@ export interface PluginRequest {
 const ID_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 export async function loadPlugins(requests: PluginRequest[], resolveFrom: string): Promise<LoadedPlugin[]> {
+  const { loaded, problems } = await loadPluginsReporting(requests, resolveFrom);
+  if (problems.length) throw new BootError(problems);
+  return loaded;
+}
+
+/**
+ * Loads what can be loaded and returns the problems instead of throwing, so the caller reports them
+ * together with the config errors of the plugins that did load. `label` names the config file.
+ */
+export async function loadPluginsReporting(requests: PluginRequest[], resolveFrom: string, label?: string): Promise<{ loaded: LoadedPlugin[]; problems: string[] }> {
   const problems: string[] = [];
+  const where = (request: PluginRequest, key = '') => `${label ? `${label}: ` : ''}${request.configKey}${key}`;
   const loaded: LoadedPlugin[] = [];
   for (const request of requests) {
     try {
       const plugin = request.plugin ?? (await importPlugin(request.use!, resolveFrom));
       const shapeProblems = checkShape(plugin);
       if (shapeProblems.length) {
-        problems.push(...shapeProblems.map((p) => `${request.configKey} (${request.use ?? plugin.id}): ${p}`));
+        problems.push(...shapeProblems.map((p) => `${where(request)} (${request.use ?? plugin.id}): ${p}`));
         continue;
       }
       const mounts = resolveMounts(plugin, request);
       if (typeof mounts === 'string') {
-        problems.push(`${request.configKey} (${plugin.id}): ${mounts}`);
+        problems.push(`${where(request)} (${plugin.id}): ${mounts}`);
         continue;
       }
       loaded.push({
@@ -61,17 +72,16 @@ export async function loadPlugins(requests: PluginRequest[], resolveFrom: string
         configKey: request.configKey,
       });
     } catch (err) {
-      problems.push(`${request.configKey}: ${(err as Error).message}`);
+      problems.push(`${where(request, request.use === undefined ? '' : '.use')}: ${(err as Error).message}`);
     }
   }
   const seen = new Map<string, LoadedPlugin>();
   for (const entry of loaded) {
     const other = seen.get(entry.plugin.id);
-    if (other) problems.push(`plugin id '${entry.plugin.id}' is loaded twice (${other.configKey} ${other.source} and ${entry.configKey} ${entry.source}).`);
+    if (other) problems.push(`${label ? `${label}: ` : ''}plugin id '${entry.plugin.id}' is loaded twice (${other.configKey} ${other.source} and ${entry.configKey} ${entry.source}).`);
     else seen.set(entry.plugin.id, entry);
   }
-  if (problems.length) throw new BootError(problems);
-  return loaded;
+  return { loaded, problems };
 }
 
 /** The prefix of every mount point: config entry first, then the plugin's defaults. */

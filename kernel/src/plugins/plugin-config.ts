@@ -3,9 +3,10 @@ import { BootError } from '../boot-error.js';
 import type { SchemaValidator } from '../validation/validator.js';
 import type { LoadedPlugin } from './load-plugins.js';
 
-export function validatePluginConfigs(plugins: LoadedPlugin[], validator: SchemaValidator, label: string): Map<string, unknown> {
+/** `earlier`: problems already found (plugins that could not load), reported in the same error. */
+export function validatePluginConfigs(plugins: LoadedPlugin[], validator: SchemaValidator, label: string, earlier: string[] = []): Map<string, unknown> {
   const configs = new Map<string, unknown>();
-  const problems: string[] = [];
+  const problems = [...earlier];
   for (const entry of plugins) {
     const config = structuredClone(entry.rawConfig);
     const schema = entry.plugin.configSchema?.json;

@@ -54,6 +54,7 @@ export const hubPlugin = definePlugin({
         ...uiRoutes(),
       ] as AnyRoute[]),
       sockets: [sockets.route()],
+      pages: [{ path: '/ui/', title: 'Team page' }],
       stop: () => sockets.close(),
     };
   },

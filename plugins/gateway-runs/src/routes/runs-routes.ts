@@ -32,6 +32,7 @@ const commandBody = schema<{ command_id?: string; run_id: string; type: string; 
     ts: { type: 'string' },
     client_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH },
   },
+  examples: [{ run_id: '<run_id from POST /runs/start>', type: 'pause', payload: {} }],
 });
 const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shared' | 'private' }>({
   type: 'object',

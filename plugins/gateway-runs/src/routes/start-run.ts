@@ -38,7 +38,11 @@ export const startProperties = {
     workspace_access_mode: { type: 'string' },
 };
 
-export const startBody = schema<StartBody>({ type: 'object', properties: startProperties });
+export const startBody = schema<StartBody>({
+  type: 'object',
+  properties: startProperties,
+  examples: [{ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Italy?', _runtime: { stream: true } } }],
+});
 
 export interface ResolvedWorkflow {
   workflow_id: string;

@@ -20,6 +20,7 @@ export const postBody = schema<PostArgs>({
     asks: { type: 'array', items: { type: 'object' } }, answers: stringList, declines: stringList, consumes: stringList,
     attachments: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, filename: { type: 'string' } } } },
   },
+  examples: [{ title: 'hello', body: 'first post', status: 'open', asks: [{ text: 'anyone here?' }] }],
 });
 const ratingBody = schema<{ value: number; note: string }>({ type: 'object', required: ['value'], properties: { value: { type: 'integer' }, note: { type: 'string', default: '' } } });
 const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer'], properties: { peer: { type: 'string', minLength: 1, maxLength: 200 } } });

@@ -100,6 +100,7 @@ export const chatCompletionBody = schema<ChatCompletionBody>({
     }),
     tools: nullable({ type: 'array' }),
   },
+  examples: [{ model: 'local/keel-tiny-chat', messages: [{ role: 'user', content: 'What is the capital of France?' }], temperature: 0 }],
 });
 
 export const completionBody = schema<CompletionBody>({
@@ -111,6 +112,7 @@ export const completionBody = schema<CompletionBody>({
     echo: { type: 'boolean' },
     suffix: nullable({ type: 'string' }),
   },
+  examples: [{ model: 'local/keel-tiny-chat', prompt: 'The capital of France is', max_tokens: 16, temperature: 0 }],
 });
 
 export const embeddingBody = schema<EmbeddingBody>({
@@ -130,4 +132,5 @@ export const embeddingBody = schema<EmbeddingBody>({
     dimensions: { type: 'integer', minimum: 1 },
     user: { type: 'string' },
   },
+  examples: [{ model: 'local/keel-tiny-chat', input: 'The capital of France is Paris.' }],
 });
