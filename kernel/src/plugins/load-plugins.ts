@@ -10,6 +10,7 @@ import semver from 'semver';
 import { isPlugin, SDK_VERSION, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import { isPathSpecifier } from '../config/load-config.js';
+import { collectCommands, commandShapeProblems } from './plugin-commands.js';
 
 export interface LoadedPlugin {
   plugin: AnyPlugin;
@@ -70,6 +71,7 @@ export async function loadPlugins(requests: PluginRequest[], resolveFrom: string
     if (other) problems.push(`plugin id '${entry.plugin.id}' is loaded twice (${other.configKey} ${other.source} and ${entry.configKey} ${entry.source}).`);
     else seen.set(entry.plugin.id, entry);
   }
+  problems.push(...collectCommands(loaded).problems);
   if (problems.length) throw new BootError(problems);
   return loaded;
 }
@@ -140,5 +142,6 @@ function checkShape(plugin: AnyPlugin): string[] {
   } else if (!semver.satisfies(SDK_VERSION, plugin.sdk)) {
     problems.push(`plugin '${plugin.id}' needs @keel/plugin-sdk ${plugin.sdk}, but this kernel provides ${SDK_VERSION}.`);
   }
+  problems.push(...commandShapeProblems(plugin));
   return problems;
 }
