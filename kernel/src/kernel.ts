@@ -206,6 +206,7 @@ export class Kernel {
       ...(this.options.inlinePlugins ?? []).map((p) => ({ plugin: p.plugin, prefix: p.prefix, mounts: p.mounts, config: p.config, configKey: `plugins[${p.plugin.id}]` })),
     ];
     const loaded = await loadPlugins(requests, this.options.baseDir ?? process.cwd());
+    this.origins.acceptHeaders(loaded.flatMap((l) => l.plugin.headers ?? []));
     const configs = validatePluginConfigs(loaded, this.validator, label);
     for (const [token, value] of this.options.overrides ?? []) this.container.override(token, value);
     const hostProvided = new Set<symbol>([...Object.values(core).map((t) => t.key), ...(this.options.overrides ?? []).map(([t]) => t.key)]);

@@ -69,6 +69,12 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
    * the config's plugins and the kernel's own commands. Their modules load only when run.
    */
   commands?: Record<string, PluginCommand<E>>;
+  /**
+   * Request headers this plugin's clients send besides the kernel's (authorization, content-type,
+   * last-event-id, x-request-id): browsers on an allowed origin are told they may send them
+   * (CORS `Access-Control-Allow-Headers`).
+   */
+  headers?: string[];
   setup(ctx: SetupContext<C, D>): Promise<PluginInstance<E>> | PluginInstance<E>;
 }
 

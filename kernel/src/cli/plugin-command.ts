@@ -1,5 +1,5 @@
 /**
- * Runs a command a plugin of the config declares (`keel hub register x`). The plugins are imported
+ * Runs a command a plugin of the config declares (`keel notes count`). The plugins are imported
  * to read their declarations, never set up; the command's module is imported only now, and the
  * kernel only if the command asks to `boot()` its plugin (alone with the plugins it depends on,
  * no listener, no kernel routes, no runner). Whatever was booted is stopped when the command ends.

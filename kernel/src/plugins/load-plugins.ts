@@ -14,7 +14,7 @@ import { collectCommands, commandShapeProblems } from './plugin-commands.js';
 
 export interface LoadedPlugin {
   plugin: AnyPlugin;
-  /** Where it came from (`@keel/plugin-hub`, `/abs/path/to/plugin`, or `inline`). */
+  /** Where it came from (`@keel/plugin-inference`, `/abs/path/to/plugin`, or `inline`). */
   source: string;
   /** Default mount prefix (`mounts.default`). */
   prefix: string;
@@ -36,6 +36,7 @@ export interface PluginRequest {
 }
 
 const ID_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 export async function loadPlugins(requests: PluginRequest[], resolveFrom: string): Promise<LoadedPlugin[]> {
   const problems: string[] = [];
@@ -143,5 +144,8 @@ function checkShape(plugin: AnyPlugin): string[] {
     problems.push(`plugin '${plugin.id}' needs @keel/plugin-sdk ${plugin.sdk}, but this kernel provides ${SDK_VERSION}.`);
   }
   problems.push(...commandShapeProblems(plugin));
+  if (plugin.headers !== undefined && !(Array.isArray(plugin.headers) && plugin.headers.every((h) => typeof h === 'string' && HEADER_NAME.test(h)))) {
+    problems.push(`plugin '${plugin.id}' headers must be a list of HTTP header names (letters, digits, dashes).`);
+  }
   return problems;
 }
