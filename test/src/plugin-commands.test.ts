@@ -45,6 +45,17 @@ describe('plugin commands on the keel CLI', function () {
     expect(broken.stderr).to.contain('cli-broken-command was imported');
   });
 
+  it('keel --help still lists the rest when a plugin cannot load, and the kernel\'s commands when the config cannot be read', async () => {
+    const file = path.join(tmp.dir, 'keel.json');
+    writeFileSync(file, JSON.stringify({ server: { port: 'not a port' }, plugins: [{ use: './absent-plugin.js' }, { use: fixture('cli-greeter-plugin') }, { use: fixture('cli-command-plugin') }] }));
+    const partial = await runKeel(['--help', '--config', file]);
+    expect(partial.code, partial.stderr).to.equal(0);
+    expect(partial.stdout).to.contain('keel probe').and.contain('Not listed because').and.contain(`plugin path '${path.join(tmp.dir, 'absent-plugin.js')}' does not exist`);
+    const missing = await runKeel(['--help', '--config', path.join(tmp.dir, 'nope.json')]);
+    expect(missing.code).to.equal(0);
+    expect(missing.stdout).to.contain('keel serve').and.contain('keel token create').and.contain('nope.json: cannot read the config file');
+  });
+
   it('hands the command its words without --config and --data-dir, and boots its plugin with the ones it depends on', async () => {
     const config = configOf('cli-greeter-plugin', 'cli-command-plugin');
     const dataDir = path.join(tmp.dir, 'data');

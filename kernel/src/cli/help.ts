@@ -1,16 +1,17 @@
 /**
- * `keel --help`: the kernel's commands and those the config's plugins declare. The plugins are
- * imported to read their declarations (not set up, and no command module is loaded); one that
- * cannot load, or a config that cannot be read, is named in the text instead of failing the help.
+ * `keel --help`: the kernel's commands and those the config's plugins declare. Only the config's
+ * plugin list is read, and the plugins are imported to read their declarations (not set up, and no
+ * command module is loaded); one that cannot load, or a config that cannot be read, is named in the
+ * text instead of failing the help.
  */
 import { BootError } from '../boot-error.js';
+import { readPluginEntries } from '../config/config-file.js';
 import type { LoadedPlugin } from '../plugins/load-plugins.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
 import { collectCommands } from '../plugins/plugin-commands.js';
 import { KERNEL_VERSION } from '../version.js';
 import { takeConfigFlags } from './config-flags.js';
 import { KERNEL_COMMANDS } from './kernel-commands.js';
-import { configFromFlags } from './parse-flags.js';
 
 const FOOTER = `Exit codes: 0 done (or stopped by SIGTERM/SIGINT); 1 cannot start, printed as one sentence per problem
 (a bad config, a port in use, another runner holding the data dir's lock), or failed; 2 a usage mistake.
@@ -36,13 +37,13 @@ async function pluginSection(args: string[]): Promise<string> {
   const plugins: LoadedPlugin[] = [];
   let label = 'the config';
   try {
-    const loaded = configFromFlags(takeConfigFlags(args).flags);
-    label = loaded.file ?? label;
+    // Only the plugin list is read: the rest of the config is validated when a command runs.
+    const config = readPluginEntries(takeConfigFlags(args).flags.config ?? process.env.KEEL_CONFIG);
+    label = config.file;
     // One plugin at a time, so one that cannot load still leaves the others' commands listed.
-    for (const [i, entry] of loaded.config.plugins.entries()) {
-      if (entry.enabled === false) continue;
+    for (const entry of config.plugins) {
       try {
-        plugins.push(...(await loadPlugins([{ use: entry.use, prefix: entry.prefix, mounts: entry.mounts, configKey: `plugins[${i}]` }], loaded.baseDir)));
+        plugins.push(...(await loadPlugins([entry], config.baseDir)));
       } catch (err) {
         problems.push(...problemsOf(err));
       }

@@ -8,7 +8,6 @@ import { takeSecretEnv } from '../env/secret-env.js';
 import { KERNEL_VERSION } from '../version.js';
 import { helpText } from './help.js';
 import { kernelCommand } from './kernel-commands.js';
-import { runPluginCommand } from './plugin-command.js';
 import { isUsageError } from './usage-error.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -29,7 +28,10 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
     }
     const own = kernelCommand(verb);
-    return own ? await (await own.load())(rest) : await runPluginCommand(verb, rest);
+    if (own) return await (await own.load())(rest);
+    // Imported here: it validates the config, which `--help` does not need to.
+    const { runPluginCommand } = await import('./plugin-command.js');
+    return await runPluginCommand(verb, rest);
   } catch (err) {
     if (isUsageError(err)) {
       process.stderr.write(`keel: ${err.message}\nRun 'keel --help' for usage.\n`);

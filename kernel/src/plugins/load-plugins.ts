@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { isPlugin, SDK_VERSION, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
-import { isPathSpecifier } from '../config/load-config.js';
+import { isPathSpecifier } from '../config/config-file.js';
 import { collectCommands, commandShapeProblems } from './plugin-commands.js';
 
 export interface LoadedPlugin {
