@@ -207,6 +207,7 @@ export class Kernel {
     ];
     // A plugin that cannot load is reported with every config error of the others, not instead of them.
     const { loaded, problems } = await loadPluginsReporting(requests, this.options.baseDir ?? process.cwd(), label);
+    this.origins.acceptHeaders(loaded.flatMap((l) => l.plugin.headers ?? []));
     const configs = validatePluginConfigs(loaded, this.validator, label, problems);
     for (const [token, value] of this.options.overrides ?? []) this.container.override(token, value);
     const hostProvided = new Set<symbol>([...Object.values(core).map((t) => t.key), ...(this.options.overrides ?? []).map(([t]) => t.key)]);

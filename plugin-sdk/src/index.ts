@@ -23,6 +23,8 @@ export {
 } from './errors.js';
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';
+export { UsageError, isUsageError } from './commands.js';
+export type { PluginCommand, CommandModule, CommandContext, CommandOutput } from './commands.js';
 export type { PluginDefinition, PluginInstance, PluginPage, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
 export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.js';
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';

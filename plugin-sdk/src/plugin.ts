@@ -2,6 +2,7 @@
  * The plugin contract: a plugin declares what it needs and offers; the host decides when and
  * where it runs. See `definePlugin`.
  */
+import type { PluginCommand } from './commands.js';
 import type { ErrorFormatter } from './errors.js';
 import type { SocketRoute } from './sockets.js';
 import type { AnyRoute } from './routes.js';
@@ -79,6 +80,17 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
   errorFormat?: ErrorFormatter;
   /** Further mount points besides `default` (which is `defaultPrefix` with `errorFormat`). */
   mounts?: Record<string, MountPoint>;
+  /**
+   * Commands this plugin adds to `keel`, by name (`hub` → `keel hub ...`): kebab-case, unique among
+   * the config's plugins and the kernel's own commands. Their modules load only when run.
+   */
+  commands?: Record<string, PluginCommand<E>>;
+  /**
+   * Request headers this plugin's clients send besides the kernel's (authorization, content-type,
+   * last-event-id, x-request-id): browsers on an allowed origin are told they may send them
+   * (CORS `Access-Control-Allow-Headers`).
+   */
+  headers?: string[];
   setup(ctx: SetupContext<C, D>): Promise<PluginInstance<E>> | PluginInstance<E>;
 }
 

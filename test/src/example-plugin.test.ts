@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startServer, type ServerProcess } from './helpers/cli.js';
+import { runKeel, startServer, type ServerProcess } from './helpers/cli.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
 
 describe('the example third-party plugin, loaded by path from a config file', () => {
@@ -82,5 +82,22 @@ describe('the example third-party plugin, loaded by path from a config file', ()
     const again = await call('GET', `/api/notes/items/${created.body.id}`, admin);
     expect(again.status).to.equal(200);
     expect(again.body.text).to.equal('still here');
+  });
+
+  it('contributes `keel notes count`, which reads the data dir a running server writes', async () => {
+    const configFile = path.join(tmp.dir, 'keel.json');
+    const dataDir = path.join(tmp.dir, 'data');
+    const before = await runKeel(['notes', 'count', '--config', configFile, '--data-dir', dataDir]);
+    expect(before.code, before.stderr).to.equal(0);
+    const count = Number(before.stdout.trim());
+    expect(count).to.be.a('number').and.be.at.least(0);
+    expect((await call('POST', '/api/notes/items', admin, { title: 'counted', text: 'one more' })).status).to.equal(201);
+    const after = await runKeel(['notes', 'count', '--config', configFile, '--data-dir', dataDir]);
+    expect(after.stdout.trim()).to.equal(String(count + 1));
+    const help = await runKeel(['--help', '--config', configFile]);
+    expect(help.stdout).to.contain('keel notes count').and.contain('(plugin notes)');
+    const misuse = await runKeel(['notes', 'list', '--config', configFile, '--data-dir', dataDir]);
+    expect(misuse.code).to.equal(2);
+    expect(misuse.stderr).to.contain("unknown notes subcommand 'list'").and.contain('usage: keel notes count');
   });
 });

@@ -53,7 +53,7 @@ describe('keel hub register', () => {
     writeFileSync(config, JSON.stringify({ plugins: [] }));
     const none = await runKeel(['hub', 'register', 'x', '--config', config, '--data-dir', tmp.dir]);
     expect(none.code).to.equal(2);
-    expect(none.stderr).to.contain('loads no hub plugin');
+    expect(none.stderr).to.contain(`${config} loads no plugin that offers 'hub'`);
     expect((await runKeel(['--help'])).stdout).to.contain('keel hub register <id>');
   });
 });

@@ -1,5 +1,5 @@
 /** Reads a GGUF's header (no weights) on the host: architecture, context length, chat template. */
-import { readGgufFileInfo } from 'node-llama-cpp';
+import { statSync } from 'node:fs';
 
 export interface ModelInfo {
   architecture: string | null;
@@ -11,13 +11,14 @@ export interface ModelInfo {
 }
 
 export async function readModelInfo(modelPath: string): Promise<ModelInfo> {
+  // node-llama-cpp takes about a second to import: only when a model is read, not with the plugin.
+  const { readGgufFileInfo } = await import('node-llama-cpp');
   const info = await readGgufFileInfo(modelPath, { readTensorInfo: false });
   const meta = info.metadata as unknown as Record<string, Record<string, unknown>>;
   const general = (meta.general ?? {}) as Record<string, unknown>;
   const arch = typeof general.architecture === 'string' ? general.architecture : null;
   const archMeta = (arch ? meta[arch] : undefined) ?? {};
   const tokenizer = (meta.tokenizer ?? {}) as Record<string, unknown>;
-  const { statSync } = await import('node:fs');
   return {
     architecture: arch,
     name: typeof general.name === 'string' ? general.name : null,

@@ -22,6 +22,10 @@ export const notesPlugin = definePlugin({
   defaultPrefix: '/api/notes',
   deps: { log: core.logger, storage: core.storage, workers: core.workers, clock: core.clock },
   provides: notesStoreToken,
+  // `keel notes count`: the module is imported only when the command runs.
+  commands: {
+    notes: { summary: 'Print how many notes the data directory holds.', usage: 'count', load: () => import('./notes-command.js') },
+  },
   setup({ config, deps }) {
     const store = new NotesStore(deps.storage, deps.clock);
     const stats = deps.workers.create('stats', {

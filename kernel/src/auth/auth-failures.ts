@@ -2,7 +2,7 @@
  * Failed authentication per source address: every bad key is counted and logged, and a source that
  * has failed `burst` times within a window is refused with 429 (and Retry-After) until the window
  * ends, before its next key is even checked. Successes are never counted or slowed.
- * Synchronous on purpose: plugins (the hub's seat keys) check it on their own sync paths.
+ * Synchronous on purpose: plugins that check keys of their own call it on their own sync paths.
  */
 import { tooManyRequests, type Logger } from '@keel/plugin-sdk';
 import type { AuthFailuresConfig } from '../config/kernel-config.js';

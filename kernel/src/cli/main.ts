@@ -1,37 +1,14 @@
-/** The `keel` command line: dispatches to one command module per verb. */
+/**
+ * The `keel` command line: the kernel's own commands (`kernel-commands.ts`) and those the config's
+ * plugins declare (`plugin-command.ts`), each module imported only when its command runs.
+ */
 import { isStartRefused } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import { takeSecretEnv } from '../env/secret-env.js';
 import { KERNEL_VERSION } from '../version.js';
-import { hubCommand } from './hub-command.js';
-import { pluginsCommand } from './plugins-command.js';
-import { runnerCommand } from './runner-command.js';
-import { serveCommand } from './serve-command.js';
-import { tokenCommand } from './token-command.js';
-import { UsageError } from './usage-error.js';
-
-export const HELP = `keel ${KERNEL_VERSION}: a microkernel host for durable AI workflows
-
-Usage:
-  keel serve [--config F] [--plugins a,b] [--port N] [--host H] [--data-dir D] [--no-runner]
-      Boot the plugins the config names and listen (defaults: 127.0.0.1:8080, ./data,
-      config/default.json). Stops gracefully on SIGTERM/SIGINT.
-  keel runner [--config F] [--data-dir D] [--plugins a,b]
-      Execute runs for a server started with --no-runner on the same data dir (no listener).
-  keel plugins [--config F]
-      List the plugins installed here and the ones the config loads.
-  keel token create --account A [--admin] [--tenant T] [--label L] [--data-dir D] [--config F]
-      Print a new bearer token for account A (created if missing; --admin gives it the admin role).
-  keel hub register <id> [--operator] [--about TEXT] [--mission TEXT] [--data-dir D] [--config F]
-      Register a seat on the hub plugin of the config and print its key once (no server needed).
-  keel --help | --version
-
-Exit codes: 0 done (or stopped by SIGTERM/SIGINT); 1 cannot start, printed as one sentence per problem
-(a bad config, a port in use, another runner holding the data dir's lock), or failed; 2 a usage mistake.
-
-Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_ADMIN_TOKEN
-(replaces the bootstrap admin token in <data>/auth/admin.token).
-`;
+import { helpText } from './help.js';
+import { kernelCommand } from './kernel-commands.js';
+import { isUsageError } from './usage-error.js';
 
 export async function main(argv: string[]): Promise<number> {
   // Keel's secrets leave the process environment before anything else runs (see env/secret-env.ts).
@@ -43,27 +20,20 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        process.stdout.write(HELP);
+        process.stdout.write(await helpText(rest));
         return 0;
       case '--version':
       case '-v':
         process.stdout.write(`${KERNEL_VERSION}\n`);
         return 0;
-      case 'serve':
-        return await serveCommand(rest);
-      case 'plugins':
-        return await pluginsCommand(rest);
-      case 'runner':
-        return await runnerCommand(rest);
-      case 'token':
-        return await tokenCommand(rest);
-      case 'hub':
-        return await hubCommand(rest);
-      default:
-        throw new UsageError(`unknown command '${verb}'.`);
     }
+    const own = kernelCommand(verb);
+    if (own) return await (await own.load())(rest);
+    // Imported here: it validates the config, which `--help` does not need to.
+    const { runPluginCommand } = await import('./plugin-command.js');
+    return await runPluginCommand(verb, rest);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (isUsageError(err)) {
       process.stderr.write(`keel: ${err.message}\nRun 'keel --help' for usage.\n`);
       return 2;
     }

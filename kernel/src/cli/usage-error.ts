@@ -1,4 +1,2 @@
-/** A mistake on the command line: printed with a pointer to --help, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+/** A mistake on the command line: printed with a pointer to --help, exit code 2 (the SDK's, so plugin commands share it). */
+export { UsageError, isUsageError } from '@keel/plugin-sdk';

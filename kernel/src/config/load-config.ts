@@ -3,11 +3,13 @@
  * Every problem is reported at once, each naming the file and the key.
  * Paths inside a config file are relative to that file; defaults and flags are relative to the cwd.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BootError } from '../boot-error.js';
 import { SchemaValidator } from '../validation/validator.js';
-import { DEFAULT_CONFIG_PATH, kernelConfigSchema, type KernelConfig, type PluginEntry } from './kernel-config.js';
+import { configPath, isPathSpecifier, readConfigJson, resolveUse } from './config-file.js';
+import { kernelConfigSchema, type KernelConfig, type PluginEntry } from './kernel-config.js';
+
+export { isPathSpecifier } from './config-file.js';
 
 export interface ConfigOverrides {
   host?: string;
@@ -36,21 +38,8 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv): ConfigOverrides {
 }
 
 export function loadConfigFile(file: string | undefined, overrides: ConfigOverrides = {}, cwd = process.cwd()): LoadedConfig {
-  const absolute = path.resolve(cwd, file ?? DEFAULT_CONFIG_PATH);
-  let text: string;
-  try {
-    text = readFileSync(absolute, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new BootError(`${absolute}: cannot read the config file (${code ?? String(err)}). Pass --config <file> or set KEEL_CONFIG.`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new BootError(`${absolute}: not valid JSON (${(err as Error).message}).`);
-  }
-  return buildConfig(raw, overrides, { file: absolute, baseDir: path.dirname(absolute), cwd });
+  const absolute = configPath(file, cwd);
+  return buildConfig(readConfigJson(absolute), overrides, { file: absolute, baseDir: path.dirname(absolute), cwd });
 }
 
 export function buildConfig(
@@ -81,15 +70,6 @@ export function buildConfig(
   config.plugins = config.plugins.map((entry) => ({ ...entry, use: resolveUse(entry.use, where.baseDir) }));
   if (overrides.plugins) config.plugins = selectPlugins(config.plugins, overrides.plugins, cwd);
   return { config, file: where.file, baseDir: where.baseDir };
-}
-
-/** True when `use` names a file path rather than a package. */
-export function isPathSpecifier(use: string): boolean {
-  return use.startsWith('.') || path.isAbsolute(use);
-}
-
-function resolveUse(use: string, baseDir: string): string {
-  return isPathSpecifier(use) ? path.resolve(baseDir, use) : use;
 }
 
 /** The package a bare plugin name stands for: `inference` → `@keel/plugin-inference`. */

@@ -15,17 +15,24 @@ import { isIP } from 'node:net';
 import type Koa from 'koa';
 import { forbidden, type HttpError } from '@keel/plugin-sdk';
 
-const ALLOW_HEADERS = 'authorization, content-type, last-event-id, x-request-id, x-hub-client, x-agora-client';
+/** The request headers the kernel's routes read; plugins add theirs (`PluginDefinition.headers`). */
+const KERNEL_HEADERS = ['authorization', 'content-type', 'last-event-id', 'x-request-id'];
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
 export class OriginPolicy {
   private readonly any: boolean;
   private readonly listed: Set<string>;
+  private allowHeaders = KERNEL_HEADERS.join(', ');
 
   constructor(allowed: string[]) {
     this.any = allowed.includes('*');
     this.listed = new Set(allowed.map(normalize));
+  }
+
+  /** Adds the request headers the loaded plugins accept to what a preflight allows. */
+  acceptHeaders(names: string[]): void {
+    this.allowHeaders = [...new Set([...KERNEL_HEADERS, ...names.map((n) => n.toLowerCase())])].join(', ');
   }
 
   /** Null when a request with this Origin header, accepted on `req`'s connection, may proceed; else the 403. */
@@ -51,7 +58,7 @@ export class OriginPolicy {
       ctx.set('access-control-expose-headers', 'x-request-id');
       if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
         ctx.set('access-control-allow-methods', ALLOW_METHODS);
-        ctx.set('access-control-allow-headers', ALLOW_HEADERS);
+        ctx.set('access-control-allow-headers', this.allowHeaders);
         ctx.set('access-control-max-age', '600');
         ctx.status = 204;
         return;

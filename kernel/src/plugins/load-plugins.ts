@@ -9,11 +9,12 @@ import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { isPlugin, SDK_VERSION, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
-import { isPathSpecifier } from '../config/load-config.js';
+import { isPathSpecifier } from '../config/config-file.js';
+import { collectCommands, commandShapeProblems } from './plugin-commands.js';
 
 export interface LoadedPlugin {
   plugin: AnyPlugin;
-  /** Where it came from (`@keel/plugin-hub`, `/abs/path/to/plugin`, or `inline`). */
+  /** Where it came from (`@keel/plugin-inference`, `/abs/path/to/plugin`, or `inline`). */
   source: string;
   /** Default mount prefix (`mounts.default`). */
   prefix: string;
@@ -35,6 +36,7 @@ export interface PluginRequest {
 }
 
 const ID_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 
 export async function loadPlugins(requests: PluginRequest[], resolveFrom: string): Promise<LoadedPlugin[]> {
   const { loaded, problems } = await loadPluginsReporting(requests, resolveFrom);
@@ -81,6 +83,7 @@ export async function loadPluginsReporting(requests: PluginRequest[], resolveFro
     if (other) problems.push(`${label ? `${label}: ` : ''}plugin id '${entry.plugin.id}' is loaded twice (${other.configKey} ${other.source} and ${entry.configKey} ${entry.source}).`);
     else seen.set(entry.plugin.id, entry);
   }
+  problems.push(...collectCommands(loaded).problems);
   return { loaded, problems };
 }
 
@@ -149,6 +152,10 @@ function checkShape(plugin: AnyPlugin): string[] {
     problems.push(`plugin '${plugin.id}' sdk range '${String(plugin.sdk)}' is not a semver range.`);
   } else if (!semver.satisfies(SDK_VERSION, plugin.sdk)) {
     problems.push(`plugin '${plugin.id}' needs @keel/plugin-sdk ${plugin.sdk}, but this kernel provides ${SDK_VERSION}.`);
+  }
+  problems.push(...commandShapeProblems(plugin));
+  if (plugin.headers !== undefined && !(Array.isArray(plugin.headers) && plugin.headers.every((h) => typeof h === 'string' && HEADER_NAME.test(h)))) {
+    problems.push(`plugin '${plugin.id}' headers must be a list of HTTP header names (letters, digits, dashes).`);
   }
   return problems;
 }

@@ -35,6 +35,15 @@ export const hubPlugin = definePlugin({
   configSchema: hubConfigSchema,
   deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
   provides: hubToken,
+  // The client name every hub client sends (seed §2.2; the real hub's own client says X-Agora-Client).
+  headers: ['x-hub-client', 'x-agora-client'],
+  commands: {
+    hub: {
+      summary: 'Register a seat on the hub of the data directory and print its key once (no server needed).',
+      usage: 'register <id> [--operator] [--about TEXT] [--mission TEXT]',
+      load: () => import('./cli/hub-command.js'),
+    },
+  },
   async setup({ config, deps }) {
     const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
     await hub.channels.ensureCommons();

@@ -1,0 +1,106 @@
+/**
+ * Runs a command a plugin of the config declares (`keel notes count`). The plugins are imported
+ * to read their declarations, never set up; the command's module is imported only now, and the
+ * kernel only if the command asks to `boot()` its plugin (alone with the plugins it depends on,
+ * no listener, no kernel routes, no runner). Whatever was booted is stopped when the command ends.
+ */
+import { providedValues, type CommandContext } from '@keel/plugin-sdk';
+import type { LoadedConfig } from '../config/load-config.js';
+import type { PluginEntry } from '../config/kernel-config.js';
+import { loadPlugins, type LoadedPlugin } from '../plugins/load-plugins.js';
+import { collectCommands, KERNEL_COMMAND_NAMES, type DeclaredCommand } from '../plugins/plugin-commands.js';
+import { takeConfigFlags } from './config-flags.js';
+import { configFromFlags } from './parse-flags.js';
+import { isUsageError, UsageError } from './usage-error.js';
+
+const COMMAND_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/** The config's enabled plugins, imported (not set up), with the entry each came from. */
+export async function configPlugins(loaded: LoadedConfig): Promise<Array<{ plugin: LoadedPlugin; entry: PluginEntry }>> {
+  const entries = loaded.config.plugins.map((entry, i) => ({ entry, configKey: `plugins[${i}]` })).filter(({ entry }) => entry.enabled !== false);
+  const plugins = await loadPlugins(entries.map(({ entry, configKey }) => ({ use: entry.use, prefix: entry.prefix, mounts: entry.mounts, config: entry.config, configKey })), loaded.baseDir);
+  return plugins.map((plugin) => ({ plugin, entry: entries.find((e) => e.configKey === plugin.configKey)!.entry }));
+}
+
+export async function runPluginCommand(name: string, argv: string[]): Promise<number> {
+  if (!COMMAND_NAME.test(name)) throw new UsageError(`unknown command '${name}'.`);
+  const { flags, rest } = takeConfigFlags(argv);
+  const loaded = configFromFlags(flags);
+  const plugins = await configPlugins(loaded);
+  const { commands } = collectCommands(plugins.map((p) => p.plugin));
+  const declared = commands.get(name);
+  if (!declared) {
+    const offered = [...commands.keys()];
+    throw new UsageError(`unknown command '${name}': it is not one of the kernel's (${KERNEL_COMMAND_NAMES.filter((n) => n !== 'help').join(', ')}), `
+      + `and ${loaded.file ?? 'the config'} loads no plugin that offers '${name}'${offered.length ? ` (its plugins offer: ${offered.join(', ')})` : ''}.`);
+  }
+  const usageLine = `usage: keel ${name} ${declared.command.usage}`;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${usageLine}\n    ${declared.command.summary}\n`);
+    return 0;
+  }
+  const module = await declared.command.load();
+  if (typeof module?.run !== 'function') throw new Error(`plugin '${declared.plugin.id}' command '${name}': its module exports no run(ctx) function.`);
+
+  const booted = new CommandBoot(loaded, plugins, declared);
+  const ctx: CommandContext = {
+    args: rest,
+    dataDir: loaded.config.server.dataDir,
+    boot: () => booted.exports(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  try {
+    return await module.run(ctx);
+  } catch (err) {
+    // A plugin's usage mistake gets its command's usage line, as the kernel's own do.
+    if (isUsageError(err)) throw new UsageError(`${err.message}\n${usageLine}`);
+    throw err;
+  } finally {
+    await booted.stop();
+  }
+}
+
+/** The command's plugin set up on demand, once, with the plugins whose tokens it needs. */
+class CommandBoot {
+  private kernel: Promise<import('../kernel.js').Kernel> | undefined;
+
+  constructor(
+    private readonly loaded: LoadedConfig,
+    private readonly plugins: Array<{ plugin: LoadedPlugin; entry: PluginEntry }>,
+    private readonly declared: DeclaredCommand,
+  ) {}
+
+  async exports(): Promise<unknown> {
+    this.kernel ??= this.boot();
+    return (await this.kernel).exportsOf(this.declared.plugin.id);
+  }
+
+  async stop(): Promise<void> {
+    const kernel = await this.kernel?.catch(() => undefined);
+    await kernel?.stop();
+  }
+
+  private async boot() {
+    const { Kernel } = await import('../kernel.js');
+    const { config, file, baseDir } = this.loaded;
+    // A one-shot command: only warnings are worth printing, no hang watchdog, and never a runner.
+    const server = { ...config.server, logLevel: 'warn' as const, runner: false, watchdog: { ...config.server.watchdog, enabled: false } };
+    const entries = this.withProviders().map((p) => p.entry);
+    return Kernel.boot({ config: { ...config, server, plugins: entries }, configLabel: file ?? undefined, baseDir, mode: 'cli', includeCore: false });
+  }
+
+  /** The command's plugin and, transitively, the plugins providing the tokens it depends on. */
+  private withProviders(): Array<{ plugin: LoadedPlugin; entry: PluginEntry }> {
+    const providerOf = new Map(this.plugins.flatMap((p) => providedValues(p.plugin.plugin.provides, undefined).map(({ token }) => [token.key, p] as const)));
+    const target = this.plugins.find((p) => p.plugin.plugin === this.declared.plugin)!;
+    const needed = new Set([target]);
+    for (const p of needed) {
+      for (const token of Object.values(p.plugin.plugin.deps ?? {})) {
+        const provider = providerOf.get(token.key);
+        if (provider) needed.add(provider);
+      }
+    }
+    return this.plugins.filter((p) => needed.has(p));
+  }
+}
