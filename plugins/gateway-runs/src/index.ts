@@ -90,6 +90,7 @@ const configSchema = schema<GatewayRunsConfig>({
       properties: {
         maxInflatedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_BUNDLE_LIMITS.maxInflatedBytes },
         maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
+        maxJsonDepth: { type: 'integer', minimum: 8, default: DEFAULT_BUNDLE_LIMITS.maxJsonDepth },
       },
     },
     limits: {

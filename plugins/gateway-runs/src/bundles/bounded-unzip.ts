@@ -14,9 +14,11 @@ export interface BundleLimits {
   maxInflatedBytes: number;
   /** Most entries (files and folders) the archive may hold. */
   maxEntries: number;
+  /** Deepest nesting of arrays and objects in the manifest and a flow (what walks a flow recurses). */
+  maxJsonDepth: number;
 }
 
-export const DEFAULT_BUNDLE_LIMITS: BundleLimits = { maxInflatedBytes: 16 * 1024 * 1024, maxEntries: 500 };
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = { maxInflatedBytes: 16 * 1024 * 1024, maxEntries: 500, maxJsonDepth: 128 };
 
 /** The archive inflates to more than `maxInflatedBytes` (answered with 413). */
 export class BundleTooLarge extends BundleError {}
