@@ -91,6 +91,8 @@ const configSchema = schema<GatewayRunsConfig>({
         maxInflatedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_BUNDLE_LIMITS.maxInflatedBytes },
         maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
         maxJsonDepth: { type: 'integer', minimum: 8, default: DEFAULT_BUNDLE_LIMITS.maxJsonDepth },
+        maxFlowNodes: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxFlowNodes },
+        maxFlowEdges: { type: 'integer', minimum: 1, default: DEFAULT_BUNDLE_LIMITS.maxFlowEdges },
       },
     },
     limits: {

@@ -41,11 +41,12 @@ const VERSION = /^[A-Za-z0-9_.-]+$/;
 
 /** Reads a bundle within `limits` (inflated size and entry count; see bounded-unzip.ts). */
 export function readBundle(bytes: Uint8Array, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
-  return bundleFromFiles(unzipBounded(bytes, limits), limits.maxJsonDepth);
+  return bundleFromFiles(unzipBounded(bytes, limits), limits);
 }
 
 /** The bundle held by an archive's unzipped entries (by name). */
-export function bundleFromFiles(files: Map<string, Uint8Array>, maxJsonDepth = DEFAULT_BUNDLE_LIMITS.maxJsonDepth): Bundle {
+export function bundleFromFiles(files: Map<string, Uint8Array>, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
+  const { maxJsonDepth } = limits;
   const manifestBytes = files.get('manifest.json');
   if (!manifestBytes) throw new BundleError('manifest.json is missing');
   const raw = parseJson(manifestBytes, 'manifest.json', maxJsonDepth) as Record<string, unknown>;
@@ -56,6 +57,7 @@ export function bundleFromFiles(files: Map<string, Uint8Array>, maxJsonDepth = D
     const data = files.get(rel);
     if (!data) throw new BundleError(`${rel} (flow '${flowId}') is missing from the bundle`);
     const flow = parseJson(data, rel, maxJsonDepth) as VisualFlow;
+    refuseLargeFlow(flow, rel, limits);
     try {
       flows.set(flowId, compileFlow({ ...flow, id: flow.id ?? flowId }));
     } catch (err) {
@@ -64,6 +66,14 @@ export function bundleFromFiles(files: Map<string, Uint8Array>, maxJsonDepth = D
   }
   for (const ep of manifest.entrypoints) if (!flows.has(ep.flow_id)) throw new BundleError(`manifest.json: entrypoint '${ep.flow_id}' has no flow file`);
   return { manifest, flows };
+}
+
+/** Compiling and running a flow scan its edges for each node: a flow over the limits would hold the event loop for seconds. */
+function refuseLargeFlow(flow: VisualFlow, name: string, limits: BundleLimits): void {
+  const nodes = Array.isArray(flow?.nodes) ? flow.nodes.length : 0;
+  const edges = Array.isArray(flow?.edges) ? flow.edges.length : 0;
+  if (nodes > limits.maxFlowNodes) throw new BundleError(`${name} has ${nodes} nodes, more than the ${limits.maxFlowNodes} one flow may have (gateway-runs setting bundleLimits.maxFlowNodes); split it into subflows`);
+  if (edges > limits.maxFlowEdges) throw new BundleError(`${name} has ${edges} edges, more than the ${limits.maxFlowEdges} one flow may have (gateway-runs setting bundleLimits.maxFlowEdges); split it into subflows`);
 }
 
 function normalizeManifest(raw: Record<string, unknown>): Manifest {
