@@ -101,6 +101,7 @@ const configSchema = schema<GatewayRunsConfig>({
       default: {},
       properties: {
         maxVarsBytes: { type: 'integer', minimum: 65536, default: DEFAULT_RUN_LIMITS.maxVarsBytes },
+        maxVarsDepth: { type: 'integer', minimum: 16, default: DEFAULT_RUN_LIMITS.maxVarsDepth },
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
       },
     },
