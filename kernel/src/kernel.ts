@@ -232,7 +232,7 @@ export class Kernel {
     const { live } = config.server;
     this.sockets = new SocketHost(
       this.running.flatMap(({ loaded: l, instance }) => (instance.sockets ?? []).map((s) => mountSocket(l, s, mountErrorFormat(l.plugin, s.mount ?? 'default')))),
-      { origins: this.origins, perAccount: live.socketsPerAccount, maxPayloadBytes: live.socketMaxPayloadBytes, log: this.log.child({ component: 'sockets' }) },
+      { origins: this.origins, perAccount: live.socketsPerAccount, maxPayloadBytes: live.socketMaxPayloadBytes, failedAuth: auth, log: this.log.child({ component: 'sockets' }) },
     );
     this.buildApp(auth);
 

@@ -180,6 +180,13 @@ describe('boot: config, plugin loading and ordering errors', function () {
     expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Cannot use the data directory ${path.join(file, 'data')}: a part of the path is a file, not a directory; choose another with --data-dir (or KEEL_DATA_DIR, server.dataDir).`]);
   });
 
+  it('refuses a data dir under /proc in one sentence, exit 1, instead of spinning (recursive mkdir loops on /proc)', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const res = await runKeel(['serve', '--port', '0', '--data-dir', '/proc/keel-data/x', '--plugins', '@keel/plugin-ledger']);
+    expect(res.code).to.equal(1);
+    expect(refusalLines(res.stderr)).to.deep.equal(['keel: cannot start: Cannot use the data directory /proc/keel-data/x: this location does not take new directories; choose another with --data-dir (or KEEL_DATA_DIR, server.dataDir).']);
+  });
+
   it('keel runner exits 1 with one sentence when another runner holds the lock of the data dir', async () => {
     const dataDir = path.join(tmp.dir, 'data');
     mkdirSync(dataDir, { recursive: true });

@@ -38,6 +38,28 @@ function manyEntries(id: string, count: number): Buffer {
   return Buffer.from(zipSync(files));
 }
 
+/** A valid bundle whose flow holds a pin default nested `depth` arrays deep (written as text: no recursion). */
+function deepFlow(id: string, depth: number): Buffer {
+  const manifest = { bundle_format_version: '1', bundle_id: id, bundle_version: '1.0.0', entrypoints: [{ flow_id: 'main' }], flows: { main: 'flows/main.json' } };
+  const flow = { id: 'main', name: id, entryNode: 'start', nodes: [node({ id: 'start', type: 'on_flow_start' }), node({ id: 'end', type: 'on_flow_end', inputs: ['v'], data: { pinDefaults: { v: '@DEEP@' } } })], edges: edges('start -> end') };
+  const text = JSON.stringify(flow).replace('"@DEEP@"', `${'['.repeat(depth)}1${']'.repeat(depth)}`);
+  return Buffer.from(zipSync({ 'manifest.json': enc(manifest), 'flows/main.json': new TextEncoder().encode(text) }));
+}
+
+/** A flow of `count` chained `trim` nodes (and `extraEdges` more edges between the first two). */
+function longFlow(id: string, count: number, extraEdges = 0): Buffer {
+  const nodes = [node({ id: 'start', type: 'on_flow_start', outputs: ['s'] })];
+  const links = ['start -> end', 'start.s -> t0.text'];
+  for (let i = 0; i < count; i++) {
+    nodes.push(node({ id: `t${i}`, type: 'trim', inputs: ['text'], outputs: ['result'] }));
+    if (i) links.push(`t${i - 1}.result -> t${i}.text`);
+  }
+  nodes.push(node({ id: 'end', type: 'on_flow_end', inputs: ['v'] }));
+  links.push(`t${count - 1}.result -> end.v`);
+  for (let i = 0; i < extraEdges; i++) links.push('start.s -> t0.text');
+  return bundle(id, '1.0.0', { id: 'main', nodes, edges: edges(...links) });
+}
+
 function flowFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -111,6 +133,37 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
       expect(res.statusCode, res.body).to.equal(400);
       expect(res.json<{ detail: { reason_code: string } }>().detail.reason_code).to.equal('invalid_bundle');
     }
+  });
+
+  it('refuses a flow nested 100,000 arrays deep with 400 naming the limit (it used to upload, start, then stick in running on a stack overflow)', async () => {
+    for (const [url, token] of [['/api/gateway/bundles/upload', bob], ['/api/gateway/admin/workflow-catalog/upload', k.adminToken]] as const) {
+      const res = await upload(deepFlow('deep', 100_000), token, url);
+      expect(res.statusCode, `${url}: ${res.body}`).to.equal(400);
+      const detail = res.json<{ detail: { reason_code: string; message: string } }>().detail;
+      expect(detail.reason_code).to.equal('invalid_bundle');
+      expect(detail.message).to.contain('flows/main.json nests arrays and objects more than 128 levels deep (gateway-runs setting bundleLimits.maxJsonDepth)');
+    }
+    expect(await listed(bob)).to.not.include('deep');
+    // Depth within the limit is an ordinary flow.
+    expect((await upload(deepFlow('deep-ok', 100), bob)).statusCode).to.equal(201);
+  });
+
+  it('refuses a flow with more nodes or edges than allowed with 400 naming the setting (a 40,000-node chain held the event loop for over 10 s)', async () => {
+    const cases = [
+      [longFlow('wide', 40_000), 'flows/main.json has 40002 nodes, more than the 2000 one flow may have (gateway-runs setting bundleLimits.maxFlowNodes)'],
+      [longFlow('tangled', 10, 8_000), 'flows/main.json has 8012 edges, more than the 8000 one flow may have (gateway-runs setting bundleLimits.maxFlowEdges)'],
+    ] as const;
+    for (const [bytes, message] of cases) {
+      for (const [url, token] of [['/api/gateway/bundles/upload', bob], ['/api/gateway/admin/workflow-catalog/upload', k.adminToken]] as const) {
+        const res = await upload(bytes, token, url);
+        expect(res.statusCode, `${url}: ${res.body}`).to.equal(400);
+        const detail = res.json<{ detail: { reason_code: string; message: string } }>().detail;
+        expect(detail.reason_code).to.equal('invalid_bundle');
+        expect(detail.message).to.contain(message);
+      }
+    }
+    expect(await listed(bob)).to.not.include.members(['wide', 'tangled']);
+    expect((await upload(longFlow('long-ok', 1_990), bob)).statusCode).to.equal(201);
   });
 
   it('still accepts ordinary bundles', async () => {

@@ -2,6 +2,7 @@
  * Issue 9, items 14, 15 and 17 (first half): anonymous callers learn nothing about token paths,
  * security headers on every response, failed authentication counted, logged and throttled per source.
  */
+import net from 'node:net';
 import { expect } from 'chai';
 import { buildConfig, Kernel } from '@keel/kernel';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
@@ -214,5 +215,38 @@ describe('failed authentication: the window ends, and every failure is logged wi
     // The window is a second long: a bad key is checked (401) again once it has passed.
     await until(() => me(BAD), (status) => status === 401, 30_000);
     expect(await me(kernel.adminToken)).to.equal(200);
+  });
+});
+
+describe('failed authentication on socket upgrades: the same throttle as every route', () => {
+  const BURST = 3;
+  let kernel: TestKernel;
+  let port: number;
+  before(async () => {
+    kernel = await createTestKernel({ plugins: [hubPlugin], config: { server: { logLevel: 'silent', authFailures: { burst: BURST, windowMs: 60_000 } } } });
+    ({ port } = await kernel.listen());
+  });
+  after(() => kernel?.stop());
+
+  /** The status line of a `/hub/ws` upgrade with `key`, through a raw TCP client. */
+  const upgrade = (key: string) => new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(`GET /hub/ws?token=${key} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
+        + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('close', () => resolve(answer.split('\r\n', 1)[0]!));
+    socket.on('error', reject);
+  });
+
+  it('counts bad keys on the hub socket, then refuses that source with 429 on the socket and on HTTP routes', async () => {
+    const statuses: string[] = [];
+    for (let i = 0; i < BURST; i++) statuses.push(await upgrade(`agora_guess${i}`));
+    expect(statuses).to.deep.equal(Array(BURST).fill('HTTP/1.1 401 Unauthorized'));
+    // Guessing on through the socket is refused before the key is checked...
+    expect(await upgrade('agora_guess-next')).to.equal('HTTP/1.1 429 Too Many Requests');
+    // ...and the failures count on every other route too.
+    expect((await kernel.inject({ url: '/api/gateway/me', token: kernel.adminToken })).statusCode).to.equal(429);
   });
 });

@@ -25,6 +25,20 @@ const doubling = {
   edges: edges('start -> loop', 'loop:loop -> double', 'loop:done -> end', 'read.value -> twice.a', 'read.value -> twice.b', 'twice.result -> double.value', 'read.value -> end.response'),
 };
 
+/** `s = [s]` in a loop: a few bytes a round, but nested one level deeper each time (saving it recursed until the stack overflowed). */
+const nesting = {
+  id: 'nesting',
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: ['s'] }),
+    node({ id: 'loop', type: 'for', inputs: ['start', 'end', 'step'], outputs: ['i'], data: { pinDefaults: { start: 0, end: 100_000, step: 1 } } }),
+    node({ id: 'read', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 's' } } }),
+    node({ id: 'wrap', type: 'make_array', exec: false, inputs: ['a'], outputs: ['result'] }),
+    node({ id: 'nest', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 's' } } }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+  ],
+  edges: edges('start -> loop', 'loop:loop -> nest', 'loop:done -> end', 'read.value -> wrap.a', 'wrap.result -> nest.value', 'read.value -> end.response'),
+};
+
 /** A `while` whose condition never turns false, counting in a variable. */
 const endless = {
   id: 'endless',
@@ -110,12 +124,13 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
         plugins: [
           inferencePlugin,
           { plugin: ledgerPlugin, config: { maxRecordBytes: 65_536, maxRunBytes: 262_144 } },
-          { plugin: gatewayRunsPlugin, config: { limits: { maxSteps: 500 } } },
+          { plugin: gatewayRunsPlugin, config: { limits: { maxSteps: 500, maxVarsDepth: 32 } } },
         ],
       });
       await api.uploadBundle('endless', endless);
       await api.uploadBundle('say-times', sayTimes);
       await api.uploadBundle('echo', echo);
+      await api.uploadBundle('nesting', nesting);
     });
     after(() => k?.stop());
 
@@ -127,6 +142,14 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
       const items = await api.ledger(runId);
       expect(items.map((r) => [r.status, r.error])).to.deep.equal([['failed', run.error], ['completed', null]]);
       expect(statusRecord(items)).to.have.length(1);
+    });
+
+    it('a value nested one level deeper each round fails naming limits.maxVarsDepth (it used to grow until saving the run overflowed the stack)', async () => {
+      const runId = await start('nesting', { s: 'x' });
+      const run = await until(() => api.getRun(runId), ended, 60_000);
+      expect(run.status).to.equal('failed');
+      expect(run.error).to.equal("The run's variables nest arrays and objects more than 32 levels deep at node 'nest', the most one run may hold (setting `limits.maxVarsDepth` of the gateway-runs plugin).");
+      expect(statusRecord(await api.ledger(runId))).to.have.length(1);
     });
 
     it('an effect whose record is over the ledger\'s maxRecordBytes fails the run without writing it', async () => {

@@ -35,6 +35,11 @@ export interface SocketHostOptions {
   perAccount: number;
   /** Largest frame (or message) a client may send (`server.live.socketMaxPayloadBytes`). */
   maxPayloadBytes: number;
+  /** The failed sign-in counter of every route: a throttled source is refused, a 401 is counted. */
+  failedAuth: {
+    refuseThrottledSource(req: http.IncomingMessage): void;
+    recordFailedAuthentication(req: http.IncomingMessage, what: string): void;
+  };
   log: Logger;
 }
 
@@ -88,12 +93,20 @@ export class SocketHost {
     const foreign = this.options.origins.refusal(req.headers.origin, req);
     if (foreign) return refuse(socket, target, foreign);
 
+    // Every upgrade is a sign-in (each socket route authenticates): a source throttled for bad keys
+    // is refused here as on every other route, and a key the route refuses (401) counts against it.
+    try {
+      this.options.failedAuth.refuseThrottledSource(req);
+    } catch (err) {
+      return refuse(socket, target, err as HttpError);
+    }
     let admission: SocketAdmission;
     this.handshaking.add(socket);
     try {
       admission = await target.socket.authenticate(req);
     } catch (err) {
       if (!isHttpError(err)) this.options.log.error('socket authenticate failed', { plugin: target.pluginId, path: target.fullPath, err });
+      if (isHttpError(err) && err.status === 401) this.options.failedAuth.recordFailedAuthentication(req, `key on socket ${target.fullPath}`);
       return refuse(socket, target, isHttpError(err) ? err : new HttpError(500, 'The server could not check this connection; the error is in its log.'));
     } finally {
       this.handshaking.delete(socket);

@@ -3,10 +3,10 @@
  * promise resolves (overlappingSync off), so an awaited write is durable: a kill -9 after the
  * acknowledgement loses nothing.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { PluginStorage, SubDatabaseOptions } from '@keel/plugin-sdk';
+import { makeDirectory } from './make-directory.js';
 
 /** The folder of a data directory's LMDB environment. */
 export function lmdbPath(dataDir: string): string {
@@ -18,7 +18,7 @@ export const LMDB_OPTIONS = { maxDbs: 512, overlappingSync: false, compression: 
 
 export function openLmdbEnv(dataDir: string): RootDatabase {
   const dir = lmdbPath(dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir);
   return open({ path: dir, ...LMDB_OPTIONS });
 }
 

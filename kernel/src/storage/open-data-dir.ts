@@ -2,10 +2,10 @@
  * Makes the data directory (owner-only) and opens its LMDB environment. A directory that cannot be
  * made or written is a boot refusal naming it and what to change, not a stack.
  */
-import { mkdirSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 import { BootError } from '../boot-error.js';
 import { openLmdbEnv } from './lmdb-env.js';
+import { makeDirectory } from './make-directory.js';
 
 const WHY: Record<string, string> = {
   ENOTDIR: 'a part of the path is a file, not a directory',
@@ -14,11 +14,13 @@ const WHY: Record<string, string> = {
   EPERM: 'this user may not write there',
   EROFS: 'the file system is read-only',
   ENOSPC: 'the disk is full',
+  // A parent that exists but takes no new directories (/proc, /sys).
+  ENOENT: 'this location does not take new directories',
 };
 
 export function openDataDir(dataDir: string): RootDatabase {
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeDirectory(dataDir);
     return openLmdbEnv(dataDir);
   } catch (err) {
     const why = WHY[(err as NodeJS.ErrnoException).code ?? ''];

@@ -100,6 +100,9 @@ const configSchema = schema<GatewayRunsConfig>({
       properties: {
         maxInflatedBytes: { type: 'integer', minimum: 1024, default: DEFAULT_BUNDLE_LIMITS.maxInflatedBytes },
         maxEntries: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxEntries },
+        maxJsonDepth: { type: 'integer', minimum: 8, default: DEFAULT_BUNDLE_LIMITS.maxJsonDepth },
+        maxFlowNodes: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxFlowNodes },
+        maxFlowEdges: { type: 'integer', minimum: 1, default: DEFAULT_BUNDLE_LIMITS.maxFlowEdges },
       },
     },
     limits: {
@@ -108,6 +111,7 @@ const configSchema = schema<GatewayRunsConfig>({
       default: {},
       properties: {
         maxVarsBytes: { type: 'integer', minimum: 65536, default: DEFAULT_RUN_LIMITS.maxVarsBytes },
+        maxVarsDepth: { type: 'integer', minimum: 16, default: DEFAULT_RUN_LIMITS.maxVarsDepth },
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
       },
     },

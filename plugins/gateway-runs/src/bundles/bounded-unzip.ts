@@ -15,9 +15,14 @@ export interface BundleLimits {
   maxInflatedBytes: number;
   /** Most entries (files and folders) the archive may hold. */
   maxEntries: number;
+  /** Deepest nesting of arrays and objects in the manifest and a flow (what walks a flow recurses). */
+  maxJsonDepth: number;
+  /** Most nodes, and most edges, one flow may have (what compiles and runs a flow scans its edges per node). */
+  maxFlowNodes: number;
+  maxFlowEdges: number;
 }
 
-export const DEFAULT_BUNDLE_LIMITS: BundleLimits = { maxInflatedBytes: 16 * 1024 * 1024, maxEntries: 500 };
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = { maxInflatedBytes: 16 * 1024 * 1024, maxEntries: 500, maxJsonDepth: 128, maxFlowNodes: 2000, maxFlowEdges: 8000 };
 
 /** The archive inflates to more than `maxInflatedBytes` (answered with 413). */
 export class BundleTooLarge extends BundleError {}

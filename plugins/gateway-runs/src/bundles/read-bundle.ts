@@ -4,6 +4,7 @@
  * that fails says what to fix.
  */
 import { strFromU8 } from 'fflate';
+import { textExceedsJsonDepth } from '@keel/plugin-sdk';
 import { BundleError } from './bundle-error.js';
 import { DEFAULT_BUNDLE_LIMITS, unzipBounded, type BundleLimits } from './bounded-unzip.js';
 import { compileFlow, type CompiledFlow } from '../flow/compile-flow.js';
@@ -40,21 +41,23 @@ const VERSION = /^[A-Za-z0-9_.-]+$/;
 
 /** Reads a bundle within `limits` (inflated size and entry count; see bounded-unzip.ts). */
 export function readBundle(bytes: Uint8Array, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
-  return bundleFromFiles(unzipBounded(bytes, limits));
+  return bundleFromFiles(unzipBounded(bytes, limits), limits);
 }
 
 /** The bundle held by an archive's unzipped entries (by name). */
-export function bundleFromFiles(files: Map<string, Uint8Array>): Bundle {
+export function bundleFromFiles(files: Map<string, Uint8Array>, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Bundle {
+  const { maxJsonDepth } = limits;
   const manifestBytes = files.get('manifest.json');
   if (!manifestBytes) throw new BundleError('manifest.json is missing');
-  const raw = parseJson(manifestBytes, 'manifest.json') as Record<string, unknown>;
+  const raw = parseJson(manifestBytes, 'manifest.json', maxJsonDepth) as Record<string, unknown>;
   const manifest = normalizeManifest(raw);
   const flows = new Map<string, CompiledFlow>();
   for (const [flowId, rel] of Object.entries(manifest.flows)) {
     if (rel.includes('..') || rel.startsWith('/')) throw new BundleError(`manifest.json: flows.${flowId} path '${rel}' must be relative and stay inside the bundle`);
     const data = files.get(rel);
     if (!data) throw new BundleError(`${rel} (flow '${flowId}') is missing from the bundle`);
-    const flow = parseJson(data, rel) as VisualFlow;
+    const flow = parseJson(data, rel, maxJsonDepth) as VisualFlow;
+    refuseLargeFlow(flow, rel, limits);
     try {
       flows.set(flowId, compileFlow({ ...flow, id: flow.id ?? flowId }));
     } catch (err) {
@@ -63,6 +66,14 @@ export function bundleFromFiles(files: Map<string, Uint8Array>): Bundle {
   }
   for (const ep of manifest.entrypoints) if (!flows.has(ep.flow_id)) throw new BundleError(`manifest.json: entrypoint '${ep.flow_id}' has no flow file`);
   return { manifest, flows };
+}
+
+/** Compiling and running a flow scan its edges for each node: a flow over the limits would hold the event loop for seconds. */
+function refuseLargeFlow(flow: VisualFlow, name: string, limits: BundleLimits): void {
+  const nodes = Array.isArray(flow?.nodes) ? flow.nodes.length : 0;
+  const edges = Array.isArray(flow?.edges) ? flow.edges.length : 0;
+  if (nodes > limits.maxFlowNodes) throw new BundleError(`${name} has ${nodes} nodes, more than the ${limits.maxFlowNodes} one flow may have (gateway-runs setting bundleLimits.maxFlowNodes); split it into subflows`);
+  if (edges > limits.maxFlowEdges) throw new BundleError(`${name} has ${edges} edges, more than the ${limits.maxFlowEdges} one flow may have (gateway-runs setting bundleLimits.maxFlowEdges); split it into subflows`);
 }
 
 function normalizeManifest(raw: Record<string, unknown>): Manifest {
@@ -98,9 +109,12 @@ function normalizeManifest(raw: Record<string, unknown>): Manifest {
   };
 }
 
-function parseJson(bytes: Uint8Array, name: string): unknown {
+function parseJson(bytes: Uint8Array, name: string, maxDepth: number): unknown {
+  const text = strFromU8(bytes);
+  // Compiling, storing and running a flow walk its values recursively: a deeper one would overflow the stack.
+  if (textExceedsJsonDepth(text, maxDepth)) throw new BundleError(`${name} nests arrays and objects more than ${maxDepth} levels deep (gateway-runs setting bundleLimits.maxJsonDepth); flatten it`);
   try {
-    return JSON.parse(strFromU8(bytes));
+    return JSON.parse(text);
   } catch (err) {
     throw new BundleError(`${name} is not valid JSON (${(err as Error).message})`);
   }

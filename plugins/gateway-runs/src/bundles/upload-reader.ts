@@ -17,6 +17,6 @@ export class UploadReader {
   async read(bytes: Uint8Array): Promise<Bundle> {
     const result = (await this.pool.run({ bytes, limits: this.limits })) as UnzipResult;
     if (!result.ok) throw result.tooLarge ? new BundleTooLarge(result.message) : new BundleError(result.message);
-    return bundleFromFiles(result.files);
+    return bundleFromFiles(result.files, this.limits);
   }
 }

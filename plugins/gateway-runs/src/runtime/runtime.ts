@@ -60,6 +60,12 @@ export interface RuntimeDeps {
 }
 
 const STEPS_PER_SLICE = 200;
+/**
+ * A slice also ends after this long: a step costs as much as its run's variables are big (saving
+ * them), so 200 steps of a run holding megabytes held the event loop for seconds, every request
+ * and every other run waiting.
+ */
+const SLICE_MS = 20;
 
 export class Runtime {
   readonly lock = new KeyedLock();
@@ -111,9 +117,10 @@ export class Runtime {
     this.cancels.get(runId)?.abort();
   }
 
-  /** Ticks a run until it waits, ends or has taken a slice of steps (then it is rescheduled). */
+  /** Ticks a run until it waits, ends or has taken a slice of steps or time (then it is rescheduled). */
   async tick(runId: string): Promise<void> {
-    for (let steps = 0; steps < STEPS_PER_SLICE; steps++) {
+    const endsAt = performance.now() + SLICE_MS;
+    for (let steps = 0; steps < STEPS_PER_SLICE && (steps === 0 || performance.now() < endsAt); steps++) {
       const more = await this.lock.run(runId, () => this.stepOnce(runId));
       if (!more) return;
     }
