@@ -66,7 +66,7 @@ export class SeatAuth {
   }
 
   /**
-   * `resolve` for a request (an HTTP call or a socket upgrade): a source over the kernel's burst of
+   * `resolve` for an HTTP request: a source over the kernel's burst of
    * failed sign-ins is refused with 429 before its key is looked at, and a key that is no seat's
    * counts as a failed sign-in against the source.
    */

@@ -42,10 +42,13 @@ export class SocketServer {
     return { path: '/ws', authenticate: (req) => this.authenticate(req), connected: (c) => this.connected(c) };
   }
 
-  /** The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise, 429 for a source over the failed sign-in burst. */
+  /**
+   * The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise. The
+   * kernel's socket host throttles the source and counts the 401 as a failed sign-in (not done here too).
+   */
   private authenticate(req: IncomingMessage): SocketAdmission<string> {
     const url = new URL(req.url ?? '/', 'http://hub.invalid');
-    const who = this.hub.auth.check(req, url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
+    const who = this.hub.auth.resolve( url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
     if ('agent' in who) return { principal: who.agent.id, account: `hub-seat:${who.agent.id}` };
     if (who.status === 401) throw unauthorized(who.detail, { headers: { 'www-authenticate': 'Bearer' } });
     throw forbidden(who.detail);
