@@ -38,7 +38,7 @@ describe('inference input limits and model-name echo (HTTP, tiny model)', functi
     const big = 'x'.repeat(2001);
     for (const stream of [false, true]) {
       const res = await v1('/chat/completions', { model: 'local/keel-tiny-chat', stream, messages: [{ role: 'user', content: big }] });
-      refused(res, 'prompt_too_large', 'messages', /2001 characters; the limit is 2000 .*inputLimits\.maxPromptChars/);
+      refused(res, 'prompt_too_large', 'messages', /2001 characters\) is over the limit of 2000 characters .*inputLimits\.maxPromptChars/);
     }
     // The total counts, not each message: three parts of 700 are over 2000 together.
     const parts = await v1('/chat/completions', { model: 'local/keel-tiny-chat', messages: [{ role: 'system', content: 'a'.repeat(700) }, { role: 'user', content: [{ type: 'text', text: 'b'.repeat(700) }, { type: 'text', text: 'c'.repeat(700) }] }] });
@@ -51,7 +51,7 @@ describe('inference input limits and model-name echo (HTTP, tiny model)', functi
   });
 
   it('refuses an oversized or too-long batch prompt on /v1/completions and oversized embedding input', async () => {
-    refused(await v1('/completions', { model: 'local/keel-tiny-chat', prompt: 'p'.repeat(2001) }), 'prompt_too_large', 'prompt', /the limit is 2000/);
+    refused(await v1('/completions', { model: 'local/keel-tiny-chat', prompt: 'p'.repeat(2001) }), 'prompt_too_large', 'prompt', /over the limit of 2000 characters/);
     refused(await v1('/completions', { model: 'local/keel-tiny-chat', prompt: ['a', 'b', 'c', 'd', 'e'] }), 'too_many_messages', 'prompt', /5 prompts; the limit is 4/);
     refused(await v1('/embeddings', { model: 'local/keel-tiny-chat', input: ['q'.repeat(1500), 'r'.repeat(600)] }), 'prompt_too_large', 'input', /2100 characters/);
   });

@@ -21,7 +21,7 @@ export class InputLimits {
 
   chat(messages: ChatMessage[], field = 'body.messages'): void {
     this.count(messages.length, 'messages', field);
-    this.size(messages.reduce((n, m) => n + m.content.length, 0), 'The messages', field);
+    this.size(messages.reduce((n, m) => n + m.content.length, 0), 'The text of the messages', field);
   }
 
   prompts(prompts: string[], field = 'body.prompt'): void {
@@ -42,7 +42,7 @@ export class InputLimits {
 
   private size(chars: number, what: string, field: string): void {
     if (chars > this.limits.maxPromptChars) {
-      throw badRequest(`${what} hold ${chars} characters; the limit is ${this.limits.maxPromptChars} per request (setting inputLimits.maxPromptChars). Shorten the prompt.`, { code: 'prompt_too_large', field });
+      throw badRequest(`${what} (${chars} characters) is over the limit of ${this.limits.maxPromptChars} characters per request (setting inputLimits.maxPromptChars). Shorten the prompt.`, { code: 'prompt_too_large', field });
     }
   }
 }

@@ -140,7 +140,16 @@ export class ServedKeel {
 
   /** JSON (or a Buffer sent as is) to the running process. */
   async call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${this.server!.url}${url}`, { method, headers: { authorization: `Bearer ${this.token}`, ...(body && !Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+    const send = () => fetch(`${this.server!.url}${url}`, { method, headers: { authorization: `Bearer ${this.token}`, ...(body && !Buffer.isBuffer(body) ? { 'content-type': 'application/json' } : {}), ...headers }, body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body) });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (err) {
+      // A pooled keep-alive connection the server closed while idle (timers run late on a loaded
+      // machine) resets on reuse; a GET is safe to send once more on a new connection.
+      if (method !== 'GET' || (err as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw err;
+      res = await send();
+    }
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
