@@ -30,7 +30,7 @@ export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.j
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';
 export { jsonDepth, textExceedsJsonDepth, exceedsJsonDepth } from './json-depth.js';
-export { jsonSizeWithin } from './json-size.js';
+export { jsonSizeWithin, JSON_TOO_DEEP } from './json-size.js';
 export { formatBytes } from './format-bytes.js';
 export { KEY_ID_MAX_LENGTH } from './key-id.js';
 export { staticFolder } from './files/static-folder.js';

@@ -10,7 +10,7 @@
  * what it added (its output counted three times: as the node's output, the last output and a
  * variable it set); a full measurement is due only once the headroom is spent.
  */
-import { formatBytes } from '@keel/plugin-sdk';
+import { formatBytes, JSON_TOO_DEEP, jsonSizeWithin } from '@keel/plugin-sdk';
 import type { RunState } from './run-state.js';
 
 export interface RunLimitsConfig {
@@ -50,14 +50,14 @@ export class RunLimits {
     const tooDeep = `The run's variables nest arrays and objects more than ${this.config.maxVarsDepth} levels deep${at}, the most one run may hold (setting \`limits.maxVarsDepth\` of the gateway-runs plugin).`;
     let room = this.headroom.get(run);
     if (room !== undefined && added !== UNKNOWN_ADDITIONS) {
-      const grown = measureWithin(added, room, this.config.maxVarsDepth);
-      if (grown === TOO_DEEP) return tooDeep;
+      const grown = jsonSizeWithin(added, room, this.config.maxVarsDepth);
+      if (grown === JSON_TOO_DEEP) return tooDeep;
       room -= COPIES_PER_OUTPUT * grown;
     }
     if (room === undefined || room < 0 || added === UNKNOWN_ADDITIONS) {
       // The walk stops at the limit, so it costs at most `maxVarsBytes` however big the variables grew.
-      const size = measureWithin(run.vars, max, this.config.maxVarsDepth);
-      if (size === TOO_DEEP) {
+      const size = jsonSizeWithin(run.vars, max, this.config.maxVarsDepth);
+      if (size === JSON_TOO_DEEP) {
         this.headroom.delete(run);
         return tooDeep;
       }
@@ -70,61 +70,4 @@ export class RunLimits {
     this.headroom.set(run, room);
     return null;
   }
-}
-
-/** What `measureWithin` answers for a value nested deeper than allowed. */
-const TOO_DEEP = -1;
-
-/**
- * The size of `value` as JSON text (strings by their length, as the SDK's `jsonSizeWithin`), walked
- * without recursion and stopping past `budget`; TOO_DEEP when arrays and objects nest more than
- * `maxDepth` levels (a deep value is small, but saving it recurses and would overflow the stack).
- */
-function measureWithin(value: unknown, budget: number, maxDepth: number): number {
-  let size = 0;
-  const pending: unknown[] = [value];
-  const depths: number[] = [0];
-  while (pending.length > 0) {
-    const v = pending.pop();
-    const depth = depths.pop()!;
-    switch (typeof v) {
-      case 'string':
-        size += v.length + 2;
-        break;
-      case 'number':
-      case 'bigint':
-        size += 8;
-        break;
-      case 'boolean':
-        size += 5;
-        break;
-      case 'object':
-        if (v === null) size += 4;
-        else if (ArrayBuffer.isView(v)) size += v.byteLength;
-        else {
-          if (depth + 1 > maxDepth) return TOO_DEEP;
-          if (Array.isArray(v)) {
-            size += 2 + v.length;
-            for (let i = v.length - 1; i >= 0; i--) {
-              pending.push(v[i]);
-              depths.push(depth + 1);
-            }
-          } else {
-            size += 2;
-            for (const key in v) {
-              if (!Object.prototype.hasOwnProperty.call(v, key)) continue;
-              size += key.length + 4;
-              pending.push((v as Record<string, unknown>)[key]);
-              depths.push(depth + 1);
-              if (size > budget) return size;
-            }
-          }
-        }
-        break;
-      default:
-        break;
-    }
-    if (size > budget) return size;
-  }
-  return size;
 }
