@@ -12,7 +12,7 @@ import { mkdir, opendir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { openFile, openFileForWrite, openFolder, ToolRefusal } from './checked-open.js';
-import { refuseOverQuota, serialised } from './folder-quota.js';
+import { chargeWrite, serialised } from './folder-quota.js';
 import type { ToolLimits } from './tool-limits.js';
 import { MARKER_FILE, type RunReach, type WorkspacePolicy } from './workspace-policy.js';
 
@@ -139,13 +139,19 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       refuseLargeWrite(bytes.length, ctx);
       const { real, where, judge } = await target('rw');
       return serialised(root, async () => {
-        await refuseOverQuota(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
-        await mkdir(path.dirname(real), { recursive: true });
-        const handle = await openFileForWrite(real, where, judge);
+        const settle = await chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+        let written = false;
         try {
-          await replaceContent(handle, bytes);
+          await mkdir(path.dirname(real), { recursive: true });
+          const handle = await openFileForWrite(real, where, judge);
+          try {
+            await replaceContent(handle, bytes);
+            written = true;
+          } finally {
+            await handle.close();
+          }
         } finally {
-          await handle.close();
+          settle(written);
         }
         return `Wrote ${bytes.length} bytes to ${where}.`;
       });
@@ -164,8 +170,14 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
           if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
           const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
           refuseLargeWrite(bytes.length, ctx);
-          await refuseOverQuota(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
-          await replaceContent(handle, bytes);
+          const settle = await chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+          let written = false;
+          try {
+            await replaceContent(handle, bytes);
+            written = true;
+          } finally {
+            settle(written);
+          }
         } finally {
           await handle.close();
         }

@@ -2,14 +2,16 @@
  * The quota of a root run's workspace folder (gateway-runs settings `workspace.maxFolderBytes`,
  * `maxFolderEntries`, `maxPathDepth`): what the file tools may create there in total.
  *
- * Measured on demand, never recorded: before a write that would grow the folder (a new file or
- * folder, or more bytes than the file had), a walk counts the folder's entries and file bytes and
- * stops as soon as the write would pass a limit, so it visits at most `maxFolderEntries` entries.
- * There is no usage record to drift, to lose in a crash or to rebuild: the disk is the record. A
- * write that does not grow the folder (the same or smaller content) is never walked nor refused.
- * Writes to one run folder are serialised in this process, so two concurrent calls of a run tree
- * cannot both take the last room. Writes outside the run folder (an admin's run under the gateway
- * policy) are not charged here; they only get the depth cap on the folders they create.
+ * The usage (entries and file bytes) is a record in memory, per run folder, that is measured when it
+ * is missing: after a start, after a write that failed half-way, and when older than a minute (so a
+ * change made by hand is seen). The measure is a walk that stops as soon as the folder is over a
+ * limit, so it visits at most `maxFolderEntries + 1` entries; between measures each write adds what it
+ * changed. Nothing is written to disk, so a crash loses nothing: the next start measures again. The
+ * record is exact because only the file tools write run folders, one runner per data directory runs
+ * them, and writes to one folder are serialised here. A write that does not grow the folder (the same
+ * or smaller content into an existing file) is never refused. Writes outside the run folder (an
+ * admin's run under the gateway policy) are not charged here; only the depth cap applies to the
+ * folders they create.
  */
 import { formatBytes } from '@keel/plugin-sdk';
 import { lstat, opendir } from 'node:fs/promises';
@@ -26,31 +28,62 @@ export interface FolderQuota {
   maxPathDepth: number;
 }
 
-/** Files whose sizes are asked for at once during the walk (the system answers them in parallel). */
+/** Files whose sizes are asked for at once during a measure (the system answers them in parallel). */
 const STAT_BATCH = 64;
+/** How long a measured usage is trusted before the folder is measured again. */
+const REMEASURE_MS = 60_000;
+
+interface Usage {
+  entries: number;
+  bytes: number;
+  measuredAt: number;
+}
+
+/** The usage of the run folders written since this process started (dropped when stale). */
+const usages = new Map<string, Usage>();
+
+/** What a checked write does to the record once it is done: `ok` false when it may have half-happened. */
+export type Settle = (ok: boolean) => void;
 
 /**
  * Refuses, with a sentence, a write of `newSize` bytes to `real` (shown as `shown`) that would take
- * the run folder `root` past its quota or create a path deeper than allowed. `ignore` is the marker.
+ * the run folder `root` past its quota or create a path deeper than allowed; else answers what to
+ * call once the write is done. Call it inside `serialised(root, …)`. `ignore` is the marker file.
  */
-export async function refuseOverQuota(root: string, real: string, shown: string, newSize: number, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<void> {
+export async function chargeWrite(root: string, real: string, shown: string, newSize: number, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Settle> {
   const charged = inside(real, root);
   const depth = charged ? path.relative(root, real).split(path.sep).length : 0;
   if (depth > quota.maxPathDepth) throw tooDeep(shown, depth, quota);
   const { missingFolders, oldSize, exists } = await growthOf(real, charged ? root : path.parse(real).root);
   if (!charged) {
     if (missingFolders > quota.maxPathDepth) throw tooDeep(shown, missingFolders, quota);
-    return;
+    return () => undefined;
   }
-  const addedEntries = missingFolders + (exists ? 0 : 1);
-  const addedBytes = newSize - oldSize;
-  if (addedEntries === 0 && addedBytes <= 0) return;
-  const room = { entries: quota.maxFolderEntries - addedEntries, bytes: quota.maxFolderBytes - addedBytes };
-  if (room.entries < 0) throw fullOfEntries(shown, quota);
-  if (room.bytes < 0) throw fullOfBytes(shown, quota);
-  const over = await walkUntilOver(root, room, ignore, signal);
-  if (over === 'entries') throw fullOfEntries(shown, quota);
-  if (over === 'bytes') throw fullOfBytes(shown, quota);
+  const added = { entries: missingFolders + (exists ? 0 : 1), bytes: newSize - oldSize };
+  if (added.entries > 0 || added.bytes > 0) {
+    const usage = await usageOf(root, quota, ignore, signal);
+    if (usage === 'entries' || (usage !== 'bytes' && added.entries > 0 && usage.entries + added.entries > quota.maxFolderEntries)) throw fullOfEntries(shown, quota);
+    if (usage === 'bytes' || (added.bytes > 0 && usage.bytes + added.bytes > quota.maxFolderBytes)) throw fullOfBytes(shown, quota);
+  }
+  return (ok) => {
+    const usage = usages.get(root);
+    if (!usage) return;
+    if (!ok) usages.delete(root);
+    else Object.assign(usage, { entries: usage.entries + added.entries, bytes: usage.bytes + added.bytes });
+  };
+}
+
+/** The folder's usage, measured when not known or stale; the limit it is already over, if any. */
+async function usageOf(root: string, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Usage | 'entries' | 'bytes'> {
+  const known = usages.get(root);
+  if (known && Date.now() - known.measuredAt < REMEASURE_MS) return known;
+  usages.delete(root);
+  for (const [folder, usage] of usages) if (Date.now() - usage.measuredAt >= REMEASURE_MS) usages.delete(folder);
+  const measured = await measure(root, quota, ignore, signal);
+  if (typeof measured === 'string') return measured;
+  const usage = { ...measured, measuredAt: Date.now() };
+  usages.set(root, usage);
+  return usage;
 }
 
 /** The folders a write to `real` creates (up to `stop`), and the size of the file it replaces. */
@@ -64,8 +97,8 @@ async function growthOf(real: string, stop: string): Promise<{ missingFolders: n
   return { missingFolders, oldSize: old?.isFile() ? old.size : 0, exists: old !== null };
 }
 
-/** Walks `root` (links not followed) until its entries or bytes pass `room`; null when they never do. */
-async function walkUntilOver(root: string, room: { entries: number; bytes: number }, ignore: string, signal: AbortSignal): Promise<'entries' | 'bytes' | null> {
+/** Walks `root` (links not followed) and counts; stops with the limit it passes, if it passes one. */
+async function measure(root: string, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<{ entries: number; bytes: number } | 'entries' | 'bytes'> {
   let entries = 0;
   let bytes = 0;
   const folders = [root];
@@ -80,16 +113,16 @@ async function walkUntilOver(root: string, room: { entries: number; bytes: numbe
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
       const full = path.join(folder, entry.name);
       if (full === ignore) continue;
-      if (++entries > room.entries) return 'entries';
+      if (++entries > quota.maxFolderEntries) return 'entries';
       if (entry.isDirectory()) folders.push(full);
       else if (entry.isFile()) files.push(full);
       if (files.length >= STAT_BATCH) await sizeFiles();
-      if (bytes > room.bytes) return 'bytes';
+      if (bytes > quota.maxFolderBytes) return 'bytes';
     }
     await sizeFiles();
-    if (bytes > room.bytes) return 'bytes';
+    if (bytes > quota.maxFolderBytes) return 'bytes';
   }
-  return null;
+  return { entries, bytes };
 }
 
 function tooDeep(shown: string, depth: number, quota: FolderQuota): ToolRefusal {
