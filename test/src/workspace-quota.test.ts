@@ -5,7 +5,8 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { bundle, multipart, toolCallsFlow } from './helpers/flow-builder.js';
+import { randomBytes } from 'node:crypto';
+import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -22,6 +23,21 @@ type Call = { name: string; arguments: Record<string, unknown>; call_id: string 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const call = (call_id: string, name: string, args: Record<string, unknown>): Call => ({ call_id, name, arguments: args });
 const write = (call_id: string, file: string, content: string) => call(call_id, 'write_file', { path: file, content });
+
+/** start → tool_calls (`first`) → ask_user → tool_calls (`second`) → end: the folder outlives a restart between the steps. */
+function toolsTwiceFlow() {
+  return {
+    id: 'tools-twice',
+    nodes: [
+      node({ id: 'start', type: 'on_flow_start', outputs: ['first', 'second'] }),
+      node({ id: 'tools1', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
+      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Go on?' } } }),
+      node({ id: 'tools2', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
+    ],
+    edges: edges('start -> tools1', 'tools1 -> ask', 'ask -> tools2', 'tools2 -> end', 'start.first -> tools1.tool_calls', 'start.second -> tools2.tool_calls', 'tools2.results -> end.results', 'tools2.success -> end.success'),
+  };
+}
 
 describe('workspace quota: a run cannot fill the disk through its file tools (issue 9, bounded disk per run)', function () {
   this.timeout(120_000);
@@ -140,5 +156,36 @@ describe('workspace quota: a run cannot fill the disk through its file tools (is
     expect(results.get('deep-outside')!.error).to.contain('is 5 folders deep, over the 4 a file tool may create (gateway-runs setting workspace.maxPathDepth)');
     expect(results.get('inside')!.error).to.contain('workspace.maxFolderBytes');
     expect(readFileSync(target, 'utf8')).to.have.length(5000);
+  });
+
+  it('measures the folder again after a restart (the usage record is not on disk): a full folder stays full, a smaller overwrite still works', async () => {
+    const data = tempDir('keel-quota-restart-');
+    const boot = () => createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }] });
+    let g = await boot();
+    try {
+    const body = multipart({}, { name: 'admin-twice.flow', bytes: bundle('admin-twice', '1.0.0', toolsTwiceFlow()) });
+    expect((await g.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: g.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    const first = ['f1', 'f2', 'f3', 'f4', 'f5'].map((f) => write(f, `${f}.txt`, f));
+    const second = [write('sixth', 'f6.txt', 'f6'), write('seventh', 'f7.txt', 'f7'), write('overwrite', 'f1.txt', 'x')];
+    const started = await g.inject({ method: 'POST', url: '/api/gateway/runs/start', token: g.adminToken, payload: { bundle_id: 'admin-twice', input_data: { first, second } } });
+    expect(started.statusCode, started.body).to.equal(200);
+    const runId = started.json<{ run_id: string }>().run_id;
+    await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => r.status === 'waiting', 60_000);
+    // The first step left 5 files; a new gateway on the same data directory must find them on disk.
+    await g.stop();
+    g = await boot();
+    const resumed = await g.inject({ method: 'POST', url: '/api/gateway/commands', token: g.adminToken, payload: { command_id: randomBytes(8).toString('hex'), run_id: runId, type: 'resume', payload: { payload: { response: 'go' } } } });
+    expect(resumed.statusCode, resumed.body).to.equal(200);
+    const record = await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => TERMINAL.includes(r.status), 60_000);
+    expect(record.status, record.error ?? '').to.equal('completed');
+    const results = new Map(((record.output?.results ?? []) as ToolResult[]).map((r) => [r.call_id, r]));
+    expect(results.get('sixth')).to.deep.include({ success: true });
+    expect(results.get('seventh')!.error).to.equal("f7.txt was not written: this run's workspace folder would hold more than 6 files and folders (gateway-runs setting workspace.maxFolderEntries); replace an existing file instead of creating new ones.");
+    expect(results.get('overwrite')).to.deep.include({ success: true, output: 'Wrote 1 bytes to f1.txt.' });
+    expect(existsSync(path.join(data.dir, 'workspaces', `run-${runId}`, 'f7.txt'))).to.equal(false);
+    } finally {
+      await g.stop();
+      data.remove();
+    }
   });
 });

@@ -12,7 +12,6 @@ import { mkdir, opendir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { openFile, openFileForWrite, openFolder, ToolRefusal } from './checked-open.js';
-import { chargeWrite, serialised } from './folder-quota.js';
 import type { ToolLimits } from './tool-limits.js';
 import { MARKER_FILE, type RunReach, type WorkspacePolicy } from './workspace-policy.js';
 
@@ -138,8 +137,8 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       const bytes = Buffer.from(args.content, 'utf8');
       refuseLargeWrite(bytes.length, ctx);
       const { real, where, judge } = await target('rw');
-      return serialised(root, async () => {
-        const settle = await chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+      return ctx.policy.usage.serialised(root, async () => {
+        const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
         let written = false;
         try {
           await mkdir(path.dirname(real), { recursive: true });
@@ -161,7 +160,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       const replacement = args.new ?? args.new_string;
       if (typeof old !== 'string' || old === '' || typeof replacement !== 'string') throw new ToolRefusal("edit_file needs 'old' (non-empty) and 'new' strings.");
       const { real, where, judge } = await target('rw');
-      return serialised(root, async () => {
+      return ctx.policy.usage.serialised(root, async () => {
         const handle = await openFile(real, where, judge, true);
         try {
           const text = await readCapped(handle, where, ctx);
@@ -170,7 +169,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
           if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
           const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
           refuseLargeWrite(bytes.length, ctx);
-          const settle = await chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+          const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
           let written = false;
           try {
             await replaceContent(handle, bytes);

@@ -8,7 +8,8 @@
  * limit, so it visits at most `maxFolderEntries + 1` entries; between measures each write adds what it
  * changed. Nothing is written to disk, so a crash loses nothing: the next start measures again. The
  * record is exact because only the file tools write run folders, one runner per data directory runs
- * them, and writes to one folder are serialised here. A write that does not grow the folder (the same
+ * them, and writes to one folder are serialised here (the record lives with the gateway's
+ * WorkspacePolicy, so a new gateway on the same data directory measures afresh). A write that does not grow the folder (the same
  * or smaller content into an existing file) is never refused. Writes outside the run folder (an
  * admin's run under the gateway policy) are not charged here; only the depth cap applies to the
  * folders they create.
@@ -39,51 +40,68 @@ interface Usage {
   measuredAt: number;
 }
 
-/** The usage of the run folders written since this process started (dropped when stale). */
-const usages = new Map<string, Usage>();
-
 /** What a checked write does to the record once it is done: `ok` false when it may have half-happened. */
 export type Settle = (ok: boolean) => void;
 
-/**
- * Refuses, with a sentence, a write of `newSize` bytes to `real` (shown as `shown`) that would take
- * the run folder `root` past its quota or create a path deeper than allowed; else answers what to
- * call once the write is done. Call it inside `serialised(root, …)`. `ignore` is the marker file.
- */
-export async function chargeWrite(root: string, real: string, shown: string, newSize: number, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Settle> {
-  const charged = inside(real, root);
-  const depth = charged ? path.relative(root, real).split(path.sep).length : 0;
-  if (depth > quota.maxPathDepth) throw tooDeep(shown, depth, quota);
-  const { missingFolders, oldSize, exists } = await growthOf(real, charged ? root : path.parse(real).root);
-  if (!charged) {
-    if (missingFolders > quota.maxPathDepth) throw tooDeep(shown, missingFolders, quota);
-    return () => undefined;
-  }
-  const added = { entries: missingFolders + (exists ? 0 : 1), bytes: newSize - oldSize };
-  if (added.entries > 0 || added.bytes > 0) {
-    const usage = await usageOf(root, quota, ignore, signal);
-    if (usage === 'entries' || (usage !== 'bytes' && added.entries > 0 && usage.entries + added.entries > quota.maxFolderEntries)) throw fullOfEntries(shown, quota);
-    if (usage === 'bytes' || (added.bytes > 0 && usage.bytes + added.bytes > quota.maxFolderBytes)) throw fullOfBytes(shown, quota);
-  }
-  return (ok) => {
-    const usage = usages.get(root);
-    if (!usage) return;
-    if (!ok) usages.delete(root);
-    else Object.assign(usage, { entries: usage.entries + added.entries, bytes: usage.bytes + added.bytes });
-  };
-}
+/** The usage records and write queues of the run folders of one gateway (one per WorkspacePolicy). */
+export class FolderUsage {
+  /** The usage of the run folders written since this gateway started (dropped when stale). */
+  private readonly usages = new Map<string, Usage>();
+  private readonly queues = new Map<string, Promise<unknown>>();
 
-/** The folder's usage, measured when not known or stale; the limit it is already over, if any. */
-async function usageOf(root: string, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Usage | 'entries' | 'bytes'> {
-  const known = usages.get(root);
-  if (known && Date.now() - known.measuredAt < REMEASURE_MS) return known;
-  usages.delete(root);
-  for (const [folder, usage] of usages) if (Date.now() - usage.measuredAt >= REMEASURE_MS) usages.delete(folder);
-  const measured = await measure(root, quota, ignore, signal);
-  if (typeof measured === 'string') return measured;
-  const usage = { ...measured, measuredAt: Date.now() };
-  usages.set(root, usage);
-  return usage;
+  /** Runs `work` after every earlier write to the same run folder has finished. */
+  async serialised<T>(root: string, work: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(root) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const settled = mine.then(() => undefined, () => undefined);
+    this.queues.set(root, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.queues.get(root) === settled) this.queues.delete(root);
+    }
+  }
+
+  /**
+   * Refuses, with a sentence, a write of `newSize` bytes to `real` (shown as `shown`) that would take
+   * the run folder `root` past its quota or create a path deeper than allowed; else answers what to
+   * call once the write is done. Call it inside `serialised(root, …)`. `ignore` is the marker file.
+   */
+  async chargeWrite(root: string, real: string, shown: string, newSize: number, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Settle> {
+    const charged = inside(real, root);
+    const depth = charged ? path.relative(root, real).split(path.sep).length : 0;
+    if (depth > quota.maxPathDepth) throw tooDeep(shown, depth, quota);
+    const { missingFolders, oldSize, exists } = await growthOf(real, charged ? root : path.parse(real).root);
+    if (!charged) {
+      if (missingFolders > quota.maxPathDepth) throw tooDeep(shown, missingFolders, quota);
+      return () => undefined;
+    }
+    const added = { entries: missingFolders + (exists ? 0 : 1), bytes: newSize - oldSize };
+    if (added.entries > 0 || added.bytes > 0) {
+      // A folder already over a limit (measure stopped) refuses every growth with that limit's sentence.
+      const usage = await this.usageOf(root, quota, ignore, signal);
+      if (usage === 'entries' || (usage !== 'bytes' && added.entries > 0 && usage.entries + added.entries > quota.maxFolderEntries)) throw fullOfEntries(shown, quota);
+      if (usage === 'bytes' || (added.bytes > 0 && usage.bytes + added.bytes > quota.maxFolderBytes)) throw fullOfBytes(shown, quota);
+    }
+    return (ok) => {
+      const usage = this.usages.get(root);
+      if (!usage) return;
+      if (!ok) this.usages.delete(root);
+      else Object.assign(usage, { entries: usage.entries + added.entries, bytes: usage.bytes + added.bytes });
+    };
+  }
+
+  /** The folder's usage, measured when not known or stale; the limit it is already over, if any. */
+  private async usageOf(root: string, quota: FolderQuota, ignore: string, signal: AbortSignal): Promise<Usage | 'entries' | 'bytes'> {
+    const known = this.usages.get(root);
+    if (known && Date.now() - known.measuredAt < REMEASURE_MS) return known;
+    for (const [folder, usage] of this.usages) if (Date.now() - usage.measuredAt >= REMEASURE_MS) this.usages.delete(folder);
+    const measured = await measure(root, quota, ignore, signal);
+    if (typeof measured === 'string') return measured;
+    const usage = { ...measured, measuredAt: Date.now() };
+    this.usages.set(root, usage);
+    return usage;
+  }
 }
 
 /** The folders a write to `real` creates (up to `stop`), and the size of the file it replaces. */
@@ -135,19 +153,4 @@ function fullOfEntries(shown: string, quota: FolderQuota): ToolRefusal {
 
 function fullOfBytes(shown: string, quota: FolderQuota): ToolRefusal {
   return new ToolRefusal(`${shown} was not written: this run's workspace folder would hold more than ${formatBytes(quota.maxFolderBytes)} (gateway-runs setting workspace.maxFolderBytes); write less, or replace a file with smaller content.`);
-}
-
-const queues = new Map<string, Promise<unknown>>();
-
-/** Runs `work` after every earlier write to the same run folder has finished (this process). */
-export async function serialised<T>(root: string, work: () => Promise<T>): Promise<T> {
-  const before = queues.get(root) ?? Promise.resolve();
-  const mine = before.then(work, work);
-  const settled = mine.then(() => undefined, () => undefined);
-  queues.set(root, settled);
-  try {
-    return await mine;
-  } finally {
-    if (queues.get(root) === settled) queues.delete(root);
-  }
 }
