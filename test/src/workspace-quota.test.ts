@@ -163,26 +163,26 @@ describe('workspace quota: a run cannot fill the disk through its file tools (is
     const boot = () => createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }] });
     let g = await boot();
     try {
-    const body = multipart({}, { name: 'admin-twice.flow', bytes: bundle('admin-twice', '1.0.0', toolsTwiceFlow()) });
-    expect((await g.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: g.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
-    const first = ['f1', 'f2', 'f3', 'f4', 'f5'].map((f) => write(f, `${f}.txt`, f));
-    const second = [write('sixth', 'f6.txt', 'f6'), write('seventh', 'f7.txt', 'f7'), write('overwrite', 'f1.txt', 'x')];
-    const started = await g.inject({ method: 'POST', url: '/api/gateway/runs/start', token: g.adminToken, payload: { bundle_id: 'admin-twice', input_data: { first, second } } });
-    expect(started.statusCode, started.body).to.equal(200);
-    const runId = started.json<{ run_id: string }>().run_id;
-    await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => r.status === 'waiting', 60_000);
-    // The first step left 5 files; a new gateway on the same data directory must find them on disk.
-    await g.stop();
-    g = await boot();
-    const resumed = await g.inject({ method: 'POST', url: '/api/gateway/commands', token: g.adminToken, payload: { command_id: randomBytes(8).toString('hex'), run_id: runId, type: 'resume', payload: { payload: { response: 'go' } } } });
-    expect(resumed.statusCode, resumed.body).to.equal(200);
-    const record = await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => TERMINAL.includes(r.status), 60_000);
-    expect(record.status, record.error ?? '').to.equal('completed');
-    const results = new Map(((record.output?.results ?? []) as ToolResult[]).map((r) => [r.call_id, r]));
-    expect(results.get('sixth')).to.deep.include({ success: true });
-    expect(results.get('seventh')!.error).to.equal("f7.txt was not written: this run's workspace folder would hold more than 6 files and folders (gateway-runs setting workspace.maxFolderEntries); replace an existing file instead of creating new ones.");
-    expect(results.get('overwrite')).to.deep.include({ success: true, output: 'Wrote 1 bytes to f1.txt.' });
-    expect(existsSync(path.join(data.dir, 'workspaces', `run-${runId}`, 'f7.txt'))).to.equal(false);
+      const body = multipart({}, { name: 'admin-twice.flow', bytes: bundle('admin-twice', '1.0.0', toolsTwiceFlow()) });
+      expect((await g.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: g.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+      const first = ['f1', 'f2', 'f3', 'f4', 'f5'].map((f) => write(f, `${f}.txt`, f));
+      const second = [write('sixth', 'f6.txt', 'f6'), write('seventh', 'f7.txt', 'f7'), write('overwrite', 'f1.txt', 'x')];
+      const started = await g.inject({ method: 'POST', url: '/api/gateway/runs/start', token: g.adminToken, payload: { bundle_id: 'admin-twice', input_data: { first, second } } });
+      expect(started.statusCode, started.body).to.equal(200);
+      const runId = started.json<{ run_id: string }>().run_id;
+      await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => r.status === 'waiting', 60_000);
+      // The first step left 5 files; a new gateway on the same data directory must find them on disk.
+      await g.stop();
+      g = await boot();
+      const resumed = await g.inject({ method: 'POST', url: '/api/gateway/commands', token: g.adminToken, payload: { command_id: randomBytes(8).toString('hex'), run_id: runId, type: 'resume', payload: { payload: { response: 'go' } } } });
+      expect(resumed.statusCode, resumed.body).to.equal(200);
+      const record = await until(async () => (await g.inject({ url: `/api/gateway/runs/${runId}`, token: g.adminToken })).json<RunRecord>(), (r) => TERMINAL.includes(r.status), 60_000);
+      expect(record.status, record.error ?? '').to.equal('completed');
+      const results = new Map(((record.output?.results ?? []) as ToolResult[]).map((r) => [r.call_id, r]));
+      expect(results.get('sixth')).to.deep.include({ success: true });
+      expect(results.get('seventh')!.error).to.equal("f7.txt was not written: this run's workspace folder would hold more than 6 files and folders (gateway-runs setting workspace.maxFolderEntries); replace an existing file instead of creating new ones.");
+      expect(results.get('overwrite')).to.deep.include({ success: true, output: 'Wrote 1 bytes to f1.txt.' });
+      expect(existsSync(path.join(data.dir, 'workspaces', `run-${runId}`, 'f7.txt'))).to.equal(false);
     } finally {
       await g.stop();
       data.remove();

@@ -8,11 +8,11 @@
  * limit, so it visits at most `maxFolderEntries + 1` entries; between measures each write adds what it
  * changed. Nothing is written to disk, so a crash loses nothing: the next start measures again. The
  * record is exact because only the file tools write run folders, one runner per data directory runs
- * them, and writes to one folder are serialised here (the record lives with the gateway's
- * WorkspacePolicy, so a new gateway on the same data directory measures afresh). A write that does not grow the folder (the same
- * or smaller content into an existing file) is never refused. Writes outside the run folder (an
- * admin's run under the gateway policy) are not charged here; only the depth cap applies to the
- * folders they create.
+ * them, and writes to one folder are serialised here. It lives with the gateway's WorkspacePolicy,
+ * so a new gateway on the same data directory measures afresh. A write that does not grow the folder
+ * (the same or smaller content into an existing file) is never refused. Writes outside the run
+ * folder (an admin's run under the gateway policy) are not charged here; only the depth cap applies
+ * to the folders they create.
  */
 import { formatBytes } from '@keel/plugin-sdk';
 import { lstat, opendir } from 'node:fs/promises';
