@@ -91,6 +91,9 @@ const configSchema = schema<GatewayRunsConfig>({
         maxWriteBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxWriteBytes },
         stepTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.stepTimeoutMs },
         maxResultBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxResultBytes },
+        maxFolderBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderBytes },
+        maxFolderEntries: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderEntries },
+        maxPathDepth: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_TOOL_LIMITS.maxPathDepth },
       },
     },
     bundleLimits: {

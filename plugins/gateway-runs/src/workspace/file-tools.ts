@@ -4,7 +4,7 @@
  * list). Relative paths resolve against the run's folder. A tool that cannot do what it was asked
  * (a refused path, a missing file, a file over the size limit, an edit that does not match once)
  * answers `success: false` with the reason in `error`; the effect itself still completes, and the
- * model sees the reason. Everything is asynchronous (file handles), so a slow disk never blocks the
+ * model sees the reason. Writes are held to the run folder's quota (`folder-quota.ts`). Everything is asynchronous (file handles), so a slow disk never blocks the
  * server; files are judged on the opened descriptor (see `checked-open.ts`).
  */
 import { formatBytes } from '@keel/plugin-sdk';
@@ -137,33 +137,51 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       const bytes = Buffer.from(args.content, 'utf8');
       refuseLargeWrite(bytes.length, ctx);
       const { real, where, judge } = await target('rw');
-      await mkdir(path.dirname(real), { recursive: true });
-      const handle = await openFileForWrite(real, where, judge);
-      try {
-        await replaceContent(handle, bytes);
-      } finally {
-        await handle.close();
-      }
-      return `Wrote ${bytes.length} bytes to ${where}.`;
+      return ctx.policy.usage.serialised(root, async () => {
+        const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+        let written = false;
+        try {
+          await mkdir(path.dirname(real), { recursive: true });
+          const handle = await openFileForWrite(real, where, judge);
+          try {
+            await replaceContent(handle, bytes);
+            written = true;
+          } finally {
+            await handle.close();
+          }
+        } finally {
+          settle(written);
+        }
+        return `Wrote ${bytes.length} bytes to ${where}.`;
+      });
     }
     case 'edit_file': {
       const old = args.old ?? args.old_string;
       const replacement = args.new ?? args.new_string;
       if (typeof old !== 'string' || old === '' || typeof replacement !== 'string') throw new ToolRefusal("edit_file needs 'old' (non-empty) and 'new' strings.");
       const { real, where, judge } = await target('rw');
-      const handle = await openFile(real, where, judge, true);
-      try {
-        const text = await readCapped(handle, where, ctx);
-        const at = text.indexOf(old);
-        if (at < 0) throw new ToolRefusal(`The text to replace was not found in ${where}.`);
-        if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
-        const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
-        refuseLargeWrite(bytes.length, ctx);
-        await replaceContent(handle, bytes);
-      } finally {
-        await handle.close();
-      }
-      return `Edited ${where}: replaced 1 occurrence.`;
+      return ctx.policy.usage.serialised(root, async () => {
+        const handle = await openFile(real, where, judge, true);
+        try {
+          const text = await readCapped(handle, where, ctx);
+          const at = text.indexOf(old);
+          if (at < 0) throw new ToolRefusal(`The text to replace was not found in ${where}.`);
+          if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
+          const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
+          refuseLargeWrite(bytes.length, ctx);
+          const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+          let written = false;
+          try {
+            await replaceContent(handle, bytes);
+            written = true;
+          } finally {
+            settle(written);
+          }
+        } finally {
+          await handle.close();
+        }
+        return `Edited ${where}: replaced 1 occurrence.`;
+      });
     }
   }
 }

@@ -13,6 +13,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BuiltinRefusals, PROTECTED_KIND_NAMES } from './builtin-refusals.js';
+import { FolderUsage } from './folder-quota.js';
 import { inside, realPathOf, realPathSync } from './real-path.js';
 
 export { inside, realPathOf } from './real-path.js';
@@ -72,6 +73,8 @@ export class WorkspacePolicy {
   private readonly policy: WorkspacePolicyConfig;
   private readonly dataDir: string;
   private readonly refusals: BuiltinRefusals;
+  /** What the run folders hold, for their quota (see folder-quota.ts). */
+  readonly usage = new FolderUsage();
 
   constructor(dataDir: string, policy: Partial<WorkspacePolicyConfig> = {}, refusals?: BuiltinRefusals) {
     // A fresh gateway is any_except_denied with rw and no rows; an unknown posture reads as any_except_denied, a default other than ro as rw.
