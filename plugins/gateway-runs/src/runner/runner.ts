@@ -120,7 +120,20 @@ export class Runner {
       const after = this.runtime.load(runId);
       if (after && isTerminal(after.status)) await this.runtime.resumeParentOf(after);
     } catch (err) {
+      // While the kernel stops, storage closes under in-flight ticks: not the run's fault, it continues at the next start.
+      if (this.stopped) {
+        this.log.warn('run tick interrupted by stop', { run_id: runId, error: (err as Error).message });
+        return;
+      }
+      // Anything else would fail the same way at every tick and restart: the run fails with the reason.
       this.log.error('run tick failed', { run_id: runId, err });
+      try {
+        await this.runtime.failUnexpected(runId, err);
+        const after = this.runtime.load(runId);
+        if (after && isTerminal(after.status)) await this.runtime.resumeParentOf(after);
+      } catch (again) {
+        this.log.error('failed run could not be ended', { run_id: runId, err: again });
+      }
     }
   }
 
