@@ -39,6 +39,17 @@ const measuring = {
   edges: edges('start -> measure', 'measure -> end', 'start.base -> measure.base', 'measure.value -> end.value'),
 };
 
+/** start → tag (a pure exec node of odd-results whose output is a Symbol) → end with that output. */
+const tagging = {
+  id: 'tagging',
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: ['name'] }),
+    node({ id: 'tag', type: 'tag', inputs: ['name'], outputs: ['tag'] }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['tag'] }),
+  ],
+  edges: edges('start -> tag', 'tag -> end', 'start.name -> tag.name', 'tag.tag -> end.tag'),
+};
+
 /** Ends at once with `message` as its output. */
 const echo = {
   id: 'echo',
@@ -70,7 +81,7 @@ describe('run budgets: unexpected step errors, processing time and active runs p
     expect(created.statusCode).to.equal(201);
     bob = created.json<{ token: { token: string } }>().token.token;
     for (const token of [k.adminToken, bob]) {
-      for (const flow of [appending, measuring, echo, askUserFlow('ask')]) {
+      for (const flow of [appending, measuring, tagging, echo, askUserFlow('ask')]) {
         const body = multipart({}, { name: `${flow.id}.flow`, bytes: bundle(flow.id, '1.0.0', flow) });
         const res = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token, payload: body.payload, headers: body.headers });
         expect(res.statusCode, res.body).to.equal(201);
@@ -93,6 +104,15 @@ describe('run budgets: unexpected step errors, processing time and active runs p
     expect((await call(k.adminToken, 'GET', '/api/health')).statusCode).to.equal(200);
     const other = await start(bob, 'echo', { message: 'still here' });
     expect((await until(() => getRun(bob, other), ended, 60_000)).output).to.deep.include({ response: 'still here' });
+  });
+
+  it('a run whose own variables hold a value storage refuses still ends failed with the reason (ending it failed the same way)', async () => {
+    const runId = await start(bob, 'tagging', { name: 'odd' });
+    const run = await until(() => getRun(bob, runId), ended, 60_000);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.match(/^The run stopped on an unexpected error at node '(tag|end)': .*symbol/i);
+    expect(statusRecords(await ledger(bob, runId)).map((r) => r.effect!.payload.payload)).to.deep.equal([{ text: 'failed' }]);
+    expect((await call(k.adminToken, 'GET', '/api/health')).statusCode).to.equal(200);
   });
 
   it('an array_append loop of 100,000 rounds fails on limits.maxRunCpuMs (it burned a core for minutes under every other limit)', async () => {

@@ -256,7 +256,16 @@ export class Runtime {
       const run = this.load(runId);
       if (!run || isTerminal(run.status)) return;
       const at = run.current_node ? ` at node '${run.current_node}'` : '';
-      await this.fail(run, `The run stopped on an unexpected error${at}: ${unexpectedReason(err)}`);
+      const reason = `The run stopped on an unexpected error${at}: ${unexpectedReason(err)}`;
+      try {
+        await this.fail(run, reason);
+      } catch (again) {
+        if (isTerminal(run.status)) throw again;
+        // The run's own variables hold what storage refuses (a value a node made): it ends with what can be stored of them.
+        this.deps.log.warn('failed run saved without its unstorable variables', { run_id: runId, error: (again as Error).message });
+        run.vars = storableCopy(run.vars);
+        await this.fail(run, reason);
+      }
     });
   }
 
@@ -486,4 +495,13 @@ function unexpectedReason(err: unknown): string {
   const clean = message.replace(/(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s'"`()]+)+[\\/]?/g, (p) => `…/${p.split(/[\\/]/).filter(Boolean).pop() ?? ''}`);
   const short = clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
   return /[.!?]$/.test(short) ? short : `${short}.`;
+}
+
+/** What JSON can carry of `value` (BigInts as strings; symbols and functions dropped); `{}` when even that fails (a cycle). */
+function storableCopy(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
