@@ -380,6 +380,8 @@ export class Runtime {
       paused_at: null,
       resumed_at: null,
       effect_index: 0,
+      // Its own budgets: the parent's counts are the parent's.
+      steps: 0,
       cpu_ms: 0,
     };
     await this.createRun(child);
