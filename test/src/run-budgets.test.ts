@@ -75,7 +75,7 @@ describe('run budgets: unexpected step errors, processing time and active runs p
 
   before(async () => {
     k = await createTestKernel({
-      plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunCpuMs: 200, maxActiveRunsPerAccount: 2 } } }, oddResultsPlugin],
+      plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunCpuMs: 1000, maxActiveRunsPerAccount: 2 } } }, oddResultsPlugin],
     });
     const created = await call(k.adminToken, 'POST', '/api/gateway/admin/users', { account: 'bob' });
     expect(created.statusCode).to.equal(201);
@@ -119,8 +119,9 @@ describe('run budgets: unexpected step errors, processing time and active runs p
     const runId = await start(bob, 'appending', { a: [], rounds: 100_000 });
     const run = await until(() => getRun(bob, runId), ended, 240_000);
     expect(run.status).to.equal('failed');
-    expect(run.error).to.match(/^The run spent more than 200 ms of processing time stepping at node '(loop|grow)', the most one run may spend \(setting `limits\.maxRunCpuMs` of the gateway-runs plugin\)\.$/);
+    expect(run.error).to.match(/^The run spent more than 1 s of processing time stepping at node '(loop|grow)', the most one run may spend \(setting `limits\.maxRunCpuMs` of the gateway-runs plugin\)\.$/);
     expect(statusRecords(await ledger(bob, runId))).to.have.length(1);
+    expect((await call(k.adminToken, 'GET', '/api/health')).statusCode).to.equal(200);
 
     // A short loop stays within the budget and completes.
     const short = await start(bob, 'appending', { a: [], rounds: 10 });
