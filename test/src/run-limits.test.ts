@@ -63,6 +63,31 @@ const sayTimes = {
   edges: edges('start -> loop', 'loop:loop -> say', 'loop:done -> end', 'start.times -> loop.end', 'start.message -> say.message'),
 };
 
+/** Counts `rounds` rounds in a loop (two steps a round), then ends with the count. */
+const counting = (id: string) => ({
+  id,
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: ['rounds'] }),
+    node({ id: 'loop', type: 'for', inputs: ['start', 'end', 'step'], outputs: ['i'], data: { pinDefaults: { start: 0, step: 1 } } }),
+    node({ id: 'count', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'n' } } }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['response'], data: { pinDefaults: { response: 'counted' } } }),
+  ],
+  edges: edges('start -> loop', 'loop:loop -> count', 'loop:done -> end', 'start.rounds -> loop.end', 'loop.i -> count.value'),
+});
+
+/** Counts 150 rounds itself, then runs `counting` as a subflow child for another 150 rounds. */
+const parentThenChild = {
+  id: 'parent',
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+    node({ id: 'loop', type: 'for', inputs: ['start', 'end', 'step'], outputs: ['i'], data: { pinDefaults: { start: 0, end: 150, step: 1 } } }),
+    node({ id: 'count', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'n' } } }),
+    node({ id: 'child', type: 'subflow', inputs: ['rounds'], outputs: ['output'], data: { subflowId: 'counting', pinDefaults: { rounds: 150 } } }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+  ],
+  edges: edges('start -> loop', 'loop:loop -> count', 'loop:done -> child', 'child -> end', 'loop.i -> count.value', 'child.output -> end.response'),
+};
+
 /** Ends at once with `message` as its output. */
 const echo = {
   id: 'echo',
@@ -131,6 +156,8 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
       await api.uploadBundle('say-times', sayTimes);
       await api.uploadBundle('echo', echo);
       await api.uploadBundle('nesting', nesting);
+      const body = multipart({}, { name: 'parent.flow', bytes: bundle('parent', '1.0.0', parentThenChild, [counting('counting')]) });
+      expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
     });
     after(() => k?.stop());
 
@@ -142,6 +169,14 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
       const items = await api.ledger(runId);
       expect(items.map((r) => [r.status, r.error])).to.deep.equal([['failed', run.error], ['completed', null]]);
       expect(statusRecord(items)).to.have.length(1);
+    });
+
+    it("a child run counts its own steps against limits.maxSteps, not its parent's too (it started from the parent's count)", async () => {
+      const runId = await start('parent', {});
+      const run = await until(() => api.getRun(runId), ended, 60_000);
+      expect(run.status).to.equal('completed');
+      // The child's own end: it completed its 150 rounds (it failed on maxSteps when it inherited the parent's 300 steps).
+      expect(run.output?.response).to.deep.equal({ response: 'counted', success: true });
     });
 
     it('a value nested one level deeper each round fails naming limits.maxVarsDepth (it used to grow until saving the run overflowed the stack)', async () => {

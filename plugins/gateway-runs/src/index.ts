@@ -21,6 +21,7 @@ import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
 import { wireRunner } from './runner/runner-wiring.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
+import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
 import { RunStore } from './runtime/run-store.js';
 import { Runtime } from './runtime/runtime.js';
@@ -55,7 +56,7 @@ interface GatewayRunsConfig {
   agentToolPrompt: boolean;
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
-  /** Per-run limits: steps and variable size (the ledger plugin limits record and ledger bytes). */
+  /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
   limits: RunLimitsConfig;
 }
 
@@ -116,6 +117,8 @@ const configSchema = schema<GatewayRunsConfig>({
         maxVarsBytes: { type: 'integer', minimum: 65536, default: DEFAULT_RUN_LIMITS.maxVarsBytes },
         maxVarsDepth: { type: 'integer', minimum: 16, default: DEFAULT_RUN_LIMITS.maxVarsDepth },
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
+        maxRunCpuMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunCpuMs },
+        maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
       },
     },
     workspacePolicy: {
@@ -176,6 +179,7 @@ export const gatewayRunsPlugin = definePlugin({
           commands,
           bundles,
           auth: deps.auth,
+          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p)),
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
           streamingDefault: config.streamingDefault,

@@ -60,17 +60,19 @@ export function edges(...specs: string[]) {
   });
 }
 
-export function bundle(bundleId: string, version: string, flow: { id: string; nodes: unknown[]; edges: unknown[]; interfaces?: string[] }): Buffer {
+/** A `.flow` bundle whose entrypoint is `flow`; `subflows` are further flows in it (for `subflow` nodes), not entrypoints. */
+export function bundle(bundleId: string, version: string, flow: { id: string; nodes: unknown[]; edges: unknown[]; interfaces?: string[] }, subflows: { id: string; nodes: unknown[]; edges: unknown[] }[] = []): Buffer {
   const manifest = {
     bundle_format_version: '1',
     bundle_id: bundleId,
     bundle_version: version,
     entrypoints: [{ flow_id: flow.id, name: bundleId, description: `${bundleId} test flow`, interfaces: flow.interfaces ?? [] }],
     default_entrypoint: flow.id,
-    flows: { [flow.id]: `flows/${flow.id}.json` },
+    flows: Object.fromEntries([flow, ...subflows].map((f) => [f.id, `flows/${f.id}.json`])),
   };
   const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-  return Buffer.from(zipSync({ 'manifest.json': enc(manifest), [`flows/${flow.id}.json`]: enc({ name: bundleId, entryNode: 'start', ...flow }) }));
+  const files = Object.fromEntries([flow, ...subflows].map((f) => [`flows/${f.id}.json`, enc({ name: bundleId, entryNode: 'start', ...f })]));
+  return Buffer.from(zipSync({ 'manifest.json': enc(manifest), ...files }));
 }
 
 /** A multipart body with one file field (for `POST /bundles/upload` through `inject`). */

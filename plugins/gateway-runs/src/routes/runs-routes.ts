@@ -10,6 +10,7 @@ import { PAYLOAD_NOT_AN_OBJECT, resumeRefusal } from '../runner/resume-rules.js'
 import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
 import { newScheduledRun, scheduleBody } from './schedule-run.js';
@@ -47,6 +48,8 @@ export interface RunsRoutesDeps {
   bundles: BundleRegistry;
   start: StartContext;
   auth: AuthService;
+  /** `limits.maxActiveRunsPerAccount`: a start past it answers 429. */
+  activeRuns: ActiveRunCap;
   runnerWarning(): string | null;
   /** The `agents.streaming_default` setting. */
   streamingDefault: boolean;
@@ -84,7 +87,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newRootRun(body, principal!.account, resolution, d.streamingDefault);
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.runtime.createRun(run);
+        await d.activeRuns.admit(principal!, () => d.runtime.createRun(run));
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
@@ -99,7 +102,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newScheduledRun(body, principal!.account, resolution);
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.runtime.createRun(run);
+        await d.activeRuns.admit(principal!, () => d.runtime.createRun(run));
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },

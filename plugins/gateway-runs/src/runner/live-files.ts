@@ -6,7 +6,7 @@
  * - `_wake.jsonl`: the server's nudges to the runner (a run started, a command queued).
  * Readers follow the files with fs.watch and read only what was appended since their offset.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
 export const WAKE_FILE = '_wake.jsonl';
@@ -15,7 +15,8 @@ export class LiveFiles {
   private readonly offsets = new Map<string, number>();
   private watcher: FSWatcher | null = null;
 
-  constructor(readonly dir: string) {
+  /** `onError` hears what following a file failed on (a line that is not JSON, a handler that threw): it runs in a watcher callback, where a throw would end the process. */
+  constructor(readonly dir: string, private readonly onError: (file: string, err: unknown) => void = () => {}) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
@@ -40,34 +41,60 @@ export class LiveFiles {
    */
   follow(accept: (file: string) => boolean, onLine: (file: string, message: unknown) => void, onGone?: (file: string) => void, replay = false): void {
     const drain = (file: string) => {
-      const full = path.join(this.dir, file);
-      if (!existsSync(full)) {
+      let fd: number;
+      try {
+        // Opened, then measured on the descriptor: the runner deletes a run's file when the run ends, at any moment.
+        fd = openSync(path.join(this.dir, file), 'r');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         if (this.offsets.delete(file)) onGone?.(file);
         return;
       }
-      const size = statSync(full).size;
-      const from = this.offsets.get(file) ?? 0;
-      if (size <= from) return;
-      const fd = openSync(full, 'r');
       try {
+        const size = fstatSync(fd).size;
+        const from = this.offsets.get(file) ?? 0;
+        if (size <= from) return;
         const buf = Buffer.alloc(size - from);
         readSync(fd, buf, 0, buf.length, from);
         const text = buf.toString('utf8');
         const lastNewline = text.lastIndexOf('\n');
         if (lastNewline < 0) return;
         this.offsets.set(file, from + Buffer.byteLength(text.slice(0, lastNewline + 1)));
-        for (const line of text.slice(0, lastNewline).split('\n')) if (line) onLine(file, JSON.parse(line));
+        for (const line of text.slice(0, lastNewline).split('\n')) {
+          if (!line) continue;
+          try {
+            onLine(file, JSON.parse(line));
+          } catch (err) {
+            // One bad line (or a handler's error) costs that line only, not the lines after it.
+            this.onError(file, err);
+          }
+        }
       } finally {
         closeSync(fd);
       }
     };
     const existing = readdirSync(this.dir).filter(accept);
-    if (!replay) for (const name of existing) this.offsets.set(name, statSync(path.join(this.dir, name)).size);
+    const drainSafely = (file: string) => {
+      try {
+        drain(file);
+      } catch (err) {
+        this.onError(file, err);
+      }
+    };
+    if (!replay) {
+      for (const name of existing) {
+        try {
+          this.offsets.set(name, statSync(path.join(this.dir, name)).size);
+        } catch {
+          // Deleted since the listing: its run ended, nothing to follow.
+        }
+      }
+    }
     this.watcher = watch(this.dir, (_event, name) => {
-      if (name && accept(name)) drain(name);
+      if (name && accept(name)) drainSafely(name);
     });
     this.watcher.unref();
-    if (replay) for (const name of existing) drain(name);
+    if (replay) for (const name of existing) drainSafely(name);
   }
 
   stop(): void {

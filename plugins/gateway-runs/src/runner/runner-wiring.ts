@@ -24,7 +24,7 @@ export interface RunnerWiring {
 }
 
 export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner: Runner, log: Logger): RunnerWiring {
-  const live = new LiveFiles(path.join(dataDir, 'live'));
+  const live = new LiveFiles(path.join(dataDir, 'live'), (file, err) => log.warn('live file not followed', { file, error: (err as Error).message }));
   const lock = new RunnerLock(path.join(dataDir, 'gateway_runner.lock'));
   let active = false;
   let warning: string | null = null;

@@ -28,11 +28,11 @@ export class Runner {
       else if (run.waiting?.reason === 'until') this.armWait(run.run_id);
       else if (run.waiting?.reason === 'subworkflow') {
         const child = this.runs.get(String(run.waiting.details?.sub_run_id));
-        if (child && isTerminal(child.status)) void this.runtime.resumeParentOf(child);
+        if (child && isTerminal(child.status)) void this.guarded(run.run_id, () => this.runtime.resumeParentOf(child));
       }
       // A memory compaction whose child ended while no runner ran.
       const compactor = this.runtime.memory.endedChild(run);
-      if (compactor) void this.runtime.memory.settle(compactor);
+      if (compactor) void this.guarded(run.run_id, () => this.runtime.memory.settle(compactor));
     }
     this.kickCommands();
   }
@@ -65,7 +65,7 @@ export class Runner {
       clearTimeout(this.timers.get(runId));
       const timer = setTimeout(() => {
         this.timers.delete(runId);
-        void this.fireUntil(runId);
+        void this.guarded(runId, () => this.fireUntil(runId));
       }, Math.min(Math.max(0, atMs - Date.now()), 2 ** 31 - 1));
       timer.unref();
       this.timers.set(runId, timer);
@@ -107,7 +107,7 @@ export class Runner {
 
   private async tickOnce(runId: string): Promise<void> {
     await new Promise((r) => setImmediate(r));
-    try {
+    await this.guarded(runId, async () => {
       // A finished compaction child schedules its parent: its summary is applied here.
       const compactor = this.runtime.memory.endedChild(this.runtime.load(runId));
       if (compactor) await this.runtime.memory.settle(compactor);
@@ -119,8 +119,32 @@ export class Runner {
       await this.runtime.tick(runId);
       const after = this.runtime.load(runId);
       if (after && isTerminal(after.status)) await this.runtime.resumeParentOf(after);
+    });
+  }
+
+  /**
+   * Runs the runner's `work` on a run. An error it throws would, left alone, fail the same way at
+   * every tick and restart (or, from a timer, reject with no one to catch it): the run fails with
+   * the reason instead.
+   */
+  private async guarded(runId: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
     } catch (err) {
+      // While the kernel stops, storage closes under in-flight ticks: not the run's fault, it continues at the next start.
+      if (this.stopped) {
+        this.log.warn('run tick interrupted by stop', { run_id: runId, error: (err as Error).message });
+        return;
+      }
+      // Anything else would fail the same way at every tick and restart: the run fails with the reason.
       this.log.error('run tick failed', { run_id: runId, err });
+      try {
+        await this.runtime.failUnexpected(runId, err);
+        const after = this.runtime.load(runId);
+        if (after && isTerminal(after.status)) await this.runtime.resumeParentOf(after);
+      } catch (again) {
+        this.log.error('failed run could not be ended', { run_id: runId, err: again });
+      }
     }
   }
 

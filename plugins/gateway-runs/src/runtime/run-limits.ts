@@ -20,9 +20,17 @@ export interface RunLimitsConfig {
   maxSteps: number;
   /** The deepest nesting of arrays and objects a run's values may reach (saving a run's state recurses). */
   maxVarsDepth: number;
+  /**
+   * The most time (ms) the runtime may spend stepping one run, summed over all its slices and
+   * restarts: steps that stay within `maxSteps` and `maxVarsBytes` can still cost quadratic time
+   * (an `array_append` loop copies its array each round). Scheduler runs are exempt.
+   */
+  maxRunCpuMs: number;
+  /** The most root runs one non-admin account may have running or waiting at once (`POST /runs/start` answers 429 past it). */
+  maxActiveRunsPerAccount: number;
 }
 
-export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256 };
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64 };
 
 /** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
 export const UNKNOWN_ADDITIONS = Symbol('unknown additions');
@@ -35,6 +43,17 @@ export class RunLimits {
   private readonly headroom = new WeakMap<RunState, number>();
 
   constructor(private readonly config: RunLimitsConfig = DEFAULT_RUN_LIMITS) {}
+
+  /**
+   * Adds `elapsedMs` of stepping to the run's total (kept on its state, so it counts across
+   * slices and restarts) and answers why the run must stop, or null.
+   */
+  afterCpu(run: RunState, nodeId: string | null, elapsedMs: number): string | null {
+    run.cpu_ms = (run.cpu_ms ?? 0) + elapsedMs;
+    if (run.cpu_ms <= this.config.maxRunCpuMs || run.builtin === 'scheduler') return null;
+    const at = nodeId ? ` at node '${nodeId}'` : '';
+    return `The run spent more than ${formatMs(this.config.maxRunCpuMs)} of processing time stepping${at}, the most one run may spend (setting \`limits.maxRunCpuMs\` of the gateway-runs plugin).`;
+  }
 
   /**
    * Counts a step the run just took at `nodeId`, which added `added` to its variables (the step's
@@ -70,4 +89,8 @@ export class RunLimits {
     this.headroom.set(run, room);
     return null;
   }
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

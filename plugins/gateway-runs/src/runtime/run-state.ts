@@ -45,6 +45,8 @@ export interface RunState {
   effect_index: number;
   /** Steps taken so far, for `limits.maxSteps` (as of the last save; absent on runs made before it existed). */
   steps?: number;
+  /** Milliseconds the runtime spent stepping this run so far, for `limits.maxRunCpuMs` (as of the last save). */
+  cpu_ms?: number;
   /** `docs` for a docs-question start (`kind: docs`), else a conversation. */
   kind?: 'conversation' | 'docs';
   /**

@@ -135,6 +135,8 @@ export class Runtime {
       await this.toPauseWait(run);
       return false;
     }
+    // Stepping is synchronous work on the event loop: its wall time is the processing time it costs (`limits.maxRunCpuMs`).
+    const began = performance.now();
     let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
     const control = run.builtin === null ? temp(run.vars as RunVars).control : [];
     const frameBefore = control[control.length - 1];
@@ -161,7 +163,8 @@ export class Runtime {
     // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
     const frameAfter = control[control.length - 1];
     const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
-    const over = this.limits.afterStep(run, 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node, added);
+    const at = 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node;
+    const over = this.limits.afterStep(run, at, added) ?? this.limits.afterCpu(run, at, performance.now() - began);
     if (over) return this.fail(run, over);
 
     if (outcome.kind === 'complete') return this.complete(run, outcome.output);
@@ -241,6 +244,29 @@ export class Runtime {
     }
     this.deps.schedule(run.run_id);
     return 'resumed';
+  }
+
+  /**
+   * Fails a run whose step threw an error nothing expected (a record the ledger could not write, a
+   * contributed node's bug): left running, it would fail the same way at every tick and restart.
+   * The reason names the node and the error's first line, without a stack or absolute paths.
+   */
+  async failUnexpected(runId: string, err: unknown): Promise<void> {
+    await this.lock.run(runId, async () => {
+      const run = this.load(runId);
+      if (!run || isTerminal(run.status)) return;
+      const at = run.current_node ? ` at node '${run.current_node}'` : '';
+      const reason = `The run stopped on an unexpected error${at}: ${unexpectedReason(err)}`;
+      try {
+        await this.fail(run, reason);
+      } catch (again) {
+        if (isTerminal(run.status)) throw again;
+        // The run's own variables hold what storage refuses (a value a node made): it ends with what can be stored of them.
+        this.deps.log.warn('failed run saved without its unstorable variables', { run_id: runId, error: (again as Error).message });
+        run.vars = storableCopy(run.vars);
+        await this.fail(run, reason);
+      }
+    });
   }
 
   /** Ends a run as cancelled (its in-flight work aborted first by the caller). */
@@ -354,6 +380,9 @@ export class Runtime {
       paused_at: null,
       resumed_at: null,
       effect_index: 0,
+      // Its own budgets: the parent's counts are the parent's.
+      steps: 0,
+      cpu_ms: 0,
     };
     await this.createRun(child);
     return id;
@@ -460,4 +489,21 @@ export class FlowMissingError extends Error {}
 function terminalOutput(output: unknown): Record<string, unknown> {
   if (output !== null && typeof output === 'object' && !Array.isArray(output)) return { success: true, ...(output as Record<string, unknown>) };
   return { response: output ?? null, success: true };
+}
+
+/** An error's first line, its absolute paths replaced by their file names and its length capped, as one sentence. */
+function unexpectedReason(err: unknown): string {
+  const message = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).split('\n')[0]!.trim();
+  const clean = message.replace(/(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s'"`()]+)+[\\/]?/g, (p) => `…/${p.split(/[\\/]/).filter(Boolean).pop() ?? ''}`);
+  const short = clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
+  return /[.!?]$/.test(short) ? short : `${short}.`;
+}
+
+/** What JSON can carry of `value` (BigInts as strings; symbols and functions dropped); `{}` when even that fails (a cycle). */
+function storableCopy(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
