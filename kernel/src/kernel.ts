@@ -29,6 +29,7 @@ import type { LoadedPluginInfo } from './core/core-context.js';
 import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
 import { errorMiddleware } from './http/error-middleware.js';
+import { capConnections, serverTimeouts } from './http/connection-limits.js';
 import { buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
 import { OriginPolicy } from './http/origin-policy.js';
 import { mountSocket, SocketHost, type UpgradeHandler } from './http/socket-upgrades.js';
@@ -178,9 +179,10 @@ export class Kernel {
   /** Opens the listener; resolves with the bound address. */
   async listen(port = this.options.config.server.port, host = this.options.config.server.host): Promise<AddressInfo> {
     if (this.server) throw new Error('the kernel is already listening');
-    const server = http.createServer(this.callback());
+    const limits = this.options.config.server.http;
+    const server = http.createServer(serverTimeouts(limits), this.callback());
+    capConnections(server, limits);
     server.on('upgrade', this.upgradeHandler());
-    server.keepAliveTimeout = 5_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -37,6 +37,21 @@ export interface LiveConfig {
   socketMaxPayloadBytes: number;
 }
 
+/** Bounds on every HTTP connection of `Kernel.listen()` (an embedding host's own server owns these). */
+export interface HttpConfig {
+  /** Time a client has to send a request's headers; a slower one is cut off (slowloris). */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, headers and body; a slower one gets 408. Not a limit on
+   * responses: event streams and WebSockets stay open as long as they are used. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections in total; more are closed as they arrive. */
+  maxConnections: number;
+  /** Open connections from one remote address (loopback included); more are closed as they arrive. */
+  connectionsPerSource: number;
+}
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -54,6 +69,7 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   watchdog: WatchdogConfig;
   live: LiveConfig;
+  http: HttpConfig;
 }
 
 export interface KernelConfig {
@@ -111,6 +127,18 @@ export const kernelConfigSchema = {
             streamsPerAccount: { type: 'integer', minimum: 1, default: 256 },
             socketsPerAccount: { type: 'integer', minimum: 1, default: 64 },
             socketMaxPayloadBytes: { type: 'integer', minimum: 1024, default: 1024 * 1024 },
+          },
+        },
+        http: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            headersTimeoutMs: { type: 'integer', minimum: 100, default: 15_000 },
+            requestTimeoutMs: { type: 'integer', minimum: 100, default: 120_000 },
+            keepAliveTimeoutMs: { type: 'integer', minimum: 100, default: 5_000 },
+            maxConnections: { type: 'integer', minimum: 1, default: 1024 },
+            connectionsPerSource: { type: 'integer', minimum: 1, default: 256 },
           },
         },
       },

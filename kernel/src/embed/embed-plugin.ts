@@ -2,6 +2,7 @@
  * Embeds one plugin in another host (a plain Koa or Express app) with the same boot code as
  * `keel serve`: its config is validated, its storage is the LMDB env under `dataDir`, its pools
  * are owned here and closed by `stop()`. Tokens of other plugins it depends on come from `overrides`.
+ * The connections are the host's: its server owns their timeouts and caps (`server.http` does not apply).
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
