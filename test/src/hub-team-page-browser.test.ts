@@ -150,7 +150,7 @@ describe('team page in a browser', function () {
     await ann.getByTestId('composer-status').selectOption('open');
     await ann.getByTestId('composer-submit').click();
     const question = message(ann, 'Two checks before we open the crossing');
-    await question.getByTestId('ask').nth(1).waitFor();
+    await question.locator('[data-testid="ask"][data-pending="true"]').nth(1).waitFor();
     expect(await question.locator('[data-testid="ask"][data-pending="true"]').count()).to.equal(2);
     const lightsId = (await question.getByTestId('ask').filter({ hasText: 'check the lights' }).getAttribute('data-ask-id'))!;
 

@@ -101,8 +101,9 @@ export function renderMessage(message: MessageRow, view: MessageView, actions: M
   el.append(h('p', { testid: 'message-body', class: 'tp-message__body' }, message.body));
 
   if (!retracted) {
-    const pending = new Set(message.pending_asks ?? []);
     const asks = asksOf(message);
+    // A message as the post answered it carries no per-viewer fields yet: nothing has answered its asks.
+    const pending = new Set(message.pending_asks === undefined ? asks.map((a) => a.id) : (message.pending_asks ?? []));
     if (asks.length) {
       el.append(h('ul', { testid: 'message-asks', class: 'tp-asks' }, ...asks.map((ask) => h('li', {
         testid: 'ask',
