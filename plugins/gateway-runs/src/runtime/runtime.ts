@@ -9,10 +9,10 @@ import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveHub }
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
-import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
-import { isSupportedType, step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
+import { step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
 import { temp, type RunVars } from '../flow/node-io.js';
 import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
+import { childRunState } from './child-run.js';
 import { appendLlmTurn } from './conversation-memory.js';
 import { EffectExecutor, type EffectOutcome } from './effect-executor.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -20,7 +20,9 @@ import { MemoryCompaction } from './memory-compaction.js';
 import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
 import type { RetryPolicy } from './retry-policy.js';
+import { FlowMissingError, RunFlows } from './run-flows.js';
 import { RunLimits, UNKNOWN_ADDITIONS } from './run-limits.js';
+import { storableCopy, terminalOutput, unexpectedReason } from './run-outcomes.js';
 import { scheduleStep } from './schedule.js';
 import { childRunId, stepRecord } from './records.js';
 import type { StepRecord } from '@keel/plugin-ledger';
@@ -77,12 +79,13 @@ export class Runtime {
   private readonly cancelReasons = new Map<string, string>();
   /** The live state of runs this process works on: steps mutate it, `save` makes it durable. */
   private readonly live = new Map<string, RunState>();
-  /** Compiled flows of live runs: a bundle lookup per step would scan the bundle folders every time. */
-  private readonly flows = new Map<string, CompiledFlow>();
+  /** The compiled flow of each live run. */
+  private readonly runFlows: RunFlows;
   private readonly limits: RunLimits;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.limits = deps.limits ?? new RunLimits();
+    this.runFlows = new RunFlows(deps.bundles, deps.catalog, deps.nodeTypes, deps.log);
     this.executor = new EffectExecutor(deps.ledger, deps.hub, deps.inference, {
       startChild: (parent, key, payload) => this.startChild(parent, key, payload),
       deliverEvent: (waitKey, envelope) => this.deliverEvent(waitKey, envelope),
@@ -148,9 +151,9 @@ export class Runtime {
       } else if (run.builtin === MEMORY_COMPACTOR) {
         outcome = compactionStep(run);
       } else {
-        const flow = this.flowOf(run);
+        const flow = this.runFlows.of(run);
         if (run.current_node === null) run.current_node = flow.entry;
-        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.assertSupported(flow);
+        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.runFlows.assertSupported(flow);
         outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes);
       }
     } catch (err) {
@@ -315,32 +318,6 @@ export class Runtime {
     return runtime.stream === true;
   }
 
-  private flowOf(run: RunState): CompiledFlow {
-    const cached = this.flows.get(run.run_id);
-    if (cached) return cached;
-    const bundle = run.workflow_policy ? this.catalogBundle(run) : this.deps.bundles.find(run.account, run.bundle_id, run.bundle_version)?.bundle;
-    const flow = bundle?.flows.get(run.flow_id);
-    if (!flow) throw new FlowMissingError(`flow '${run.flow_id}' of bundle ${run.bundle_id}@${run.bundle_version} is no longer installed`);
-    this.flows.set(run.run_id, flow);
-    return flow;
-  }
-
-  private catalogBundle(run: RunState) {
-    try {
-      return this.deps.catalog.bundleOf(run.workflow_policy!);
-    } catch (err) {
-      this.deps.log.warn('catalog bundle unreadable', { run_id: run.run_id, bundle_ref: run.workflow_policy!.bundle_ref, error: (err as Error).message });
-      return undefined;
-    }
-  }
-
-  private assertSupported(flow: CompiledFlow): void {
-    for (const id of reachableNodes(flow)) {
-      const type = flow.type(id);
-      if (!isSupportedType(type, this.deps.nodeTypes)) throw new UnsupportedNodeError(id, type);
-    }
-  }
-
   /** Where control goes when a branch ends: the innermost loop or sequence, else nowhere. */
   private controlReturn(run: RunState): string | null {
     const control = temp(run.vars as RunVars).control;
@@ -351,39 +328,7 @@ export class Runtime {
   private async startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string> {
     const id = childRunId(key);
     if (this.load(id)) return id;
-    const now = new Date().toISOString();
-    const vars = { ...((payload.vars ?? {}) as Record<string, unknown>) };
-    const parentRuntime = ((parent.vars as Record<string, unknown>)._runtime ?? {}) as Record<string, unknown>;
-    vars._runtime = { ...parentRuntime, ...((vars._runtime ?? {}) as Record<string, unknown>) };
-    vars._gateway_workspace = (parent.vars as Record<string, unknown>)._gateway_workspace ?? this.deps.workspaces.record(parent.root_run_id, this.reachOf(parent));
-    if (payload.inherit_context) vars.context = (parent.vars as Record<string, unknown>).context ?? vars.context;
-    const builtin = (payload.builtin as string | undefined) ?? null;
-    const child: RunState = {
-      ...parent,
-      run_id: id,
-      workflow_id: builtin ? String(payload.workflow_id) : `${parent.bundle_id}@${parent.bundle_version}:${String(payload.workflow_id)}`,
-      flow_id: builtin ? parent.flow_id : String(payload.workflow_id),
-      builtin,
-      status: 'running',
-      current_node: null,
-      vars,
-      input_data: structuredClone(vars),
-      waiting: null,
-      output: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      parent_run_id: parent.run_id,
-      root_run_id: parent.root_run_id,
-      paused: false,
-      pause_reason: null,
-      paused_at: null,
-      resumed_at: null,
-      effect_index: 0,
-      // Its own budgets: the parent's counts are the parent's.
-      steps: 0,
-      cpu_ms: 0,
-    };
+    const child = childRunState(parent, id, payload, () => this.deps.workspaces.record(parent.root_run_id, this.reachOf(parent)));
     await this.createRun(child);
     return id;
   }
@@ -454,7 +399,7 @@ export class Runtime {
       throw err;
     }
     Object.assign(run, { status: ended.status, output, error, waiting: null, updated_at: ended.updated_at });
-    this.flows.delete(run.run_id);
+    this.runFlows.forget(run.run_id);
     this.cancels.delete(run.run_id);
     this.cancelReasons.delete(run.run_id);
     this.live.delete(run.run_id);
@@ -480,30 +425,5 @@ export class Runtime {
   /** The run's wait, for the runner's timers and parent repairs. */
   waitOf(runId: string): WaitState | null {
     return this.load(runId)?.waiting ?? null;
-  }
-}
-
-export class FlowMissingError extends Error {}
-
-/** A path that ends on a node without an exec successor completes the run with that node's output. */
-function terminalOutput(output: unknown): Record<string, unknown> {
-  if (output !== null && typeof output === 'object' && !Array.isArray(output)) return { success: true, ...(output as Record<string, unknown>) };
-  return { response: output ?? null, success: true };
-}
-
-/** An error's first line, its absolute paths replaced by their file names and its length capped, as one sentence. */
-function unexpectedReason(err: unknown): string {
-  const message = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).split('\n')[0]!.trim();
-  const clean = message.replace(/(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][^\\/\s'"`()]+)+[\\/]?/g, (p) => `…/${p.split(/[\\/]/).filter(Boolean).pop() ?? ''}`);
-  const short = clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-  return /[.!?]$/.test(short) ? short : `${short}.`;
-}
-
-/** What JSON can carry of `value` (BigInts as strings; symbols and functions dropped); `{}` when even that fails (a cycle). */
-function storableCopy(value: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as Record<string, unknown>;
-  } catch {
-    return {};
   }
 }
