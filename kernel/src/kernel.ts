@@ -30,7 +30,7 @@ import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { capConnections, serverTimeouts } from './http/connection-limits.js';
-import { buildRouter, checkRouteClashes, joinPath, type MountedRoute } from './http/mount-routes.js';
+import { buildRouter, checkRouteClashes, joinPath, securitySchemesOf, type MountedRoute } from './http/mount-routes.js';
 import { OriginPolicy } from './http/origin-policy.js';
 import { mountSocket, SocketHost, type UpgradeHandler } from './http/socket-upgrades.js';
 import { RequestTracker } from './http/request-tracker.js';
@@ -231,6 +231,7 @@ export class Kernel {
 
     this.mounted = this.running.flatMap(({ loaded: l, instance }) => (instance.routes ?? []).map((route) => mountRoute(l, route)));
     checkRouteClashes(this.mounted);
+    securitySchemesOf(this.mounted);
     const { live } = config.server;
     this.sockets = new SocketHost(
       this.running.flatMap(({ loaded: l, instance }) => (instance.sockets ?? []).map((s) => mountSocket(l, s, mountErrorFormat(l.plugin, s.mount ?? 'default')))),

@@ -14,8 +14,10 @@ export type {
 } from './core-tokens.js';
 export { route, reply, isReply, HANDLED } from './routes.js';
 export type {
-  RouteDefinition, RouteContext, RouteAuth, BodyKind, HttpMethod, Reply, ResponseSpec, UploadedFile, AnyRoute,
+  RouteDefinition, RouteContext, RouteAuth, PrincipalFor, BodyKind, HttpMethod, Reply, ResponseSpec, UploadedFile, AnyRoute,
 } from './routes.js';
+export { defineAuthenticator, admit, credentialOf, bearerCredential } from './authenticators.js';
+export type { Authenticator, SecurityScheme } from './authenticators.js';
 export {
   HttpError, isHttpError, badRequest, unauthorized, forbidden, notFound, methodNotAllowed, conflict, gone,
   payloadTooLarge, unprocessable, tooManyRequests, serviceUnavailable, gatewayErrorFormat, openaiErrorFormat,

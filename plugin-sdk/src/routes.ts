@@ -3,6 +3,7 @@
  * the OpenAPI document and the handler's static types.
  */
 import type Koa from 'koa';
+import type { Authenticator } from './authenticators.js';
 import type { Principal } from './core-tokens.js';
 import type { Schema } from './schema.js';
 
@@ -13,9 +14,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 
  * - `public`: anyone; a valid token is still read when sent.
  * - `user`: any signed-in principal (401 without a valid token).
  * - `admin`: an admin principal (401 without a token, 403 for a non-admin).
- * - `none`: the kernel does no authentication; the plugin handles it (its own keys, for example).
+ * - `none`: no authentication at all (`principal` is null).
+ * - an `Authenticator`: the plugin's own credentials (seat keys, a relay token), checked by the
+ *   kernel before validation; `principal` is what the authenticator returned.
  */
-export type RouteAuth = 'public' | 'user' | 'admin' | 'none';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any principal type: `Authenticator<P>` is covariant in P only through `authenticate`'s result
+export type RouteAuth = 'public' | 'user' | 'admin' | 'none' | Authenticator<any>;
+
+/** The handler's `principal` for a route's `auth`: never null where the route requires one. */
+export type PrincipalFor<A extends RouteAuth> =
+  A extends Authenticator<infer P> ? P : A extends 'user' | 'admin' ? Principal : A extends 'public' ? Principal | null : null;
 
 /** How the request body is read before the handler runs. */
 export type BodyKind = 'json' | 'multipart' | 'raw' | 'none';
@@ -29,13 +37,14 @@ export interface UploadedFile {
   filepath: string;
 }
 
-export interface RouteContext<P, Q, B> {
+export interface RouteContext<P, Q, B, Who = Principal | null> {
   params: P;
   query: Q;
   body: B;
   /** Files of a multipart body, by field name. */
   files: Record<string, UploadedFile[]>;
-  principal: Principal | null;
+  /** Who is calling, as the route's `auth` decided (see `PrincipalFor`). */
+  principal: Who;
   /** Aborts when the client goes away or the kernel stops. */
   signal: AbortSignal;
   requestId: string;
@@ -69,7 +78,7 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, A extends RouteAuth = RouteAuth> {
   method: HttpMethod;
   /** Path relative to its mount point's prefix, with `:name` parameters (`/runs/:run_id`). */
   path: string;
@@ -79,7 +88,7 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   description?: string;
   tags?: string[];
   /** Defaults to `user`. */
-  auth?: RouteAuth;
+  auth?: A;
   params?: Schema<P>;
   query?: Schema<Q>;
   body?: Schema<B>;
@@ -90,15 +99,18 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   responses?: Record<number, ResponseSpec>;
   /** Excluded from the OpenAPI document (rare: internal helpers). */
   hidden?: boolean;
-  handler(ctx: RouteContext<P, Q, B>): Promise<unknown> | unknown;
+  handler(ctx: RouteContext<P, Q, B, PrincipalFor<A>>): Promise<unknown> | unknown;
 }
 
-/** Declares a route; the generic parameters are inferred from the schemas. */
-export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
-  definition: RouteDefinition<P, Q, B>,
-): RouteDefinition<P, Q, B> {
+/**
+ * Declares a route; the generic parameters are inferred from the schemas and from `auth` (omitted
+ * is `user`), so the handler's `principal` has the type that `auth` guarantees.
+ */
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends RouteAuth = 'user'>(
+  definition: RouteDefinition<P, Q, B, A>,
+): RouteDefinition<P, Q, B, A> {
   return definition;
 }
 
 /** A route whose parameter types have been erased, as the kernel stores it. */
-export type AnyRoute = RouteDefinition<unknown, unknown, unknown>;
+export type AnyRoute = RouteDefinition<unknown, unknown, unknown, RouteAuth>;

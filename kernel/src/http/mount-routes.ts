@@ -8,8 +8,8 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import {
-  HANDLED, isReply, unauthorized, badRequest, payloadTooLarge, exceedsJsonDepth,
-  type AnyRoute, type ErrorFormatter, type RouteContext, type UploadedFile,
+  HANDLED, isReply, unauthorized, badRequest, payloadTooLarge, exceedsJsonDepth, admit, credentialOf,
+  type AnyRoute, type Authenticator, type ErrorFormatter, type RouteContext, type UploadedFile,
 } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import { bearerTokenOf, PRINCIPAL_STATE_KEY, type TokenAuthService } from '../auth/auth-service.js';
@@ -63,6 +63,28 @@ export function checkRouteClashes(routes: MountedRoute[]): void {
   if (problems.length) throw new BootError(problems);
 }
 
+/** The kernel's own bearer-token scheme in the OpenAPI document; no plugin authenticator may take its name. */
+export const KERNEL_SECURITY_SCHEME = 'bearerAuth';
+
+/**
+ * Every plugin authenticator by its scheme name. One name is one scheme in the OpenAPI document, so
+ * two authenticators may share a name only with the same scheme; the kernel's name is taken.
+ */
+export function securitySchemesOf(routes: MountedRoute[]): Map<string, Authenticator<unknown>> {
+  const byName = new Map<string, Authenticator<unknown>>();
+  const problems: string[] = [];
+  for (const { route, pluginId } of routes) {
+    if (typeof route.auth !== 'object') continue;
+    const { name, scheme } = route.auth;
+    const seen = byName.get(name);
+    if (name === KERNEL_SECURITY_SCHEME) problems.push(`plugin '${pluginId}' names an authenticator '${name}', the kernel's own security scheme; choose another name.`);
+    else if (seen && JSON.stringify(seen.scheme) !== JSON.stringify(scheme)) problems.push(`two authenticators are named '${name}' with different security schemes (one is plugin '${pluginId}''s on ${route.method} ${route.path}); give each its own name.`);
+    else if (!seen) byName.set(name, route.auth);
+  }
+  if (problems.length) throw new BootError([...new Set(problems)]);
+  return byName;
+}
+
 export function buildRouter(routes: MountedRoute[], deps: RouteMountDeps): Router {
   const router = new Router({ exclusive: 'specificity' });
   const readers = new BodyReaders(deps);
@@ -73,7 +95,7 @@ export function buildRouter(routes: MountedRoute[], deps: RouteMountDeps): Route
 }
 
 /** `signal` of a handler's context, read from the request state only when the handler asks. */
-const signalProperty = lazyProperty<RouteContext<unknown, unknown, unknown>>('signal', (rc) => rc.koa.state[SIGNAL_KEY]);
+const signalProperty = lazyProperty<RouteContext<unknown, unknown, unknown, unknown>>('signal', (rc) => rc.koa.state[SIGNAL_KEY]);
 
 function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: BodyReaders): RouterMiddleware {
   const { route } = mounted;
@@ -88,15 +110,20 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
 
   return async (ctx) => {
     ctx.state[ERROR_FORMAT_KEY] = mounted.errorFormat;
-    if (auth !== 'none') {
+    // A plugin's principal (a hub seat) stays out of the kernel's principal slot, which holds accounts.
+    let principal: unknown = null;
+    if (typeof auth === 'object') {
+      principal = await pluginPrincipal(auth, ctx, deps.auth);
+    } else if (auth !== 'none') {
       const token = bearerTokenOf(ctx);
-      const principal = token ? await deps.auth.authenticateRequest(ctx, token) : null;
+      const account = token ? await deps.auth.authenticateRequest(ctx, token) : null;
       if (auth !== 'public') {
         if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
-        if (!principal) throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
-        if (auth === 'admin') deps.auth.requireAdmin(principal);
+        if (!account) throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+        if (auth === 'admin') deps.auth.requireAdmin(account);
       }
-      ctx.state[PRINCIPAL_STATE_KEY] = principal;
+      ctx.state[PRINCIPAL_STATE_KEY] = account;
+      principal = account;
     }
 
     const params = validateParams ? validateParams({ ...ctx.params }) : ctx.params;
@@ -127,8 +154,8 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
       query,
       body,
       files,
-      principal: (ctx.state[PRINCIPAL_STATE_KEY] as RouteContext<unknown, unknown, unknown>['principal']) ?? null,
-    } as RouteContext<unknown, unknown, unknown>;
+      principal,
+    } as RouteContext<unknown, unknown, unknown, unknown>;
     Object.defineProperty(routeCtx, 'signal', signalProperty);
     routeCtx.requestId = String(ctx.state[REQUEST_ID_KEY]);
     routeCtx.koa = ctx as unknown as Koa.Context;
@@ -148,6 +175,16 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     }
     ctx.body = result;
   };
+}
+
+/**
+ * A plugin authenticator's principal: a source throttled for failed sign-ins is refused before its
+ * credential is looked at, and a credential that is no one's counts against the source.
+ */
+async function pluginPrincipal(authenticator: Authenticator<unknown>, ctx: Koa.Context, auth: TokenAuthService): Promise<unknown> {
+  const credential = credentialOf(authenticator.scheme, ctx.req);
+  if (credential !== null) auth.refuseThrottledSource(ctx);
+  return admit(authenticator, credential, ctx.req, () => auth.recordFailedAuthentication(ctx, authenticator.name));
 }
 
 /** A body that could not be read, explained: bad JSON and broken uploads name themselves, size limits keep their 413. */

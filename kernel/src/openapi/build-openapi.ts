@@ -2,8 +2,8 @@
  * Assembles the OpenAPI 3.1 document from the mounted route declarations: the same schemas that
  * validate requests describe them, so the document cannot drift from the behaviour.
  */
-import type { JsonSchema } from '@keel/plugin-sdk';
-import type { MountedRoute } from '../http/mount-routes.js';
+import type { JsonSchema, RouteAuth } from '@keel/plugin-sdk';
+import { KERNEL_SECURITY_SCHEME, securitySchemesOf, type MountedRoute } from '../http/mount-routes.js';
 
 export interface OpenApiInfo {
   title: string;
@@ -32,7 +32,7 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
       ...(route.description ? { description: route.description } : {}),
       parameters: [...parameters(route.params?.json, 'path'), ...parameters(route.query?.json, 'query')],
       responses: responses(mounted),
-      security: auth === 'public' || auth === 'none' ? [] : [{ bearerAuth: [] }],
+      security: security(auth),
     };
     if (auth === 'admin') operation['x-keel-admin'] = true;
     if (route.body) {
@@ -50,8 +50,20 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
     tags: [...tagPlugins].map(([name, pluginIds]) => ({ name, description: servedBy([...pluginIds], info.plugins) })),
     paths,
     // Swagger UI renders descriptions as Markdown: a code span keeps `<data>` from being read as an HTML tag.
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A Keel token. The admin token is in `<data>/auth/admin.token` (`./data/auth/admin.token` by default), or is the value of `KEEL_ADMIN_TOKEN` when that was set at start.' } } },
+    components: {
+      securitySchemes: {
+        [KERNEL_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A Keel token. The admin token is in `<data>/auth/admin.token` (`./data/auth/admin.token` by default), or is the value of `KEEL_ADMIN_TOKEN` when that was set at start.' },
+        // Plugins' own credentials (hub seat keys, ...), each under the name its authenticator gives.
+        ...Object.fromEntries([...securitySchemesOf(routes)].map(([name, authenticator]) => [name, authenticator.scheme])),
+      },
+    },
   };
+}
+
+/** An operation's security requirement: none for public routes, the kernel's token, or the route's authenticator's scheme. */
+function security(auth: RouteAuth): Array<Record<string, string[]>> {
+  if (typeof auth === 'object') return [{ [auth.name]: [] }];
+  return auth === 'public' || auth === 'none' ? [] : [{ [KERNEL_SECURITY_SCHEME]: [] }];
 }
 
 /** "From the gateway-runs plugin (v0.1.0): Durable runs ..." for a tag's section in /docs. */
@@ -95,6 +107,7 @@ function responses(mounted: MountedRoute): Record<string, unknown> {
   if (Object.keys(out).length === 0) out['200'] = { description: 'OK' };
   const auth = mounted.route.auth ?? 'user';
   if (auth === 'user' || auth === 'admin') out['401'] ??= { description: 'Missing or invalid bearer token' };
+  if (typeof auth === 'object') out['401'] ??= { description: `Missing or invalid credential (${auth.name})` };
   if (auth === 'admin') out['403'] ??= { description: 'Not an admin principal' };
   if (mounted.route.params || mounted.route.query || mounted.route.body) out['400'] ??= { description: 'Invalid request (the detail names the field)' };
   return out;
