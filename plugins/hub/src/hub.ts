@@ -4,7 +4,7 @@
  * writes through `HubWriter` so the chain and the live socket stay consistent.
  */
 import type { Member, WhoamiReport } from '@keel/hub-client';
-import type { AuthService, Logger, RouteContext } from '@keel/plugin-sdk';
+import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { ChannelDirectory, channelView } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
@@ -85,15 +85,14 @@ export class Hub {
     return Object.assign(base, ...this.infoParts.map((part) => part(c, viewer)));
   }
 
-  /** The calling seat and the channel it must belong to (401/403/404 with the hub's sentences). */
-  member(koa: RouteContext<unknown, unknown, unknown>['koa'], channel: string): { seat: AgentRecord; channel: ChannelRecord } {
-    const seat = this.auth.seat(koa);
+  /** The calling seat and the channel it must belong to (403/404 with the hub's sentences). */
+  member(seat: AgentRecord, channel: string): { seat: AgentRecord; channel: ChannelRecord } {
     return { seat, channel: this.channels.requireMember(channel, seat.id) };
   }
 
   /** `member`, for a write: the channel must also be open (409 once archived). */
-  memberWriting(koa: RouteContext<unknown, unknown, unknown>['koa'], channel: string): { seat: AgentRecord; channel: ChannelRecord } {
-    const m = this.member(koa, channel);
+  memberWriting(seat: AgentRecord, channel: string): { seat: AgentRecord; channel: ChannelRecord } {
+    const m = this.member(seat, channel);
     this.pause.requireOpen(m.seat);
     this.poster.checkOpen(m.channel);
     return m;

@@ -6,10 +6,9 @@ import { channelParams } from '../routes/schemas.js';
 export function channelInfoRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/channels/:channel/info', auth: 'none', tags: ['hub'], summary: 'Channel info: members, meta, room charter descriptor, phases, state',
+      method: 'GET', path: '/channels/:channel/info', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Channel info: members, meta, room charter descriptor, phases, state',
       params: channelParams,
-      handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, params }) => {
         return hub.channelInfo(hub.channels.requireMember(params.channel, seat.id), seat);
       },
     }),

@@ -1,9 +1,9 @@
 /**
- * Who is calling: a seat (by its key) or the hub admin (the kernel's admin token). Every refusal
- * is the hub's sentence: missing/invalid key → 401, hub block or retirement → 403.
+ * Who is calling: a seat (by its key) or the hub admin (the kernel's admin token). The kernel runs
+ * these authenticators before a route's handler (and the socket's upgrade runs `seatKey` too):
+ * every refusal is the hub's sentence, missing/invalid key → 401, hub block or retirement → 403.
  */
-import type { IncomingMessage } from 'node:http';
-import { forbidden, unauthorized, type AuthService, type RouteContext } from '@keel/plugin-sdk';
+import { defineAuthenticator, forbidden, unauthorized, type Authenticator, type AuthService, type SecurityScheme } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, BlockRecord } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
@@ -12,13 +12,6 @@ import type { AgentRegistry } from './agent-registry.js';
 /** The admin key acting on an operator-or-admin route. */
 export const ADMIN_PRINCIPAL = { id: 'operator', operator: true } as const;
 export type Actor = AgentRecord | typeof ADMIN_PRINCIPAL;
-type KoaContext = RouteContext<unknown, unknown, unknown>['koa'];
-
-export function bearerOf(header: string | undefined): string | null {
-  if (!header || !header.startsWith('Bearer ')) return null;
-  const key = header.slice(7).trim();
-  return key || null;
-}
 
 function clock(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(11, 16);
@@ -32,14 +25,49 @@ export function blockRefusal(block: BlockRecord | undefined, where: string): str
   return `you are ${what} from ${where}${reason}. Access resumes when the block expires or an operator lifts it.`;
 }
 
-export class SeatAuth {
-  constructor(private readonly db: HubDb, private readonly agents: AgentRegistry, private readonly kernelAuth: AuthService) {}
+/** The seat-key scheme: a bearer key, shown once when the seat is registered. */
+const SEAT_KEY_SCHEME: SecurityScheme = {
+  type: 'http', scheme: 'bearer',
+  description: 'A hub seat key (`agora_...`), shown once by `POST /hub/agents`, `POST /hub/join` or `keel hub register`. Operator routes also take the admin key.',
+};
+const SEAT_KEY_REFUSALS = { missing: 'missing bearer token', invalid: 'invalid api key' };
 
-  /** The seat a key stands for, or the refusal (status and sentence) — shared by HTTP and the socket. */
+/**
+ * The hub's authenticators, all on the bearer header: a seat (`seatKey`), a seat or the admin key
+ * (`seatOrAdminKey`, operator acts), or the admin key alone (`adminKey`). The admin key is the
+ * kernel's admin token; seat keys start with `agora_`.
+ */
+export class SeatAuth {
+  /** A seat; 401 without a key or with one that is no seat's (counted, unless it is a kernel token), 403 when blocked or retired. */
+  readonly seatKey: Authenticator<AgentRecord>;
+  /** The admin key, else a seat as `seatKey` admits it. */
+  readonly seatOrAdminKey: Authenticator<Actor>;
+
+  constructor(private readonly db: HubDb, private readonly agents: AgentRegistry, private readonly kernelAuth: AuthService) {
+    this.seatKey = defineAuthenticator({ name: 'hubSeatKey', scheme: SEAT_KEY_SCHEME, refusals: SEAT_KEY_REFUSALS, authenticate: (key) => this.seat(key) });
+    this.seatOrAdminKey = defineAuthenticator<Actor>({
+      name: 'hubSeatKey', scheme: SEAT_KEY_SCHEME, refusals: SEAT_KEY_REFUSALS,
+      authenticate: async (key) => ((await this.isAdminKey(key)) ? ADMIN_PRINCIPAL : this.seat(key)),
+    });
+  }
+
+  /** The admin key alone; anything else (no key, a seat key, a bad key: none counted) is refused with 403 `${act} requires the admin key`. */
+  adminKey(act: string): Authenticator<typeof ADMIN_PRINCIPAL> {
+    return defineAuthenticator({
+      name: 'hubAdminKey',
+      scheme: { type: 'http', scheme: 'bearer', description: "The hub's admin key: the Keel admin token (`<data>/auth/admin.token`, or `KEEL_ADMIN_TOKEN`)." },
+      authenticate: async (key) => {
+        if (!(await this.isAdminKey(key))) throw forbidden(`${act} requires the admin key`);
+        return ADMIN_PRINCIPAL;
+      },
+    });
+  }
+
+  /** The seat a key stands for, or the refusal (status and sentence). */
   resolve(key: string | null): { agent: AgentRecord } | { status: 401 | 403; detail: string } {
-    if (!key) return { status: 401, detail: 'missing bearer token' };
+    if (!key) return { status: 401, detail: SEAT_KEY_REFUSALS.missing };
     const agent = this.agents.byKey(key);
-    if (!agent) return { status: 401, detail: 'invalid api key' };
+    if (!agent) return { status: 401, detail: SEAT_KEY_REFUSALS.invalid };
     const refusal = this.refusalFor(agent);
     return refusal ? { status: 403, detail: refusal } : { agent };
   }
@@ -57,52 +85,29 @@ export class SeatAuth {
     return null;
   }
 
-  /** The calling seat; 401/403 otherwise. A bad key counts against the caller's address (429 after the kernel's burst). */
-  seat(ctx: KoaContext): AgentRecord {
-    const r = this.check(ctx, bearerOf(ctx.get('authorization') || undefined));
-    if ('agent' in r) return r.agent;
-    if (r.status === 401) throw unauthorized(r.detail, { headers: { 'www-authenticate': 'Bearer' } });
-    throw forbidden(r.detail);
-  }
-
   /**
-   * `resolve` for an HTTP request: a source over the kernel's burst of
-   * failed sign-ins is refused with 429 before its key is looked at, and a key that is no seat's
-   * counts as a failed sign-in against the source.
+   * `seatKey`'s check: null (refused 401 and counted by the kernel) for a key that is no seat's, but a
+   * valid kernel token on a seat route is refused without counting it as a failed sign-in.
    */
-  check(request: KoaContext | IncomingMessage, key: string | null): ReturnType<SeatAuth['resolve']> {
-    if (key) this.kernelAuth.refuseThrottledSource(request);
+  private async seat(key: string | null): Promise<AgentRecord | null> {
     const r = this.resolve(key);
-    if (key && !('agent' in r) && r.status === 401) void this.countUnlessKernelToken(request, key);
-    return r;
+    if ('agent' in r) return r.agent;
+    if (r.status === 403) throw forbidden(r.detail);
+    if (key && !key.startsWith('agora_') && (await this.kernelAuth.authenticate(key))) {
+      throw unauthorized(r.detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+    }
+    return null;
   }
 
-  /** A key that is no seat's counts as a failed sign-in, unless it is a valid kernel token (the admin key on a seat route). */
-  private async countUnlessKernelToken(request: KoaContext | IncomingMessage, key: string): Promise<void> {
-    if (!key.startsWith('agora_') && (await this.kernelAuth.authenticate(key))) return;
-    this.kernelAuth.recordFailedAuthentication(request, 'hub seat key');
-  }
-
-  /** True when the request carries the kernel's admin token (the hub's admin key). */
-  async isAdminKey(ctx: KoaContext): Promise<boolean> {
-    const key = bearerOf(ctx.get('authorization') || undefined);
+  /** True when `key` is the kernel's admin token (the hub's admin key). */
+  private async isAdminKey(key: string | null): Promise<boolean> {
     if (!key || key.startsWith('agora_')) return false;
-    this.kernelAuth.refuseThrottledSource(ctx);
     return this.kernelAuth.isAdmin(await this.kernelAuth.authenticate(key));
   }
+}
 
-  /** Operator seat or the admin key; `refusal` is the 403 sentence for a non-operator seat. */
-  async operatorOrAdmin(ctx: KoaContext, refusal: string): Promise<Actor> {
-    if (await this.isAdminKey(ctx)) return ADMIN_PRINCIPAL;
-    const agent = this.seat(ctx);
-    if (!agent.operator) throw forbidden(refusal);
-    return agent;
-  }
-
-  /** An operator seat (the admin key is not accepted here). */
-  operator(ctx: KoaContext, refusal: string): AgentRecord {
-    const agent = this.seat(ctx);
-    if (!agent.operator) throw forbidden(refusal);
-    return agent;
-  }
+/** An operator seat or the admin key; `refusal` is the 403 sentence for any other seat. */
+export function requireOperator<A extends Actor>(actor: A, refusal: string): A {
+  if (!actor.operator) throw forbidden(refusal);
+  return actor;
 }

@@ -12,10 +12,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { textExceedsJsonDepth, forbidden, isHttpError, unauthorized, type SocketAdmission, type SocketConnection, type SocketRoute } from '@keel/plugin-sdk';
+import { admit, bearerCredential, textExceedsJsonDepth, isHttpError, type SocketAdmission, type SocketConnection, type SocketRoute } from '@keel/plugin-sdk';
 import type { HubConfig } from '../config.js';
 import type { Hub } from '../hub.js';
-import { bearerOf } from '../identity/seat-auth.js';
 import type { StoredMessage } from '../records.js';
 import { EnvelopeFrames } from './envelope-frames.js';
 import type { Presence } from './presence.js';
@@ -43,15 +42,14 @@ export class SocketServer {
   }
 
   /**
-   * The seat a key (query `token`, else `Authorization: Bearer`) stands for; 401/403 otherwise. The
-   * kernel's socket host throttles the source and counts the 401 as a failed sign-in (not done here too).
+   * The seat a key (query `token`, since a browser cannot set headers on a socket, else
+   * `Authorization: Bearer`) stands for, checked by the routes' own `seatKey` authenticator; 401/403
+   * otherwise. The kernel's socket host throttles the source and counts the 401 as a failed sign-in.
    */
-  private authenticate(req: IncomingMessage): SocketAdmission<string> {
+  private async authenticate(req: IncomingMessage): Promise<SocketAdmission<string>> {
     const url = new URL(req.url ?? '/', 'http://hub.invalid');
-    const who = this.hub.auth.resolve( url.searchParams.get('token') ?? bearerOf(req.headers.authorization));
-    if ('agent' in who) return { principal: who.agent.id, account: `hub-seat:${who.agent.id}` };
-    if (who.status === 401) throw unauthorized(who.detail, { headers: { 'www-authenticate': 'Bearer' } });
-    throw forbidden(who.detail);
+    const seat = await admit(this.hub.auth.seatKey, url.searchParams.get('token') || bearerCredential(req.headers.authorization), req);
+    return { principal: seat.id, account: `hub-seat:${seat.id}` };
   }
 
   private connected({ ws, socket, principal: seat }: SocketConnection<string>): void {

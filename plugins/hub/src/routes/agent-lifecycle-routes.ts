@@ -13,37 +13,37 @@ export function agentLifecycleRoutes(hub: Hub) {
   const lifecycle = new AgentLifecycle(hub);
   return [
     route({
-      method: 'GET', path: '/admin/missions', auth: 'none', tags: ['hub'], summary: 'Every active seat with its standing mission (blanks included)',
-      handler: operatorAct(hub, 'reading missions is an operator view', () => lifecycle.missions()),
+      method: 'GET', path: '/admin/missions', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Every active seat with its standing mission (blanks included)',
+      handler: operatorAct('reading missions is an operator view', () => lifecycle.missions()),
     }),
     route({
-      method: 'PUT', path: '/admin/agents/:id/mission', auth: 'none', tags: ['hub'], summary: "Set a seat's standing mission (never by the seat itself)",
+      method: 'PUT', path: '/admin/agents/:id/mission', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: "Set a seat's standing mission (never by the seat itself)",
       params: agentParams, body: missionBody,
-      handler: operatorAct(hub, 'setting a mission is an operator act', (actor, { params, body }) => lifecycle.setMission(actor, params.id, body.mission)),
+      handler: operatorAct('setting a mission is an operator act', (actor, { params, body }) => lifecycle.setMission(actor, params.id, body.mission)),
     }),
     route({
-      method: 'PUT', path: '/agents/:id/role', auth: 'none', tags: ['hub'], summary: 'Promote a seat to operator or demote it',
+      method: 'PUT', path: '/agents/:id/role', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Promote a seat to operator or demote it',
       params: agentParams, body: roleBody,
-      handler: operatorAct(hub, 'changing a role is an operator act', (actor, { params, body }) => lifecycle.setRole(actor, params.id, body.operator)),
+      handler: operatorAct('changing a role is an operator act', (actor, { params, body }) => lifecycle.setRole(actor, params.id, body.operator)),
     }),
     route({
-      method: 'POST', path: '/agents/:id/retire', auth: 'none', tags: ['hub'], summary: 'Retire a seat: off every room roster, refused at authentication, id reserved',
+      method: 'POST', path: '/agents/:id/retire', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Retire a seat: off every room roster, refused at authentication, id reserved',
       params: agentParams, body: retireBody,
-      handler: operatorAct(hub, 'retiring an identity is an operator act', (_actor, { params, body }) => lifecycle.retire(params.id, body.reason)),
+      handler: operatorAct('retiring an identity is an operator act', (_actor, { params, body }) => lifecycle.retire(params.id, body.reason)),
     }),
     route({
-      method: 'DELETE', path: '/agents/:id/retire', auth: 'none', tags: ['hub'], summary: 'Restore a retired seat (memberships are not restored)',
+      method: 'DELETE', path: '/agents/:id/retire', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Restore a retired seat (memberships are not restored)',
       params: agentParams,
-      handler: operatorAct(hub, 'restoring an identity is an operator act', (_actor, { params }) => lifecycle.unretire(params.id)),
+      handler: operatorAct('restoring an identity is an operator act', (_actor, { params }) => lifecycle.unretire(params.id)),
     }),
     route({
-      method: 'GET', path: '/agents/retired', auth: 'none', tags: ['hub'], summary: 'Retired seats, newest first',
-      handler: operatorAct(hub, 'listing retired agents is an operator view', () => lifecycle.retired()),
+      method: 'GET', path: '/agents/retired', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Retired seats, newest first',
+      handler: operatorAct('listing retired agents is an operator view', () => lifecycle.retired()),
     }),
     route({
-      method: 'DELETE', path: '/agents/:id', auth: 'none', tags: ['hub'], summary: 'Hard-delete a retired seat (purged from rosters and boards; the id stays reserved)',
+      method: 'DELETE', path: '/agents/:id', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Hard-delete a retired seat (purged from rosters and boards; the id stays reserved)',
       params: agentParams,
-      handler: operatorAct(hub, 'deleting an identity is an operator act', (_actor, { params }) => lifecycle.delete(params.id)),
+      handler: operatorAct('deleting an identity is an operator act', (_actor, { params }) => lifecycle.delete(params.id)),
     }),
   ];
 }

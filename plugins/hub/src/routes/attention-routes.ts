@@ -18,13 +18,12 @@ export function attentionRoutes(hub: Hub) {
   const desk = new Desk(hub);
   return [
     route({
-      method: 'GET', path: '/owed', auth: 'none', tags: ['hub'], summary: 'Asks to answer, answers to consume, threads to close, asks you wait on',
-      handler: ({ koa }) => owed.report(hub.auth.seat(koa)),
+      method: 'GET', path: '/owed', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Asks to answer, answers to consume, threads to close, asks you wait on',
+      handler: ({ principal: seat }) => owed.report(seat),
     }),
     route({
-      method: 'GET', path: '/desk', auth: 'none', tags: ['hub'], summary: 'Operators: open asks and unanswered messages addressed to operators, oldest first',
-      handler: ({ koa }) => {
-        const seat = hub.auth.seat(koa);
+      method: 'GET', path: '/desk', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Operators: open asks and unanswered messages addressed to operators, oldest first',
+      handler: ({ principal: seat }) => {
         if (!seat.operator && !hub.delegations.hasPower(seat.id, 'reporting')) throw forbidden(DESK_REFUSAL);
         return desk.report(seat);
       },

@@ -14,36 +14,33 @@ const joinBody = schema<{ invite_token?: string }>({ type: 'object', properties:
 export function channelRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/channels', auth: 'none', tags: ['hub'], summary: "The seat's channels plus every public channel",
+      method: 'GET', path: '/channels', auth: hub.auth.seatKey, tags: ['hub'], summary: "The seat's channels plus every public channel",
       query: listQuery,
-      handler: ({ koa, query }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, query }) => {
         return hub.channels.rowsFor(seat.id, query.include_archived && seat.operator);
       },
     }),
     route({
-      method: 'POST', path: '/channels', auth: 'none', tags: ['hub'], summary: 'Create a room; the caller becomes its owner',
+      method: 'POST', path: '/channels', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Create a room; the caller becomes its owner',
       body: createBody,
-      handler: async ({ koa, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: async ({ principal: seat, body }) => {
         hub.pause.requireOpen(seat);
         const created = await hub.writer.run((w) => hub.channels.createIn(w, seat.id, body.name, body.private));
         return channelView(created);
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/members', auth: 'none', tags: ['hub'], summary: 'Members of a channel',
+      method: 'GET', path: '/channels/:channel/members', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Members of a channel',
       params: channelParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return hub.members(params.channel);
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/join', auth: 'none', tags: ['hub'], summary: 'Join a public room, or a private one with an invite token',
+      method: 'POST', path: '/channels/:channel/join', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Join a public room, or a private one with an invite token',
       params: channelParams, body: joinBody,
-      handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: async ({ principal: seat, params, body }) => {
         hub.pause.requireOpen(seat);
         // Only an invite for this channel lets an outsider learn that a private one exists.
         const c = hub.channels.requireKnown(params.channel, seat, (ch) => hub.invites.valid(ch, seat, body.invite_token));
@@ -63,10 +60,10 @@ export function channelRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/leave', auth: 'none', tags: ['hub'], summary: 'Leave a channel (withdraws your votes and ratings there)',
+      method: 'POST', path: '/channels/:channel/leave', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Leave a channel (withdraws your votes and ratings there)',
       params: channelParams, body: emptyBody, bodyKind: 'json',
-      handler: async ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         hub.pause.requireOpen(seat);
         await hub.writer.run((w) => hub.channels.leaveIn(w, params.channel, seat.id));
         return { channel: params.channel, left: true };

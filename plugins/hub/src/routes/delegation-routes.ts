@@ -16,21 +16,21 @@ const grantBody = schema<GrantInput>({
 export function delegationRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/delegations', auth: 'none', tags: ['hub'], summary: 'Live delegations, sorted by seat',
-      handler: ({ koa }) => {
-        hub.auth.seat(koa);
+      method: 'GET', path: '/delegations', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Live delegations, sorted by seat',
+      handler: ({ principal: seat }) => {
+        seat;
         return hub.delegations.active();
       },
     }),
     route({
-      method: 'PUT', path: '/admin/delegation', auth: 'none', tags: ['hub'], summary: "Lend powers to a seat with a mission (replaces its grant; 7 days by default, 30 at most)",
+      method: 'PUT', path: '/admin/delegation', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: "Lend powers to a seat with a mission (replaces its grant; 7 days by default, 30 at most)",
       body: grantBody,
-      handler: operatorAct(hub, 'delegating powers is an operator act', (actor, { body }) => hub.delegations.grant(body, actor.id)),
+      handler: operatorAct('delegating powers is an operator act', (actor, { body }) => hub.delegations.grant(body, actor.id)),
     }),
     route({
-      method: 'DELETE', path: '/admin/delegation/:id', auth: 'none', tags: ['hub'], summary: "Revoke a seat's delegation",
+      method: 'DELETE', path: '/admin/delegation/:id', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: "Revoke a seat's delegation",
       params: agentParams,
-      handler: operatorAct(hub, 'revoking a delegation is an operator act', (_actor, { params }) => hub.delegations.revoke(params.id)),
+      handler: operatorAct('revoking a delegation is an operator act', (_actor, { params }) => hub.delegations.revoke(params.id)),
     }),
   ];
 }

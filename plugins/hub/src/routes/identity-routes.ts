@@ -1,6 +1,6 @@
 /** Health, identity and seat issuance: `/healthz`, `/`, `/whoami`, `POST /agents`, `GET /agents`. */
 import type { Health, WhoamiReport } from '@keel/hub-client';
-import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { route, schema } from '@keel/plugin-sdk';
 import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
 import { agentInfo, type RegisterInput } from '../identity/agent-registry.js';
 import { operatorAct } from './operator-act.js';
@@ -27,9 +27,8 @@ export function identityRoutes(hub: Hub) {
       handler: () => ({ service: 'agora', version: HUB_VERSION, protocol: HUB_PROTOCOL }),
     }),
     route({
-      method: 'GET', path: '/whoami', auth: 'none', tags: ['hub'], summary: "The calling seat: operator flag, mission, hub charter pointer",
-      handler: ({ koa }): WhoamiReport => {
-        const seat = hub.auth.seat(koa);
+      method: 'GET', path: '/whoami', auth: hub.auth.seatKey, tags: ['hub'], summary: "The calling seat: operator flag, mission, hub charter pointer",
+      handler: ({ principal: seat }): WhoamiReport => {
         return {
           ...agentInfo(seat), version: HUB_VERSION, protocol: HUB_PROTOCOL,
           hub_state: hub.pause.state(), delegations: [], ...hub.whoamiExtras(seat),
@@ -37,28 +36,22 @@ export function identityRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'POST', path: '/admin/pause', auth: 'none', tags: ['hub'], summary: 'Pause the hub (operator or admin key): non-operator writes answer 423 until resumed',
+      method: 'POST', path: '/admin/pause', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Pause the hub (operator or admin key): non-operator writes answer 423 until resumed',
       body: pauseBody,
-      handler: operatorAct(hub, 'pausing the hub is an operator act', (actor, { body }) => hub.pause.pause(actor.id, body.reason)),
+      handler: operatorAct('pausing the hub is an operator act', (actor, { body }) => hub.pause.pause(actor.id, body.reason)),
     }),
     route({
-      method: 'DELETE', path: '/admin/pause', auth: 'none', tags: ['hub'], summary: 'Lift a pause (operator or admin key)',
-      handler: operatorAct(hub, 'lifting a pause is an operator act', () => hub.pause.resume()),
+      method: 'DELETE', path: '/admin/pause', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Lift a pause (operator or admin key)',
+      handler: operatorAct('lifting a pause is an operator act', () => hub.pause.resume()),
     }),
     route({
-      method: 'POST', path: '/agents', auth: 'none', tags: ['hub'], summary: 'Register a seat (admin key); the key is shown once',
+      method: 'POST', path: '/agents', auth: hub.auth.adminKey('agent registration'), tags: ['hub'], summary: 'Register a seat (admin key); the key is shown once',
       body: registerBody,
-      handler: async ({ koa, body }) => {
-        if (!(await hub.auth.isAdminKey(koa))) throw forbidden('agent registration requires the admin key');
-        return hub.agents.register(body);
-      },
+      handler: ({ body }) => hub.agents.register(body),
     }),
     route({
-      method: 'GET', path: '/agents', auth: 'none', tags: ['hub'], summary: 'Every seat with its operator flag, sorted by id',
-      handler: async ({ koa }) => {
-        if (!(await hub.auth.isAdminKey(koa))) hub.auth.seat(koa);
-        return hub.agents.all().filter((a) => a.retired_at === null).map((a) => ({ id: a.id, operator: a.operator }));
-      },
+      method: 'GET', path: '/agents', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Every seat with its operator flag, sorted by id',
+      handler: () => hub.agents.all().filter((a) => a.retired_at === null).map((a) => ({ id: a.id, operator: a.operator })),
     }),
   ];
 }

@@ -10,9 +10,8 @@ const ackBody = schema<{ channel?: string; seq?: number; cursors?: Record<string
 export function inboxRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/inbox', auth: 'none', tags: ['hub'], summary: 'Unread envelopes of every member channel (never acknowledges)',
-      handler: ({ koa }) => {
-        const seat = hub.auth.seat(koa);
+      method: 'GET', path: '/inbox', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Unread envelopes of every member channel (never acknowledges)',
+      handler: ({ principal: seat, koa }) => {
         const rows = hub.reading.inbox(seat.id);
         // A client that does not identify itself is probably outdated: say so once, never stored.
         if (rows.length && !koa.get('x-hub-client') && !koa.get('x-agora-client')) {
@@ -23,10 +22,9 @@ export function inboxRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'POST', path: '/inbox/ack', auth: 'none', tags: ['hub'], summary: 'Set inbox cursors: `{channel, seq}` or `{cursors: {channel: seq}}`',
+      method: 'POST', path: '/inbox/ack', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Set inbox cursors: `{channel, seq}` or `{cursors: {channel: seq}}`',
       body: ackBody,
-      handler: async ({ koa, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: async ({ principal: seat, body }) => {
         const cursors: Record<string, number> = { ...(body.cursors ?? {}) };
         if (body.channel !== undefined) {
           if (body.seq === undefined) throw badRequest('ack needs seq with channel: {channel, seq}');

@@ -1,5 +1,5 @@
 /** Remote onboarding: the admin mints join tokens; `POST /join` (no key — the token is the credential) registers a seat. */
-import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { route, schema } from '@keel/plugin-sdk';
 import { JoinTokens, type MintInput } from '../governance/join-tokens.js';
 import type { Hub } from '../hub.js';
 import { ADMIN_PRINCIPAL } from '../identity/seat-auth.js';
@@ -18,32 +18,20 @@ const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['t
 
 export function joinTokenRoutes(hub: Hub) {
   const tokens = new JoinTokens(hub);
-  const requireAdmin = async (koa: Parameters<typeof hub.auth.isAdminKey>[0], act: string) => {
-    if (!(await hub.auth.isAdminKey(koa))) throw forbidden(`${act} requires the admin key`);
-  };
   return [
     route({
-      method: 'POST', path: '/join-tokens', auth: 'none', tags: ['hub'], summary: 'Mint a join token (admin key); the secret is shown once',
+      method: 'POST', path: '/join-tokens', auth: hub.auth.adminKey('minting a join token'), tags: ['hub'], summary: 'Mint a join token (admin key); the secret is shown once',
       body: mintBody,
-      handler: async ({ koa, body }) => {
-        await requireAdmin(koa, 'minting a join token');
-        return tokens.mint(body, ADMIN_PRINCIPAL.id);
-      },
+      handler: ({ body }) => tokens.mint(body, ADMIN_PRINCIPAL.id),
     }),
     route({
-      method: 'GET', path: '/join-tokens', auth: 'none', tags: ['hub'], summary: 'Join tokens for audit (admin key; no secrets)',
-      handler: async ({ koa }) => {
-        await requireAdmin(koa, 'listing join tokens');
-        return tokens.list();
-      },
+      method: 'GET', path: '/join-tokens', auth: hub.auth.adminKey('listing join tokens'), tags: ['hub'], summary: 'Join tokens for audit (admin key; no secrets)',
+      handler: () => tokens.list(),
     }),
     route({
-      method: 'DELETE', path: '/join-tokens/:token_id', auth: 'none', tags: ['hub'], summary: 'Revoke a join token (admin key)',
+      method: 'DELETE', path: '/join-tokens/:token_id', auth: hub.auth.adminKey('revoking a join token'), tags: ['hub'], summary: 'Revoke a join token (admin key)',
       params: tokenParams,
-      handler: async ({ koa, params }) => {
-        await requireAdmin(koa, 'revoking a join token');
-        return tokens.revoke(params.token_id);
-      },
+      handler: ({ params }) => tokens.revoke(params.token_id),
     }),
     route({
       method: 'POST', path: '/join', auth: 'none', tags: ['hub'], summary: 'Register a non-operator seat with a join token (no key needed); the key is shown once',

@@ -11,10 +11,10 @@ const ledgerQuery = schema<{ verify: boolean }>({ type: 'object', properties: { 
 export function ledgerRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/channels/:channel/ledger', auth: 'none', tags: ['hub'], summary: 'Ordered transcript and chain head (hub-verified unless verify=false)',
+      method: 'GET', path: '/channels/:channel/ledger', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Ordered transcript and chain head (hub-verified unless verify=false)',
       params: channelParams, query: ledgerQuery,
-      handler: ({ koa, params, query }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params, query }) => {
+        hub.member(seat, params.channel);
         const turns: LedgerTurn[] = [];
         let head = '';
         for (const { value: m } of hub.db.messages.getRange({ start: [params.channel, 1], end: [params.channel, Number.MAX_SAFE_INTEGER] })) {

@@ -32,54 +32,54 @@ export function messageRoutes(hub: Hub) {
   const ratingBudget = new TokenBucket({ perMinute: 30, burst: 30, refusal: (s) => `rating budget exhausted (30/min) — retry in ${s}s` });
   return [
     route({
-      method: 'GET', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
+      method: 'GET', path: '/channels/:channel/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
       params: channelParams, query: historyQuery,
-      handler: ({ koa, params, query }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, params, query }) => {
+        hub.member(seat, params.channel);
         if (query.sort === 'votes') return hub.reading.topRated(params.channel, seat.id, Math.min(query.limit, 200));
         if (query.sort !== 'recency') throw badRequest("sort must be 'recency' or 'votes'");
         return hub.reading.history(params.channel, seat.id, query.since, query.limit);
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'Post a message',
+      method: 'POST', path: '/channels/:channel/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Post a message',
       params: channelParams, body: postBody,
-      handler: async ({ koa, params, body }) => {
-        const { seat, channel: c } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params, body }) => {
+        const { channel: c } = hub.member(seat, params.channel);
         return toMessage(await hub.poster.post(c, seat, body));
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/messages/:id', auth: 'none', tags: ['hub'], summary: 'Read a message (records a read; unread ancestors first)',
+      method: 'GET', path: '/channels/:channel/messages/:id', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Read a message (records a read; unread ancestors first)',
       params: messageParams,
-      handler: ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, koa, params }) => {
+        hub.member(seat, params.channel);
         const dest = koa.get('sec-fetch-dest');
         if (dest && PASSIVE_DESTINATIONS.has(dest)) throw forbidden(`a message is not a '${dest}' subresource — reading records a read, so only an explicit request may do it`);
         return hub.reading.read(params.channel, params.id, seat.id);
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/messages/:id/retract', auth: 'none', tags: ['hub'], summary: 'Retract a message (author or operator; idempotent)',
+      method: 'POST', path: '/channels/:channel/messages/:id/retract', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Retract a message (author or operator; idempotent)',
       params: messageParams, body: emptyBody, bodyKind: 'json',
-      handler: ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return hub.retraction.retractMessage(params.channel, params.id, seat);
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/messages/:id/retract_thread', auth: 'none', tags: ['hub'], summary: 'Retract a message and all its replies, or nothing',
+      method: 'POST', path: '/channels/:channel/messages/:id/retract_thread', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Retract a message and all its replies, or nothing',
       params: messageParams, body: emptyBody, bodyKind: 'json',
-      handler: ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return hub.retraction.retractThread(params.channel, params.id, seat);
       },
     }),
     route({
-      method: 'PUT', path: '/channels/:channel/messages/:id/rating', auth: 'none', tags: ['hub'], summary: 'Rate a message +1 or -1 (one standing rating per rater)',
+      method: 'PUT', path: '/channels/:channel/messages/:id/rating', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Rate a message +1 or -1 (one standing rating per rater)',
       params: messageParams, body: ratingBody,
-      handler: async ({ koa, params, body }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params, body }) => {
+        hub.member(seat, params.channel);
         if (body.value !== 1 && body.value !== -1) throw badRequest('value must be +1 or -1 — a rating is a thumb up or down');
         const m = hub.db.messageById(params.id);
         if (!m || m.channel !== params.channel) throw notFound(`message '${params.id}' not found in '${params.channel}'`);
@@ -96,18 +96,17 @@ export function messageRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'DELETE', path: '/channels/:channel/messages/:id/rating', auth: 'none', tags: ['hub'], summary: 'Withdraw your rating of a message',
+      method: 'DELETE', path: '/channels/:channel/messages/:id/rating', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Withdraw your rating of a message',
       params: messageParams,
-      handler: async ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return { removed: (await hub.db.ratings.remove([params.channel, params.id, seat.id])) ? 1 : 0 };
       },
     }),
     route({
-      method: 'POST', path: '/dms/:peer/messages', auth: 'none', tags: ['hub'], summary: 'Send a direct message (the channel is created on first use)',
+      method: 'POST', path: '/dms/:peer/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Send a direct message (the channel is created on first use)',
       params: peerParams, body: postBody,
-      handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: async ({ principal: seat, params, body }) => {
         if (params.peer === seat.id) throw badRequest('a direct message needs another seat — you cannot DM yourself');
         const peer = hub.agents.live(params.peer);
         if (!peer) throw notFound(`agent '${params.peer}' is not registered`);

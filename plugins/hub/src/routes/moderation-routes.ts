@@ -19,40 +19,38 @@ export function moderationRoutes(hub: Hub) {
   const blocks = new Blocks(hub);
   return [
     route({
-      method: 'POST', path: '/channels/:channel/blocks', auth: 'none', tags: ['hub'], summary: 'Kick (seconds, at most 7 days) or ban (no seconds) a seat from a room',
+      method: 'POST', path: '/channels/:channel/blocks', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Kick (seconds, at most 7 days) or ban (no seconds) a seat from a room',
       params: channelParams, body: blockBody,
-      handler: ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, params, body }) => {
         return blocks.blockInRoom(hub.channels.requireKnown(params.channel, seat, (c) => mayModerateRoom(c, seat, hub.delegations)), seat, body);
       },
     }),
     route({
-      method: 'DELETE', path: '/channels/:channel/blocks/:agent', auth: 'none', tags: ['hub'], summary: "Lift a seat's block in a room",
+      method: 'DELETE', path: '/channels/:channel/blocks/:agent', auth: hub.auth.seatKey, tags: ['hub'], summary: "Lift a seat's block in a room",
       params: roomAgentParams,
-      handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, params }) => {
         blocks.requireModerator(hub.channels.requireKnown(params.channel, seat, (c) => mayModerateRoom(c, seat, hub.delegations)), seat);
         return blocks.lift(params.channel, params.agent);
       },
     }),
     route({
-      method: 'POST', path: '/hub/blocks', auth: 'none', tags: ['hub'], summary: 'Kick or ban a seat hub-wide (operator or moderation delegate; closes its live socket)',
+      method: 'POST', path: '/hub/blocks', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Kick or ban a seat hub-wide (operator or moderation delegate; closes its live socket)',
       body: blockBody,
-      handler: ({ koa, body }) => blocks.blockHub(hub.auth.seat(koa), body),
+      handler: ({ principal: seat, body }) => blocks.blockHub(seat, body),
     }),
     route({
-      method: 'DELETE', path: '/hub/blocks/:agent', auth: 'none', tags: ['hub'], summary: "Lift a seat's hub-wide block",
+      method: 'DELETE', path: '/hub/blocks/:agent', auth: hub.auth.seatKey, tags: ['hub'], summary: "Lift a seat's hub-wide block",
       params: agentParams,
-      handler: ({ koa, params }) => {
-        blocks.requireHubModerator(hub.auth.seat(koa));
+      handler: ({ principal: seat, params }) => {
+        blocks.requireHubModerator(seat);
         return blocks.lift(HUB_SCOPE, params.agent);
       },
     }),
     route({
-      method: 'GET', path: '/blocks', auth: 'none', tags: ['hub'], summary: 'Blocks in force, newest first (`scope` = a channel or `hub`)',
+      method: 'GET', path: '/blocks', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Blocks in force, newest first (`scope` = a channel or `hub`)',
       query: listQuery,
-      handler: ({ koa, query }) => {
-        hub.auth.seat(koa);
+      handler: ({ principal: seat, query }) => {
+        seat;
         return blocks.list(query.scope);
       },
     }),

@@ -6,9 +6,8 @@ import type { Hub } from '../hub.js';
 export function presenceRoutes(hub: Hub) {
   return [
     route({
-      method: 'GET', path: '/presence', auth: 'none', tags: ['hub'], summary: 'Presence of the seats you share a channel with, sorted by id',
-      handler: ({ koa }): PresenceRow[] => {
-        const seat = hub.auth.seat(koa);
+      method: 'GET', path: '/presence', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Presence of the seats you share a channel with, sorted by id',
+      handler: ({ principal: seat }): PresenceRow[] => {
         const ids = new Set<string>([seat.id]);
         if (seat.operator) {
           for (const a of hub.agents.all()) if (a.retired_at === null) ids.add(a.id);

@@ -29,10 +29,10 @@ export function reputationRoutes(hub: Hub) {
   hub.channels.onLeave.push((channel, agent) => votes.withdrawAllIn(channel, agent));
   return [
     route({
-      method: 'PUT', path: '/channels/:channel/reputation/:target', auth: 'none', tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',
+      method: 'PUT', path: '/channels/:channel/reputation/:target', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',
       params: targetParams, body: voteBody,
-      handler: ({ koa, params, body }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, params, body }) => {
+        hub.member(seat, params.channel);
         const axis = requireAxis(body.axis);
         if (body.value !== 1 && body.value !== -1) throw badRequest(`value must be +1 or -1 — got ${body.value}`);
         const noteLength = [...body.note].length;
@@ -44,34 +44,34 @@ export function reputationRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'DELETE', path: '/channels/:channel/reputation/:target', auth: 'none', tags: ['hub'], summary: 'Withdraw your vote on one axis (all axes when axis is omitted)',
+      method: 'DELETE', path: '/channels/:channel/reputation/:target', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Withdraw your vote on one axis (all axes when axis is omitted)',
       params: targetParams, query: axisQuery,
-      handler: async ({ koa, params, query }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params, query }) => {
+        hub.member(seat, params.channel);
         const axis = query.axis === undefined || query.axis === '' ? null : requireAxis(query.axis);
         return { removed: await votes.withdraw(params.channel, params.target, seat.id, axis) };
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/reputation/:target/votes', auth: 'none', tags: ['hub'], summary: 'Votes on a member in this channel, newest update first',
+      method: 'GET', path: '/channels/:channel/reputation/:target/votes', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Votes on a member in this channel, newest update first',
       params: targetParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return votes.on(params.channel, params.target);
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/reputation', auth: 'none', tags: ['hub'], summary: "The channel's reputation board",
+      method: 'GET', path: '/channels/:channel/reputation', auth: hub.auth.seatKey, tags: ['hub'], summary: "The channel's reputation board",
       params: channelParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return boards.board(params.channel);
       },
     }),
     route({
-      method: 'GET', path: '/reputation', auth: 'none', tags: ['hub'], summary: 'The hub-wide reputation board (rows count the channels they were voted in)',
-      handler: ({ koa }) => {
-        hub.auth.seat(koa);
+      method: 'GET', path: '/reputation', auth: hub.auth.seatKey, tags: ['hub'], summary: 'The hub-wide reputation board (rows count the channels they were voted in)',
+      handler: ({ principal: seat }) => {
+        seat;
         return boards.board(null);
       },
     }),

@@ -5,6 +5,7 @@ import { ChannelArchive } from '../governance/channel-archive.js';
 import { Groups } from '../governance/groups.js';
 import { mayAdministerRoom, ownerLabel } from '../governance/room-authority.js';
 import type { Hub } from '../hub.js';
+import { requireOperator } from '../identity/seat-auth.js';
 import { channelParams, emptyBody } from './schemas.js';
 
 const MAX_INVITE_TTL = 30 * 86400;
@@ -25,10 +26,9 @@ export function roomLifecycleRoutes(hub: Hub) {
   const groups = new Groups(hub);
   return [
     route({
-      method: 'POST', path: '/channels/:channel/invites', auth: 'none', tags: ['hub'], summary: 'Mint a single-use invite token (room admin); the caller delivers it',
+      method: 'POST', path: '/channels/:channel/invites', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Mint a single-use invite token (room admin); the caller delivers it',
       params: channelParams, body: inviteBody,
-      handler: async ({ koa, params, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: async ({ principal: seat, params, body }) => {
         hub.pause.requireOpen(seat);
         const c = hub.channels.requireKnown(params.channel, seat, (ch) => mayAdministerRoom(ch, seat, hub.delegations));
         if (c.is_dm) throw badRequest('direct channels take no invites — they hold exactly their two peers');
@@ -47,28 +47,26 @@ export function roomLifecycleRoutes(hub: Hub) {
       },
     }),
     route({
-      method: 'POST', path: '/groups', auth: 'none', tags: ['hub'], summary: 'Create a room with a purpose, invite its members by direct message, post the opening',
+      method: 'POST', path: '/groups', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Create a room with a purpose, invite its members by direct message, post the opening',
       body: groupBody,
-      handler: ({ koa, body }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, body }) => {
         hub.pause.requireOpen(seat);
         return groups.create(seat, body);
       },
     }),
     route({
-      method: 'POST', path: '/channels/:channel/archive', auth: 'none', tags: ['hub'], summary: 'Archive a room (owner or operator): members evicted, delisted, history kept',
+      method: 'POST', path: '/channels/:channel/archive', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Archive a room (owner or operator): members evicted, delisted, history kept',
       params: channelParams, body: emptyBody, bodyKind: 'json',
-      handler: ({ koa, params }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, params }) => {
         hub.pause.requireOpen(seat);
         return archive.archive(hub.channels.requireKnown(params.channel, seat, (ch) => ch.created_by === seat.id), seat);
       },
     }),
     route({
-      method: 'DELETE', path: '/channels/:channel/archive', auth: 'none', tags: ['hub'], summary: 'Unarchive a room (operator); only the original owner is re-seated',
+      method: 'DELETE', path: '/channels/:channel/archive', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Unarchive a room (operator); only the original owner is re-seated',
       params: channelParams,
-      handler: ({ koa, params }) => {
-        const op = hub.auth.operator(koa, 'only an operator can unarchive a channel — ask one to reopen it, or start a new room');
+      handler: ({ principal: seat, params }) => {
+        const op = requireOperator(seat, 'only an operator can unarchive a channel — ask one to reopen it, or start a new room');
         return archive.unarchive(hub.channels.require(params.channel), op);
       },
     }),

@@ -19,10 +19,9 @@ export function searchRoutes(hub: Hub) {
   const budget = new TokenBucket({ perMinute: 30, burst: 10, refusal: (s) => `search budget exhausted; retry in ${s}s` });
   return [
     route({
-      method: 'GET', path: '/search', auth: 'none', tags: ['hub'], summary: 'Search messages, files, work and people in your channels',
+      method: 'GET', path: '/search', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Search messages, files, work and people in your channels',
       query: searchQuerySchema,
-      handler: ({ koa, query }) => {
-        const seat = hub.auth.seat(koa);
+      handler: ({ principal: seat, query }) => {
         const request = searchRequest(query);
         budget.take(seat.id);
         return service.search(seat, request);

@@ -18,11 +18,11 @@ const blobParams = schema<{ channel: string; id: string }>({
 export function attachmentRoutes(hub: Hub, content: HubContent) {
   return [
     route({
-      method: 'POST', path: '/channels/:channel/attachments', auth: 'none', tags: ['hub'],
+      method: 'POST', path: '/channels/:channel/attachments', auth: hub.auth.seatKey, tags: ['hub'],
       summary: 'Upload an attachment: raw bytes, declared type in Content-Type, ?filename=; idempotent by sha256',
       params: channelParams, query: uploadQuery, bodyKind: 'none',
-      handler: async ({ koa, params, query }) => {
-        const { seat, channel: c } = hub.memberWriting(koa, params.channel);
+      handler: async ({ principal: seat, koa, params, query }) => {
+        const { channel: c } = hub.memberWriting(seat, params.channel);
         content.checkNotClosed(c, seat);
         const length = koa.get('content-length');
         const declared = headerSafe(koa.get('content-type')).trim() || SAFE_FALLBACK_TYPE;
@@ -31,11 +31,11 @@ export function attachmentRoutes(hub: Hub, content: HubContent) {
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/attachments/:id', auth: 'none', tags: ['hub'],
+      method: 'GET', path: '/channels/:channel/attachments/:id', auth: hub.auth.seatKey, tags: ['hub'],
       summary: 'Attachment bytes (served as a download with nosniff and a sandbox CSP; raster images inline; Range, HEAD, If-None-Match)',
       params: blobParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, koa, params }) => {
+        hub.member(seat, params.channel);
         const row = content.attachments.servable(params.channel, params.id);
         const files = content.attachments.files;
         // Range, HEAD and If-None-Match come with the SDK's file reply; the id is the content hash, a strong ETag.

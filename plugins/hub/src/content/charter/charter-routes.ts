@@ -13,23 +13,23 @@ const replaceBody = schema<{ text: string }>({ type: 'object', required: ['text'
 export function charterRoutes(hub: Hub, content: HubContent) {
   return [
     route({
-      method: 'GET', path: '/charter', auth: 'none', tags: ['hub'], summary: "The hub charter, cut for the seat's roles (full=true for all of it); records the seat's receipt",
+      method: 'GET', path: '/charter', auth: hub.auth.seatKey, tags: ['hub'], summary: "The hub charter, cut for the seat's roles (full=true for all of it); records the seat's receipt",
       query: readQuery,
-      handler: ({ koa, query }) => content.hubCharter.read(hub.auth.seat(koa), query.full),
+      handler: ({ principal: seat, query }) => content.hubCharter.read(seat, query.full),
     }),
     route({
-      method: 'PUT', path: '/charter', auth: 'none', tags: ['hub'], summary: 'Replace the hub charter (operator or admin key): the next version',
+      method: 'PUT', path: '/charter', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Replace the hub charter (operator or admin key): the next version',
       body: replaceBody,
-      handler: operatorAct(hub, 'replacing the hub charter is an operator act', async (actor, { body }) => {
+      handler: operatorAct('replacing the hub charter is an operator act', async (actor, { body }) => {
         const v = await content.hubCharter.replace(body.text, actor.id, actor !== ADMIN_PRINCIPAL);
         return { scope: 'hub', version: v.version, text: v.text, updated_by: v.updated_by, updated_at: v.updated_at, packaged: false, bytes: Buffer.byteLength(v.text) };
       }),
     }),
     route({
-      method: 'GET', path: '/channels/:channel/charter', auth: 'none', tags: ['hub'], summary: "The room charter (channel/charter.md); records the reader's receipt",
+      method: 'GET', path: '/channels/:channel/charter', auth: hub.auth.seatKey, tags: ['hub'], summary: "The room charter (channel/charter.md); records the reader's receipt",
       params: channelParams,
-      handler: async ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: async ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         const doc = await content.roomCharters.read(params.channel, seat);
         if (!doc) throw notFound(`file '${ROOM_CHARTER_PATH}' not found in '${params.channel}'`);
         return doc;

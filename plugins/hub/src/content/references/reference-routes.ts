@@ -9,11 +9,11 @@ import { references } from './references.js';
 export function referenceRoutes(hub: Hub, content: HubContent) {
   return [
     route({
-      method: 'GET', path: '/channels/:channel/messages/:id/references', auth: 'none', tags: ['hub'],
+      method: 'GET', path: '/channels/:channel/messages/:id/references', auth: hub.auth.seatKey, tags: ['hub'],
       summary: "The @file and @seat references of a message (other channels' files only when the reader belongs to them)",
       params: messageParams,
-      handler: ({ koa, params }) => {
-        const { seat } = hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         const m = hub.db.messageById(params.id);
         if (!m || m.channel !== params.channel) throw notFound(`message '${params.id}' not found in '${params.channel}'`);
         // A retracted body is a tombstone: it cites nothing.

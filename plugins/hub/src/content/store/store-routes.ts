@@ -16,26 +16,26 @@ const putBody = schema<{ value: unknown; expect_version?: number | null }>({
 export function storeRoutes(hub: Hub, content: HubContent) {
   return [
     route({
-      method: 'GET', path: '/channels/:channel/store', auth: 'none', tags: ['hub'], summary: "The channel store's keys with their versions, sorted",
+      method: 'GET', path: '/channels/:channel/store', auth: hub.auth.seatKey, tags: ['hub'], summary: "The channel store's keys with their versions, sorted",
       params: channelParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return content.store.keys(params.channel);
       },
     }),
     route({
-      method: 'GET', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'One store row',
+      method: 'GET', path: '/channels/:channel/store/:key', auth: hub.auth.seatKey, tags: ['hub'], summary: 'One store row',
       params: keyParams,
-      handler: ({ koa, params }) => {
-        hub.member(koa, params.channel);
+      handler: ({ principal: seat, params }) => {
+        hub.member(seat, params.channel);
         return content.store.require(params.channel, params.key);
       },
     }),
     route({
-      method: 'PUT', path: '/channels/:channel/store/:key', auth: 'none', tags: ['hub'], summary: 'Write a store row (optional expect_version; channel:meta is the room admins\')',
+      method: 'PUT', path: '/channels/:channel/store/:key', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Write a store row (optional expect_version; channel:meta is the room admins\')',
       params: keyParams, body: putBody,
-      handler: async ({ koa, params, body }) => {
-        const { seat, channel: c } = hub.memberWriting(koa, params.channel);
+      handler: async ({ principal: seat, params, body }) => {
+        const { channel: c } = hub.memberWriting(seat, params.channel);
         const key = requireValidKey(params.key);
         const value = applyRules(content.storeRules, { c, seat, key, value: body.value, previous: content.store.get(c.name, key) });
         return hub.db.transaction(() => content.store.putIn(c.name, key, value, seat.id, nowSeconds(), body.expect_version ?? null));
