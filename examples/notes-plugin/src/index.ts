@@ -6,9 +6,11 @@ import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { notesConfigSchema } from './config.js';
 import { notesRoutes } from './notes-routes.js';
 import { NotesStore } from './notes-store.js';
+import { READ_KEY_HEADER, ReadKeys } from './read-keys.js';
 
 export type { NotesConfig } from './config.js';
 export type { Note, NotesStore } from './notes-store.js';
+export type { ReadKeyHolder } from './read-keys.js';
 
 /** Other plugins may depend on the notes store through this token. */
 export const notesStoreToken = token<NotesStore>('notes.store');
@@ -23,6 +25,8 @@ export const notesPlugin = definePlugin({
   deps: { log: core.logger, storage: core.storage, workers: core.workers, clock: core.clock },
   provides: notesStoreToken,
   // `keel notes count`: the module is imported only when the command runs.
+  // Browsers may send the read-key header (CORS) to the route it opens.
+  headers: [READ_KEY_HEADER],
   commands: {
     notes: { summary: 'Print how many notes the data directory holds.', usage: 'count', load: () => import('./notes-command.js') },
   },
@@ -33,7 +37,7 @@ export const notesPlugin = definePlugin({
       maxThreads: config.statsThreads,
     });
     deps.log.info('notes plugin ready', { greeting: config.greeting });
-    return { routes: notesRoutes(store, stats, config), exports: store };
+    return { routes: notesRoutes(store, stats, config, new ReadKeys(deps.storage, deps.clock)), exports: store };
   },
 });
 

@@ -2,6 +2,7 @@
 import { badRequest, notFound, reply, route, schema, type Principal, type WorkerPool } from '@keel/plugin-sdk';
 import type { NotesConfig } from './config.js';
 import type { NotesStore } from './notes-store.js';
+import type { ReadKeys } from './read-keys.js';
 import type { WordStats } from './word-stats-worker.js';
 
 const noteSchema = schema({
@@ -16,9 +17,10 @@ const newNote = schema<{ title: string; text: string }>({
   properties: { title: { type: 'string', minLength: 1, maxLength: 200 }, text: { type: 'string' } },
 });
 
-export function notesRoutes(store: NotesStore, stats: WorkerPool, config: NotesConfig) {
-  const owned = (principal: Principal | null, id: string) => {
-    const note = store.get(principal!.account, id);
+export function notesRoutes(store: NotesStore, stats: WorkerPool, config: NotesConfig, readKeys: ReadKeys) {
+  const readKey = readKeys.authenticator();
+  const owned = (principal: Principal, id: string) => {
+    const note = store.get(principal.account, id);
     // Another account's note is indistinguishable from a missing one.
     if (!note) throw notFound(`Note ${id} not found.`);
     return note;
@@ -41,14 +43,14 @@ export function notesRoutes(store: NotesStore, stats: WorkerPool, config: NotesC
         if ([...body.text].length > config.maxNoteLength) {
           throw badRequest(`text is longer than ${config.maxNoteLength} characters (maxNoteLength).`, { code: 'too_long', field: 'body.text' });
         }
-        return reply(201, await store.add(principal!.account, body.title, body.text));
+        return reply(201, await store.add(principal.account, body.title, body.text));
       },
     }),
     route({
       method: 'GET',
       path: '/items',
       summary: "The caller's notes",
-      handler: ({ principal }) => ({ items: store.list(principal!.account) }),
+      handler: ({ principal }) => ({ items: store.list(principal.account) }),
     }),
     route({
       method: 'GET',
@@ -69,13 +71,26 @@ export function notesRoutes(store: NotesStore, stats: WorkerPool, config: NotesC
       },
     }),
     route({
+      method: 'POST',
+      path: '/read-keys',
+      summary: 'Mint a read key for your notes (shown once); send it as X-Notes-Key to GET /shared/items',
+      handler: async ({ principal }) => reply(201, await readKeys.mint(principal.account)),
+    }),
+    route({
+      method: 'GET',
+      path: '/shared/items',
+      auth: readKey,
+      summary: "The notes of a read key's account (the plugin's own key, not a Keel token)",
+      handler: ({ principal }) => ({ account: principal.account, items: store.list(principal.account) }),
+    }),
+    route({
       method: 'DELETE',
       path: '/items/:id',
       summary: 'Delete a note',
       params: idParams,
       handler: async ({ params, principal }) => {
         owned(principal, params.id);
-        await store.remove(principal!.account, params.id);
+        await store.remove(principal.account, params.id);
         return reply(204);
       },
     }),
