@@ -74,11 +74,11 @@ export function accountRoutes(core: CoreContext) {
       summary: 'The principal the bearer token stands for',
       responses: { 200: { schema: schema({ type: 'object', properties: { account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' } } }) } },
       handler: ({ principal }) => ({
-        account: principal!.account,
-        tenant: principal!.tenant,
-        roles: principal!.roles,
-        token_id: principal!.tokenId,
-        is_admin: principal!.roles.includes('admin'),
+        account: principal.account,
+        tenant: principal.tenant,
+        roles: principal.roles,
+        token_id: principal.tokenId,
+        is_admin: principal.roles.includes('admin'),
       }),
     }),
     route({

@@ -30,9 +30,9 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
 });
 
 export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegistry) {
-  const owned = (principal: Principal | null, runId: string): RunMeta => {
+  const owned = (principal: Principal, runId: string): RunMeta => {
     const meta = store.runMeta(runId);
-    if (!meta || meta.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
+    if (!meta || meta.account !== principal.account) throw notFound(`Run '${runId}' not found.`);
     return meta;
   };
   return [
@@ -58,7 +58,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegist
         const runs: Record<string, unknown> = {};
         for (const r of body.runs) {
           const meta = store.runMeta(r.run_id);
-          if (meta && meta.account === principal!.account) runs[r.run_id] = store.page(r.run_id, r.after, body.limit);
+          if (meta && meta.account === principal.account) runs[r.run_id] = store.page(r.run_id, r.after, body.limit);
         }
         return { runs };
       },

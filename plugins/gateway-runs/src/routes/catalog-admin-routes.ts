@@ -85,9 +85,9 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       handler: async ({ body, files, principal }) => {
         const file = files.file?.[0];
         if (!file) throw badRequest('Send the bundle as the multipart field `file`.', { code: 'invalid_request', field: 'body.file' });
-        const { scope, tenant } = catalogTarget(body, principal!, true, 'body');
+        const { scope, tenant } = catalogTarget(body, principal, true, 'body');
         const bytes = new Uint8Array(await readFile(file.filepath));
-        return publish({ scope, tenant, bytes, publisher: principal!.account, acl: aclOf(body), makeDefault: body.make_default, origin: 'upload' }, principal!);
+        return publish({ scope, tenant, bytes, publisher: principal.account, acl: aclOf(body), makeDefault: body.make_default, origin: 'upload' }, principal);
       },
     }),
     route({
@@ -98,11 +98,11 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       summary: "Copy a bundle the admin can run (its private ones, the shared directory, the shipped ones) into the catalog",
       body: promoteBody,
       handler: async ({ body, principal }) => {
-        const { scope, tenant } = catalogTarget(body, principal!, true, 'body');
-        const entry = d.sources.bundles.find(principal!.account, body.bundle_id, body.bundle_version);
+        const { scope, tenant } = catalogTarget(body, principal, true, 'body');
+        const entry = d.sources.bundles.find(principal.account, body.bundle_id, body.bundle_version);
         if (!entry) throw notFound(`Bundle '${body.bundle_id}${body.bundle_version ? `@${body.bundle_version}` : ''}' is not installed, so it cannot be promoted.`, { code: 'bundle_not_found' });
         const bytes = new Uint8Array(await readFile(entry.file));
-        return publish({ scope, tenant, bytes, publisher: principal!.account, acl: aclOf(body.acl), makeDefault: body.make_default, origin: 'promote' }, principal!);
+        return publish({ scope, tenant, bytes, publisher: principal.account, acl: aclOf(body.acl), makeDefault: body.make_default, origin: 'promote' }, principal);
       },
     }),
     route({
@@ -114,9 +114,9 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       params: versionParams,
       query: targetQuery,
       handler: async ({ params, query, principal }) => {
-        const { scope, tenant } = catalogTarget(query, principal!, true);
-        const record = await d.catalog.setDefault(scope, tenant, params.bundle_id, params.bundle_version, principal!.account);
-        return { ok: true, record: row(record, principal!), default_version: record.bundle_version };
+        const { scope, tenant } = catalogTarget(query, principal, true);
+        const record = await d.catalog.setDefault(scope, tenant, params.bundle_id, params.bundle_version, principal.account);
+        return { ok: true, record: row(record, principal), default_version: record.bundle_version };
       },
     }),
     route({
@@ -129,9 +129,9 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       query: targetQuery,
       body: aclBody,
       handler: async ({ params, query, body, principal }) => {
-        const { scope, tenant } = catalogTarget(query, principal!, true);
-        const record = await d.catalog.setAcl(scope, tenant, params.bundle_id, params.bundle_version, normalizeAcl(body), principal!.account);
-        return { ok: true, record: row(record, principal!) };
+        const { scope, tenant } = catalogTarget(query, principal, true);
+        const record = await d.catalog.setAcl(scope, tenant, params.bundle_id, params.bundle_version, normalizeAcl(body), principal.account);
+        return { ok: true, record: row(record, principal) };
       },
     }),
     ...(['deprecate', 'block'] as const).map((action) =>
@@ -145,10 +145,10 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
         query: targetQuery,
         body: reasonBody,
         handler: async ({ params, query, body, principal }) => {
-          const { scope, tenant } = catalogTarget(query, principal!, true);
+          const { scope, tenant } = catalogTarget(query, principal, true);
           const status = action === 'block' ? 'blocked' : 'deprecated';
-          const record = await d.catalog.setStatus(scope, tenant, params.bundle_id, params.bundle_version, status, body.reason?.trim() || query.reason?.trim() || null, principal!.account);
-          return { ok: true, record: row(record, principal!) };
+          const record = await d.catalog.setStatus(scope, tenant, params.bundle_id, params.bundle_version, status, body.reason?.trim() || query.reason?.trim() || null, principal.account);
+          return { ok: true, record: row(record, principal) };
         },
       })),
     route({
@@ -160,9 +160,9 @@ export function catalogAdminRoutes(d: CatalogAdminRoutesDeps) {
       params: versionParams,
       query: targetQuery,
       handler: async ({ params, query, principal }) => {
-        const { scope, tenant } = catalogTarget(query, principal!, true);
-        const record = await d.catalog.setStatus(scope, tenant, params.bundle_id, params.bundle_version, 'tombstoned', query.reason?.trim() || null, principal!.account);
-        return { ok: true, record: row(record, principal!), deleted_bytes: false };
+        const { scope, tenant } = catalogTarget(query, principal, true);
+        const record = await d.catalog.setStatus(scope, tenant, params.bundle_id, params.bundle_version, 'tombstoned', query.reason?.trim() || null, principal.account);
+        return { ok: true, record: row(record, principal), deleted_bytes: false };
       },
     }),
   ];

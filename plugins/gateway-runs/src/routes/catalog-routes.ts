@@ -86,9 +86,9 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       query: catalogQuery,
       handler: ({ query, principal }) => {
         const admin = isAdmin(principal);
-        const { scope, tenant } = catalogTarget(query, principal!, admin);
-        const view = agentDefaultsView(principal!, d.sources);
-        const items = d.catalog.list(scope, tenant).filter((r) => visible(r, principal!, admin, query)).map((r) => catalogRow(d.catalog, r, principal!, admin, view));
+        const { scope, tenant } = catalogTarget(query, principal, admin);
+        const view = agentDefaultsView(principal, d.sources);
+        const items = d.catalog.list(scope, tenant).filter((r) => visible(r, principal, admin, query)).map((r) => catalogRow(d.catalog, r, principal, admin, view));
         return { items, scope, tenant_id: tenant, count: items.length, ...view };
       },
     }),
@@ -101,9 +101,9 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       query: catalogQuery,
       handler: ({ params, query, principal }) => {
         const admin = isAdmin(principal);
-        const { scope, tenant } = catalogTarget(query, principal!, admin);
-        const view = agentDefaultsView(principal!, d.sources);
-        const items = d.catalog.list(scope, tenant, params.bundle_id).filter((r) => visible(r, principal!, admin, query)).map((r) => catalogRow(d.catalog, r, principal!, admin, view));
+        const { scope, tenant } = catalogTarget(query, principal, admin);
+        const view = agentDefaultsView(principal, d.sources);
+        const items = d.catalog.list(scope, tenant, params.bundle_id).filter((r) => visible(r, principal, admin, query)).map((r) => catalogRow(d.catalog, r, principal, admin, view));
         if (items.length === 0) throw notFound(`Workflow bundle '${params.bundle_id}' is not in the catalog of tenant '${tenant}'.`, { code: 'bundle_not_found' });
         return { items, scope, tenant_id: tenant, bundle_id: params.bundle_id };
       },
@@ -116,7 +116,7 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       params: flowParams,
       query: catalogQuery,
       handler: ({ params, query, principal }) => {
-        const { record, flow, head } = inspectable(principal!, query, params);
+        const { record, flow, head } = inspectable(principal, query, params);
         return { ...head, status: record.status, entrypoint: record.entrypoints.find((e) => e.flow_id === params.flow_id) ?? null, flow: flow.flow };
       },
     }),
@@ -128,7 +128,7 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       params: flowParams,
       query: catalogQuery,
       handler: ({ params, query, principal }) => {
-        const { flow, head } = inspectable(principal!, query, params);
+        const { flow, head } = inspectable(principal, query, params);
         return { ...head, input_schema: flowInputSchema(flow) };
       },
     }),

@@ -58,9 +58,9 @@ export interface RunsRoutesDeps {
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
-  const owned = (principal: Principal | null, runId: string): RunState => {
+  const owned = (principal: Principal, runId: string): RunState => {
     const run = d.runtime.load(runId);
-    if (!run || run.account !== principal!.account) throw notFound(`Run '${runId}' not found.`);
+    if (!run || run.account !== principal.account) throw notFound(`Run '${runId}' not found.`);
     return run;
   };
   /**
@@ -84,10 +84,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
       body: startBody,
       handler: async ({ body, principal }) => {
-        const resolution = resolveStart(body, principal!, d.start);
-        const run = newRootRun(body, principal!.account, resolution, d.streamingDefault);
+        const resolution = resolveStart(body, principal, d.start);
+        const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.activeRuns.admit(principal!, () => d.runtime.createRun(run));
+        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
@@ -99,10 +99,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: 'Schedule a flow: a parent run launches it at start_at, then every interval (repeat_count / repeat_until bound it)',
       body: scheduleBody,
       handler: async ({ body, principal }) => {
-        const resolution = resolveStart(body, principal!, d.start);
-        const run = newScheduledRun(body, principal!.account, resolution);
+        const resolution = resolveStart(body, principal, d.start);
+        const run = newScheduledRun(body, principal.account, resolution);
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.activeRuns.admit(principal!, () => d.runtime.createRun(run));
+        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },
@@ -114,7 +114,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: "The caller's runs, newest first",
       query: listQuery,
       handler: ({ query, principal }) => {
-        let rows = d.runs.listByAccount(principal!.account);
+        let rows = d.runs.listByAccount(principal.account);
         if (query.session_id) rows = rows.filter((r) => r.session_id === query.session_id);
         if (query.parent_run_id) rows = rows.filter((r) => r.parent_run_id === query.parent_run_id);
         if (query.root_only) rows = rows.filter((r) => r.parent_run_id === null);
@@ -152,7 +152,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
           payload: body.payload,
           ts: new Date().toISOString(),
           client_id: body.client_id ?? null,
-          account: principal!.account,
+          account: principal.account,
         });
         if (receipt.accepted) d.kickCommands();
         return receipt;
@@ -164,8 +164,8 @@ export function runsRoutes(d: RunsRoutesDeps) {
       tags: ['bundles'],
       summary: 'Bundles the caller can run, with source and description',
       handler: ({ principal }) => {
-        const view = agentDefaultsView(principal!, d.start);
-        const items = d.bundles.list(principal!.account).map((e) => {
+        const view = agentDefaultsView(principal, d.start);
+        const items = d.bundles.list(principal.account).map((e) => {
           const m = e.bundle.manifest;
           const def = m.default_entrypoint ?? m.entrypoints[0]!.flow_id;
           return {
@@ -195,7 +195,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const scope = body.scope ?? (d.auth.isAdmin(principal) ? 'shared' : 'private');
         if (scope === 'shared' && !d.auth.isAdmin(principal)) throw forbidden('Writing the shared bundle directory needs an admin principal.');
         try {
-          const { entry, replaced } = await d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal!.account, body.overwrite ?? false);
+          const { entry, replaced } = await d.bundles.install(new Uint8Array(await readFile(file.filepath)), scope, principal.account, body.overwrite ?? false);
           const m = entry.bundle.manifest;
           return reply(201, { bundle_id: m.bundle_id, bundle_version: m.bundle_version, scope, replaced, entrypoints: m.entrypoints });
         } catch (err) {

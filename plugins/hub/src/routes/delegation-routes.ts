@@ -17,10 +17,7 @@ export function delegationRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/delegations', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Live delegations, sorted by seat',
-      handler: ({ principal: seat }) => {
-        seat;
-        return hub.delegations.active();
-      },
+      handler: () => hub.delegations.active(),
     }),
     route({
       method: 'PUT', path: '/admin/delegation', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: "Lend powers to a seat with a mission (replaces its grant; 7 days by default, 30 at most)",

@@ -39,7 +39,7 @@ export function discoveryRoutes(service: InferenceService, openaiPrefix: () => s
       path: '/discovery/providers',
       tags: ['discovery'],
       summary: 'Providers the caller can use, including enabled endpoint profiles as `endpoint:<name>`',
-      handler: ({ principal }) => ({ providers: service.providers(principal!.account).map(providerRow) }),
+      handler: ({ principal }) => ({ providers: service.providers(principal.account).map(providerRow) }),
     }),
     route({
       method: 'GET',
@@ -49,7 +49,7 @@ export function discoveryRoutes(service: InferenceService, openaiPrefix: () => s
       params: providerParams,
       query: modelsQuery,
       handler: async ({ params, query, principal }) => {
-        const provider = service.provider(principal!.account, params.provider_name);
+        const provider = service.provider(principal.account, params.provider_name);
         if (!provider) throw notFound(`Unknown provider '${echoId(params.provider_name)}'.`, { code: 'provider_not_found' });
         const models = await provider.listModels({ refresh: query.refresh ?? false });
         return { provider: provider.info.name, source: provider.info.catalog, models };
@@ -63,7 +63,7 @@ export function discoveryRoutes(service: InferenceService, openaiPrefix: () => s
       handler: ({ principal }) => {
         const defaults = service.defaults();
         return {
-          providers: service.providers(principal!.account).map((p) => p.info.name),
+          providers: service.providers(principal.account).map((p) => p.info.name),
           inference: { chat: true, completions: true, embeddings: true, structured_output: true, streaming_tokens: true, tools: false },
           defaults: { chat_model: defaults.chat, embedding_model: defaults.embedding },
           openai_api: { enabled: apiEnabled(), base_path: openaiPrefix(), models_path: `${openaiPrefix()}/models` },

@@ -22,7 +22,7 @@ export function chatCompletionsRoute(service: InferenceService, recorder: CallRe
         const messages = chatMessages(body.messages);
         service.limits.chat(messages);
         const params = chatParams(body);
-        const target = await service.resolve(principal!.account, body.model, 'chat');
+        const target = await service.resolve(principal.account, body.model, 'chat');
         note.model = target.id;
         note.provider = target.provider.info.name;
         const id = completionId('chatcmpl');

@@ -24,7 +24,7 @@ export function completionsRoute(service: InferenceService, recorder: CallRecord
         if (body.stream && prompts.length > 1) throw badRequest('Streaming takes one prompt; send a string, or an array of one.', { code: 'invalid_request', field: 'body.prompt' });
         if (body.suffix) throw badRequest('suffix (fill-in-the-middle) is not supported.', { code: 'unsupported_parameter', field: 'body.suffix' });
         const params = generationParams(body);
-        const target = await service.resolve(principal!.account, body.model, 'chat');
+        const target = await service.resolve(principal.account, body.model, 'chat');
         note.model = target.id;
         note.provider = target.provider.info.name;
         const id = completionId('cmpl');

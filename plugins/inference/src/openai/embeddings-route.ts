@@ -18,7 +18,7 @@ export function embeddingsRoute(service: InferenceService, recorder: CallRecorde
         const inputs = typeof body.input === 'string' ? [body.input] : body.input;
         if (inputs.some((i) => typeof i !== 'string')) throw badRequest('Token-id input is not supported; send text.', { code: 'unsupported_parameter', field: 'body.input' });
         service.limits.inputs(inputs as string[]);
-        const target = await service.resolve(principal!.account, body.model, 'embedding');
+        const target = await service.resolve(principal.account, body.model, 'embedding');
         note.model = target.id;
         note.provider = target.provider.info.name;
         const out = await service.embedOn(target, inputs as string[], { signal: ctx.signal });

@@ -18,7 +18,7 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'Models the caller can use',
-      handler: async ({ principal }) => ({ object: 'list', data: (await service.listModels(principal!.account)).map(wire) }),
+      handler: async ({ principal }) => ({ object: 'list', data: (await service.listModels(principal.account)).map(wire) }),
     }),
     route({
       method: 'GET',
@@ -29,7 +29,7 @@ export function modelsRoutes(service: InferenceService) {
       params: schema<{ model: string | string[] }>({ type: 'object', properties: { model: {} } }),
       handler: async ({ params, principal }) => {
         const id = Array.isArray(params.model) ? params.model.join('/') : params.model;
-        const target = await service.resolve(principal!.account, id, 'chat').catch(() => null);
+        const target = await service.resolve(principal.account, id, 'chat').catch(() => null);
         const info = target && (await target.provider.findModel(target.model));
         if (!info) throw notFound(`The model '${echoId(id)}' does not exist.`, { code: 'model_not_found', field: 'params.model' });
         return wire(info);

@@ -40,8 +40,8 @@ export function statusRoutes(service: InferenceService, settings: ApiSettings, l
       summary: 'Recent /v1 requests, newest first (an admin sees every account, others their own); no content, no keys',
       query: logsQuery,
       handler: ({ query, principal }) => {
-        const isAdmin = principal!.roles.includes('admin');
-        return { items: log.recent(query.limit, isAdmin ? query.account : principal!.account) };
+        const isAdmin = principal.roles.includes('admin');
+        return { items: log.recent(query.limit, isAdmin ? query.account : principal.account) };
       },
     }),
     route({ method: 'GET', path: admin, auth: 'admin', tags: ['openai-api'], summary: 'Settings of the OpenAI-compatible API', handler: status }),
@@ -52,7 +52,7 @@ export function statusRoutes(service: InferenceService, settings: ApiSettings, l
       tags: ['openai-api'],
       summary: 'Switch the OpenAI-compatible API on',
       handler: async ({ principal }) => {
-        await settings.update({ enabled: true }, principal!.account);
+        await settings.update({ enabled: true }, principal.account);
         return status();
       },
     }),
@@ -63,7 +63,7 @@ export function statusRoutes(service: InferenceService, settings: ApiSettings, l
       tags: ['openai-api'],
       summary: 'Switch the OpenAI-compatible API off (its routes answer 503)',
       handler: async ({ principal }) => {
-        await settings.update({ enabled: false }, principal!.account);
+        await settings.update({ enabled: false }, principal.account);
         return status();
       },
     }),
@@ -75,11 +75,11 @@ export function statusRoutes(service: InferenceService, settings: ApiSettings, l
       summary: 'Set the default chat and embedding models (each must resolve)',
       body: defaultsBody,
       handler: async ({ body, principal }) => {
-        if (body.chat_model) await service.resolve(principal!.account, body.chat_model, 'chat');
-        if (body.embedding_model) await service.resolve(principal!.account, body.embedding_model, 'embedding');
+        if (body.chat_model) await service.resolve(principal.account, body.chat_model, 'chat');
+        if (body.embedding_model) await service.resolve(principal.account, body.embedding_model, 'embedding');
         await settings.update(
           { ...(body.chat_model ? { default_chat_model: body.chat_model } : {}), ...(body.embedding_model ? { default_embedding_model: body.embedding_model } : {}) },
-          principal!.account,
+          principal.account,
         );
         return status();
       },

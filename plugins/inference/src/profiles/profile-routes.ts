@@ -37,7 +37,7 @@ export function profileRoutes(store: ProfileStore) {
       path: base,
       tags: ['configuration'],
       summary: "The caller's endpoint profiles (keys never returned)",
-      handler: ({ principal }) => ({ items: store.list(principal!.account).map(ProfileStore.view) }),
+      handler: ({ principal }) => ({ items: store.list(principal.account).map(ProfileStore.view) }),
     }),
     route({
       method: 'POST',
@@ -45,7 +45,7 @@ export function profileRoutes(store: ProfileStore) {
       tags: ['configuration'],
       summary: 'Create an endpoint profile',
       body: createBody,
-      handler: async ({ body, principal }) => reply(201, ProfileStore.view(await store.create(principal!.account, body))),
+      handler: async ({ body, principal }) => reply(201, ProfileStore.view(await store.create(principal.account, body))),
     }),
     route({
       method: 'PUT',
@@ -54,7 +54,7 @@ export function profileRoutes(store: ProfileStore) {
       summary: 'Update an endpoint profile (named fields replace; api_key null removes the key)',
       params: idParams,
       body: updateBody,
-      handler: async ({ params, body, principal }) => ProfileStore.view(await store.update(principal!.account, params.profile_id, body)),
+      handler: async ({ params, body, principal }) => ProfileStore.view(await store.update(principal.account, params.profile_id, body)),
     }),
     route({
       method: 'DELETE',
@@ -63,7 +63,7 @@ export function profileRoutes(store: ProfileStore) {
       summary: 'Delete an endpoint profile',
       params: idParams,
       handler: async ({ params, principal }) => {
-        await store.remove(principal!.account, params.profile_id);
+        await store.remove(principal.account, params.profile_id);
         return reply(204);
       },
     }),
@@ -78,7 +78,7 @@ export function profileRoutes(store: ProfileStore) {
         let apiKey: string | null;
         let name: string;
         if (body.profile_id) {
-          const profile = store.get(principal!.account, body.profile_id);
+          const profile = store.get(principal.account, body.profile_id);
           baseUrl = body.base_url ?? profile.base_url;
           apiKey = body.api_key ?? store.apiKey(profile);
           name = `endpoint:${profile.name}`;
