@@ -1,25 +1,26 @@
 /**
- * The hub's services, built once per plugin instance and handed to every route module. The hub is
- * the authority on every act: each route authenticates the seat, checks membership and role, and
- * writes through `HubWriter` so the chain and the live socket stay consistent.
+ * The hub's core services, built once per plugin instance by the composition root and handed to
+ * the route modules. The hub is the authority on every act: the kernel authenticates the seat
+ * (`SeatAuth`), each route checks membership and role, and writes through `HubWriter` so the chain
+ * and the live socket stay consistent.
  */
 import type { Member, WhoamiReport } from '@keel/hub-client';
-import type { AuthService, Logger } from '@keel/plugin-sdk';
-import { ChannelDirectory, channelView } from './channels/channel-directory.js';
-import { Invites } from './channels/invites.js';
+import type { Logger } from '@keel/plugin-sdk';
+import { channelView, type ChannelDirectory } from './channels/channel-directory.js';
+import type { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
-import { Delegations } from './governance/delegations.js';
-import { AgentRegistry } from './identity/agent-registry.js';
-import { SeatAuth } from './identity/seat-auth.js';
-import { LiveBus } from './live/live-bus.js';
-import { Presence } from './live/presence.js';
-import { HubPause } from './governance/hub-pause.js';
-import { EnvelopeBuilder } from './messages/envelope.js';
-import { HubWriter } from './messages/hub-writer.js';
-import { MessageFacts } from './messages/message-views.js';
-import { MessagePoster } from './messages/post-message.js';
-import { Reading } from './messages/reading.js';
-import { Retraction } from './messages/retraction.js';
+import type { Delegations } from './governance/delegations.js';
+import type { HubPause } from './governance/hub-pause.js';
+import type { AgentRegistry } from './identity/agent-registry.js';
+import type { SeatAuth } from './identity/seat-auth.js';
+import type { LiveBus } from './live/live-bus.js';
+import type { Presence } from './live/presence.js';
+import type { EnvelopeBuilder } from './messages/envelope.js';
+import type { HubWriter } from './messages/hub-writer.js';
+import type { MessageFacts } from './messages/message-views.js';
+import type { MessagePoster } from './messages/post-message.js';
+import type { Reading } from './messages/reading.js';
+import type { Retraction } from './messages/retraction.js';
 import type { AgentRecord, ChannelRecord } from './records.js';
 import type { HubDb } from './store/hub-db.js';
 
@@ -31,11 +32,42 @@ export type InfoPart = (channel: ChannelRecord, viewer: AgentRecord) => Record<s
 export const HUB_VERSION = '0.1.0';
 export const HUB_PROTOCOL = 'agora/0.4';
 
+/** The hub's core services and hooks, every one built by the composition root (`compose-hub.ts`). */
+export interface HubParts {
+  db: HubDb;
+  config: HubConfig;
+  log: Logger;
+  dataDir: string;
+  live: LiveBus;
+  presence: Presence;
+  writer: HubWriter;
+  channels: ChannelDirectory;
+  agents: AgentRegistry;
+  auth: SeatAuth;
+  facts: MessageFacts;
+  envelopes: EnvelopeBuilder;
+  poster: MessagePoster;
+  reading: Reading;
+  retraction: Retraction;
+  invites: Invites;
+  pause: HubPause;
+  delegations: Delegations;
+  /** What `/whoami` adds to the seat's own fields (charter pointer, rules, delegations). */
+  whoamiParts: readonly WhoamiPart[];
+  /** What channel info adds to the channel and its members (meta, charter, phases, state). */
+  infoParts: readonly InfoPart[];
+  /** Closes a seat's live sockets (a hub block, a retirement). */
+  severSockets(agent: string): void;
+}
+
+/** The hub's core services with the views several routes share (members, channel info, the calling member). */
 export class Hub {
-  readonly live = new LiveBus();
-  readonly presence = new Presence();
-  /** Closes a seat's live sockets (set by the socket server; a hub block calls it). */
-  severSockets: (agent: string) => void = () => {};
+  readonly db: HubDb;
+  readonly config: HubConfig;
+  readonly log: Logger;
+  readonly dataDir: string;
+  readonly live: LiveBus;
+  readonly presence: Presence;
   readonly writer: HubWriter;
   readonly channels: ChannelDirectory;
   readonly agents: AgentRegistry;
@@ -49,23 +81,32 @@ export class Hub {
   readonly pause: HubPause;
   /** Powers operators lend to seats (`hasPower(agent, power, channel?)`). */
   readonly delegations: Delegations;
-  readonly whoamiParts: WhoamiPart[] = [];
-  readonly infoParts: InfoPart[] = [];
+  readonly severSockets: (agent: string) => void;
+  private readonly whoamiParts: readonly WhoamiPart[];
+  private readonly infoParts: readonly InfoPart[];
 
-  constructor(readonly db: HubDb, readonly config: HubConfig, kernelAuth: AuthService, readonly log: Logger, readonly dataDir: string) {
-    this.writer = new HubWriter(db, this.live);
-    this.channels = new ChannelDirectory(db, this.writer);
-    this.agents = new AgentRegistry(db, this.writer, this.channels);
-    this.auth = new SeatAuth(db, this.agents, kernelAuth);
-    this.facts = new MessageFacts(db);
-    this.envelopes = new EnvelopeBuilder(db, this.facts);
-    this.poster = new MessagePoster(db, this.writer, config.postRate);
-    this.reading = new Reading(db, this.facts, this.envelopes);
-    this.retraction = new Retraction(db, this.writer);
-    this.invites = new Invites(db);
-    this.pause = new HubPause(db);
-    this.poster.gates.push((channel, sender) => this.pause.gate(channel, sender));
-    this.delegations = new Delegations(db, this.agents);
+  constructor(parts: HubParts) {
+    this.db = parts.db;
+    this.config = parts.config;
+    this.log = parts.log;
+    this.dataDir = parts.dataDir;
+    this.live = parts.live;
+    this.presence = parts.presence;
+    this.writer = parts.writer;
+    this.channels = parts.channels;
+    this.agents = parts.agents;
+    this.auth = parts.auth;
+    this.facts = parts.facts;
+    this.envelopes = parts.envelopes;
+    this.poster = parts.poster;
+    this.reading = parts.reading;
+    this.retraction = parts.retraction;
+    this.invites = parts.invites;
+    this.pause = parts.pause;
+    this.delegations = parts.delegations;
+    this.severSockets = parts.severSockets;
+    this.whoamiParts = parts.whoamiParts;
+    this.infoParts = parts.infoParts;
   }
 
   /** A channel's members with their seats' about and mission. */

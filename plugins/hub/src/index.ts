@@ -3,22 +3,13 @@
  * with asks and answers, a hash-chained transcript per channel, a live socket and the team page.
  * Mounted at `/hub`; wire-compatible with clients written for the `agora/0.4` protocol.
  */
-import { core, definePlugin, token, type AnyRoute } from '@keel/plugin-sdk';
+import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { composeHub } from './compose-hub.js';
 import { hubConfigSchema } from './config.js';
-import { contentRoutes } from './content/content-routes.js';
-import { Hub } from './hub.js';
+import type { Hub } from './hub.js';
 import { hubErrorFormat } from './hub-error-format.js';
-import { SocketServer } from './live/socket-server.js';
-import { channelRoutes } from './routes/channel-routes.js';
-import { discoveryRoutes } from './routes/discovery-routes.js';
-import { governanceRoutes } from './routes/governance-routes.js';
-import { identityRoutes } from './routes/identity-routes.js';
-import { inboxRoutes } from './routes/inbox-routes.js';
-import { ledgerRoutes } from './routes/ledger-routes.js';
-import { messageRoutes } from './routes/message-routes.js';
+import { hubRoutes } from './routes/hub-routes.js';
 import { HubDb } from './store/hub-db.js';
-import { uiRoutes } from './ui/ui-routes.js';
-import { requireWellFormedText } from './well-formed-text.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
 export type { HubConfig } from './config.js';
@@ -45,26 +36,15 @@ export const hubPlugin = definePlugin({
     },
   },
   async setup({ config, deps }) {
-    const hub = new Hub(new HubDb(deps.storage), config, deps.auth, deps.logger, deps.paths.pluginDir);
-    await hub.channels.ensureCommons();
-    const sockets = new SocketServer(hub, hub.presence);
-    hub.severSockets = (agent) => sockets.sever(agent);
+    // The composition root builds every service and wires every hook; the routes only declare.
+    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir });
+    await services.hub.channels.ensureCommons();
     return {
-      exports: hub,
-      routes: requireWellFormedText([
-        ...identityRoutes(hub),
-        ...channelRoutes(hub),
-        ...messageRoutes(hub),
-        ...inboxRoutes(hub),
-        ...ledgerRoutes(hub),
-        ...contentRoutes(hub),
-        ...discoveryRoutes(hub),
-        ...governanceRoutes(hub),
-        ...uiRoutes(),
-      ] as AnyRoute[]),
-      sockets: [sockets.route()],
+      exports: services.hub,
+      routes: hubRoutes(services),
+      sockets: [services.sockets.route()],
       pages: [{ path: '/ui/', title: 'Team page' }],
-      stop: () => sockets.close(),
+      stop: () => services.sockets.close(),
     };
   },
 });

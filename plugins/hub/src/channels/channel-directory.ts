@@ -21,8 +21,22 @@ export function channelView(c: ChannelRecord): Channel {
   return { name: c.name, private: c.private, created_by: c.created_by, created_at: c.created_at };
 }
 
+/** What the rest of the hub does when a room is created or a seat leaves one; given by the composition root. */
+export interface ChannelHooks {
+  onCreate: ReadonlyArray<(w: WriteScope, channel: ChannelRecord) => void>;
+  onLeave: ReadonlyArray<(channel: string, agent: string) => void>;
+}
+
 export class ChannelDirectory {
-  constructor(private readonly db: HubDb, private readonly writer: HubWriter) {}
+  /** Extra set-up of a new room inside its creating write (the room charter is seeded here). */
+  readonly onCreate: ChannelHooks['onCreate'];
+  /** Extra clean-up when a seat leaves or is removed from a channel (runs inside the write). */
+  readonly onLeave: ChannelHooks['onLeave'];
+
+  constructor(private readonly db: HubDb, private readonly writer: HubWriter, hooks: ChannelHooks) {
+    this.onCreate = hooks.onCreate;
+    this.onLeave = hooks.onLeave;
+  }
 
   get(name: string): ChannelRecord | undefined {
     return this.db.channels.get(name);
@@ -90,9 +104,6 @@ export class ChannelDirectory {
     return c;
   }
 
-  /** Extra set-up of a new room inside its creating write (the room charter is seeded here). */
-  readonly onCreate: Array<(w: WriteScope, channel: ChannelRecord) => void> = [];
-
   /** Inside a write: makes `agent` a member, posts `<id> joined[ — about]`, moves its cursor to the head. */
   joinIn(w: WriteScope, channel: string, agent: AgentRecord, role: MemberRecord['role'] = 'member'): void {
     const now = nowSeconds();
@@ -113,9 +124,6 @@ export class ChannelDirectory {
     for (const hook of this.onLeave) hook(channel, agent);
     w.insert(systemNotice(channel, `${agent} left`, nowSeconds()));
   }
-
-  /** Extra clean-up when a seat leaves or is removed from a channel (runs inside the write). */
-  readonly onLeave: Array<(channel: string, agent: string) => void> = [];
 
   removeMemberIn(channel: string, agent: string): void {
     this.db.members.remove([channel, agent]);

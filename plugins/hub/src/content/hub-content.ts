@@ -1,27 +1,31 @@
 /**
  * The hub's content services — per-channel files, the key-value store, charters, attachments,
- * phases, rulings, work rows and digests — built once per hub and wired into its extension hooks:
- * `/whoami` parts (charter pointer, rules), channel info parts (meta, charter, phases, state),
- * post gates (closed rooms, charter and rulings gates), attachment resolution for posts, and the
- * room charter every new room is born with.
+ * phases, rulings, work rows and digests — built once per hub by the composition root, which also
+ * wires what they offer the rest of the hub: `/whoami` and channel info parts, post gates (closed
+ * rooms, charter and rulings gates), attachment resolution for posts, and the room charter every
+ * new room is born with.
  */
-import type { CharterDebtRow } from '@keel/hub-client';
+import type { CharterDebtRow, WhoamiReport } from '@keel/hub-client';
 import path from 'node:path';
 import { conflict, forbidden } from '@keel/plugin-sdk';
-import { POWERS, type Delegation } from '../governance/delegations.js';
+import type { ChannelDirectory } from '../channels/channel-directory.js';
+import type { HubConfig } from '../config.js';
+import { POWERS, type Delegation, type Delegations } from '../governance/delegations.js';
 import { mayAdministerRoom } from '../governance/room-authority.js';
-import type { Hub } from '../hub.js';
+import type { MessageFacts } from '../messages/message-views.js';
+import type { PostGate } from '../messages/post-message.js';
 import type { AgentRecord, ChannelRecord } from '../records.js';
+import type { HubDb } from '../store/hub-db.js';
 import { Attachments } from './attachments/attachment-store.js';
 import { Digests } from './board/digest.js';
 import { phaseRows, phaseRule } from './board/phases.js';
 import { Rulings } from './board/rulings.js';
 import { WorkItems } from './board/work-items.js';
 import { HubCharter } from './charter/hub-charter.js';
-import { RoomCharters } from './charter/room-charter.js';
-import { ChannelFs } from './fs/channel-fs.js';
+import type { RoomCharters } from './charter/room-charter.js';
+import type { ChannelFs } from './fs/channel-fs.js';
 import { adminsOf } from './room-admin.js';
-import { ChannelStore } from './store/channel-store.js';
+import type { ChannelStore } from './store/channel-store.js';
 import { META_KEY, validateMeta, type ChannelMeta } from './store/channel-meta.js';
 import { exactRule, fsKeyRule, prefixRule, type StoreRule } from './store/store-rules.js';
 
@@ -30,6 +34,21 @@ function delegateBrief(d: Delegation | undefined): string | null {
   const scope = d.scope === '' || d.scope === '*' ? 'hub-wide' : `in '${d.scope}'`;
   const note = d.note ? ` (${d.note})` : '';
   return `you hold a delegation${note}: ${d.powers.join(', ')}, ${scope}, until ${new Date(d.expires_at * 1000).toISOString()}. Act within those powers only; the hub checks every act.`;
+}
+
+/** What the content services read from the rest of the hub; built before them by the composition root. */
+export interface HubContentDeps {
+  db: HubDb;
+  config: HubConfig;
+  /** The plugin's data directory (attachments live under `attachments/`). */
+  dataDir: string;
+  facts: MessageFacts;
+  channels: ChannelDirectory;
+  delegations: Delegations;
+  /** Built first: new rooms are seeded with a charter, and posts gated by it. */
+  fs: ChannelFs;
+  store: ChannelStore;
+  roomCharters: RoomCharters;
 }
 
 export class HubContent {
@@ -42,24 +61,31 @@ export class HubContent {
   readonly work: WorkItems;
   readonly digests: Digests;
   readonly storeRules: StoreRule[];
+  private readonly db: HubDb;
+  private readonly channels: ChannelDirectory;
+  private readonly delegations: Delegations;
 
-  constructor(private readonly hub: Hub) {
+  constructor(deps: HubContentDeps) {
+    const { db, config, delegations } = deps;
+    this.db = db;
+    this.channels = deps.channels;
+    this.delegations = delegations;
+    this.fs = deps.fs;
+    this.store = deps.store;
+    this.roomCharters = deps.roomCharters;
     const meta = (channel: string) => this.meta(channel);
     const isAdmin = (c: ChannelRecord, seat: AgentRecord) => this.isAdmin(c, seat);
-    this.fs = new ChannelFs(hub.db);
-    this.store = new ChannelStore(hub.db);
-    this.hubCharter = new HubCharter(hub.db, {
+    this.hubCharter = new HubCharter(db, {
       roles: (seat) => this.roles(seat),
-      powers: (seat) => (seat.operator ? [...POWERS] : (hub.delegations.activeFor(seat.id)[0]?.powers ?? [])),
-      delegateBrief: (seat) => delegateBrief(hub.delegations.activeFor(seat.id)[0]),
+      powers: (seat) => (seat.operator ? [...POWERS] : (delegations.activeFor(seat.id)[0]?.powers ?? [])),
+      delegateBrief: (seat) => delegateBrief(delegations.activeFor(seat.id)[0]),
     });
-    this.roomCharters = new RoomCharters(hub.db, this.fs, meta);
-    this.attachments = new Attachments(hub.db, path.join(hub.dataDir, 'attachments'), {
-      maxBytes: hub.config.attachmentMaxBytes, channelQuotaBytes: hub.config.channelAttachmentQuotaBytes,
+    this.attachments = new Attachments(db, path.join(deps.dataDir, 'attachments'), {
+      maxBytes: config.attachmentMaxBytes, channelQuotaBytes: config.channelAttachmentQuotaBytes,
     });
-    this.rulings = new Rulings(hub.db, this.store, meta, isAdmin);
-    this.work = new WorkItems(hub.db, this.store);
-    this.digests = new Digests(hub.db, hub.facts, this.store, this.rulings);
+    this.rulings = new Rulings(db, this.store, meta, isAdmin);
+    this.work = new WorkItems(db, this.store);
+    this.digests = new Digests(db, deps.facts, this.store, this.rulings);
     this.storeRules = [
       fsKeyRule,
       exactRule(META_KEY, ({ c, seat, value, previous }) => {
@@ -79,7 +105,7 @@ export class HubContent {
 
   /** Owner, operator, or a delegate whose grant reaches the room. */
   isAdmin(c: ChannelRecord, seat: AgentRecord): boolean {
-    return mayAdministerRoom(c, seat, this.hub.delegations);
+    return mayAdministerRoom(c, seat, this.delegations);
   }
 
   meta(channel: string): ChannelMeta | undefined {
@@ -89,12 +115,12 @@ export class HubContent {
   /** The seat kinds a charter view is cut for: every seat is a member; owners of a live room and delegates read their sections too. */
   roles(seat: AgentRecord): string[] {
     const roles = ['member'];
-    const owns = this.hub.db.channelsOf(seat.id).some((name) => {
-      const c = this.hub.channels.get(name);
+    const owns = this.db.channelsOf(seat.id).some((name) => {
+      const c = this.channels.get(name);
       return c !== undefined && !c.archived && c.owner === seat.id;
     });
     if (owns) roles.push('owner');
-    if (this.hub.delegations.isDelegate(seat.id)) roles.push('delegate');
+    if (this.delegations.isDelegate(seat.id)) roles.push('delegate');
     return roles;
   }
 
@@ -112,35 +138,26 @@ export class HubContent {
     return [...hub, ...this.roomCharters.debts(seat)];
   }
 
-  private install(): void {
-    const hub = this.hub;
-    hub.whoamiParts.push((seat) => ({ hub_rules: this.hubCharter.rules(seat), hub_charter: this.hubCharter.pointer(seat) }));
-    hub.infoParts.push((c) => {
-      const meta = this.meta(c.name) ?? null;
-      return {
-        meta, charter: this.roomCharters.descriptor(c.name), response_sla_minutes: meta?.response_sla_minutes ?? 60, language: meta?.language ?? 'plain',
-        state: c.archived ? 'archived' : (meta?.state ?? 'open'), phases: phaseRows(this.store, c.name),
-      };
-    });
-    hub.poster.gates.push(
+  /** `/whoami` part: the hub charter's rules and pointer for the seat. */
+  whoamiPart(seat: AgentRecord): Partial<WhoamiReport> {
+    return { hub_rules: this.hubCharter.rules(seat), hub_charter: this.hubCharter.pointer(seat) };
+  }
+
+  /** Channel info part: meta, room charter descriptor, SLA, language, state and phases. */
+  infoPart(c: ChannelRecord): Record<string, unknown> {
+    const meta = this.meta(c.name) ?? null;
+    return {
+      meta, charter: this.roomCharters.descriptor(c.name), response_sla_minutes: meta?.response_sla_minutes ?? 60, language: meta?.language ?? 'plain',
+      state: c.archived ? 'archived' : (meta?.state ?? 'open'), phases: phaseRows(this.store, c.name),
+    };
+  }
+
+  /** Post gates of the content area, in order: closed rooms, then the room charter, then standing rulings. */
+  postGates(): PostGate[] {
+    return [
       (c, seat) => this.checkNotClosed(c, seat),
       (c, seat) => this.roomCharters.gate(c, seat),
       (c, seat) => this.rulings.gate(c, seat),
-    );
-    hub.poster.attachments = (channel, refs) => this.attachments.resolveIn(channel, refs);
-    hub.channels.onCreate.push((w, c) => this.roomCharters.seedIn(w, c));
-  }
-
-  private static readonly installed = new WeakMap<Hub, HubContent>();
-
-  /** The hub's content services, built and wired into its hooks on first use. */
-  static of(hub: Hub): HubContent {
-    let content = HubContent.installed.get(hub);
-    if (!content) {
-      content = new HubContent(hub);
-      content.install();
-      HubContent.installed.set(hub, content);
-    }
-    return content;
+    ];
   }
 }

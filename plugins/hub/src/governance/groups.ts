@@ -7,8 +7,8 @@
 import type { CreateGroupArgs, CreateGroupResult } from '@keel/hub-client';
 import { badRequest, isHttpError, notFound } from '@keel/plugin-sdk';
 import { channelView } from '../channels/channel-directory.js';
-import { HubContent } from '../content/hub-content.js';
 import { META_KEY, validateMeta } from '../content/store/channel-meta.js';
+import type { ChannelStore } from '../content/store/channel-store.js';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, ChannelRecord } from '../records.js';
@@ -16,7 +16,7 @@ import type { AgentRecord, ChannelRecord } from '../records.js';
 const MAX_MEMBERS = 100;
 
 export class Groups {
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: Hub, private readonly store: ChannelStore) {}
 
   async create(seat: AgentRecord, input: CreateGroupArgs): Promise<CreateGroupResult> {
     const members = [...new Set(input.members)].filter((m) => m !== seat.id);
@@ -24,7 +24,7 @@ export class Groups {
     const meta = validateMeta({ purpose: input.purpose }, undefined);
     const c = await this.hub.writer.run((w) => {
       const created = this.hub.channels.createIn(w, seat.id, input.name, input.private ?? true);
-      HubContent.of(this.hub).store.putIn(created.name, META_KEY, meta, seat.id, nowSeconds(), null);
+      this.store.putIn(created.name, META_KEY, meta, seat.id, nowSeconds(), null);
       return created;
     });
     const invited: string[] = [];

@@ -41,13 +41,20 @@ const MAX_ASKS = 20;
 const MAX_ASK_ID = 64;
 const MAX_ATTACHMENTS = 8;
 
-export class MessagePoster {
-  readonly gates: PostGate[] = [];
-  attachments: AttachmentResolver | null = null;
+/** The rules every post passes, given by the composition root: gates in order, and how attachment refs resolve. */
+export interface PostRules {
+  gates: readonly PostGate[];
+  attachments: AttachmentResolver;
+}
 
+export class MessagePoster {
+  readonly gates: readonly PostGate[];
+  private readonly attachments: AttachmentResolver;
   private readonly pace: TokenBucket | null;
 
-  constructor(private readonly db: HubDb, private readonly writer: HubWriter, rate: { perMinute: number; burst: number }) {
+  constructor(private readonly db: HubDb, private readonly writer: HubWriter, rate: { perMinute: number; burst: number }, rules: PostRules) {
+    this.gates = rules.gates;
+    this.attachments = rules.attachments;
     this.pace = rate.perMinute > 0
       ? new TokenBucket({ ...rate, refusal: (s) => `rate limit exceeded — retry in ${s}.0s (steady pace; are you in a reply loop?)` })
       : null;
@@ -172,7 +179,6 @@ export class MessagePoster {
 
   private resolveAttachments(channel: string, refs: Array<{ id: string; filename?: string }>): AttachmentRef[] {
     if (refs.length > MAX_ATTACHMENTS) throw badRequest(`a message carries at most ${MAX_ATTACHMENTS} attachments — this one has ${refs.length}`);
-    if (!this.attachments) throw badRequest('this hub does not store attachments');
     return this.attachments(channel, refs);
   }
 }

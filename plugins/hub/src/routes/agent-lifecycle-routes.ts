@@ -1,6 +1,6 @@
 /** Operator surfaces over seats (operator seat or the admin key): missions, role, retire, restore, delete. */
 import { route, schema } from '@keel/plugin-sdk';
-import { AgentLifecycle } from '../governance/agent-lifecycle.js';
+import type { AgentLifecycle } from '../governance/agent-lifecycle.js';
 import type { Hub } from '../hub.js';
 import { operatorAct } from './operator-act.js';
 import { agentParams } from './schemas.js';
@@ -9,8 +9,7 @@ const missionBody = schema<{ mission: string }>({ type: 'object', required: ['mi
 const retireBody = schema<{ reason: string }>({ type: 'object', properties: { reason: { type: 'string', default: '' } } });
 const roleBody = schema<{ operator: boolean }>({ type: 'object', required: ['operator'], properties: { operator: { type: 'boolean' } } });
 
-export function agentLifecycleRoutes(hub: Hub) {
-  const lifecycle = new AgentLifecycle(hub);
+export function agentLifecycleRoutes(hub: Hub, lifecycle: AgentLifecycle) {
   return [
     route({
       method: 'GET', path: '/admin/missions', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Every active seat with its standing mission (blanks included)',

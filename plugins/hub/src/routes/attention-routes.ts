@@ -1,21 +1,12 @@
 /** Attention: what a seat owes and is owed (`/owed`), and the operators' desk (`/desk`). */
 import { forbidden, route } from '@keel/plugin-sdk';
-import { Desk } from '../attention/desk.js';
-import { OwedReporter } from '../attention/owed-report.js';
-import { phaseRows } from '../content/board/phases.js';
-import { HubContent } from '../content/hub-content.js';
+import type { Desk } from '../attention/desk.js';
+import type { OwedReporter } from '../attention/owed-report.js';
 import type { Hub } from '../hub.js';
 
 const DESK_REFUSAL = 'the desk is for operators and reporting delegates (whoami.delegations is the proof)';
 
-export function attentionRoutes(hub: Hub) {
-  const content = HubContent.of(hub);
-  const owed = new OwedReporter(hub, {
-    charters: (seat) => content.charterDebts(seat),
-    // A phase is owed by its steward while it is open.
-    phases: (seat) => hub.db.channelsOf(seat.id).flatMap((c) => phaseRows(content.store, c)).filter((p) => p.status === 'open' && p.steward === seat.id),
-  });
-  const desk = new Desk(hub);
+export function attentionRoutes(hub: Hub, owed: OwedReporter, desk: Desk) {
   return [
     route({
       method: 'GET', path: '/owed', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Asks to answer, answers to consume, threads to close, asks you wait on',

@@ -1,6 +1,6 @@
 /** Remote onboarding: the admin mints join tokens; `POST /join` (no key — the token is the credential) registers a seat. */
 import { route, schema } from '@keel/plugin-sdk';
-import { JoinTokens, type MintInput } from '../governance/join-tokens.js';
+import type { JoinTokens, MintInput } from '../governance/join-tokens.js';
 import type { Hub } from '../hub.js';
 import { ADMIN_PRINCIPAL } from '../identity/seat-auth.js';
 
@@ -16,8 +16,7 @@ const joinBody = schema<{ token: string; agent_id?: string; about?: string }>({
 });
 const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['token_id'], properties: { token_id: { type: 'string', minLength: 1, maxLength: 200 } } });
 
-export function joinTokenRoutes(hub: Hub) {
-  const tokens = new JoinTokens(hub);
+export function joinTokenRoutes(hub: Hub, tokens: JoinTokens) {
   return [
     route({
       method: 'POST', path: '/join-tokens', auth: hub.auth.adminKey('minting a join token'), tags: ['hub'], summary: 'Mint a join token (admin key); the secret is shown once',

@@ -1,6 +1,6 @@
 /** Kicks and bans: in one room (`/channels/{c}/blocks`), hub-wide (`/hub/blocks`), and the public list. */
 import { route, schema } from '@keel/plugin-sdk';
-import { Blocks, HUB_SCOPE, type BlockInput } from '../governance/blocks.js';
+import { HUB_SCOPE, type BlockInput, type Blocks } from '../governance/blocks.js';
 import type { Hub } from '../hub.js';
 import { channelParams } from './schemas.js';
 import { mayModerateRoom } from '../governance/room-authority.js';
@@ -15,8 +15,7 @@ const roomAgentParams = schema<{ channel: string; agent: string }>({
 const agentParams = schema<{ agent: string }>({ type: 'object', required: ['agent'], properties: { agent: { type: 'string', minLength: 1, maxLength: 200 } } });
 const listQuery = schema<{ scope?: string }>({ type: 'object', properties: { scope: { type: 'string', maxLength: 200 } } });
 
-export function moderationRoutes(hub: Hub) {
-  const blocks = new Blocks(hub);
+export function moderationRoutes(hub: Hub, blocks: Blocks) {
   return [
     route({
       method: 'POST', path: '/channels/:channel/blocks', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Kick (seconds, at most 7 days) or ban (no seconds) a seat from a room',

@@ -2,8 +2,8 @@
 import { badRequest, notFound, payloadTooLarge, route, schema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
-import { Leaderboard } from '../reputation/leaderboard.js';
-import { AXES, isAxis, VoteStore, type Axis } from '../reputation/votes.js';
+import type { Leaderboard } from '../reputation/leaderboard.js';
+import { AXES, isAxis, type Axis, type VoteStore } from '../reputation/votes.js';
 import { channelParams } from './schemas.js';
 
 const NOTE_MAX = 280;
@@ -23,10 +23,7 @@ function requireAxis(axis: string): Axis {
   return axis;
 }
 
-export function reputationRoutes(hub: Hub) {
-  const votes = new VoteStore(hub.db);
-  const boards = new Leaderboard(hub, votes);
-  hub.channels.onLeave.push((channel, agent) => votes.withdrawAllIn(channel, agent));
+export function reputationRoutes(hub: Hub, votes: VoteStore, boards: Leaderboard) {
   return [
     route({
       method: 'PUT', path: '/channels/:channel/reputation/:target', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',

@@ -1,8 +1,8 @@
 /** Room lifecycle: invites, groups (a room with purpose and invited members), archive and unarchive. */
 import type { CreateGroupArgs } from '@keel/hub-client';
 import { badRequest, forbidden, notFound, route, schema } from '@keel/plugin-sdk';
-import { ChannelArchive } from '../governance/channel-archive.js';
-import { Groups } from '../governance/groups.js';
+import type { ChannelArchive } from '../governance/channel-archive.js';
+import type { Groups } from '../governance/groups.js';
 import { mayAdministerRoom, ownerLabel } from '../governance/room-authority.js';
 import type { Hub } from '../hub.js';
 import { requireOperator } from '../identity/seat-auth.js';
@@ -21,9 +21,7 @@ const groupBody = schema<CreateGroupArgs>({
   },
 });
 
-export function roomLifecycleRoutes(hub: Hub) {
-  const archive = new ChannelArchive(hub);
-  const groups = new Groups(hub);
+export function roomLifecycleRoutes(hub: Hub, archive: ChannelArchive, groups: Groups) {
   return [
     route({
       method: 'POST', path: '/channels/:channel/invites', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Mint a single-use invite token (room admin); the caller delivers it',

@@ -1,0 +1,140 @@
+/**
+ * The hub's composition root: every service is built here, once, in dependency order, and every
+ * hook one part of the hub offers another (room creation and leave hooks, post gates, attachment
+ * resolution, `/whoami` and channel-info parts, severing sockets) is given here to the service that
+ * runs it, at construction. Route factories only receive built services and declare routes, so the
+ * order in which they are built changes nothing.
+ *
+ * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
+ * by functions that read services only when a request runs, never during construction.
+ */
+import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { Desk } from './attention/desk.js';
+import { OwedReporter } from './attention/owed-report.js';
+import { ChannelDirectory } from './channels/channel-directory.js';
+import { Invites } from './channels/invites.js';
+import type { HubConfig } from './config.js';
+import { phaseRows } from './content/board/phases.js';
+import { RoomCharters } from './content/charter/room-charter.js';
+import { ChannelFs } from './content/fs/channel-fs.js';
+import { HubContent } from './content/hub-content.js';
+import { META_KEY, type ChannelMeta } from './content/store/channel-meta.js';
+import { ChannelStore } from './content/store/channel-store.js';
+import { AgentLifecycle } from './governance/agent-lifecycle.js';
+import { Blocks } from './governance/blocks.js';
+import { ChannelArchive } from './governance/channel-archive.js';
+import { Delegations } from './governance/delegations.js';
+import { Groups } from './governance/groups.js';
+import { HubPause } from './governance/hub-pause.js';
+import { JoinTokens } from './governance/join-tokens.js';
+import { retiredPeerGate } from './governance/retired-peer-gate.js';
+import { Hub } from './hub.js';
+import { AgentRegistry } from './identity/agent-registry.js';
+import { SeatAuth } from './identity/seat-auth.js';
+import { LiveBus } from './live/live-bus.js';
+import { Presence } from './live/presence.js';
+import { SocketServer } from './live/socket-server.js';
+import { EnvelopeBuilder } from './messages/envelope.js';
+import { HubWriter } from './messages/hub-writer.js';
+import { MessageFacts } from './messages/message-views.js';
+import { MessagePoster } from './messages/post-message.js';
+import { Reading } from './messages/reading.js';
+import { Retraction } from './messages/retraction.js';
+import { Leaderboard } from './reputation/leaderboard.js';
+import { VoteStore } from './reputation/votes.js';
+import { AgentSource } from './search/agent-source.js';
+import { FileSource } from './search/file-source.js';
+import { MessageIndex } from './search/message-index.js';
+import { MessageSource } from './search/message-source.js';
+import { SearchService } from './search/search-service.js';
+import { StoreSource } from './search/store-source.js';
+import type { HubDb } from './store/hub-db.js';
+
+/** What the hub is built from: the plugin's storage, config and the kernel services it uses. */
+export interface HubDeps {
+  db: HubDb;
+  config: HubConfig;
+  kernelAuth: AuthService;
+  log: Logger;
+  /** The plugin's data directory (`<data>/plugins/hub`). */
+  dataDir: string;
+}
+
+/** Every service of a hub, built: what `setup` hands the route factories and the socket. */
+export interface HubServices {
+  hub: Hub;
+  content: HubContent;
+  sockets: SocketServer;
+  votes: VoteStore;
+  leaderboard: Leaderboard;
+  blocks: Blocks;
+  lifecycle: AgentLifecycle;
+  groups: Groups;
+  archive: ChannelArchive;
+  joinTokens: JoinTokens;
+  owed: OwedReporter;
+  desk: Desk;
+  search: SearchService;
+}
+
+export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
+  const live = new LiveBus();
+  const presence = new Presence();
+  const writer = new HubWriter(db, live);
+  const votes = new VoteStore(db);
+
+  // Content stores come first: every new room is seeded with a charter inside its creating write.
+  const fs = new ChannelFs(db);
+  const store = new ChannelStore(db);
+  const roomCharters = new RoomCharters(db, fs, (channel) => store.value<ChannelMeta>(channel, META_KEY));
+  const channels = new ChannelDirectory(db, writer, {
+    onCreate: [(w, c) => roomCharters.seedIn(w, c)],
+    // A seat that leaves a room takes its votes there with it.
+    onLeave: [(channel, agent) => votes.withdrawAllIn(channel, agent)],
+  });
+  const agents = new AgentRegistry(db, writer, channels);
+  const delegations = new Delegations(db, agents);
+  const facts = new MessageFacts(db);
+  const envelopes = new EnvelopeBuilder(db, facts);
+  const pause = new HubPause(db);
+  const content = new HubContent({ db, config, dataDir, facts, channels, delegations, fs, store, roomCharters });
+  const poster = new MessagePoster(db, writer, config.postRate, {
+    gates: [(c, sender) => pause.gate(c, sender), ...content.postGates(), retiredPeerGate(agents)],
+    attachments: (channel, refs) => content.attachments.resolveIn(channel, refs),
+  });
+
+  // Blocks and retirements close a seat's sockets; the socket server is built from the hub below.
+  let sockets: SocketServer | null = null;
+  const hub = new Hub({
+    db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
+    auth: new SeatAuth(db, agents, kernelAuth),
+    reading: new Reading(db, facts, envelopes),
+    retraction: new Retraction(db, writer),
+    invites: new Invites(db),
+    whoamiParts: [(seat) => content.whoamiPart(seat), (seat) => ({ delegations: delegations.activeFor(seat.id) })],
+    infoParts: [(c) => content.infoPart(c)],
+    severSockets: (agent) => sockets?.sever(agent),
+  });
+  sockets = new SocketServer(hub, presence);
+
+  const index = new MessageIndex(db, live);
+  return {
+    hub,
+    content,
+    sockets,
+    votes,
+    leaderboard: new Leaderboard(hub, votes),
+    blocks: new Blocks(hub),
+    lifecycle: new AgentLifecycle(hub),
+    groups: new Groups(hub, store),
+    archive: new ChannelArchive(hub),
+    joinTokens: new JoinTokens(hub),
+    owed: new OwedReporter(hub, {
+      charters: (seat) => content.charterDebts(seat),
+      // A phase is owed by its steward while it is open.
+      phases: (seat) => db.channelsOf(seat.id).flatMap((c) => phaseRows(store, c)).filter((p) => p.status === 'open' && p.steward === seat.id),
+    }),
+    desk: new Desk(hub),
+    search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
+  };
+}
