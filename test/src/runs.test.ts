@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
-import { repoRoot } from './helpers/paths.js';
-
-const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'flows');
+import { requireSharedFlow } from './helpers/shared-models.js';
 
 interface RunRecord {
   run_id: string;
@@ -218,14 +215,7 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
   });
 
   it('runs the real basic-llm-test fixture bundle unchanged with the default model', async function () {
-    const file = path.join(FIXTURES, 'basic-llm-test@0.0.0.flow');
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file);
-    } catch {
-      console.log(`      (skipped: ${file} is absent)`);
-      return this.skip();
-    }
+    const bytes = readFileSync(requireSharedFlow(this, 'basic-llm-test@0.0.0.flow'));
     expect((await upload(bytes, 'basic-llm-test@0.0.0.flow')).statusCode).to.equal(201);
     const { run_id } = (await start({ bundle_id: 'basic-llm-test', input_data: { prompt: 'What is the capital of Egypt?' } })).json<{ run_id: string }>();
     const run = await until(run_id, (r) => r.status === 'completed');
