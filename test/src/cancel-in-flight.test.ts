@@ -5,6 +5,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { requireStoriesModel, storiesDir } from './helpers/shared-models.js';
+import { json, openSse } from './helpers/sse.js';
 
 describe('cancel really stops the work: an in-flight LLM call is aborted in the engine (real story model)', function () {
   let k: TestKernel;
@@ -31,25 +32,15 @@ describe('cancel really stops the work: an in-flight LLM call is aborted in the 
     requireStoriesModel(this);
     const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'story', input_data: { _runtime: { provider: 'local', model: 'stories260K', stream: true } } } });
     const runId = start.json<{ run_id: string }>().run_id;
-    const res = await fetch(`${url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    let cancelled = false;
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
-      if (!cancelled && text.includes('event: llm.delta\n')) {
-        cancelled = true;
-        await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: 'stop-story', run_id: runId, type: 'cancel', payload: { reason: 'enough' } } });
-      }
-    }
-    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n'));
-    const end = text.split('\n\n').find((b) => b.startsWith('event: llm.delta_end\n'));
+    const stream = await openSse(`${url}/api/gateway/runs/${runId}/ledger/stream`, { token: k.adminToken });
+    await stream.collect({ until: (s) => s.named('llm.delta').length > 0, deadline: 60_000, what: 'the first delta' });
+    await k.inject({ method: 'POST', url: '/api/gateway/commands', token: k.adminToken, payload: { command_id: 'stop-story', run_id: runId, type: 'cancel', payload: { reason: 'enough' } } });
+    await stream.collect({ until: () => false, deadline: 60_000, what: 'the end of the cancelled run stream' });
+    const deltas = stream.named('llm.delta');
+    const end = stream.named('llm.delta_end')[0];
     expect(deltas.length).to.be.greaterThan(0).and.below(200);
-    expect(JSON.parse(/data: (.+)/.exec(end!)![1]!)).to.include({ reason: 'cancelled' });
-    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(json(end!)).to.include({ reason: 'cancelled' });
+    expect(stream.last!.event).to.equal('done');
     const run = (await k.inject({ url: `/api/gateway/runs/${runId}`, token: k.adminToken })).json<{ status: string; error: string }>();
     expect(run).to.include({ status: 'cancelled', error: 'enough' });
     const items = (await k.inject({ url: `/api/gateway/runs/${runId}/ledger`, token: k.adminToken })).json<{ items: Array<{ status: string; effect: { type: string } | null; result: Record<string, unknown> | null; error: string | null }> }>().items;

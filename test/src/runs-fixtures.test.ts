@@ -6,7 +6,8 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { multipart } from './helpers/flow-builder.js';
-import { until } from './helpers/gateway-runs.js';
+import { until } from './helpers/until.js';
+import { json, readSse } from './helpers/sse.js';
 import { requireSharedFlow, sharedFlowsDir } from './helpers/shared-models.js';
 
 const TINY = { provider: 'local', model: 'keel-tiny-chat' };
@@ -39,7 +40,7 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   const start = async (bundleId: string, input: Record<string, unknown>) =>
     (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: input } })).json<{ run_id: string }>().run_id;
   const finished = async (id: string) => {
-    return until(async () => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>(), (run) => ['completed', 'failed', 'cancelled'].includes(run.status), 120_000);
+    return until(async () => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>(), { ok: (run) => ['completed', 'failed', 'cancelled'].includes(run.status), deadline: 120_000, what: `run ${id} to finish` });
   };
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
 
@@ -69,13 +70,12 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   it("basic-agent: the parent's stream carries the agent child's token deltas", async function () {
     requireSharedFlow(this, 'basic-agent@0.0.1.flow');
     const id = await start('basic-agent', { prompt: 'Count to ten.', _runtime: { ...TINY, stream: true } });
-    const res = await fetch(`${url}/api/gateway/runs/${id}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
-    const text = await res.text();
-    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => JSON.parse(/data: (.+)/.exec(b)![1]!) as { run_id: string; root_run_id: string; parent_run_id: string; text: string });
+    const stream = await readSse(`${url}/api/gateway/runs/${id}/ledger/stream`, { token: k.adminToken, deadline: 120_000 });
+    const deltas = stream.named('llm.delta').map((e) => json<{ run_id: string; root_run_id: string; parent_run_id: string; text: string }>(e));
     expect(deltas.length).to.be.greaterThan(3);
     expect(deltas.every((d) => d.run_id !== id && d.root_run_id === id && d.parent_run_id === id)).to.equal(true);
     expect(deltas.map((d) => d.text).join('')).to.equal('1, 2, 3, 4, 5, 6, 7, 8, 9, 10.');
-    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(stream.last!.event).to.equal('done');
   });
 
   it('runs a fixture unchanged when the inference config aliases the model it names', async function () {

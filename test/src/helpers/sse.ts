@@ -135,11 +135,14 @@ export class SseStream {
   }
 }
 
-/** Opens `url`, reads until `done` (or `options.until`) or the end, closes it, and answers the stream. */
+/**
+ * Opens `url`, reads it to its end (the server ends a finished run's stream after `done`, so a test
+ * sees anything sent after it) or until `options.until`, closes it, and answers the stream.
+ */
 export async function readSse(url: string, options: OpenSseOptions & CollectOptions = {}): Promise<SseStream> {
   const stream = await openSse(url, options);
   try {
-    await stream.collect(options);
+    await stream.collect({ until: () => false, what: 'the end of the stream', ...options });
   } finally {
     await stream.close();
   }
