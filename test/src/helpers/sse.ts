@@ -62,7 +62,8 @@ export class SseStream {
   ended = false;
   /** True once `close` stopped reading here. */
   closed = false;
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  // Taken at the first read, so that a refused stream's body can still be read as JSON.
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly decoder = new TextDecoder();
   private readonly parser = sseParser(
     (e) => this.events.push(e),
@@ -74,8 +75,7 @@ export class SseStream {
     private readonly options: OpenSseOptions,
     readonly response: Response,
   ) {
-    this.reader = response.body?.getReader();
-    if (!this.reader) this.ended = true;
+    if (!response.body) this.ended = true;
   }
 
   /** The events named `name`. */
@@ -102,6 +102,7 @@ export class SseStream {
     const until = options.until ?? ((s: SseStream) => s.events.some((e) => e.event === 'done'));
     const ms = options.deadline ?? DEFAULT_DEADLINE_MS;
     const giveUpAt = Date.now() + ms;
+    this.reader ??= this.response.body?.getReader();
     while (!until(this) && !this.ended && !this.closed) {
       const left = giveUpAt - Date.now();
       let timer: NodeJS.Timeout | undefined;
@@ -131,7 +132,7 @@ export class SseStream {
   /** Stops reading (the server sees the client go). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.reader?.cancel().catch(() => undefined);
+    await (this.reader ?? this.response.body)?.cancel().catch(() => undefined);
   }
 }
 
