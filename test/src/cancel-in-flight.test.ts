@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
@@ -7,6 +5,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { requireStoriesModel, storiesDir } from './helpers/shared-models.js';
+import { EndlessEndpoint } from './helpers/endless-endpoint.js';
 import { json, openSse } from './helpers/sse.js';
 import { until } from './helpers/until.js';
 
@@ -60,24 +59,9 @@ describe('cancel really stops the work: an in-flight LLM call is aborted in the 
 describe('cancel really stops the work: an in-flight call to a remote endpoint is aborted (a scripted stand-in, no model)', function () {
   let k: TestKernel;
   let url: string;
-  // An OpenAI-compatible endpoint (a stand-in inside the test) that streams a word every 20 ms
-  // until its client goes; `closed` counts the requests whose client went.
-  let closed = 0;
-  const endpoint = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'endless', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-      const timer = setInterval(() => res.write(chunk(' word')), 20);
-      res.on('close', () => {
-        clearInterval(timer);
-        closed++;
-      });
-    });
-  });
+  const endpoint = new EndlessEndpoint();
   before(async () => {
-    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
-    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    const baseUrl = await endpoint.start();
     k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl, models: ['endless'] }] } }, ledgerPlugin, gatewayRunsPlugin] });
     url = (await k.listen()).url;
     const flow = {
@@ -94,8 +78,7 @@ describe('cancel really stops the work: an in-flight call to a remote endpoint i
   });
   after(async () => {
     await k?.stop();
-    endpoint.closeAllConnections();
-    await new Promise((r) => endpoint.close(r));
+    await endpoint.stop();
   });
 
   it('cancels mid-stream: a cancelled end, the ledger says it stopped in flight, and the endpoint sees its client go', async () => {
@@ -113,6 +96,6 @@ describe('cancel really stops the work: an in-flight call to a remote endpoint i
     const call = items.find((i) => i.effect?.type === 'llm_call' && i.status !== 'started')!;
     expect(call.status).to.equal('failed');
     expect(call.result).to.include({ cancelled: true, stopped_in_flight: true });
-    await until(() => closed, { ok: (n) => n === 1, what: 'the endpoint to see its client go' });
+    await until(() => endpoint.closed, { ok: (n) => n === 1, what: 'the endpoint to see its client go' });
   });
 });

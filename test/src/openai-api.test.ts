@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { embeddingsDir, requireGloveModel, requireStoriesModel, STORIES_GREEDY_PREFIX, storiesDir, TINY_CHAT } from './helpers/shared-models.js';
+import { EndlessEndpoint } from './helpers/endless-endpoint.js';
 import { until } from './helpers/until.js';
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
@@ -225,30 +224,15 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client', 
 describe('the /v1 API relaying to a remote OpenAI-compatible endpoint (a scripted stand-in, no model)', function () {
   let kernel: TestKernel;
   let client: OpenAI;
-  // Streams a word every 20 ms until its client goes; `closed` counts the requests whose client went.
-  let closed = 0;
-  const endpoint = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'endless', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-      const timer = setInterval(() => res.write(chunk(' word')), 20);
-      res.on('close', () => {
-        clearInterval(timer);
-        closed++;
-      });
-    });
-  });
+  const endpoint = new EndlessEndpoint();
   before(async () => {
-    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
-    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    const baseUrl = await endpoint.start();
     kernel = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl, models: ['endless'] }] } }] });
     client = new OpenAI({ apiKey: kernel.adminToken, baseURL: `${(await kernel.listen()).url}/v1`, maxRetries: 0 });
   });
   after(async () => {
     await kernel?.stop();
-    endpoint.closeAllConnections();
-    await new Promise((r) => endpoint.close(r));
+    await endpoint.stop();
   });
 
   it('stops the upstream call at once when the client disconnects mid-stream, and records it', async () => {
@@ -262,7 +246,7 @@ describe('the /v1 API relaying to a remote OpenAI-compatible endpoint (a scripte
     } catch {
       /* the abort ends the iteration */
     }
-    await until(() => closed, { ok: (n) => n === 1, what: 'the endpoint to see its client go' });
+    await until(() => endpoint.closed, { ok: (n) => n === 1, what: 'the endpoint to see its client go' });
     type LogEntry = { endpoint: string; stream: boolean; status: number; finish_reason: string };
     const streamed = async () => (await kernel.inject({ url: '/api/gateway/openai-api/logs?limit=5', token: kernel.adminToken })).json<{ items: LogEntry[] }>().items.find((e) => e.stream && e.endpoint === '/v1/chat/completions');
     const entry = await until(streamed, { ok: (e) => e !== undefined, what: 'the log entry of the streamed request' });
