@@ -205,6 +205,16 @@ describe('flow interpreter (unit): edge routing and control flow', () => {
     expect(temp(run.vars).control).to.deep.equal([]);
   });
 
+  it('parallel runs its then:N branches one after another, then leaves by completed', () => {
+    const f = flow(
+      [start(), node({ id: 'fan', type: 'parallel' }), setVar('one', 'a', 1), setVar('two', 'b', 2), setVar('after', 'c', 3), end([])],
+      ['start -> fan', 'fan:then:0 -> one', 'fan:then:1 -> two', 'fan:completed -> after', 'after -> end'],
+    );
+    const run = walk(f);
+    expect(run.visited).to.deep.equal(['start', 'fan', 'one', 'fan', 'two', 'fan', 'after', 'end']);
+    expect(run.vars).to.include({ a: 1, b: 2, c: 3 });
+  });
+
   it('an inner loop that ends returns to the outer loop', () => {
     const f = flow(
       [
@@ -293,6 +303,66 @@ describe('flow interpreter (unit): effects (answered by fakes)', () => {
     const types = nodeTypes({ reverse: pureNode((inputs) => String(inputs.text).split('').reverse().join('')) });
     const f = flow([start(['text']), node({ id: 'rev', type: 'reverse', exec: false, inputs: ['text'] }), end(['response'])], ['start -> end', 'start.text -> rev.text', 'rev.result -> end.response']);
     expect(walk(f, { types, vars: { text: 'keel' } }).output.response).to.equal('leek');
+  });
+});
+
+describe('flow interpreter (unit): what each built-in effect node asks for, and its outputs', () => {
+  /** start → the one effect node `id` of `type` (inputs from pin defaults) → end with `outputs`; answers with `result`. */
+  const one = (type: string, data: Record<string, unknown>, outputs: string[], result: unknown, vars: RunVars = {}) => {
+    const f = flow([start(), node({ id: 'fx', type, inputs: Object.keys((data.pinDefaults as object | undefined) ?? {}), outputs, data }), end(outputs)], ['start -> fx', 'fx -> end', ...outputs.map((o) => `fx.${o} -> end.${o}`)]);
+    return walk(f, { vars, perform: () => result });
+  };
+
+  it('ask_user waits on a key naming the run and the node, with a default prompt, and outputs the answer', () => {
+    const run = one('ask_user', { pinDefaults: { choices: ['yes', 'no'] } }, ['response'], { response: 'yes' });
+    expect(run.effects[0]!.payload).to.deep.equal({ prompt: 'Please respond:', choices: ['yes', 'no'], allow_free_text: true, wait_key: 'user:run-1:fx' });
+    expect(run.output.response).to.equal('yes');
+  });
+
+  it('wait_until asks for an absolute time: a duration in its unit from now, or a timestamp as given', () => {
+    const before = Date.now();
+    const run = one('wait_until', { pinDefaults: { duration: 2 }, effectConfig: { durationType: 'minutes' } }, [], {});
+    const until = Date.parse(String(run.effects[0]!.payload.until));
+    expect(until).to.be.within(before + 120_000, Date.now() + 120_000);
+    const fixed = one('wait_until', { pinDefaults: { duration: '2030-01-02T03:04:05Z' }, effectConfig: { durationType: 'timestamp' } }, [], {});
+    expect(fixed.effects[0]!.payload).to.deep.equal({ until: '2030-01-02T03:04:05.000Z' });
+  });
+
+  it('emit_event wraps a payload that is not an object, scopes to the session by default, and outputs the delivery', () => {
+    const run = one('emit_event', { pinDefaults: { name: 'progress', payload: 42 } }, ['delivered'], { delivered: 2 });
+    expect(run.effects[0]!.payload).to.deep.equal({ name: 'progress', scope: 'session', payload: { value: 42 } });
+    expect(run.output.delivered).to.equal(2);
+  });
+
+  it('tool_calls accepts a list, one call, or a JSON string of them (anything else is no call), and succeeds only when every call did', () => {
+    const call = { name: 'read_file', arguments: { path: 'a' } };
+    const payloadOf = (tool_calls: unknown) => one('tool_calls', { pinDefaults: { tool_calls } }, ['results'], {}).effects[0]!.payload;
+    expect(payloadOf([call])).to.deep.equal({ tool_calls: [call] });
+    expect(payloadOf(call)).to.deep.equal({ tool_calls: [call] });
+    expect(payloadOf(JSON.stringify([call]))).to.deep.equal({ tool_calls: [call] });
+    expect(payloadOf('not json')).to.deep.equal({ tool_calls: [] });
+    expect(one('tool_calls', { pinDefaults: { tool_calls: [call] } }, ['success'], { results: [{ success: true }, { success: false }] }).output.success).to.equal(false);
+    expect(one('tool_calls', { pinDefaults: { tool_calls: [call] } }, ['success'], { results: [{ success: true }] }).output.success).to.equal(true);
+  });
+
+  it('answer_user maps the levels warn and info to warning and message', () => {
+    expect(one('answer_user', { pinDefaults: { message: 'careful', level: 'warn' } }, [], {}).effects[0]!.payload).to.deep.equal({ message: 'careful', level: 'warning' });
+    expect(one('answer_user', { pinDefaults: { message: 'fyi', level: 'info' } }, [], {}).effects[0]!.payload).to.deep.equal({ message: 'fyi', level: 'message' });
+  });
+
+  it("llm_call with context sends the leading system messages, its own system prompt, the history, then the prompt; the run's _runtime model wins over the node's", () => {
+    const history = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+    const run = one('llm_call', { pinDefaults: { prompt: 'and now?', system: 'be kind', provider: 'node-p', model: 'node-m' }, effectConfig: { include_context: true } }, ['response'], { content: 'ok' }, { context: { messages: history }, _runtime: { provider: 'run-p', model: 'run-m' } });
+    expect(run.effects[0]!.payload).to.deep.include({
+      provider: 'run-p',
+      model: 'run-m',
+      include_context: true,
+      messages: [{ role: 'system', content: 'be brief' }, { role: 'system', content: 'be kind' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'and now?' }],
+    });
+    const own = one('llm_call', { pinDefaults: { prompt: 'x', provider: 'node-p', model: 'node-m' } }, ['response'], { data: { a: 1 } });
+    expect(own.effects[0]!.payload).to.deep.include({ provider: 'node-p', model: 'node-m', prompt: 'x', system_prompt: null });
+    // A structured answer is the response, as JSON text.
+    expect(own.output.response).to.equal('{"a":1}');
   });
 });
 
