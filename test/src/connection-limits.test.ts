@@ -11,8 +11,9 @@ import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { hubPlugin } from '@keel/plugin-hub';
 import { socketProbePlugin } from './fixtures/socket-probe-plugin.js';
-import { until } from './helpers/gateway-runs.js';
+import { until } from './helpers/until.js';
 import { SocketClient } from './helpers/socket-client.js';
+import { openSse } from './helpers/sse.js';
 
 const DEADLINE_MS = 30_000;
 
@@ -49,11 +50,7 @@ class RawHttp {
   }
 
   async until(check: () => boolean, what: string, ms = DEADLINE_MS): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(check, { what, deadline: ms });
   }
 
   /** Writes `bytes` one at a time, every `everyMs`, until the connection closes or they run out. */
@@ -107,12 +104,11 @@ describe('connection limits: slow clients are cut off, long-lived responses are 
     // A stream and a socket opened first: by the time the slow body is cut, both are older than requestTimeoutMs.
     const controller = new AbortController();
     cleanup.push(() => controller.abort());
-    const stream = await fetch(`${base}/socket-probe/stream`, { headers: { authorization: `Bearer ${kernel.adminToken}` }, signal: controller.signal });
-    expect(stream.status).to.equal(200);
-    const events = stream.body!.getReader();
-    await events.read(); // the opening event
+    const stream = await openSse(`${base}/socket-probe/stream`, { token: kernel.adminToken, signal: controller.signal });
+    expect(stream.response.status).to.equal(200);
+    await stream.collect({ until: (s) => s.events.length > 0, what: 'the opening event' });
     let streamEnded = false;
-    void events.read().then(({ done }) => (streamEnded = done), () => (streamEnded = true));
+    void stream.collect({ until: () => false, deadline: 10 * 60_000 }).then(() => (streamEnded = stream.ended), () => undefined);
 
     const ws = await SocketClient.open(`${base.replace(/^http/, 'ws')}/socket-probe/echo`, { authorization: `Bearer ${kernel.adminToken}` });
     cleanup.push(() => ws.ws.terminate());

@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
-import { embeddingsDir, requireSharedModels, storiesDir } from './helpers/shared-models.js';
+import { embeddingsDir, requireSharedModels, storiesDir, TINY_CHAT } from './helpers/shared-models.js';
 
-const config = { modelsDirs: [storiesDir, embeddingsDir], defaultChatModel: 'local/stories260K', defaultEmbeddingModel: 'local/glove-sif-50d' };
+// The rules run on the project's own tiny chat model; the real models of ../shared/models are listed
+// too when that folder is there (one test checks them and skips, saying so, when it is absent).
+const config = { modelsDirs: [storiesDir, embeddingsDir], defaultChatModel: TINY_CHAT, defaultEmbeddingModel: TINY_CHAT };
 
-describe('inference: discovery, endpoint profiles, admin switches (real models, two kernels)', function () {
+describe('inference: discovery, endpoint profiles, admin switches (two kernels)', function () {
   let a: TestKernel;
   let b: TestKernel;
   let aUrl: string;
@@ -14,8 +16,7 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
   let alice: string;
 
   before(async function () {
-    requireSharedModels(this);
-    a = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { ...config, models: [{ id: 'ghost', path: '/nowhere/ghost.gguf' }] } }] });
+    a = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { ...config, models: [{ id: 'ghost', path: '/nowhere/ghost.gguf' }], defaultEmbeddingModel: 'local/ghost' } }] });
     b = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config }] });
     aUrl = (await a.listen()).url;
     bUrl = (await b.listen()).url;
@@ -36,14 +37,20 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
     const models = await call('GET', '/api/gateway/discovery/providers/local/models', alice);
     const body = models.json<{ provider: string; source: string; models: Array<{ id: string; kinds: string[]; context_length: number | null }> }>();
     expect(body).to.include({ provider: 'local', source: 'local_folder' });
-    expect(body.models.find((m) => m.id === 'local/stories260K')).to.deep.include({ kinds: ['chat', 'embedding'], context_length: 512 });
-    expect(body.models.find((m) => m.id === 'local/glove-sif-50d')!.kinds).to.deep.equal(['embedding']);
+    expect(body.models.find((m) => m.id === TINY_CHAT)).to.deep.include({ kinds: ['chat', 'embedding'], context_length: 512 });
     expect((await call('GET', '/api/gateway/discovery/providers/nope/models', alice)).statusCode).to.equal(404);
     const caps = await call('GET', '/api/gateway/discovery/capabilities', alice);
     const streaming = caps.json<{ streaming: Record<string, unknown> }>().streaming;
     expect(Object.keys(streaming).sort()).to.deep.equal(['default', 'deltas', 'end_reasons', 'endpoint', 'events', 'run_field', 'subtree']);
     expect(streaming.end_reasons).to.deep.equal(['completed', 'failed', 'cancelled', 'unavailable']);
     expect((await a.inject({ url: '/api/gateway/discovery/providers' })).statusCode).to.equal(401);
+  });
+
+  it('lists the real models of ../shared/models with their kinds', async function () {
+    requireSharedModels(this);
+    const models = (await call('GET', '/api/gateway/discovery/providers/local/models', alice)).json<{ models: Array<{ id: string; kinds: string[]; context_length: number | null }> }>().models;
+    expect(models.find((m) => m.id === 'local/stories260K')).to.deep.include({ kinds: ['chat', 'embedding'], context_length: 512 });
+    expect(models.find((m) => m.id === 'local/glove-sif-50d')!.kinds).to.deep.equal(['embedding']);
   });
 
   describe('a provider endpoint profile pointing at a second Keel kernel', () => {
@@ -69,9 +76,9 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
       expect(providers.find((p) => p.name === 'endpoint:peer')).to.include({ kind: 'endpoint', catalog: 'live_catalog' });
       const models = (await call('GET', '/api/gateway/discovery/providers/endpoint:peer/models', alice)).json<{ source: string; models: Array<{ id: string }> }>();
       expect(models.source).to.equal('live_catalog');
-      expect(models.models.map((m) => m.id)).to.include('endpoint:peer/local/stories260K');
+      expect(models.models.map((m) => m.id)).to.include(`endpoint:peer/${TINY_CHAT}`);
       const discovered = await call('POST', `${profiles}/discover-models`, alice, { profile_id: profileId });
-      expect(discovered.json<{ models: Array<{ id: string }> }>().models.map((m) => m.id)).to.include('local/glove-sif-50d');
+      expect(discovered.json<{ models: Array<{ id: string }> }>().models.map((m) => m.id)).to.include(TINY_CHAT);
       const draft = await call('POST', `${profiles}/discover-models`, alice, { base_url: `${bUrl}/v1`, api_key: 'keel_wrong' });
       expect(draft.statusCode).to.equal(502);
       expect(draft.json<{ detail: { message: string } }>().detail.message).to.contain('refused');
@@ -81,25 +88,26 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
       const viaA = new OpenAI({ apiKey: alice, baseURL: `${aUrl}/v1`, maxRetries: 0 });
       const direct = new OpenAI({ apiKey: b.adminToken, baseURL: `${bUrl}/v1`, maxRetries: 0 });
       const request = { messages: [{ role: 'user' as const, content: 'A story about a frog.' }], max_tokens: 16, temperature: 0 };
-      const relayed = await viaA.chat.completions.create({ ...request, model: 'endpoint:peer/local/stories260K' });
-      const own = await direct.chat.completions.create({ ...request, model: 'local/stories260K' });
+      const relayed = await viaA.chat.completions.create({ ...request, model: `endpoint:peer/${TINY_CHAT}` });
+      const own = await direct.chat.completions.create({ ...request, model: TINY_CHAT });
       expect(relayed.choices[0]!.message.content).to.equal(own.choices[0]!.message.content);
-      const stream = await viaA.chat.completions.create({ ...request, model: 'endpoint:peer/local/stories260K', stream: true });
+      const stream = await viaA.chat.completions.create({ ...request, model: `endpoint:peer/${TINY_CHAT}`, stream: true });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
       expect(text).to.equal(own.choices[0]!.message.content);
-      const emb = await viaA.embeddings.create({ model: 'endpoint:peer/local/glove-sif-50d', input: 'rain tomorrow' });
-      expect(emb.data[0]!.embedding).to.have.length(50);
+      const emb = await viaA.embeddings.create({ model: `endpoint:peer/${TINY_CHAT}`, input: 'rain tomorrow' });
+      const ownEmb = await direct.embeddings.create({ model: TINY_CHAT, input: 'rain tomorrow' });
+      expect(emb.data[0]!.embedding).to.have.length(128).and.deep.equal(ownEmb.data[0]!.embedding);
       // Other accounts do not see alice's profile.
       const asAdmin = new OpenAI({ apiKey: a.adminToken, baseURL: `${aUrl}/v1`, maxRetries: 0 });
-      const err = await asAdmin.chat.completions.create({ ...request, model: 'endpoint:peer/local/stories260K' }).catch((e: unknown) => e);
+      const err = await asAdmin.chat.completions.create({ ...request, model: `endpoint:peer/${TINY_CHAT}` }).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(OpenAI.NotFoundError);
     });
 
     it('is updated (a disabled profile disappears) and deleted', async () => {
-      const off = await call('PUT', `${profiles}/${profileId}`, alice, { enabled: false, models: ['local/stories260K'] });
+      const off = await call('PUT', `${profiles}/${profileId}`, alice, { enabled: false, models: [TINY_CHAT] });
       expect(off.statusCode).to.equal(200);
-      expect(off.json()).to.deep.include({ enabled: false, has_api_key: true, models: ['local/stories260K'] });
+      expect(off.json()).to.deep.include({ enabled: false, has_api_key: true, models: [TINY_CHAT] });
       const names = (await call('GET', '/api/gateway/discovery/providers', alice)).json<{ providers: Array<{ name: string }> }>().providers.map((p) => p.name);
       expect(names).to.not.include('endpoint:peer');
       const keyRemoved = await call('PUT', `${profiles}/${profileId}`, alice, { api_key: null, enabled: true });
@@ -122,7 +130,7 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
 
   it('reports status, keeps a request log without content or secrets, and lets an admin switch the API off and on', async () => {
     const status = await call('GET', '/api/gateway/openai-api', alice);
-    expect(status.json()).to.deep.include({ enabled: true, base_path: '/v1', legacy_base_path: '/core/v1', default_chat_model: 'local/stories260K' });
+    expect(status.json()).to.deep.include({ enabled: true, base_path: '/v1', legacy_base_path: '/core/v1', default_chat_model: TINY_CHAT });
     const logs = await call('GET', '/api/gateway/openai-api/logs?limit=50', alice);
     const items = logs.json<{ items: Array<{ account: string; endpoint: string }> }>().items;
     expect(items.length).to.be.greaterThan(0);
@@ -132,16 +140,19 @@ describe('inference: discovery, endpoint profiles, admin switches (real models, 
     expect((await call('POST', '/api/gateway/admin/core-endpoint/disable', alice)).statusCode).to.equal(403);
     const off = await call('POST', '/api/gateway/admin/core-endpoint/disable', a.adminToken);
     expect(off.json()).to.deep.include({ enabled: false, updated_by: 'admin' });
-    const refused = await a.inject({ method: 'POST', url: '/v1/chat/completions', token: alice, payload: { model: 'local/stories260K', messages: [{ role: 'user', content: 'hi' }] } });
+    const refused = await a.inject({ method: 'POST', url: '/v1/chat/completions', token: alice, payload: { model: TINY_CHAT, messages: [{ role: 'user', content: 'hi' }] } });
     expect(refused.statusCode).to.equal(503);
     expect(refused.json<{ error: { code: string; message: string } }>().error).to.include({ code: 'api_disabled' });
     await call('POST', '/api/gateway/admin/core-endpoint/enable', a.adminToken);
 
+    // The configured default embedder is the missing ghost, until an admin switches it.
+    const before = await a.inject({ method: 'POST', url: '/v1/embeddings', token: alice, payload: { model: 'default', input: 'x' } });
+    expect(before.json<{ error: { code: string } }>().error.code).to.equal('model_file_missing');
     const unknown = await call('PUT', '/api/gateway/admin/core-endpoint/defaults', a.adminToken, { chat_model: 'local/nothing' });
     expect(unknown.statusCode).to.equal(404);
-    const set = await call('PUT', '/api/gateway/admin/core-endpoint/defaults', a.adminToken, { embedding_model: 'local/stories260K' });
-    expect(set.json()).to.deep.include({ default_embedding_model: 'local/stories260K' });
+    const set = await call('PUT', '/api/gateway/admin/core-endpoint/defaults', a.adminToken, { embedding_model: TINY_CHAT });
+    expect(set.json()).to.deep.include({ default_embedding_model: TINY_CHAT });
     const viaDefault = await a.inject({ method: 'POST', url: '/v1/embeddings', token: alice, payload: { model: 'default', input: 'x' } });
-    expect(viaDefault.json<{ data: Array<{ embedding: number[] }> }>().data[0]!.embedding).to.have.length(64);
+    expect(viaDefault.json<{ data: Array<{ embedding: number[] }> }>().data[0]!.embedding).to.have.length(128);
   });
 });

@@ -2,18 +2,20 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
-import { embeddingsDir, requireSharedModels, STORIES_GREEDY_PREFIX, storiesDir } from './helpers/shared-models.js';
-import { until } from './helpers/gateway-runs.js';
+import { embeddingsDir, requireGloveModel, requireStoriesModel, STORIES_GREEDY_PREFIX, storiesDir, TINY_CHAT } from './helpers/shared-models.js';
+import { EndlessEndpoint } from './helpers/endless-endpoint.js';
+import { until } from './helpers/until.js';
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
-describe('the OpenAI-compatible /v1 API, driven by the official openai client (real models)', function () {
+// Rules of the API run on the project's own tiny chat model; the tests that check what the real
+// models of ../shared/models answer skip (saying so) when that folder is absent.
+describe('the OpenAI-compatible /v1 API, driven by the official openai client', function () {
   let kernel: TestKernel;
   let url: string;
   let client: OpenAI;
 
   before(async function () {
-    requireSharedModels(this);
     kernel = await createTestKernel({
       plugins: [{ plugin: inferencePlugin, config: { modelsDirs: [storiesDir, embeddingsDir], defaultChatModel: 'local/stories260K', defaultEmbeddingModel: 'local/glove-sif-50d' } }],
     });
@@ -25,12 +27,23 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
   it('lists the local models with full ids', async () => {
     const ids = [];
     for await (const model of client.models.list()) ids.push(model.id);
+    expect(ids).to.include(TINY_CHAT);
+    const one = await client.models.retrieve(TINY_CHAT);
+    expect(one).to.include({ id: TINY_CHAT, object: 'model', owned_by: 'local' });
+  });
+
+  it('lists the real models of ../shared/models with full ids', async function () {
+    requireStoriesModel(this);
+    requireGloveModel(this);
+    const ids = [];
+    for await (const model of client.models.list()) ids.push(model.id);
     expect(ids).to.include.members(['local/stories260K', 'local/glove-sif-50d']);
     const one = await client.models.retrieve('local/stories260K');
     expect(one).to.include({ id: 'local/stories260K', object: 'model', owned_by: 'local' });
   });
 
-  it('completes text greedily, word for word as the model was published', async () => {
+  it('completes text greedily, word for word as the model was published', async function () {
+    requireStoriesModel(this);
     const res = await client.completions.create({ model: 'local/stories260K', prompt: '', max_tokens: 40, temperature: 0 });
     expect(STORIES_GREEDY_PREFIX.startsWith(res.choices[0]!.text) || res.choices[0]!.text.startsWith(STORIES_GREEDY_PREFIX)).to.equal(true, res.choices[0]!.text);
     expect(res.choices[0]!.finish_reason).to.equal('length');
@@ -39,7 +52,7 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
   });
 
   it('streams a chat completion whose chunks add up to the non-streamed answer, ending with usage', async () => {
-    const request = { model: 'local/stories260K', messages: [{ role: 'user' as const, content: 'Tell me about a dog.' }], max_tokens: 24, temperature: 0 };
+    const request = { model: TINY_CHAT, messages: [{ role: 'user' as const, content: 'Tell me a story.' }], max_tokens: 24, temperature: 0 };
     const whole = await client.chat.completions.create(request);
     expect(whole.object).to.equal('chat.completion');
     expect(whole.choices[0]!.message.role).to.equal('assistant');
@@ -64,7 +77,8 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     expect(usage).to.deep.equal(whole.usage);
   });
 
-  it('honours max_tokens and stop sequences', async () => {
+  it('honours max_tokens and stop sequences', async function () {
+    requireStoriesModel(this);
     const short = await client.completions.create({ model: 'local/stories260K', prompt: '', max_tokens: 3, temperature: 0 });
     expect(short.usage!.completion_tokens).to.equal(3);
     const stopped = await client.completions.create({ model: 'local/stories260K', prompt: '', max_tokens: 60, temperature: 0, stop: ['Lily'] });
@@ -77,14 +91,29 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     expect(text).to.equal('Once upon a time, there was a little girl named L');
   });
 
+  it('honours max_tokens and stop sequences on a chat completion (the tiny chat model)', async () => {
+    const story = { model: TINY_CHAT, messages: [{ role: 'user' as const, content: 'Tell me a story.' }], temperature: 0 };
+    const short = await client.chat.completions.create({ ...story, max_tokens: 3 });
+    expect(short.usage!.completion_tokens).to.equal(3);
+    expect(short.choices[0]!.finish_reason).to.equal('length');
+    const stopped = await client.chat.completions.create({ ...story, stop: ['Keel'] });
+    expect(stopped.choices[0]!.message.content).to.equal('Once upon a time, a little boat named ');
+    expect(stopped.choices[0]!.finish_reason).to.equal('stop');
+    // Streamed, the stop string never leaks into a delta, even when it starts inside one ("frien", "dly birds").
+    const stream = await client.chat.completions.create({ ...story, stop: ['y bir'], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).to.equal('Once upon a time, a little boat named Keel sailed across the sea. It found a small island full of friendl');
+  });
+
   it('gives the same sampled answer for the same seed', async () => {
-    const ask = () => client.completions.create({ model: 'local/stories260K', prompt: 'The cat', max_tokens: 20, temperature: 1, seed: 42 });
+    const ask = () => client.completions.create({ model: TINY_CHAT, prompt: 'The cat', max_tokens: 20, temperature: 1, seed: 42 });
     expect((await ask()).choices[0]!.text).to.equal((await ask()).choices[0]!.text);
   });
 
   it('enforces a JSON schema on the output (structured output by grammar)', async () => {
     const res = await client.chat.completions.create({
-      model: 'local/stories260K',
+      model: TINY_CHAT,
       messages: [{ role: 'user', content: 'Pick a colour.' }],
       max_tokens: 40,
       temperature: 0,
@@ -94,7 +123,8 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     expect(['red', 'blue']).to.include(parsed.colour);
   });
 
-  it('embeds sentences with a real embedder (paraphrase closer than unrelated), as floats or base64', async () => {
+  it('embeds sentences with a real embedder (paraphrase closer than unrelated), as floats or base64', async function () {
+    requireGloveModel(this);
     const res = await client.embeddings.create({ model: 'local/glove-sif-50d', input: ['It will rain tomorrow.', 'Tomorrow the weather will be wet.', 'He plays the guitar in a band.'] });
     const [a, b, c] = res.data.map((d) => d.embedding);
     expect(a).to.have.length(50);
@@ -110,7 +140,8 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     floats.forEach((v, i) => expect(v).to.be.closeTo(a![i]!, 1e-6));
   });
 
-  it('embeds with a GGUF model too', async () => {
+  it('embeds with a GGUF model too', async function () {
+    requireStoriesModel(this);
     const res = await client.embeddings.create({ model: 'local/stories260K', input: ['a dog', 'a cat'] });
     expect(res.data).to.have.length(2);
     expect(res.data[0]!.embedding).to.have.length(64);
@@ -135,12 +166,12 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
       [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
     ];
     for (const [patch, param] of cases) {
-      const body = { model: 'local/stories260K', messages: [{ role: 'user', content: 'hi' }], ...patch } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const body = { model: TINY_CHAT, messages: [{ role: 'user', content: 'hi' }], ...patch } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
       const err = (await client.chat.completions.create(body).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
       expect(err, JSON.stringify(patch)).to.be.instanceOf(OpenAI.BadRequestError);
       expect(err.param, JSON.stringify(patch)).to.equal(param);
     }
-    const emb = (await client.embeddings.create({ model: 'local/stories260K', input: 'x', dimensions: 3 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
+    const emb = (await client.embeddings.create({ model: TINY_CHAT, input: 'x', dimensions: 3 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>;
     expect(emb.param).to.equal('dimensions');
   });
 
@@ -164,7 +195,8 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     expect(list.data.length).to.be.greaterThan(0);
   });
 
-  it('stops generating at once when the client disconnects mid-stream, and records it', async () => {
+  it('stops generating at once when the client disconnects mid-stream, and records it', async function () {
+    requireStoriesModel(this);
     const controller = new AbortController();
     const stream = await client.chat.completions.create(
       { model: 'local/stories260K', messages: [{ role: 'user', content: 'Tell me a long story.' }], max_tokens: 450, temperature: 0, stream: true },
@@ -180,11 +212,44 @@ describe('the OpenAI-compatible /v1 API, driven by the official openai client (r
     }
     type LogEntry = { endpoint: string; stream: boolean; status: number; finish_reason: string; completion_tokens: number };
     const streamed = async () => (await kernel.inject({ url: '/api/gateway/openai-api/logs?limit=5', token: kernel.adminToken })).json<{ items: LogEntry[] }>().items.find((e) => e.stream && e.endpoint === '/v1/chat/completions');
-    const entry = await until(streamed, (e) => e !== undefined, 30_000);
+    const entry = await until(streamed, { ok: (e) => e !== undefined, deadline: 30_000, what: 'the log entry of the streamed request' });
     expect(entry).to.include({ status: 499, finish_reason: 'cancelled' });
     expect(entry!.completion_tokens).to.be.below(100);
     // The worker is free: the next request runs at once.
     const next = await client.completions.create({ model: 'local/stories260K', prompt: '', max_tokens: 5, temperature: 0 });
     expect(next.choices[0]!.text).to.equal('Once upon a time,');
+  });
+});
+
+describe('the /v1 API relaying to a remote OpenAI-compatible endpoint (a scripted stand-in, no model)', function () {
+  let kernel: TestKernel;
+  let client: OpenAI;
+  const endpoint = new EndlessEndpoint();
+  before(async () => {
+    const baseUrl = await endpoint.start();
+    kernel = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl, models: ['endless'] }] } }] });
+    client = new OpenAI({ apiKey: kernel.adminToken, baseURL: `${(await kernel.listen()).url}/v1`, maxRetries: 0 });
+  });
+  after(async () => {
+    await kernel?.stop();
+    await endpoint.stop();
+  });
+
+  it('stops the upstream call at once when the client disconnects mid-stream, and records it', async () => {
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create({ model: 'fake/endless', messages: [{ role: 'user', content: 'Talk forever.' }], stream: true }, { signal: controller.signal });
+    let pieces = 0;
+    try {
+      for await (const chunk of stream) {
+        if (chunk.choices[0]?.delta.content && ++pieces === 3) controller.abort();
+      }
+    } catch {
+      /* the abort ends the iteration */
+    }
+    await until(() => endpoint.closed, { ok: (n) => n === 1, what: 'the endpoint to see its client go' });
+    type LogEntry = { endpoint: string; stream: boolean; status: number; finish_reason: string };
+    const streamed = async () => (await kernel.inject({ url: '/api/gateway/openai-api/logs?limit=5', token: kernel.adminToken })).json<{ items: LogEntry[] }>().items.find((e) => e.stream && e.endpoint === '/v1/chat/completions');
+    const entry = await until(streamed, { ok: (e) => e !== undefined, what: 'the log entry of the streamed request' });
+    expect(entry).to.include({ status: 499, finish_reason: 'cancelled' });
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
@@ -6,10 +6,10 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { multipart } from './helpers/flow-builder.js';
-import { until } from './helpers/gateway-runs.js';
-import { repoRoot } from './helpers/paths.js';
+import { until } from './helpers/until.js';
+import { json, readSse } from './helpers/sse.js';
+import { requireSharedFlow, sharedFlowsDir } from './helpers/shared-models.js';
 
-const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'flows');
 const TINY = { provider: 'local', model: 'keel-tiny-chat' };
 
 interface Run {
@@ -24,17 +24,13 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   this.timeout(180_000);
   let k: TestKernel;
   let url: string;
+  // Each test needs real fixture bundles of ../shared and skips, naming the file, without them.
   before(async function () {
-    try {
-      readFileSync(path.join(FIXTURES, 'basic-agent@0.0.1.flow'));
-    } catch {
-      console.log(`      (skipped: ${FIXTURES} is absent)`);
-      return this.skip();
-    }
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
     url = (await k.listen()).url;
     for (const name of ['basic-agent@0.0.1', 'basic@dev', 'test@dev']) {
-      const body = multipart({}, { name: `${name}.flow`, bytes: readFileSync(path.join(FIXTURES, `${name}.flow`)) });
+      if (!existsSync(path.join(sharedFlowsDir, `${name}.flow`))) continue;
+      const body = multipart({}, { name: `${name}.flow`, bytes: readFileSync(path.join(sharedFlowsDir, `${name}.flow`)) });
       const res = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers });
       expect(res.statusCode, name).to.equal(201);
     }
@@ -44,11 +40,12 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   const start = async (bundleId: string, input: Record<string, unknown>) =>
     (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId, input_data: input } })).json<{ run_id: string }>().run_id;
   const finished = async (id: string) => {
-    return until(async () => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>(), (run) => ['completed', 'failed', 'cancelled'].includes(run.status), 120_000);
+    return until(async () => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>(), { ok: (run) => ['completed', 'failed', 'cancelled'].includes(run.status), deadline: 120_000, what: `run ${id} to finish` });
   };
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
 
-  it('basic-agent: status subflows and the agent child run, answer in output.response', async () => {
+  it('basic-agent: status subflows and the agent child run, answer in output.response', async function () {
+    requireSharedFlow(this, 'basic-agent@0.0.1.flow');
     const id = await start('basic-agent', { prompt: 'What is the capital of Peru?', _runtime: TINY });
     const run = await finished(id);
     expect(run.status).to.equal('completed');
@@ -70,23 +67,24 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
     expect(listed.every((r) => r.parent_run_id === null)).to.equal(true);
   });
 
-  it("basic-agent: the parent's stream carries the agent child's token deltas", async () => {
+  it("basic-agent: the parent's stream carries the agent child's token deltas", async function () {
+    requireSharedFlow(this, 'basic-agent@0.0.1.flow');
     const id = await start('basic-agent', { prompt: 'Count to ten.', _runtime: { ...TINY, stream: true } });
-    const res = await fetch(`${url}/api/gateway/runs/${id}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
-    const text = await res.text();
-    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => JSON.parse(/data: (.+)/.exec(b)![1]!) as { run_id: string; root_run_id: string; parent_run_id: string; text: string });
+    const stream = await readSse(`${url}/api/gateway/runs/${id}/ledger/stream`, { token: k.adminToken, deadline: 120_000 });
+    const deltas = stream.named('llm.delta').map((e) => json<{ run_id: string; root_run_id: string; parent_run_id: string; text: string }>(e));
     expect(deltas.length).to.be.greaterThan(3);
     expect(deltas.every((d) => d.run_id !== id && d.root_run_id === id && d.parent_run_id === id)).to.equal(true);
     expect(deltas.map((d) => d.text).join('')).to.equal('1, 2, 3, 4, 5, 6, 7, 8, 9, 10.');
-    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(stream.last!.event).to.equal('done');
   });
 
-  it('runs a fixture unchanged when the inference config aliases the model it names', async () => {
+  it('runs a fixture unchanged when the inference config aliases the model it names', async function () {
+    const fixture = requireSharedFlow(this, 'test@dev.flow');
     const aliased = await createTestKernel({
       plugins: [{ plugin: inferencePlugin, config: { aliases: { 'openai/gpt-5-mini': 'local/keel-tiny-chat' } } }, ledgerPlugin, gatewayRunsPlugin],
     });
     try {
-      const body = multipart({}, { name: 'test@dev.flow', bytes: readFileSync(path.join(FIXTURES, 'test@dev.flow')) });
+      const body = multipart({}, { name: 'test@dev.flow', bytes: readFileSync(fixture) });
       await aliased.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: aliased.adminToken, payload: body.payload, headers: body.headers });
       const id = (await aliased.inject({ method: 'POST', url: '/api/gateway/runs/start', token: aliased.adminToken, payload: { bundle_id: 'test', input_data: { prompt: 'What is the capital of Norway?' } } })).json<{ run_id: string }>().run_id;
       const run = await until(async () => (await aliased.inject({ url: `/api/gateway/runs/${id}`, token: aliased.adminToken })).json<Run>(), (r) => ['completed', 'failed', 'cancelled'].includes(r.status), 120_000);
@@ -98,7 +96,9 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
     }
   });
 
-  it('basic@dev and test@dev: agent nodes with their own configs run to completion', async () => {
+  it('basic@dev and test@dev: agent nodes with their own configs run to completion', async function () {
+    requireSharedFlow(this, 'basic@dev.flow');
+    requireSharedFlow(this, 'test@dev.flow');
     const basic = await finished(await start('basic', { prompt: 'Hello!', ...TINY }));
     expect(basic.status).to.equal('completed');
     expect(basic.output!.response).to.be.a('string').and.not.equal('');

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
-import { repoRoot } from './helpers/paths.js';
-
-const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'flows');
+import { requireSharedFlow } from './helpers/shared-models.js';
+import { json, readSse } from './helpers/sse.js';
+import { until as poll } from './helpers/until.js';
 
 interface RunRecord {
   run_id: string;
@@ -37,15 +36,7 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
   const start = (payload: unknown, token = k.adminToken) => k.inject({ method: 'POST', url: '/api/gateway/runs/start', token, payload });
   const getRun = async (id: string, token = k.adminToken) => (await k.inject({ url: `/api/gateway/runs/${id}`, token })).json<RunRecord>();
   const command = (payload: Record<string, unknown>, token = k.adminToken) => k.inject({ method: 'POST', url: '/api/gateway/commands', token, payload: { command_id: crypto.randomUUID(), ...payload } });
-  const until = async (id: string, ok: (r: RunRecord) => boolean, ms = 60_000) => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const run = await getRun(id);
-      if (ok(run)) return run;
-      if (Date.now() > deadline) throw new Error(`run ${id} stuck: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = (id: string, ok: (r: RunRecord) => boolean, ms = 60_000) => poll(() => getRun(id), { ok, deadline: ms, what: `run ${id} to reach the awaited state` });
   const upload = (bytes: Buffer, name: string, fields: Record<string, string> = {}, token = k.adminToken) => {
     const body = multipart(fields, { name, bytes });
     return k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token, payload: body.payload, headers: body.headers });
@@ -108,15 +99,9 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
 
   it('streams steps with id = cursor, token deltas before done, and resumes from Last-Event-ID without repeats', async () => {
     const { run_id } = (await start({ bundle_id: 'keel-chat', input_data: { prompt: 'Tell me a story.', _runtime: { stream: true } } })).json<{ run_id: string }>();
-    const res = await fetch(`${url}/api/gateway/runs/${run_id}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } });
-    expect(res.headers.get('content-type')).to.match(/text\/event-stream/);
-    const text = await res.text();
-    const events = text.split('\n\n').filter((b) => b.startsWith('event:') || b.includes('\nevent:')).map((block) => {
-      const event = /event: (.+)/.exec(block)![1]!;
-      const id = /^id: (\d+)$/m.exec(block)?.[1];
-      const data = JSON.parse(/data: (.+)/.exec(block)![1]!) as Record<string, unknown>;
-      return { event, id: id === undefined ? null : Number(id), data };
-    });
+    const stream = await readSse(`${url}/api/gateway/runs/${run_id}/ledger/stream`, { token: k.adminToken, deadline: 60_000 });
+    expect(stream.response.headers.get('content-type')).to.match(/text\/event-stream/);
+    const events = stream.events.map((e) => ({ event: e.event, id: e.id === undefined ? null : Number(e.id), data: json(e) }));
     const steps = events.filter((e) => e.event === 'step');
     expect(steps.map((s) => s.id)).to.deep.equal([1, 2, 3, 4]);
     expect(steps.every((s) => s.data.cursor === s.id)).to.equal(true);
@@ -131,11 +116,10 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
     expect(events[end]!.data).to.include({ reason: 'completed', call_id: (events[llmRecord]!.data as { step_id: string }).step_id });
     expect(events[events.length - 1]!.event).to.equal('done');
 
-    const resumed = await fetch(`${url}/api/gateway/runs/${run_id}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}`, 'last-event-id': '2' } });
-    const again = await resumed.text();
-    expect([...again.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).to.deep.equal([3, 4]);
-    expect(again).to.not.contain('llm.delta');
-    expect(again.trim().split('\n\n').pop()).to.match(/^event: done/);
+    const again = await readSse(`${url}/api/gateway/runs/${run_id}/ledger/stream`, { token: k.adminToken, lastEventId: 2 });
+    expect(again.events.filter((e) => e.id !== undefined).map((e) => Number(e.id))).to.deep.equal([3, 4]);
+    expect(again.text).to.not.contain('llm.delta');
+    expect(again.last!.event).to.equal('done');
   });
 
   it('waits on ask_user, resumes with payload.payload, and completes with the answer', async () => {
@@ -218,14 +202,7 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
   });
 
   it('runs the real basic-llm-test fixture bundle unchanged with the default model', async function () {
-    const file = path.join(FIXTURES, 'basic-llm-test@0.0.0.flow');
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file);
-    } catch {
-      console.log(`      (skipped: ${file} is absent)`);
-      return this.skip();
-    }
+    const bytes = readFileSync(requireSharedFlow(this, 'basic-llm-test@0.0.0.flow'));
     expect((await upload(bytes, 'basic-llm-test@0.0.0.flow')).statusCode).to.equal(201);
     const { run_id } = (await start({ bundle_id: 'basic-llm-test', input_data: { prompt: 'What is the capital of Egypt?' } })).json<{ run_id: string }>();
     const run = await until(run_id, (r) => r.status === 'completed');

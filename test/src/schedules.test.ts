@@ -3,6 +3,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { until as poll } from './helpers/until.js';
 
 interface Run {
   run_id: string;
@@ -24,15 +25,7 @@ describe('scheduled runs: POST /runs/schedule, update_schedule, cancel stops the
   const schedule = (payload: unknown) => k.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: k.adminToken, payload });
   const run = async (id: string) => (await k.inject({ url: `/api/gateway/runs/${id}`, token: k.adminToken })).json<Run>();
   const children = async (id: string) => (await k.inject({ url: `/api/gateway/runs?parent_run_id=${id}`, token: k.adminToken })).json<{ items: Run[] }>().items;
-  const until = async (id: string, ok: (r: Run) => boolean) => {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const r = await run(id);
-      if (ok(r)) return r;
-      if (Date.now() > deadline) throw new Error(`run ${id} never reached the state: ${JSON.stringify(r)}`);
-      await new Promise((res) => setTimeout(res, 25));
-    }
-  };
+  const until = (id: string, ok: (r: Run) => boolean) => poll(() => run(id), { ok, deadline: 60_000, what: `run ${id} to reach the awaited state` });
 
   it('launches the target flow at start and then every interval, repeat_count times', async () => {
     const res = await schedule({ bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.' }, start_at: 'now', interval: '300ms', repeat_count: 2 });

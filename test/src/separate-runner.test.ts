@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
 import { ServedKeel, until } from './helpers/gateway-runs.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
+import { json, openSse } from './helpers/sse.js';
 
 describe('keel serve --no-runner with keel runner in another process on the same data dir', function () {
   this.timeout(180_000);
@@ -26,14 +27,15 @@ describe('keel serve --no-runner with keel runner in another process on the same
     expect((await call('GET', `/api/gateway/runs/${runId}`)).status).to.equal('running');
 
     // Subscribed (the response's headers are in) before the runner starts, so no delta is missed.
-    const stream = (await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` } })).text();
+    const stream = await openSse(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { token: keel.adminToken });
+    const reading = stream.collect({ until: () => false, deadline: 150_000, what: 'the end of the run stream' });
     await keel.startRunner();
 
-    const text = await stream;
-    const deltas = text.split('\n\n').filter((b) => b.startsWith('event: llm.delta\n')).map((b) => (JSON.parse(/data: (.+)/.exec(b)![1]!) as { text: string }).text);
+    await reading;
+    const deltas = stream.named('llm.delta').map((e) => json<{ text: string }>(e).text);
     expect(deltas.join('')).to.equal('Once upon a time, a little boat named Keel sailed across the sea. It found a small island full of friendly birds. At sunset, Keel sailed home happy.');
-    expect([...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).to.deep.equal([1, 2, 3, 4]);
-    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(stream.events.filter((e) => e.id !== undefined).map((e) => Number(e.id))).to.deep.equal([1, 2, 3, 4]);
+    expect(stream.last!.event).to.equal('done');
     const run = await call('GET', `/api/gateway/runs/${runId}`);
     expect(run.status).to.equal('completed');
 
@@ -44,7 +46,7 @@ describe('keel serve --no-runner with keel runner in another process on the same
 
     // Commands submitted on the server reach the runner.
     const second = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.' } })).run_id as string;
-    const done = await until(() => call('GET', `/api/gateway/runs/${second}`), (r) => r.status === 'completed', 60_000);
+    const done = await until(() => call('GET', `/api/gateway/runs/${second}`), { ok: (r) => r.status === 'completed', deadline: 60_000, what: `run ${second} to complete on the runner` });
     expect(done.output).to.deep.include({ response: '1, 2, 3.' });
   });
 
@@ -78,7 +80,7 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
     expect(await lastHang()).to.equal(null);
 
     runner = await startRunner(['--config', path.join(tmp.dir, 'runner.json'), '--data-dir', dataDir]);
-    const hang = await until(lastHang, (h) => h !== null && (h.blocked_s as number) >= 1.4, 60_000);
+    const hang = await until(lastHang, { ok: (h) => h !== null && (h.blocked_s as number) >= 1.4, deadline: 60_000, what: "the runner's hang to be reported" });
     expect(hang).to.include({ process: 'runner' });
     expect(hang!.blocked_s).to.be.at.least(1.4); // the dump is rewritten with the whole duration once the loop recovers
     expect(hang!.top_frame).to.match(/blockFor/);
@@ -122,26 +124,17 @@ describe('a server restarted while a separate runner is mid-call', function () {
     await firstChunk;
     // Wait until the runner has written the delta to the run tree's live file, then restart the server.
     const liveFile = () => readdirSync(path.join(keel.dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
-    await until(async () => liveFile(), (file) => file !== undefined && readFileSync(path.join(keel.dataDir, 'live', file), 'utf8').includes('Hello'), 60_000);
+    await until(liveFile, { ok: (file) => file !== undefined && readFileSync(path.join(keel.dataDir, 'live', file), 'utf8').includes('Hello'), deadline: 60_000, what: "the runner's live file to hold the first delta" });
     await keel.restart();
 
-    const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` } });
-    const reader = stream.body!.getReader();
-    let text = '';
-    const read = async (until: (t: string) => boolean) => {
-      while (!until(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += Buffer.from(value).toString('utf8');
-      }
-    };
-    await read((t) => t.includes('event: llm.delta'));
-    const first = JSON.parse(/event: llm\.delta\ndata: (.+)/.exec(text)![1]!) as { text: string; snapshot: boolean };
+    const stream = await openSse(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { token: keel.adminToken });
+    await stream.collect({ until: (s) => s.named('llm.delta').length > 0, deadline: 60_000, what: 'the first delta' });
+    const first = json<{ text: string; snapshot: boolean }>(stream.named('llm.delta')[0]!);
     expect(first).to.include({ text: 'Hello', snapshot: true });
     release();
-    await read((t) => /event: done/.test(t));
-    const deltas = [...text.matchAll(/event: llm\.delta\ndata: (.+)/g)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
+    await stream.collect({ until: () => false, deadline: 60_000, what: 'the end of the run stream' });
+    const deltas = stream.named('llm.delta').map((e) => json<{ text: string }>(e).text);
     expect(deltas.join('')).to.equal('Hello world');
-    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(stream.last!.event).to.equal('done');
   });
 });

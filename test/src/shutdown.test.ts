@@ -13,6 +13,7 @@ import { serveHub } from './helpers/hub-serve.js';
 import { tempDir } from './helpers/paths.js';
 import { SOCKET_DEADLINE_MS, SocketClient } from './helpers/socket-client.js';
 import { RawSocket } from './helpers/raw-socket.js';
+import { openSse } from './helpers/sse.js';
 
 /** Generous: the machine may be loaded; the old code never exited at all. */
 const EXIT_DEADLINE_MS = 45_000;
@@ -25,17 +26,12 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** An event stream that has delivered its first event; `ended` resolves when the server ends it. */
 async function openStream(url: string, token: string): Promise<{ ended: Promise<void> }> {
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).to.equal(200);
-  const reader = res.body!.getReader();
-  await reader.read();
-  const ended = (async () => {
-    try {
-      while (!(await reader.read()).done) { /* drain */ }
-    } catch {
-      // a reset also ends it
-    }
-  })();
+  const stream = await openSse(url, { token });
+  expect(stream.response.status).to.equal(200);
+  await stream.collect({ until: (s) => s.events.length > 0, what: 'the first event' });
+  // Read to the end (a reset also ends it); the callers bound the wait themselves, with `within`.
+  const ended = stream.collect({ until: () => false, deadline: 10 * 60_000, what: 'the end of the stream' }).then(() => undefined);
+  ended.catch(() => undefined);
   return { ended };
 }
 

@@ -14,6 +14,7 @@ import { tempDir } from './helpers/paths.js';
 import { until } from './helpers/gateway-runs.js';
 import { clientFrame, OPCODE, RawSocket } from './helpers/raw-socket.js';
 import { SocketClient } from './helpers/socket-client.js';
+import { openSse } from './helpers/sse.js';
 
 const MAX_PAYLOAD = 64 * 1024;
 const SOCKETS_PER_ACCOUNT = 3;
@@ -202,10 +203,10 @@ describe('socket safety: the kernel owns every handshake and contains every sock
   describe('event streams per account', () => {
     const open = async (token: string): Promise<{ status: number; body: unknown; abort: () => void }> => {
       const controller = new AbortController();
-      const res = await fetch(`${base}/socket-probe/stream`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+      const stream = await openSse(`${base}/socket-probe/stream`, { token, signal: controller.signal });
+      const res = stream.response;
       if (res.status !== 200) return { status: res.status, body: await res.json(), abort: () => controller.abort() };
-      const reader = res.body!.getReader();
-      await reader.read(); // the first event: the stream is admitted and open
+      await stream.collect({ until: (s) => s.events.length > 0, what: 'the first event' }); // the stream is admitted and open
       return { status: 200, body: null, abort: () => controller.abort() };
     };
 

@@ -2,30 +2,11 @@ import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { encodeSse } from '@keel/plugin-sdk';
 import { probePlugin, probeToken } from './fixtures/kernel-probe-plugin.js';
-import { until } from './helpers/gateway-runs.js';
+import { until } from './helpers/until.js';
+import { openSse } from './helpers/sse.js';
 
-interface ReadResult {
-  text: string;
-  ended: boolean;
-}
-
-/** Reads an SSE response until `until` matches or the stream ends. */
-async function readStream(res: Response, until: (text: string) => boolean, timeoutMs = 5000): Promise<ReadResult> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (until(text)) {
-      await reader.cancel().catch(() => undefined);
-      return { text, ended: false };
-    }
-    if (Date.now() > deadline) throw new Error(`stream timed out; got:\n${text}`);
-    const chunk = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (chunk.done) return { text, ended: true };
-    text += decoder.decode(chunk.value, { stream: true });
-  }
-}
+/** Reads the stream to its end (the server ends it). */
+const toTheEnd = { until: () => false, what: 'the end of the stream' };
 
 describe('the SDK SSE helper', () => {
   it('serialises an event once into wire bytes, with multi-line data split into data: lines', () => {
@@ -44,11 +25,13 @@ describe('the SDK SSE helper', () => {
     const auth = () => ({ authorization: `Bearer ${kernel.adminToken}` });
 
     it('streams events with ids in order, then ends', async () => {
-      const res = await fetch(`${url}/api/gateway/probe/events?count=3`, { headers: auth() });
+      const stream = await openSse(`${url}/api/gateway/probe/events?count=3`, { headers: auth() });
+      const res = stream.response;
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
       expect(res.headers.get('cache-control')).to.contain('no-cache');
-      const { text, ended } = await readStream(res, () => false);
+      await stream.collect(toTheEnd);
+      const { text, ended } = stream;
       expect(ended).to.equal(true);
       const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
       expect(ids).to.deep.equal([1, 2, 3]);
@@ -56,8 +39,10 @@ describe('the SDK SSE helper', () => {
     });
 
     it('sends heartbeat comments on an idle stream', async () => {
-      const res = await fetch(`${url}/api/gateway/probe/events?count=0&heartbeat_ms=50`, { headers: auth() });
-      const { text } = await readStream(res, (t) => (t.match(/: ping/g) ?? []).length >= 2);
+      const stream = await openSse(`${url}/api/gateway/probe/events?count=0&heartbeat_ms=50`, { headers: auth() });
+      await stream.collect({ until: (s) => (s.text.match(/: ping/g) ?? []).length >= 2, what: 'two heartbeats' });
+      await stream.close();
+      const { text } = stream;
       expect(text).to.contain(': ping\n\n');
     });
 
@@ -65,11 +50,14 @@ describe('the SDK SSE helper', () => {
       // 2000 events of 64 KiB against a 256 KiB buffer: a reader that never reads must be cut off.
       const state = kernel.resolve(probeToken);
       const closed = state.closes.length;
-      const res = await fetch(`${url}/api/gateway/probe/events?count=2000&size=65536&max_buffer=262144`, { headers: auth() });
+      const stream = await openSse(`${url}/api/gateway/probe/events?count=2000&size=65536&max_buffer=262144`, { headers: auth() });
       // Not read until the server has ended the stream, and said why.
-      await until(async () => state.closes.slice(closed), (closes) => closes.length > 0, 30_000);
+      await until(() => state.closes.slice(closed), { ok: (closes) => closes.length > 0, deadline: 30_000, what: 'the server to close the stream' });
       expect(state.closes[closed]).to.equal('slow_consumer');
-      const { text, ended } = await readStream(res, () => false, 10_000).catch(() => ({ text: '', ended: true }));
+      const { text, ended } = await stream.collect({ ...toTheEnd, deadline: 10_000 }).then(
+        () => stream,
+        () => ({ text: '', ended: true }),
+      );
       expect(ended).to.equal(true);
       expect(text).to.not.contain('event: done');
     });
@@ -80,10 +68,11 @@ describe('the SDK SSE helper', () => {
       const localUrl = (await local.listen()).url;
       const state = local.resolve(probeToken);
       expect(state.started).to.equal(true);
-      const res = await fetch(`${localUrl}/api/gateway/probe/events?count=1&heartbeat_ms=1000`, { headers: { authorization: `Bearer ${local.adminToken}` } });
-      const reading = readStream(res, () => false);
+      const stream = await openSse(`${localUrl}/api/gateway/probe/events?count=1&heartbeat_ms=1000`, { token: local.adminToken });
+      const reading = stream.collect(toTheEnd);
       await local.stop();
-      expect((await reading).ended).to.equal(true);
+      await reading;
+      expect(stream.ended).to.equal(true);
       expect(state.stopped).to.equal(true);
       await local.stop(); // idempotent
     });
@@ -101,7 +90,7 @@ describe('the event-loop watchdog', () => {
       await kernel.inject({ url: '/api/gateway/probe/block?ms=2000&until_dump=true' });
       type Hang = { at: string; process: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null };
       const lastHang = async () => (await kernel.inject({ url: '/api/gateway/host/runner', token: kernel.adminToken })).json<{ last_hang: Hang | null }>().last_hang;
-      const hang = (await until(lastHang, (h) => h !== null, 30_000))!;
+      const hang = (await until(lastHang, { ok: (h) => h !== null, deadline: 30_000, what: 'the watchdog to record a hang' }))!;
       expect(hang.blocked_s).to.be.at.least(0.5);
       expect(hang.reason).to.contain('blocked');
       expect(hang.process).to.equal('server');

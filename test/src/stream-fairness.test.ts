@@ -10,6 +10,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { ledgerWriterPlugin } from './fixtures/ledger-writer-plugin.js';
 import { until } from './helpers/gateway-runs.js';
+import { json, sseParser } from './helpers/sse.js';
 
 // 60 records of ~400 KB, then one of 6 MB (larger than the SSE helper's 4 MiB buffer limit): a 30 MB ledger.
 // The 6 MB record is over the ledger's default record limit (4 MiB), so this kernel raises `maxRecordBytes`.
@@ -48,26 +49,24 @@ function follow(url: string, token: string, options: { pauseMs?: number; lastEve
     const req = http.get(url, { headers, agent: false }, (res) => {
       if (res.statusCode !== 200) return end(`status ${res.statusCode}`);
       res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
-          const frame = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const event = /^event: (.+)$/m.exec(frame)?.[1];
-          if (event === 'step') {
-            const id = Number(/^id: (\d+)$/m.exec(frame)![1]);
-            const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]!) as { cursor: number; step_id: string };
-            expect(data.cursor).to.equal(id);
-            out.ids.push(id);
-            out.steps.push(data.step_id);
-          } else if (event === 'done') {
-            out.done = true;
-            options.onDone?.();
-            req.destroy();
-            return end(null);
-          }
+      const parser = sseParser((event) => {
+        if (out.done) return;
+        if (event.event === 'step') {
+          const id = Number(event.id);
+          const data = json<{ cursor: number; step_id: string }>(event);
+          expect(data.cursor).to.equal(id);
+          out.ids.push(id);
+          out.steps.push(data.step_id);
+        } else if (event.event === 'done') {
+          out.done = true;
+          options.onDone?.();
+          req.destroy();
+          end(null);
         }
+      });
+      res.on('data', (chunk: string) => {
+        parser.feed(chunk);
+        if (out.done) return;
         if (options.pauseMs) {
           res.pause();
           setTimeout(() => res.resume(), options.pauseMs);

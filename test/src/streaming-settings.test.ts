@@ -4,6 +4,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { json, readSse } from './helpers/sse.js';
 
 describe('streaming rules: agents.streaming_default and a node that turns streaming off (seed §6 rules 1 and 5)', () => {
   let k: TestKernel;
@@ -26,8 +27,8 @@ describe('streaming rules: agents.streaming_default and a node that turns stream
   after(() => k.stop());
 
   const events = async (runId: string) => {
-    const text = await (await fetch(`${url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${k.adminToken}` } })).text();
-    return text.split('\n\n').filter((b) => b.startsWith('event: ')).map((b) => ({ event: /event: (.+)/.exec(b)![1]!, data: JSON.parse(/data: (.+)/.exec(b)![1]!) as Record<string, unknown> }));
+    const stream = await readSse(`${url}/api/gateway/runs/${runId}/ledger/stream`, { token: k.adminToken, deadline: 60_000 });
+    return stream.events.map((e) => ({ event: e.event, data: json(e) }));
   };
   const start = async (payload: Record<string, unknown>) => (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload })).json<{ run_id: string }>().run_id;
 

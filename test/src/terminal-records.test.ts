@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { open } from 'lmdb';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
+import { readSse } from './helpers/sse.js';
 
 const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
 
@@ -124,8 +125,8 @@ describe('terminal records: a run ends in its ledger exactly once, whatever a cr
     expect(endRecords(after)).to.have.length(1);
     expect(after).to.deep.equal(before);
     // The stream of a finished run still ends (the ledger's run entry is terminal again).
-    const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream?after=${after.length}`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(60_000) });
-    expect(await stream.text()).to.match(/event: done/);
+    const stream = await readSse(`${keel.url}/api/gateway/runs/${runId}/ledger/stream?after=${after.length}`, { token: keel.adminToken, deadline: 60_000 });
+    expect(stream.text).to.match(/event: done/);
   });
 
   it('a restart on a data dir whose run recorded its wait but not its waiting state records the wait once', async () => {

@@ -8,6 +8,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { tempDir } from './helpers/paths.js';
+import { until } from './helpers/until.js';
 
 /** A catalog flow: its start's `prompt` (default 'Hello!') goes to one llm_call; the tiny default model answers. */
 function chatBundle(id: string, version: string, opts: { interfaces?: string[]; greeting?: string } = {}): Buffer {
@@ -89,15 +90,12 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
     return k.inject({ method: 'POST', url: '/api/gateway/admin/workflow-catalog/upload', token, payload: body.payload, headers: body.headers });
   };
   const start = (payload: Record<string, unknown>, token = k.adminToken) => call('POST', '/runs/start', token, payload);
-  const finished = async (id: string, token: string) => {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const run = (await call('GET', `/runs/${id}`, token)).json<{ status: string; output: Record<string, unknown> | null; error: string | null; workflow_policy: Record<string, unknown> | null }>();
-      if (['completed', 'failed', 'cancelled'].includes(run.status)) return run;
-      if (Date.now() > deadline) throw new Error(`run ${id} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const finished = (id: string, token: string) =>
+    until(async () => (await call('GET', `/runs/${id}`, token)).json<{ status: string; output: Record<string, unknown> | null; error: string | null; workflow_policy: Record<string, unknown> | null }>(), {
+      ok: (run) => ['completed', 'failed', 'cancelled'].includes(run.status),
+      deadline: 60_000,
+      what: `run ${id} to finish`,
+    });
   const versions = async (bundleId: string, token = k.adminToken, query = '') => (await call('GET', `/workflow-catalog/${bundleId}${query}`, token)).json<{ items: Record_[] }>().items;
 
   const v100 = chatBundle('cat-chat', '1.0.0');

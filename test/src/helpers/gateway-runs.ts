@@ -1,5 +1,5 @@
 /**
- * Helpers for tests of gateway runs: the run and ledger-item shapes the gateway serves, a poll, the
+ * Helpers for tests of gateway runs: the run and ledger-item shapes the gateway serves, the
  * run routes through a test kernel's `inject`, and a real `keel serve` process on a temp data dir
  * that can be killed (-9) and restarted on the same data.
  */
@@ -37,16 +37,8 @@ export interface RunRecord {
   waiting: { reason: string; until?: string | null; wait_key?: string | null } | null;
 }
 
-/** Polls `probe` every 20 ms until `ok` holds and returns the value that satisfied it; throws after `ms`. */
-export async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The polling helper, re-exported here for the tests that import it from this module. */
+export { until } from './until.js';
 
 /** The gateway's bundle and run routes through `inject`, as the admin; `kernel` is read at each call (it is made in `before`). */
 export function gatewayRuns(kernel: () => TestKernel) {

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startHub, type HubHarness } from './hub.js';
 import { repoRoot } from './paths.js';
+import { until as poll } from './until.js';
 
 export const CHROMIUM = process.env.KEEL_CHROMIUM ?? '/usr/bin/chromium';
 export const PAGE_DIR = path.join(repoRoot, 'packages', 'hub-team-page');
@@ -96,17 +97,9 @@ export async function until(page: Page, expression: string, ms = 5000): Promise<
 }
 
 export async function waitForAsync(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await poll(check, { deadline: ms, what, every: 100 });
 }
 
 export async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await poll(check, { deadline: ms, what, every: 50 });
 }
