@@ -13,7 +13,7 @@ describe('the keel CLI', function () {
   it('keel --help lists every command and the environment variables', async () => {
     const res = await runKeel(['--help']);
     expect(res.code).to.equal(0);
-    for (const text of ['keel serve', '--config', '--plugins', '--port', '--host', '--data-dir', '--no-runner', 'keel plugins', 'keel token create --account', 'KEEL_CONFIG', 'KEEL_PORT', 'KEEL_HOST', 'KEEL_DATA_DIR']) {
+    for (const text of ['keel serve', '--config', '--plugins', '--port', '--host', '--data-dir', 'keel plugins', 'keel token create --account', 'KEEL_CONFIG', 'KEEL_PORT', 'KEEL_HOST', 'KEEL_DATA_DIR']) {
       expect(res.stdout).to.contain(text);
     }
   });
