@@ -111,7 +111,7 @@ describe('flags plugins add to keel serve, and keel <command> serving headless',
       expect(JSON.parse(readFileSync(hostFile, 'utf8'))).to.deep.equal({ mode: 'headless', process: 'idler' });
       expect(idle.child.exitCode, 'still serving').to.equal(null);
     } finally {
-      expect(await idle.stop('SIGTERM')).to.equal(0);
+      expect(await idle.stop('SIGTERM'), idle.output()).to.equal(0);
     }
     expect(idle.stdout()).to.contain('Keel idler stopping (SIGTERM)');
   });

@@ -92,8 +92,10 @@ class CommandBoot {
     const booting = Kernel.boot({ config: { ...config, plugins: this.plugins.map((p) => p.entry) }, configLabel: file ?? undefined, baseDir, mode: 'headless', process: options.process, includeCore: false });
     this.kernel = booting;
     const kernel = await booting;
+    // Signals are handled before the line that tells a supervisor (or a test) the process is up.
+    const stopped = stopOnSignal(kernel, `Keel ${options.process}`, config.server.shutdownTimeoutMs);
     process.stdout.write(`Keel ${options.process} started (data ${kernel.dataDir})\n`);
-    return stopOnSignal(kernel, `Keel ${options.process}`, config.server.shutdownTimeoutMs);
+    return stopped;
   }
 
   async stop(): Promise<void> {

@@ -7,10 +7,10 @@ import { adminTokenPath } from '../auth/bootstrap-admin.js';
 import { BootError } from '../boot-error.js';
 import { secretEnv } from '../env/secret-env.js';
 import { Kernel } from '../kernel.js';
+import { loadPluginsReporting } from '../plugins/load-plugins.js';
 import { collectServeFlags, type DeclaredServeFlag } from '../plugins/serve-flags.js';
 import { listenRefusal } from './listen-refusal.js';
 import { configFlags, configFromFlags, parseArgs, usage } from './parse-flags.js';
-import { configPlugins } from './plugin-command.js';
 import { stopOnSignal } from './stop-on-signal.js';
 import { UsageError } from './usage-error.js';
 
@@ -31,13 +31,16 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(typeof values.host === 'string' ? { host: values.host } : {}),
     ...(typeof values.plugins === 'string' ? { plugins: values.plugins.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
   });
-  const plugins = await configPlugins(loaded);
-  const { flags, problems } = collectServeFlags(plugins.map((p) => p.plugin));
+  // A plugin that cannot load leaves its flags unknown: they are not refused then, the boot below
+  // reports the plugin with every other config error instead.
+  const entries = loaded.config.plugins.map((entry, i) => ({ entry, configKey: `plugins[${i}]` })).filter(({ entry }) => entry.enabled !== false);
+  const plugins = await loadPluginsReporting(entries.map(({ entry, configKey }) => ({ use: entry.use, prefix: entry.prefix, mounts: entry.mounts, config: entry.config, configKey })), loaded.baseDir);
+  const { flags, problems } = collectServeFlags(plugins.loaded);
   if (problems.length) throw new BootError(problems);
-  const pluginValues = parsePluginFlags(args, flags);
+  const pluginValues = parsePluginFlags(args, flags, plugins.problems.length === 0);
   for (const [name, value] of Object.entries(pluginValues)) {
     const declared = flags.get(name)!;
-    const entry = plugins.find((p) => p.plugin.plugin === declared.plugin)!.entry;
+    const { entry } = entries.find((e) => e.configKey === declared.configKey)!;
     entry.config = { ...entry.config, [declared.flag.config]: value };
   }
 
@@ -51,21 +54,23 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   const tokenNote = secretEnv('KEEL_ADMIN_TOKEN') ? 'from KEEL_ADMIN_TOKEN' : `in ${adminTokenPath(kernel.dataDir)}`;
+  // Signals are handled before the line that tells a supervisor (or a test) the server is up.
+  const stopped = stopOnSignal(kernel, 'Keel', loaded.config.server.shutdownTimeoutMs);
   process.stdout.write(`Keel listening on ${url} (data ${kernel.dataDir}; admin token ${tokenNote}; docs ${url}/docs)\n`);
-  return stopOnSignal(kernel, 'Keel', loaded.config.server.shutdownTimeoutMs);
+  return stopped;
 }
 
-/** The values of the plugins' flags; any other unknown flag, or a positional, is a usage mistake. */
-function parsePluginFlags(args: string[], flags: ReadonlyMap<string, DeclaredServeFlag>): Record<string, string | boolean> {
+/** The values of the plugins' flags; any other unknown flag (when `strict`), or a positional, is a usage mistake. */
+function parsePluginFlags(args: string[], flags: ReadonlyMap<string, DeclaredServeFlag>, strict: boolean): Record<string, string | boolean> {
   const options = { ...kernelFlags, ...Object.fromEntries([...flags].map(([name, d]) => [name, { type: d.flag.type }])) };
   const { values, positionals } = usage(() => {
     try {
-      return parseArgs({ args, strict: true, allowPositionals: true, allowNegative: true, options });
+      return parseArgs({ args, strict, allowPositionals: true, allowNegative: true, options });
     } catch (err) {
       const offered = [...flags.keys()].map((n) => `--${n}`);
       throw new Error(`${(err as Error).message}${offered.length ? ` (the config's plugins add: ${offered.join(', ')})` : ''}`);
     }
   });
   if (positionals.length) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}').`);
-  return Object.fromEntries(Object.entries(values).filter(([name]) => flags.has(name))) as Record<string, string | boolean>;
+  return Object.fromEntries(Object.entries(values).filter(([name, value]) => flags.has(name) && typeof value === flags.get(name)!.flag.type)) as Record<string, string | boolean>;
 }
