@@ -25,7 +25,7 @@ export interface CommandContext<E = unknown> {
    * `options.process` (`HostInfo.process`: plugins tell this process from the server by it), prints
    * `Keel <process> started`, and serves until SIGTERM or SIGINT; then stops everything and
    * resolves to the exit code (0, or 1 when stopping failed). For commands that keep plugins
-   * working beside a `keel serve` on the same data dir (`keel runner`).
+   * working beside a `keel serve` on the same data dir (gateway-runs' `keel runner`).
    */
   serve(options: ServeOptions): Promise<number>;
   stdout: CommandOutput;

@@ -38,7 +38,7 @@ export interface MountPoint {
 
 /**
  * A flag the plugin adds to `keel serve`, setting one key of its config for that run
- * (`--no-runner` → `{ runner: false }`). A boolean flag also takes the `--no-<name>` form.
+ * (`--no-indexer` → `{ indexer: false }`). A boolean flag also takes the `--no-<name>` form.
  */
 export interface ServeFlag {
   type: 'boolean' | 'string';
@@ -68,7 +68,7 @@ export interface PluginInstance<E> {
   exports?: E;
   /**
    * Fields this plugin adds to the public `GET /api/health` body, each read per request
-   * (`{ runner: () => 'enabled' }`). Names are unique across plugins and not `status` or `watchdog`.
+   * (`{ indexer: () => 'idle' }`). Names are unique across plugins and not `status` or `watchdog`.
    */
   health?: Record<string, () => unknown>;
   /** Called after every plugin is set up and mounted, before the listener opens. */

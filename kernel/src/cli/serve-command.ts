@@ -68,7 +68,7 @@ function parsePluginFlags(args: string[], flags: ReadonlyMap<string, DeclaredSer
       return parseArgs({ args, strict, allowPositionals: true, allowNegative: true, options });
     } catch (err) {
       const offered = [...flags.keys()].map((n) => `--${n}`);
-      throw new Error(`${(err as Error).message}${offered.length ? ` (the config's plugins add: ${offered.join(', ')})` : ''}`);
+      throw new Error(`${(err as Error).message}${offered.length ? ` (the config's plugins add: ${offered.join(', ')})` : ''}`, { cause: err });
     }
   });
   if (positionals.length) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}').`);
