@@ -24,6 +24,9 @@ const kernelFlags = {
 export async function serveCommand(args: string[]): Promise<number> {
   // The kernel's flags first (they name the config), then every flag again with the plugins' own.
   const { values } = usage(() => parseArgs({ args, strict: false, allowPositionals: true, allowNegative: true, options: kernelFlags }));
+  // Not strict, so a value-less `--port` reads as true instead of failing: refuse it here.
+  const valueless = Object.keys(kernelFlags).find((name) => values[name] !== undefined && typeof values[name] !== 'string');
+  if (valueless) throw new UsageError(`--${valueless} needs a value.`);
   const port = values.port !== undefined ? Number(values.port) : undefined;
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be an integer from 0 to 65535 (got '${String(values.port)}').`);
   const loaded = configFromFlags(values as { config?: string; 'data-dir'?: string }, {
@@ -68,7 +71,7 @@ function parsePluginFlags(args: string[], flags: ReadonlyMap<string, DeclaredSer
       return parseArgs({ args, strict, allowPositionals: true, allowNegative: true, options });
     } catch (err) {
       const offered = [...flags.keys()].map((n) => `--${n}`);
-      throw new Error(`${(err as Error).message}${offered.length ? ` (the config's plugins add: ${offered.join(', ')})` : ''}`, { cause: err });
+      throw new Error(`${(err as Error).message}${offered.length ? `\n(the config's plugins add: ${offered.join(', ')})` : ''}`, { cause: err });
     }
   });
   if (positionals.length) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}').`);
