@@ -27,6 +27,9 @@ describe('the keel CLI', function () {
     expect(badFlag.stderr).to.contain('--prot');
     const badPort = await runKeel(['serve', '--port', 'x']);
     expect(badPort.code).to.equal(2);
+    const noPort = await runKeel(['serve', '--port']);
+    expect(noPort.code).to.equal(2);
+    expect(noPort.stderr).to.contain('--port needs a value');
   });
 
   it('keel serve honours KEEL_PORT, KEEL_HOST and KEEL_DATA_DIR, and --no-runner', async () => {
