@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { definePlugin } from '@keel/plugin-sdk';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
 import { extensionPointsPlugin, greetingClashPlugin } from './fixtures/extension-points-plugin.js';
 import { runKeel, spawnKeel, startServer } from './helpers/cli.js';
@@ -94,6 +95,20 @@ describe('flags plugins add to keel serve, and keel <command> serving headless',
     }
     const help = await runKeel(['--help', '--config', config]);
     expect(help.stdout).to.contain('--greeting <value>').and.contain('--[no-]loud').and.contain('(plugin extension-points, config loud)');
+  });
+
+  it('refuses a plugin whose serve flags take a kernel flag\'s name, a no- name or lack their config key', async () => {
+    const bad = definePlugin({
+      id: 'bad-flags',
+      version: '0.1.0',
+      sdk: '^1.0.0',
+      serveFlags: { port: { type: 'string', config: 'port', summary: 'x' }, 'no-sync': { type: 'boolean', config: 'sync', summary: 'x' }, sync: { type: 'boolean', config: '', summary: 'x' } },
+      setup: () => ({}),
+    });
+    const err = await createTestKernel({ plugins: [bad] }).then((k) => k.stop().then(() => null), (e: Error) => e);
+    expect(err?.message).to.contain("plugin 'bad-flags' declares the serve flag '--port', which is the kernel's own")
+      .and.contain("plugin 'bad-flags' serve flag 'no-sync' must be kebab-case (a-z, 0-9, dashes) and not start with 'no-'")
+      .and.contain("plugin 'bad-flags' serve flag 'sync' needs a type ('boolean' or 'string'), the config key it sets and a summary");
   });
 
   it('refuses a flag no loaded plugin declares with exit 2, naming the flags the plugins add', async () => {
