@@ -24,7 +24,7 @@ import { TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
 import { environmentWithSecrets, takeSecretEnv } from './env/secret-env.js';
 import type { KernelConfig } from './config/kernel-config.js';
-import { createCorePlugin } from './core/core-plugin.js';
+import { CORE_GATEWAY_PREFIX, createCorePlugin } from './core/core-plugin.js';
 import type { LoadedPluginInfo } from './core/core-context.js';
 import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
@@ -48,6 +48,7 @@ import { lmdbPath, ScopedStorage } from './storage/lmdb-env.js';
 import { openDataDir } from './storage/open-data-dir.js';
 import { SchemaValidator } from './validation/validator.js';
 import { KERNEL_VERSION } from './version.js';
+import { HEALTH_FIELDS } from './core/health-routes.js';
 import { PoolRegistry } from './workers/pool-registry.js';
 
 export interface InlinePlugin {
@@ -64,6 +65,8 @@ export interface KernelOptions {
   /** Directory plugin packages are resolved from. */
   baseDir?: string;
   mode?: HostInfo['mode'];
+  /** The name this process goes by (`HostInfo.process`, its hang records); default `server`. */
+  process?: string;
   /** Plugins given as values (tests, embedding), loaded after those of the config. */
   inlinePlugins?: InlinePlugin[];
   overrides?: Array<[Token<unknown>, unknown]>;
@@ -85,6 +88,10 @@ const systemClock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
 function mountErrorFormat(plugin: AnyPlugin, mount: string): ErrorFormatter {
   const declared = mount === 'default' ? undefined : plugin.mounts?.[mount]?.errorFormat;
   return declared ?? plugin.errorFormat ?? gatewayErrorFormat;
+}
+
+function mountGuardsUnmatched(plugin: AnyPlugin, mount: string): boolean {
+  return (mount === 'default' ? plugin.guardUnmatched : plugin.mounts?.[mount]?.guardUnmatched) === true;
 }
 
 /** Places a route under its mount point; a route naming a mount its plugin lacks is a boot error. */
@@ -120,11 +127,7 @@ export class Kernel {
     const { server } = options.config;
     this.log = createLogger(server.logLevel, { app: 'keel' }, options.logSink);
     this.dataDir = server.dataDir;
-    const processRole = options.mode === 'runner' ? 'runner' : 'server';
-    this.watchdog = new EventLoopWatchdog({
-      ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }),
-      process: processRole, watchRunnerDumps: processRole === 'server' && !server.runner,
-    });
+    this.watchdog = new EventLoopWatchdog({ ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }), process: this.host.process });
     this.app.proxy = false;
     this.app.silent = true;
     this.origins = new OriginPolicy(server.origins);
@@ -153,7 +156,7 @@ export class Kernel {
   }
 
   get host(): HostInfo {
-    return { mode: this.options.mode ?? 'server', runner: this.options.config.server.runner, kernelVersion: KERNEL_VERSION };
+    return { mode: this.options.mode ?? 'server', process: this.options.process ?? 'server', kernelVersion: KERNEL_VERSION };
   }
 
   /** The `exports` a plugin's setup returned. */
@@ -225,10 +228,12 @@ export class Kernel {
     this.container.provide(core.validator, this.validator);
     this.container.provide(core.clock, systemClock);
     this.container.provide(core.host, this.host);
+    this.container.provide(core.watchdog, this.watchdog);
 
     const all = this.options.includeCore === false ? ordered : [this.coreEntry(accounts), ...ordered];
     for (const entry of all) await this.setupPlugin(entry, configs.get(entry.plugin.id) ?? {});
 
+    this.checkHealthFields();
     this.mounted = this.running.flatMap(({ loaded: l, instance }) => (instance.routes ?? []).map((route) => mountRoute(l, route)));
     checkRouteClashes(this.mounted);
     securitySchemesOf(this.mounted);
@@ -252,6 +257,7 @@ export class Kernel {
       accounts,
       watchdog: this.watchdog,
       host: this.host,
+      health: () => this.healthFields(),
       plugins: () => this.describePlugins(),
       openApi: () => (this.openApiDoc ??= buildOpenApi(this.mounted, {
         title: 'Keel',
@@ -260,7 +266,7 @@ export class Kernel {
         plugins: this.running.map((r) => ({ id: r.loaded.plugin.id, version: r.loaded.plugin.version, description: r.loaded.plugin.description })),
       })),
     }) as unknown as AnyPlugin;
-    return { plugin, source: '@keel/kernel', prefix: '/', mounts: { default: '/' }, rawConfig: {}, configKey: 'core' };
+    return { plugin, source: '@keel/kernel', prefix: '/', mounts: { default: '/', gateway: CORE_GATEWAY_PREFIX }, rawConfig: {}, configKey: 'core' };
   }
 
   private async setupPlugin(loaded: LoadedPlugin, config: unknown): Promise<void> {
@@ -283,6 +289,23 @@ export class Kernel {
     for (const { token, value, name } of providedValues(plugin.provides, instance.exports)) {
       if (name !== null && value === undefined) throw new BootError(`plugin '${id}' provides token '${token.name}' (provides.${name}), but its setup returned no exports.${name}.`);
       this.container.provide(token, value);
+    }
+  }
+
+  /** The plugins' `/api/health` fields, read now. */
+  private healthFields(): Record<string, unknown> {
+    return Object.fromEntries(this.running.flatMap(({ instance }) => Object.entries(instance.health ?? {}).map(([name, read]) => [name, read()])));
+  }
+
+  /** A health field two plugins add, or one the kernel reports itself, is a boot error. */
+  private checkHealthFields(): void {
+    const owners = new Map<string, string>(HEALTH_FIELDS.map((name) => [name, 'the kernel']));
+    for (const { loaded, instance } of this.running) {
+      for (const name of Object.keys(instance.health ?? {})) {
+        const owner = owners.get(name);
+        if (owner) throw new BootError(`plugin '${loaded.plugin.id}' adds the health field '${name}', which ${owner === 'the kernel' ? 'the kernel reports itself' : `plugin '${owner}' adds too`}; rename one.`);
+        owners.set(name, loaded.plugin.id);
+      }
     }
   }
 
@@ -316,7 +339,8 @@ export class Kernel {
     this.app.use(this.streams.middleware());
     this.app.use(router.routes());
     const tokenPaths = new Set(this.mounted.filter((m) => (m.route.auth ?? 'user') === 'user' || m.route.auth === 'admin').map((m) => m.fullPath));
-    this.app.use(unmatchedRoutes(router, auth, tokenPaths));
+    const guarded = this.running.flatMap((r) => Object.entries(r.loaded.mounts).filter(([name]) => mountGuardsUnmatched(r.loaded.plugin, name)).map(([, prefix]) => prefix));
+    this.app.use(unmatchedRoutes(router, auth, tokenPaths, guarded));
   }
 
   /** Unmatched paths answer in the error shape of the mount point whose prefix covers them. */

@@ -20,8 +20,21 @@ export interface CommandContext<E = unknown> {
    * command returns. Call it only when the command needs the plugin's storage or services.
    */
   boot(): Promise<E>;
+  /**
+   * Boots every plugin of the config without a listener (host mode `headless`), as the process
+   * `options.process` (`HostInfo.process`: plugins tell this process from the server by it), prints
+   * `Keel <process> started`, and serves until SIGTERM or SIGINT; then stops everything and
+   * resolves to the exit code (0, or 1 when stopping failed). For commands that keep plugins
+   * working beside a `keel serve` on the same data dir (gateway-runs' `keel runner`).
+   */
+  serve(options: ServeOptions): Promise<number>;
   stdout: CommandOutput;
   stderr: CommandOutput;
+}
+
+export interface ServeOptions {
+  /** The name this process goes by (kebab-case): `HostInfo.process`, and its hang records and dumps carry it. */
+  process: string;
 }
 
 /** What a command's module exports. */

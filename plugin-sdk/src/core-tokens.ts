@@ -102,11 +102,45 @@ export interface Paths {
 }
 
 export interface HostInfo {
-  /** How the kernel was started. */
-  readonly mode: 'server' | 'embedded' | 'test' | 'cli' | 'runner';
-  /** Whether this process runs the workflow runner (`keel serve --no-runner` turns it off). */
-  readonly runner: boolean;
+  /**
+   * How the kernel was started: `headless` is a plugin command serving the plugins without a
+   * listener until a signal (`CommandContext.serve`), `cli` a one-shot command.
+   */
+  readonly mode: 'server' | 'embedded' | 'test' | 'cli' | 'headless';
+  /**
+   * The name this process goes by among the processes sharing the data directory: `server`, or the
+   * name a serving command gave it. Its hang records and dumps carry it.
+   */
+  readonly process: string;
   readonly kernelVersion: string;
+}
+
+/** An event-loop hang the watchdog recorded. */
+export interface HangRecord {
+  at: string;
+  /** The process that hung (`HostInfo.process`). */
+  process: string;
+  blocked_s: number;
+  reason: string;
+  top_frame: string | null;
+  dump_path: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+export interface WatchdogStatus {
+  enabled: boolean;
+  limit_s: number;
+  last_tick_age_s: number | null;
+}
+
+/** The event-loop watchdog: this process's hangs, and those other processes on the data dir dumped. */
+export interface Watchdog {
+  status(): WatchdogStatus;
+  /** This process's most recent hang, or null. */
+  lastHang(): HangRecord | null;
+  /** The most recent hang the process named `process` dumped under `<data>/host/hangs`, or null. */
+  lastHangOf(process: string): HangRecord | null;
 }
 
 /** Core tokens; see each interface for what the plugin gets. */
@@ -119,4 +153,5 @@ export const core = {
   clock: token<Clock>('core.clock'),
   paths: token<Paths>('core.paths'),
   host: token<HostInfo>('core.host'),
+  watchdog: token<Watchdog>('core.watchdog'),
 } as const;

@@ -10,7 +10,7 @@ export type { Schema, JsonSchema, Infer } from './schema.js';
 export { core } from './core-tokens.js';
 export type {
   Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPool, WorkerPools, WorkerPoolOptions,
-  Principal, AuthService, Validator, Clock, Paths, HostInfo,
+  Principal, AuthService, Validator, Clock, Paths, HostInfo, HangRecord, Watchdog, WatchdogStatus,
 } from './core-tokens.js';
 export { route, reply, isReply, HANDLED } from './routes.js';
 export type {
@@ -26,8 +26,8 @@ export {
 export type { ErrorDetail, HttpErrorOptions, ErrorFormatter, FormattedError } from './errors.js';
 export { definePlugin, isPlugin } from './plugin.js';
 export { UsageError, isUsageError } from './commands.js';
-export type { PluginCommand, CommandModule, CommandContext, CommandOutput } from './commands.js';
-export type { PluginDefinition, PluginInstance, PluginPage, SetupContext, AnyPlugin, MountPoint } from './plugin.js';
+export type { PluginCommand, CommandModule, CommandContext, CommandOutput, ServeOptions } from './commands.js';
+export type { PluginDefinition, PluginInstance, PluginPage, SetupContext, AnyPlugin, MountPoint, ServeFlag } from './plugin.js';
 export type { SocketRoute, SocketAdmission, SocketConnection } from './sockets.js';
 export { encodeSse, openSse, lastEventId, SseStream, STREAM_HOST_KEY } from './sse.js';
 export type { SseEvent, SseOptions, SseCloseReason, StreamHost } from './sse.js';

@@ -32,6 +32,20 @@ export interface SetupContext<C, D extends DepsMap> {
 export interface MountPoint {
   prefix: string;
   errorFormat?: ErrorFormatter;
+  /** Unmatched paths under the prefix need a valid bearer token: without one they answer 401 before 404 or 405 (see `PluginDefinition.guardUnmatched`). */
+  guardUnmatched?: boolean;
+}
+
+/**
+ * A flag the plugin adds to `keel serve`, setting one key of its config for that run
+ * (`--no-indexer` → `{ indexer: false }`). A boolean flag also takes the `--no-<name>` form.
+ */
+export interface ServeFlag {
+  type: 'boolean' | 'string';
+  /** The top-level key of the plugin's config the flag sets (validated with the rest of the config). */
+  config: string;
+  /** One line for `keel --help`. */
+  summary: string;
 }
 
 /** A page a person opens in a browser; the kernel's landing page `/` links to it. */
@@ -52,6 +66,11 @@ export interface PluginInstance<E> {
    * record of tokens, a record with the value of each token under the same name.
    */
   exports?: E;
+  /**
+   * Fields this plugin adds to the public `GET /api/health` body, each read per request
+   * (`{ indexer: () => 'idle' }`). Names are unique across plugins and not `status` or `watchdog`.
+   */
+  health?: Record<string, () => unknown>;
   /** Called after every plugin is set up and mounted, before the listener opens. */
   start?(): Promise<void> | void;
   /** Called once at shutdown, in reverse order; must be safe to call when start never ran. */
@@ -78,13 +97,21 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
   defaultPrefix?: string;
   /** Error response shape for this plugin's routes (default: the gateway `{detail}` shape). */
   errorFormat?: ErrorFormatter;
-  /** Further mount points besides `default` (which is `defaultPrefix` with `errorFormat`). */
+  /**
+   * Unmatched paths under the default prefix need a valid bearer token: without one they answer 401
+   * before 404 or 405 (also spelled with double slashes, dot segments or encoded slashes), so an
+   * anonymous caller cannot map which routes exist. Set it on prefixes whose routes need a token.
+   */
+  guardUnmatched?: boolean;
+  /** Further mount points besides `default` (which is `defaultPrefix` with `errorFormat` and `guardUnmatched`). */
   mounts?: Record<string, MountPoint>;
   /**
    * Commands this plugin adds to `keel`, by name (`hub` → `keel hub ...`): kebab-case, unique among
    * the config's plugins and the kernel's own commands. Their modules load only when run.
    */
   commands?: Record<string, PluginCommand<E>>;
+  /** Flags this plugin adds to `keel serve`, by name (kebab-case, unique among the config's plugins and the kernel's own flags). */
+  serveFlags?: Record<string, ServeFlag>;
   /**
    * Request headers this plugin's clients send besides the kernel's (authorization, content-type,
    * last-event-id, x-request-id): browsers on an allowed origin are told they may send them

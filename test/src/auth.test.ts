@@ -84,7 +84,6 @@ describe('auth and accounts (seed 000 §5)', () => {
     expect(res.statusCode).to.equal(403);
     expect(res.json<{ detail: string }>().detail).to.match(/admin/);
     expect((await kernel.inject({ url: '/api/gateway/probe/admin-only', token: bob.token.token })).statusCode).to.equal(403);
-    expect((await kernel.inject({ url: '/api/gateway/host/runner', token: bob.token.token })).statusCode).to.equal(403);
     expect((await kernel.inject({ url: '/api/gateway/admin/users/mallory', token: kernel.adminToken })).statusCode).to.equal(404);
   });
 

@@ -13,7 +13,7 @@ describe('the keel CLI', function () {
   it('keel --help lists every command and the environment variables', async () => {
     const res = await runKeel(['--help']);
     expect(res.code).to.equal(0);
-    for (const text of ['keel serve', '--config', '--plugins', '--port', '--host', '--data-dir', '--no-runner', 'keel plugins', 'keel token create --account', 'KEEL_CONFIG', 'KEEL_PORT', 'KEEL_HOST', 'KEEL_DATA_DIR']) {
+    for (const text of ['keel serve', '--config', '--plugins', '--port', '--host', '--data-dir', 'keel plugins', 'keel token create --account', 'KEEL_CONFIG', 'KEEL_PORT', 'KEEL_HOST', 'KEEL_DATA_DIR']) {
       expect(res.stdout).to.contain(text);
     }
   });
@@ -27,6 +27,9 @@ describe('the keel CLI', function () {
     expect(badFlag.stderr).to.contain('--prot');
     const badPort = await runKeel(['serve', '--port', 'x']);
     expect(badPort.code).to.equal(2);
+    const noPort = await runKeel(['serve', '--port']);
+    expect(noPort.code).to.equal(2);
+    expect(noPort.stderr).to.contain('--port needs a value');
   });
 
   it('keel serve honours KEEL_PORT, KEEL_HOST and KEEL_DATA_DIR, and --no-runner', async () => {

@@ -71,7 +71,9 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
 
   it("reports the runner process's last hang, read from the dump it writes under <data>/host/hangs", async () => {
     const probe = path.join(repoRoot, 'test', 'dist', 'fixtures', 'kernel-probe-plugin.js');
-    const config = (block: number) => ({ server: { port: 0, logLevel: 'warn', watchdog: { enabled: true, limitS: 0.5 } }, plugins: [{ use: '@keel/plugin-ledger' }, { use: probe, config: { blockAfterStartMs: block } }] });
+    // The route and `keel runner` are gateway-runs': the watchdog's dumps are read through the kernel's core.watchdog.
+    const plugins = (block: number) => [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }, { use: probe, config: { blockAfterStartMs: block } }];
+    const config = (block: number) => ({ server: { port: 0, logLevel: 'warn', watchdog: { enabled: true, limitS: 0.5 } }, plugins: plugins(block) });
     writeFileSync(path.join(tmp.dir, 'server.json'), JSON.stringify(config(0)));
     writeFileSync(path.join(tmp.dir, 'runner.json'), JSON.stringify(config(1500)));
     server = await startServer(['--config', path.join(tmp.dir, 'server.json'), '--data-dir', dataDir, '--no-runner']);

@@ -9,12 +9,13 @@ import { readPluginEntries } from '../config/config-file.js';
 import type { LoadedPlugin } from '../plugins/load-plugins.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
 import { collectCommands } from '../plugins/plugin-commands.js';
+import { collectServeFlags, serveFlagUsage } from '../plugins/serve-flags.js';
 import { KERNEL_VERSION } from '../version.js';
 import { takeConfigFlags } from './config-flags.js';
 import { KERNEL_COMMANDS } from './kernel-commands.js';
 
 const FOOTER = `Exit codes: 0 done (or stopped by SIGTERM/SIGINT); 1 cannot start, printed as one sentence per problem
-(a bad config, a port in use, another runner holding the data dir's lock), or failed; 2 a usage mistake.
+(a bad config, a port in use, a plugin refusing to start), or failed; 2 a usage mistake.
 
 Environment: KEEL_CONFIG, KEEL_PORT, KEEL_HOST, KEEL_DATA_DIR (flags win), KEEL_ADMIN_TOKEN
 (replaces the bootstrap admin token in <data>/auth/admin.token).
@@ -52,10 +53,14 @@ async function pluginSection(args: string[]): Promise<string> {
     problems.push(...problemsOf(err));
   }
   const { commands, problems: clashes } = collectCommands(plugins);
-  problems.push(...clashes);
-  const lines = [`Commands of the plugins in ${label} (each also takes --config F and --data-dir D):`];
-  for (const { name, command, plugin } of commands.values()) lines.push(`  keel ${name} ${command.usage}`, `      ${command.summary} (plugin ${plugin.id})`);
+  const { flags, problems: flagClashes } = collectServeFlags(plugins);
+  problems.push(...clashes, ...flagClashes);
+  const lines = [`Commands of the plugins in ${label} (each also takes --config F, --data-dir D and --plugins a,b):`];
+  for (const { name, command, plugin } of commands.values()) lines.push(`  keel ${[name, command.usage].filter(Boolean).join(' ')}`, `      ${command.summary} (plugin ${plugin.id})`);
   if (!commands.size) lines.push('  (none)');
+  lines.push('', `Flags the plugins in ${label} add to keel serve:`);
+  for (const declared of flags.values()) lines.push(`  ${serveFlagUsage(declared)}`, `      ${declared.flag.summary} (plugin ${declared.plugin.id}, config ${declared.flag.config})`);
+  if (!flags.size) lines.push('  (none)');
   if (problems.length) lines.push('', 'Not listed because:', ...problems.map((p) => `  - ${p}`));
   return `${lines.join('\n')}\n`;
 }

@@ -12,15 +12,10 @@ export interface KernelCommand {
 
 export const KERNEL_COMMANDS: Record<Exclude<KernelCommandName, 'help'>, KernelCommand> = {
   serve: {
-    help: `keel serve [--config F] [--plugins a,b] [--port N] [--host H] [--data-dir D] [--no-runner]
+    help: `keel serve [--config F] [--plugins a,b] [--port N] [--host H] [--data-dir D] [plugin flags]
     Boot the plugins the config names and listen (defaults: 127.0.0.1:8080, ./data,
-    config/default.json). Stops gracefully on SIGTERM/SIGINT.`,
+    config/default.json). Stops gracefully on SIGTERM/SIGINT. The plugins' flags are listed below.`,
     load: async () => (await import('./serve-command.js')).serveCommand,
-  },
-  runner: {
-    help: `keel runner [--config F] [--data-dir D] [--plugins a,b]
-    Execute runs for a server started with --no-runner on the same data dir (no listener).`,
-    load: async () => (await import('./runner-command.js')).runnerCommand,
   },
   plugins: {
     help: `keel plugins [--config F]

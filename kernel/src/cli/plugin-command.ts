@@ -1,10 +1,11 @@
 /**
  * Runs a command a plugin of the config declares (`keel notes count`). The plugins are imported
  * to read their declarations, never set up; the command's module is imported only now, and the
- * kernel only if the command asks to `boot()` its plugin (alone with the plugins it depends on,
- * no listener, no kernel routes, no runner). Whatever was booted is stopped when the command ends.
+ * kernel only if the command asks to `boot()` its plugin (alone with the plugins it depends on, no
+ * listener, no kernel routes) or to `serve()` the whole config without a listener until a signal.
+ * Whatever was booted is stopped when the command ends.
  */
-import { providedValues, type CommandContext } from '@keel/plugin-sdk';
+import { providedValues, type CommandContext, type ServeOptions } from '@keel/plugin-sdk';
 import type { LoadedConfig } from '../config/load-config.js';
 import type { PluginEntry } from '../config/kernel-config.js';
 import { loadPlugins, type LoadedPlugin } from '../plugins/load-plugins.js';
@@ -14,6 +15,8 @@ import { configFromFlags } from './parse-flags.js';
 import { isUsageError, UsageError } from './usage-error.js';
 
 const COMMAND_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+/** Names hang dump files (`hang-<time>-<process>.json`): lower case, so no clash with the time's `Z`. */
+const PROCESS_NAME = COMMAND_NAME;
 
 /** The config's enabled plugins, imported (not set up), with the entry each came from. */
 export async function configPlugins(loaded: LoadedConfig): Promise<Array<{ plugin: LoadedPlugin; entry: PluginEntry }>> {
@@ -25,7 +28,7 @@ export async function configPlugins(loaded: LoadedConfig): Promise<Array<{ plugi
 export async function runPluginCommand(name: string, argv: string[]): Promise<number> {
   if (!COMMAND_NAME.test(name)) throw new UsageError(`unknown command '${name}'.`);
   const { flags, rest } = takeConfigFlags(argv);
-  const loaded = configFromFlags(flags);
+  const loaded = configFromFlags(flags, flags.plugins !== undefined ? { plugins: flags.plugins.split(',').map((s) => s.trim()).filter(Boolean) } : {});
   const plugins = await configPlugins(loaded);
   const { commands } = collectCommands(plugins.map((p) => p.plugin));
   const declared = commands.get(name);
@@ -34,7 +37,7 @@ export async function runPluginCommand(name: string, argv: string[]): Promise<nu
     throw new UsageError(`unknown command '${name}': it is not one of the kernel's (${KERNEL_COMMAND_NAMES.filter((n) => n !== 'help').join(', ')}), `
       + `and ${loaded.file ?? 'the config'} loads no plugin that offers '${name}'${offered.length ? ` (its plugins offer: ${offered.join(', ')})` : ''}.`);
   }
-  const usageLine = `usage: keel ${name} ${declared.command.usage}`;
+  const usageLine = `usage: keel ${[name, declared.command.usage].filter(Boolean).join(' ')}`;
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${usageLine}\n    ${declared.command.summary}\n`);
     return 0;
@@ -47,6 +50,7 @@ export async function runPluginCommand(name: string, argv: string[]): Promise<nu
     args: rest,
     dataDir: loaded.config.server.dataDir,
     boot: () => booted.exports(),
+    serve: (options) => booted.serve(options),
     stdout: process.stdout,
     stderr: process.stderr,
   };
@@ -64,6 +68,7 @@ export async function runPluginCommand(name: string, argv: string[]): Promise<nu
 /** The command's plugin set up on demand, once, with the plugins whose tokens it needs. */
 class CommandBoot {
   private kernel: Promise<import('../kernel.js').Kernel> | undefined;
+  private serving = false;
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -72,8 +77,25 @@ class CommandBoot {
   ) {}
 
   async exports(): Promise<unknown> {
+    if (this.serving) throw new Error(`plugin '${this.declared.plugin.id}' command '${this.declared.name}': boot() while serving.`);
     this.kernel ??= this.boot();
     return (await this.kernel).exportsOf(this.declared.plugin.id);
+  }
+
+  /** Every plugin of the config, as the process `options.process`, until SIGTERM/SIGINT. */
+  async serve(options: ServeOptions): Promise<number> {
+    if (this.kernel) throw new Error(`plugin '${this.declared.plugin.id}' command '${this.declared.name}': serve() after boot() or serve().`);
+    this.serving = true;
+    if (typeof options?.process !== 'string' || !PROCESS_NAME.test(options.process)) throw new Error(`plugin '${this.declared.plugin.id}' command '${this.declared.name}': serve({ process }) needs a kebab-case process name (got '${String(options?.process)}').`);
+    const [{ Kernel }, { stopOnSignal }] = await Promise.all([import('../kernel.js'), import('./stop-on-signal.js')]);
+    const { config, file, baseDir } = this.loaded;
+    const booting = Kernel.boot({ config: { ...config, plugins: this.plugins.map((p) => p.entry) }, configLabel: file ?? undefined, baseDir, mode: 'headless', process: options.process, includeCore: false });
+    this.kernel = booting;
+    const kernel = await booting;
+    // Signals are handled before the line that tells a supervisor (or a test) the process is up.
+    const stopped = stopOnSignal(kernel, `Keel ${options.process}`, config.server.shutdownTimeoutMs);
+    process.stdout.write(`Keel ${options.process} started (data ${kernel.dataDir})\n`);
+    return stopped;
   }
 
   async stop(): Promise<void> {
@@ -84,8 +106,8 @@ class CommandBoot {
   private async boot() {
     const { Kernel } = await import('../kernel.js');
     const { config, file, baseDir } = this.loaded;
-    // A one-shot command: only warnings are worth printing, no hang watchdog, and never a runner.
-    const server = { ...config.server, logLevel: 'warn' as const, runner: false, watchdog: { ...config.server.watchdog, enabled: false } };
+    // A one-shot command: only warnings are worth printing, and no hang watchdog.
+    const server = { ...config.server, logLevel: 'warn' as const, watchdog: { ...config.server.watchdog, enabled: false } };
     const entries = this.withProviders().map((p) => p.entry);
     return Kernel.boot({ config: { ...config, server, plugins: entries }, configLabel: file ?? undefined, baseDir, mode: 'cli', includeCore: false });
   }

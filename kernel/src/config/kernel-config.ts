@@ -58,8 +58,6 @@ export interface ServerConfig {
   dataDir: string;
   /** Browser origins allowed besides the server's own (`https://app.example.com`); `*` allows any. */
   origins: string[];
-  /** Run the workflow runner in this process. */
-  runner: boolean;
   logLevel: LogLevel;
   bodyLimitBytes: number;
   /** JSON bodies nested deeper than this (objects and arrays) are refused with 400. */
@@ -95,7 +93,6 @@ export const kernelConfigSchema = {
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
         dataDir: { type: 'string', minLength: 1, default: './data' },
         origins: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
-        runner: { type: 'boolean', default: true },
         logLevel: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
         jsonDepthLimit: { type: 'integer', minimum: 1, maximum: 256, default: 64 },

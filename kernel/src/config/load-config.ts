@@ -15,7 +15,6 @@ export interface ConfigOverrides {
   host?: string;
   port?: number;
   dataDir?: string;
-  runner?: boolean;
   /** Keep only these plugins (by id, package or path); names not in the file are added. */
   plugins?: string[];
 }
@@ -65,7 +64,6 @@ export function buildConfig(
     server.port = overrides.port;
   }
   if (overrides.dataDir !== undefined) server.dataDir = path.resolve(cwd, overrides.dataDir);
-  if (overrides.runner !== undefined) server.runner = overrides.runner;
 
   config.plugins = config.plugins.map((entry) => ({ ...entry, use: resolveUse(entry.use, where.baseDir) }));
   if (overrides.plugins) config.plugins = selectPlugins(config.plugins, overrides.plugins, cwd);

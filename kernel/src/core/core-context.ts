@@ -1,7 +1,6 @@
 /** What the kernel's own routes need to see of the kernel. */
-import type { HostInfo } from '@keel/plugin-sdk';
+import type { HostInfo, Watchdog } from '@keel/plugin-sdk';
 import type { AccountStore } from '../auth/account-store.js';
-import type { EventLoopWatchdog } from '../health/watchdog.js';
 
 export interface LoadedPluginInfo {
   id: string;
@@ -16,8 +15,10 @@ export interface LoadedPluginInfo {
 
 export interface CoreContext {
   accounts: AccountStore;
-  watchdog: EventLoopWatchdog;
+  watchdog: Watchdog;
   host: HostInfo;
+  /** The fields the loaded plugins add to `/api/health`, read now. */
+  health(): Record<string, unknown>;
   plugins(): LoadedPluginInfo[];
   openApi(): Record<string, unknown>;
 }

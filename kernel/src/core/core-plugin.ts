@@ -10,6 +10,8 @@ import { healthRoutes } from './health-routes.js';
 import { landingRoutes } from './landing-routes.js';
 
 export const CORE_PLUGIN_ID = 'core';
+/** Where the kernel's account and about routes live (`/api/gateway/me`, `/api/gateway/admin/users`). */
+export const CORE_GATEWAY_PREFIX = '/api/gateway';
 
 export function createCorePlugin(core: CoreContext) {
   return definePlugin({
@@ -17,6 +19,8 @@ export function createCorePlugin(core: CoreContext) {
     version: core.host.kernelVersion,
     sdk: `^${SDK_VERSION}`,
     description: 'Keel kernel: health, about, accounts, OpenAPI, docs and the landing page',
+    // Its account routes live under the gateway prefix: anonymous callers cannot map what else is there.
+    mounts: { gateway: { prefix: CORE_GATEWAY_PREFIX, guardUnmatched: true } },
     setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core)] }),
   });
 }

@@ -1,13 +1,16 @@
-/** Health, self-description and host state: `/api/health`, `/api/gateway/about`, `/api/gateway/host/runner`. */
+/** Health and self-description: `/api/health` (with the fields plugins add) and `/api/gateway/about`. */
 import { route, schema, SDK_VERSION } from '@keel/plugin-sdk';
 import type { CoreContext } from './core-context.js';
 
+/** The fields the kernel reports itself; plugins add others (`PluginInstance.health`). */
+export const HEALTH_FIELDS = ['status', 'watchdog'] as const;
+
 const healthSchema = schema<unknown>({
   type: 'object',
-  required: ['status', 'runner', 'watchdog'],
+  required: [...HEALTH_FIELDS],
+  additionalProperties: true,
   properties: {
     status: { type: 'string', enum: ['ok'] },
-    runner: { type: 'string', enum: ['enabled', 'disabled'] },
     watchdog: {
       type: 'object',
       required: ['enabled', 'limit_s', 'last_tick_age_s'],
@@ -31,20 +34,6 @@ const aboutSchema = schema<unknown>({
   },
 });
 
-const lastHangSchema = schema<unknown>({
-  type: 'object',
-  required: ['last_hang'],
-  properties: {
-    last_hang: {
-      type: ['object', 'null'],
-      properties: {
-        at: { type: 'string' }, process: { type: 'string' }, blocked_s: { type: 'number' }, reason: { type: 'string' }, top_frame: { type: ['string', 'null'] },
-        dump_path: { type: ['string', 'null'] }, file: { type: ['string', 'null'] }, line: { type: ['integer', 'null'] },
-      },
-    },
-  },
-});
-
 export function healthRoutes(core: CoreContext) {
   return [
     route({
@@ -52,9 +41,9 @@ export function healthRoutes(core: CoreContext) {
       path: '/api/health',
       auth: 'public',
       tags: ['health'],
-      summary: 'Liveness, runner mode and the event-loop watchdog',
+      summary: 'Liveness, the event-loop watchdog and the fields the loaded plugins add',
       responses: { 200: { schema: healthSchema } },
-      handler: () => ({ status: 'ok', runner: core.host.runner ? 'enabled' : 'disabled', watchdog: core.watchdog.status() }),
+      handler: () => ({ status: 'ok', ...core.health(), watchdog: core.watchdog.status() }),
     }),
     route({
       method: 'GET',
@@ -70,15 +59,6 @@ export function healthRoutes(core: CoreContext) {
         node_version: process.version,
         plugins: core.plugins(),
       }),
-    }),
-    route({
-      method: 'GET',
-      path: '/api/gateway/host/runner',
-      auth: 'admin',
-      tags: ['host'],
-      summary: 'The last event-loop hang the watchdog recorded',
-      responses: { 200: { schema: lastHangSchema } },
-      handler: () => ({ last_hang: core.watchdog.lastHang() }),
     }),
   ];
 }

@@ -7,26 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '@keel/plugin-sdk';
+import type { HangRecord, Logger, Watchdog, WatchdogStatus } from '@keel/plugin-sdk';
 import { childEnv } from '../env/secret-env.js';
-
-export interface HangRecord {
-  at: string;
-  /** Which process hung: `server` (the listener, with or without the in-process runner) or `runner` (`keel runner`). */
-  process: string;
-  blocked_s: number;
-  reason: string;
-  top_frame: string | null;
-  dump_path: string | null;
-  file: string | null;
-  line: number | null;
-}
-
-export interface WatchdogStatus {
-  enabled: boolean;
-  limit_s: number;
-  last_tick_age_s: number | null;
-}
 
 export interface MonitorData {
   process: string;
@@ -35,11 +17,13 @@ export interface MonitorData {
   dumpDir: string;
 }
 
+export type { HangRecord, WatchdogStatus };
+
 export type MonitorMessage = { type: 'hang'; record: HangRecord } | { type: 'hang-end'; blocked_s: number };
 
 const TICK_MS = 200;
 
-export class EventLoopWatchdog {
+export class EventLoopWatchdog implements Watchdog {
   private readonly shared = new SharedArrayBuffer(8);
   private readonly stamp = new BigInt64Array(this.shared);
   private timer: NodeJS.Timeout | undefined;
@@ -48,11 +32,8 @@ export class EventLoopWatchdog {
 
   private readonly dumpDir: string;
 
-  /**
-   * `process` names this process in its hang records and dump files; `watchRunnerDumps` makes
-   * `lastHang()` also read the dumps a separate `keel runner` on the same data dir writes.
-   */
-  constructor(private readonly options: { enabled: boolean; limitS: number; dataDir: string; log: Logger; process: string; watchRunnerDumps: boolean }) {
+  /** `process` names this process in its hang records and dump files (`HostInfo.process`). */
+  constructor(private readonly options: { enabled: boolean; limitS: number; dataDir: string; log: Logger; process: string }) {
     this.dumpDir = path.join(options.dataDir, 'host', 'hangs');
   }
 
@@ -77,17 +58,16 @@ export class EventLoopWatchdog {
     };
   }
 
-  /** The most recent hang: this process's, or (with a separate runner) the runner's from its dump files. */
   lastHang(): HangRecord | null {
-    const runner = this.options.watchRunnerDumps ? this.latestDump('runner') : null;
-    if (!runner) return this.hang;
-    return !this.hang || runner.at > this.hang.at ? runner : this.hang;
+    return this.hang;
   }
 
-  private latestDump(process: string): HangRecord | null {
+  /** Read from the dump files, so it sees the hangs of another process on the same data dir. */
+  lastHangOf(process: string): HangRecord | null {
     let names: string[];
     try {
-      names = readdirSync(this.dumpDir).filter((n) => n.endsWith(`-${process}.json`)).sort();
+      // `hang-<ISO time, ending in Z>-<process>.json`; process names are lower case, so `Z-` ends the time.
+      names = readdirSync(this.dumpDir).filter((n) => n.endsWith(`Z-${process}.json`)).sort();
     } catch {
       return null; // no dump yet
     }

@@ -1,17 +1,15 @@
 /**
  * What a request no route took is answered: 405 with Allow when the path exists under another
  * method, 404 otherwise, except that an anonymous caller learns nothing about paths that need a
- * token. Without a valid token, anything the gateway prefix could cover (also spelled with double
- * slashes, dot segments or encoded slashes) and any method on a path whose routes need a token
- * (however spelled) answer 401 before 404 or 405.
+ * token. Without a valid token, anything a guarded mount prefix could cover (`guardUnmatched`; also
+ * spelled with double slashes, dot segments or encoded slashes) and any method on a path whose routes
+ * need a token (however spelled) answer 401 before 404 or 405.
  */
 import path from 'node:path';
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { methodNotAllowed, notFound, unauthorized } from '@keel/plugin-sdk';
 import { bearerTokenOf, type TokenAuthService } from '../auth/auth-service.js';
-
-const GATEWAY_PREFIX = '/api/gateway';
 
 /** The path as a lenient server or proxy might read it: decoded, slashes collapsed, dot segments resolved, lower case. */
 export function looselyNormalizedPath(raw: string): string {
@@ -24,22 +22,20 @@ export function looselyNormalizedPath(raw: string): string {
   return path.posix.normalize(decoded.replace(/\\/g, '/')).toLowerCase();
 }
 
-function underGateway(normalized: string): boolean {
-  return normalized === GATEWAY_PREFIX || normalized.startsWith(`${GATEWAY_PREFIX}/`);
-}
-
 /**
  * The last middleware. `tokenPaths` are the registered paths (as the router holds them) of routes
- * that need a token.
+ * that need a token; `guardedPrefixes` the mount prefixes whose unmatched paths need one.
  */
-export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPaths: ReadonlySet<string>): Koa.Middleware {
+export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPaths: ReadonlySet<string>, guardedPrefixes: readonly string[]): Koa.Middleware {
+  const guarded = [...new Set(guardedPrefixes.map((p) => looselyNormalizedPath(p).replace(/\/+$/, '')))];
+  const underGuard = (normalized: string) => guarded.some((prefix) => prefix === '' || normalized === prefix || normalized.startsWith(`${prefix}/`));
   return async (ctx) => {
     const layers = router.match(ctx.path, '').path;
     const allowed = [...new Set(layers.flatMap((layer) => layer.methods))];
     const normalized = looselyNormalizedPath(ctx.path);
     const tokenRoute = (layer: (typeof layers)[number]) => typeof layer.path === 'string' && tokenPaths.has(layer.path);
     // `//v1/models` is no route, but a lenient proxy would send it to one: answer as that route would.
-    const needsToken = underGateway(normalized) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
+    const needsToken = underGuard(normalized) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
     if (needsToken) {
       const token = bearerTokenOf(ctx);
       if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });

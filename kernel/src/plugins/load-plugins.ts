@@ -11,6 +11,7 @@ import { isPlugin, SDK_VERSION, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import { isPathSpecifier } from '../config/config-file.js';
 import { collectCommands, commandShapeProblems } from './plugin-commands.js';
+import { collectServeFlags, serveFlagShapeProblems } from './serve-flags.js';
 
 export interface LoadedPlugin {
   plugin: AnyPlugin;
@@ -83,7 +84,7 @@ export async function loadPluginsReporting(requests: PluginRequest[], resolveFro
     if (other) problems.push(`${label ? `${label}: ` : ''}plugin id '${entry.plugin.id}' is loaded twice (${other.configKey} ${other.source} and ${entry.configKey} ${entry.source}).`);
     else seen.set(entry.plugin.id, entry);
   }
-  problems.push(...collectCommands(loaded).problems);
+  problems.push(...collectCommands(loaded).problems, ...collectServeFlags(loaded).problems);
   return { loaded, problems };
 }
 
@@ -153,7 +154,7 @@ function checkShape(plugin: AnyPlugin): string[] {
   } else if (!semver.satisfies(SDK_VERSION, plugin.sdk)) {
     problems.push(`plugin '${plugin.id}' needs @keel/plugin-sdk ${plugin.sdk}, but this kernel provides ${SDK_VERSION}.`);
   }
-  problems.push(...commandShapeProblems(plugin));
+  problems.push(...commandShapeProblems(plugin), ...serveFlagShapeProblems(plugin));
   if (plugin.headers !== undefined && !(Array.isArray(plugin.headers) && plugin.headers.every((h) => typeof h === 'string' && HEADER_NAME.test(h)))) {
     problems.push(`plugin '${plugin.id}' headers must be a list of HTTP header names (letters, digits, dashes).`);
   }

@@ -6,7 +6,7 @@
 import type { AnyPlugin, PluginCommand } from '@keel/plugin-sdk';
 
 /** The verbs the kernel's command line answers itself (see `cli/kernel-commands.ts`). */
-export const KERNEL_COMMAND_NAMES = ['serve', 'runner', 'plugins', 'token', 'help'] as const;
+export const KERNEL_COMMAND_NAMES = ['serve', 'plugins', 'token', 'help'] as const;
 export type KernelCommandName = (typeof KERNEL_COMMAND_NAMES)[number];
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;

@@ -19,7 +19,7 @@ import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
 import { Runner } from './runner/runner.js';
-import { wireRunner } from './runner/runner-wiring.js';
+import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
@@ -28,6 +28,7 @@ import { Runtime } from './runtime/runtime.js';
 import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-defaults.js';
 import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
+import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type NonAdminReach, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
@@ -42,6 +43,8 @@ export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types')
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
 
 interface GatewayRunsConfig {
+  /** Execute runs in the server process; false (`keel serve --no-runner`) leaves them to a `keel runner` on the same data dir. */
+  runner: boolean;
   defaultBundleId: string | null;
   /** `agents.streaming_default`: token deltas for runs whose start omits `_runtime.stream`. */
   streamingDefault: boolean;
@@ -64,6 +67,7 @@ const configSchema = schema<GatewayRunsConfig>({
   type: 'object',
   additionalProperties: false,
   properties: {
+    runner: { type: 'boolean', default: true },
     defaultBundleId: { type: ['string', 'null'], default: null },
     streamingDefault: { type: 'boolean', default: false },
     defaultWorkflows: {
@@ -150,9 +154,22 @@ export const gatewayRunsPlugin = definePlugin({
   description: 'Durable workflow runs: .flow bundles, the VisualFlow runtime, commands and the runner',
   configSchema,
   defaultPrefix: '/api/gateway',
+  guardUnmatched: true,
   provides: { nodeTypes: nodeTypesToken },
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
+  commands: {
+    runner: {
+      summary: 'Execute runs for a `keel serve --no-runner` on the same data dir (no listener; stops on SIGTERM/SIGINT).',
+      usage: '',
+      load: () => import('./cli/runner-command.js'),
+    },
+  },
+  serveFlags: {
+    runner: { type: 'boolean', config: 'runner', summary: 'Execute runs in the server process (default); --no-runner leaves them to a `keel runner` on the same data dir.' },
+  },
   setup({ config, deps }) {
+    // `keel runner` executes runs alone; a one-shot command or a server with runner: false leaves them to it.
+    const place: RunnerPlace = deps.host.process === RUNNER_PROCESS ? 'dedicated' : config.runner && deps.host.mode !== 'cli' && deps.host.mode !== 'headless' ? 'in-process' : 'elsewhere';
     // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
     const nodeTypes = new NodeTypes();
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
@@ -165,8 +182,8 @@ export const gatewayRunsPlugin = definePlugin({
     const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
-    const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const wiring = wireRunner(place, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
+    const runtime = new Runtime({ cacheLive: place !== 'elsewhere', runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {
@@ -188,7 +205,9 @@ export const gatewayRunsPlugin = definePlugin({
         }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
+        ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
+      health: { runner: () => (config.runner ? 'enabled' : 'disabled') },
       start: () => {
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');

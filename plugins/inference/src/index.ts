@@ -48,6 +48,7 @@ export const inferencePlugin = definePlugin({
   description: 'Local engines and remote endpoints behind one provider layer, discovery, and the OpenAI-compatible /v1 API',
   configSchema: inferenceConfigSchema,
   defaultPrefix: '/api/gateway',
+  guardUnmatched: true,
   mounts: {
     openai: { prefix: '/v1', errorFormat: openaiErrorFormat },
     legacy: { prefix: '/core/v1', errorFormat: openaiErrorFormat },

@@ -58,6 +58,7 @@ export const ledgerPlugin = definePlugin({
   description: 'Durable run ledgers: pages, batches and live SSE streams with LLM deltas',
   configSchema,
   defaultPrefix: '/api/gateway',
+  guardUnmatched: true,
   deps: { storage: core.storage, workers: core.workers },
   provides: ledgerToken,
   setup({ config, deps }) {

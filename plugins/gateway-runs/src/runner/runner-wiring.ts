@@ -6,11 +6,20 @@
  *   server follows the runner's files into its own hub (its SSE streams) and nudges the runner.
  */
 import path from 'node:path';
-import { StartRefusedError, type HostInfo, type Logger } from '@keel/plugin-sdk';
+import { StartRefusedError, type Logger } from '@keel/plugin-sdk';
 import type { LiveHub, TapMessage } from '@keel/plugin-ledger';
 import { LiveFiles, WAKE_FILE } from './live-files.js';
 import { RunnerLock } from './runner-lock.js';
 import type { Runner } from './runner.js';
+
+/** The process name `keel runner` serves under (`HostInfo.process`); its hang dumps carry it. */
+export const RUNNER_PROCESS = 'runner';
+
+/**
+ * This process's part: `in-process` runs beside the listener; `elsewhere` leaves runs to a `keel
+ * runner` (a server started with `--no-runner`, or a one-shot command); `dedicated` is `keel runner`.
+ */
+export type RunnerPlace = 'in-process' | 'elsewhere' | 'dedicated';
 
 export interface RunnerWiring {
   /** True when this process executes runs. */
@@ -23,7 +32,7 @@ export interface RunnerWiring {
   stop(): Promise<void>;
 }
 
-export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner: Runner, log: Logger): RunnerWiring {
+export function wireRunner(place: RunnerPlace, dataDir: string, hub: LiveHub, runner: Runner, log: Logger): RunnerWiring {
   const live = new LiveFiles(path.join(dataDir, 'live'), (file, err) => log.warn('live file not followed', { file, error: (err as Error).message }));
   const lock = new RunnerLock(path.join(dataDir, 'gateway_runner.lock'));
   let active = false;
@@ -42,7 +51,7 @@ export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner
     kick: (runId) => (active ? runner.schedule(runId) : nudge({ kick: runId })),
     kickCommands: () => (active ? runner.kickCommands() : nudge({ commands: true })),
     start() {
-      if (!host.runner) {
+      if (place === 'elsewhere') {
         warning = 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
         // Follow a separate runner's traffic so this server's streams stay live.
         live.follow((f) => f.endsWith('.jsonl') && f !== WAKE_FILE, (_file, message) => hub.receive(message as TapMessage), (file) => {
@@ -55,13 +64,13 @@ export function wireRunner(host: HostInfo, dataDir: string, hub: LiveHub, runner
       if (got !== true) {
         const lockFile = path.join(dataDir, 'gateway_runner.lock');
         // `keel runner` exists only to run: idle beside another runner it would only mislead.
-        if (host.mode === 'runner') throw new StartRefusedError(`Another runner (pid ${got}) holds ${lockFile}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`);
+        if (place === 'dedicated') throw new StartRefusedError(`Another runner (pid ${got}) holds ${lockFile}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`);
         warning = `Another runner (pid ${got}) holds ${lockFile}; runs are executed there.`;
         log.warn('runner not started: another runner holds the lock', { pid: got });
         return;
       }
       active = true;
-      if (host.mode === 'runner') {
+      if (place === 'dedicated') {
         live.clear();
         hub.setTap((message) => {
           const root = message.t === 'append' || message.t === 'terminal' ? message.root : message.event.root_run_id;
