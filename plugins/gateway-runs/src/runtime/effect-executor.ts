@@ -10,11 +10,11 @@
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
-import type { EffectRequest } from '../flow/interpreter.js';
+import { isContributed, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
 import type { NodeTypes } from '../flow/node-types.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
-import type { ChildRunRequest, ChildRunStarter, RunSignalSource } from './collaborators.js';
+import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
 import type { EventDeliverer } from './event-delivery.js';
 import type { RunState, WaitState } from './run-state.js';
 import type { ToolRunner } from './run-tools.js';
@@ -138,56 +138,59 @@ export class EffectExecutor {
       idempotency_key: key,
       attempt,
     });
-    if (effect.type === 'llm_call') {
-      const params = (started.effect!.payload.params ?? {}) as Record<string, unknown>;
-      started.effect!.payload.params = { ...params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt } };
+    if (!isContributed(effect) && effect.type === 'llm_call') {
+      const params = { ...effect.payload.params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt } };
+      started.effect = { ...started.effect!, payload: { ...effect.payload, params } };
     }
     return started;
   }
 
   private async run(run: RunState, nodeId: string, effect: EffectRequest, key: string, stepId: string): Promise<EffectOutcome> {
-    const p = effect.payload;
+    if (isContributed(effect)) {
+      const contributed = this.deps.nodeTypes?.effect(effect.type);
+      if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
+      const result = await contributed.perform(effect.payload, { account: run.account, runId: run.run_id, nodeId, signal: this.deps.signals.signalOf(run.run_id) });
+      return { status: 'completed', result: result ?? {} };
+    }
     switch (effect.type) {
       case 'llm_call':
-        return this.llmCall(run, nodeId, p, stepId);
-      case 'ask_user':
-        return { status: 'waiting', wait: wait('user', String(p.wait_key), nodeId, { prompt: String(p.prompt), choices: (p.choices as unknown[]) ?? [], allow_free_text: p.allow_free_text !== false }) };
-      case 'wait_event':
-        return { status: 'waiting', wait: wait('event', String(p.wait_key), nodeId, { prompt: (p.prompt as string) ?? null, choices: (p.choices as unknown[]) ?? null, allow_free_text: p.allow_free_text !== false }) };
+        return this.llmCall(run, nodeId, effect.payload, stepId);
+      case 'ask_user': {
+        const p = effect.payload;
+        return { status: 'waiting', wait: wait('user', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+      }
+      case 'wait_event': {
+        const p = effect.payload;
+        return { status: 'waiting', wait: wait('event', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+      }
       case 'wait_until': {
-        const until = String(p.until);
+        const until = effect.payload.until;
         if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, waited: false } };
         return { status: 'waiting', wait: { ...wait('until', null, nodeId, {}), until } };
       }
       case 'answer_user':
-        return { status: 'completed', result: { message: p.message, level: p.level } };
+        return { status: 'completed', result: { message: effect.payload.message, level: effect.payload.level } };
       case 'emit_event':
-        return this.emitEvent(run, p, nodeId);
+        return this.emitEvent(run, effect.payload, nodeId);
       case 'tool_calls':
-        return { status: 'completed', result: await this.deps.tools.runTools(run, p) };
+        return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload) };
       case 'start_subworkflow': {
-        const child = await this.deps.children.startChild(run, key, p as unknown as ChildRunRequest);
+        const p = effect.payload;
+        const child = await this.deps.children.startChild(run, key, p);
         return {
           status: 'waiting',
           result: { sub_run_id: child },
           wait: wait('subworkflow', `subworkflow:${child}`, nodeId, { details: { sub_run_id: child, sub_workflow_id: p.workflow_id, async: true, include_traces: Boolean(p.include_traces) } }),
         };
       }
-      default: {
-        const contributed = this.deps.nodeTypes?.effect(effect.type);
-        if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
-        const result = await contributed.perform(p, { account: run.account, runId: run.run_id, nodeId, signal: this.deps.signals.signalOf(run.run_id) });
-        return { status: 'completed', result: result ?? {} };
-      }
     }
   }
 
-  private async llmCall(run: RunState, nodeId: string, p: Record<string, unknown>, stepId: string): Promise<EffectOutcome> {
-    const messages: ChatMessage[] = Array.isArray(p.messages)
-      ? (p.messages as ChatMessage[])
-      : [...(p.system_prompt ? [{ role: 'system' as const, content: String(p.system_prompt) }] : []), { role: 'user' as const, content: String(p.prompt ?? '') }];
-    const params = (p.params ?? {}) as Record<string, unknown>;
-    const model = p.provider && p.model ? `${String(p.provider)}/${String(p.model)}` : undefined;
+  private async llmCall(run: RunState, nodeId: string, p: LlmCallPayload, stepId: string): Promise<EffectOutcome> {
+    // Roles go to the engine as the flow wrote them (the inference service judges them).
+    const messages = (p.messages ?? [...(p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : []), { role: 'user', content: p.prompt ?? '' }]) as ChatMessage[];
+    const params = p.params;
+    const model = p.provider && p.model ? `${p.provider}/${p.model}` : undefined;
     const signal = this.deps.signals.signalOf(run.run_id);
     const nodeStreamOff = p.stream === false;
     const streaming = this.deps.streaming.streams(run) && !nodeStreamOff;
@@ -198,7 +201,7 @@ export class EffectExecutor {
       const out = await this.deps.inference.chat(run.account, {
         model,
         messages,
-        params: { temperature: Number(params.temperature ?? 0.7), ...(params.seed !== undefined ? { seed: Number(params.seed) } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema as Record<string, unknown> } : {}), ...(params.max_output_tokens ? { maxTokens: Number(params.max_output_tokens) } : {}) },
+        params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema } : {}), ...(params.max_output_tokens ? { maxTokens: params.max_output_tokens } : {}) },
       }, {
         signal,
         ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
@@ -252,12 +255,12 @@ export class EffectExecutor {
     this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, true, gate);
   }
 
-  private async emitEvent(run: RunState, p: Record<string, unknown>, nodeId: string): Promise<EffectOutcome> {
-    const scope = String(p.scope ?? 'session');
-    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? String(p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
-    const name = String(p.name ?? '');
+  private async emitEvent(run: RunState, p: EmitEventPayload, nodeId: string): Promise<EffectOutcome> {
+    const scope = p.scope;
+    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? (p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
+    const name = p.name;
     const waitKey = `evt:${scope}:${scopeId}:${name}`;
-    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload ?? {}, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
+    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
     const resumed = await this.deps.events.deliverEvent(waitKey, envelope);
     return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
   }

@@ -4,7 +4,8 @@
  * ends when the run waits or ends, or after a slice of steps or time (then it is rescheduled).
  */
 import { LedgerLimitError } from '@keel/plugin-ledger';
-import { step, type EffectRequest, type StepOutcome } from '../flow/interpreter.js';
+import { isContributed, type EffectRequest } from '../flow/effect-requests.js';
+import { step, type StepOutcome } from '../flow/interpreter.js';
 import { temp, type RunVars } from '../flow/node-io.js';
 import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
@@ -121,7 +122,7 @@ export class RunStepper {
     if (result.status === 'completed') {
       t.effects[nodeId] = result.result;
       // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
-      if (effect.type === 'llm_call' && effect.payload.include_context === true && run.builtin === null) {
+      if (!isContributed(effect) && effect.type === 'llm_call' && effect.payload.include_context && run.builtin === null) {
         appendLlmTurn(run.vars, nodeId, effect.payload, String(result.result.content ?? ''));
       }
       await this.deps.states.save(run);

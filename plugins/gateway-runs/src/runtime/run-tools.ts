@@ -1,4 +1,5 @@
 /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy and the step's budgets. */
+import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
 import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
@@ -7,7 +8,7 @@ import type { RunState } from './run-state.js';
 
 /** Runs a TOOL_CALLS payload's calls in the run's workspace: `{mode: 'executed', results}`. */
 export interface ToolRunner {
-  runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+  runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>>;
 }
 
 export interface RunToolsDeps {
@@ -21,7 +22,7 @@ export interface RunToolsDeps {
 export class RunTools implements ToolRunner {
   constructor(private readonly deps: RunToolsDeps) {}
 
-  async runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>> {
     const reach = reachOf(run.started_by_admin, this.deps.nonAdminWorkspace);
     await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
