@@ -105,7 +105,7 @@ export class CommandApplier {
         for (const run of live) {
           await this.runtime.lock.run(run.run_id, async () => {
             const fresh = this.runtime.load(run.run_id)!;
-            const runtime = ((fresh.vars as Record<string, unknown>)._runtime ??= {}) as Record<string, unknown>;
+            const runtime = (fresh.vars._runtime ??= {}) as Record<string, unknown>;
             const inbox = (runtime.inbox as Array<{ command_id?: string }>) ?? [];
             // Commands are applied at least once: a repeat after a crash finds its message already there.
             if (inbox.some((m) => m.command_id === command.command_id)) return;
@@ -119,7 +119,7 @@ export class CommandApplier {
         if (!root || root.builtin !== 'scheduler') throw new Error(`update_schedule: ${command.run_id} is not a scheduled run`);
         await this.runtime.lock.run(root.run_id, async () => {
           const run = this.runtime.load(root.run_id)!;
-          const meta = ((run.vars as Record<string, unknown>)._meta as { schedule: ScheduleMeta }).schedule;
+          const meta = (run.vars._meta as { schedule: ScheduleMeta }).schedule;
           if (typeof payload.interval === 'string') {
             const ms = parseInterval(payload.interval);
             if (ms === null) throw new Error(`update_schedule: interval '${payload.interval}' is not a duration`);

@@ -27,7 +27,7 @@ export interface CompactionJob {
 export type CompactionStep = { kind: 'effect'; node: string; effect: BuiltinEffect } | { kind: 'complete'; output: Record<string, unknown> };
 
 export function compactionStep(run: RunState): CompactionStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const job = vars._compaction as CompactionJob;
   const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
   const effects = (((vars._temp ??= {}) as { effects?: Record<string, unknown> }).effects ??= {});

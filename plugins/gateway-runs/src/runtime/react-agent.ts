@@ -32,7 +32,7 @@ export interface AgentOptions {
 }
 
 export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const context = (vars.context ?? {}) as { task?: string };
   const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
   const limits = (vars._limits ?? {}) as { max_iterations?: number };

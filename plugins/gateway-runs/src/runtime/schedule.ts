@@ -40,7 +40,7 @@ export function parseInterval(text: string): number | null {
 }
 
 export function scheduleStep(run: RunState): ScheduleStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const meta = (vars._meta as { schedule: ScheduleMeta }).schedule;
   const state = ((vars._schedule as ScheduleState | undefined) ??= { occurrences: 0, next_at: meta.start_at, phase: 'wait' });
   const effects = (((vars._temp ??= {}) as { effects?: Record<string, unknown> }).effects ??= {});
