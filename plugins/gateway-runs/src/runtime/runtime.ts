@@ -73,16 +73,41 @@ export class Runtime {
 
   constructor(deps: RuntimeDeps) {
     const { lock, signals } = this;
-    const { runs, ledger, log, scheduler, workspaces, nonAdminWorkspace, nodeTypes } = deps;
-    const states = (this.states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces, nonAdminWorkspace }));
+    const { runs, ledger, hub, log, scheduler, workspaces, nonAdminWorkspace, nodeTypes } = deps;
+    const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces, nonAdminWorkspace });
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
-    const lifecycle = (this.lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub: deps.hub, flows, scheduler, log }));
-    const children = (this.children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, nonAdminWorkspace }));
-    this.events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
+    const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
+    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, nonAdminWorkspace });
+    const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
     const tools = new RunTools({ workspaces, nonAdminWorkspace, toolLimits: deps.toolLimits, signals });
-    const executor = new EffectExecutor({ ledger, hub: deps.hub, inference: deps.inference, children, events: this.events, tools, signals, streaming: states, retry: deps.retry, nodeTypes });
+    const executor = new EffectExecutor({
+      ledger,
+      hub,
+      inference: deps.inference,
+      children,
+      events,
+      tools,
+      signals,
+      streaming: states,
+      retry: deps.retry,
+      nodeTypes,
+    });
+    this.states = states;
+    this.lifecycle = lifecycle;
+    this.children = children;
+    this.events = events;
     this.memory = new MemoryCompaction({ lock, ledger, log, states, children, scheduler });
-    this.stepper = new RunStepper({ lock, states, lifecycle, executor, flows, limits: deps.limits ?? new RunLimits(), nodeTypes, scheduler, agentToolPrompt: deps.agentToolPrompt === true });
+    this.stepper = new RunStepper({
+      lock,
+      states,
+      lifecycle,
+      executor,
+      flows,
+      limits: deps.limits ?? new RunLimits(),
+      nodeTypes,
+      scheduler,
+      agentToolPrompt: deps.agentToolPrompt === true,
+    });
   }
 
   /** The run's current state (the in-memory one while this process works on it). */
