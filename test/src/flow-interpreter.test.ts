@@ -294,7 +294,7 @@ describe('flow interpreter (unit): effects (answered by fakes)', () => {
       shout: effectNode<{ text: string }, { loud: string }>({ payload: (inputs) => ({ text: String(inputs.text) }), perform: () => Promise.reject(new Error('not called here')), outputs: (r) => ({ response: r.loud }) }),
     });
     const f = flow([start(['text']), node({ id: 'say', type: 'shout', inputs: ['text'], outputs: ['response'] }), end(['response'])], ['start -> say', 'say -> end', 'start.text -> say.text', 'say.response -> end.response']);
-    const run = walk(f, { types, vars: { text: 'hey' }, perform: (effect) => ({ loud: `${String(effect.payload.text).toUpperCase()}!` }) });
+    const run = walk(f, { types, vars: { text: 'hey' }, perform: (effect) => ({ loud: `${String((effect.payload as { text?: unknown }).text).toUpperCase()}!` }) });
     expect(run.effects.map((e) => ({ type: e.type, payload: e.payload }))).to.deep.equal([{ type: 'shout', payload: { text: 'hey' } }]);
     expect(run.output.response).to.equal('HEY!');
   });
@@ -322,7 +322,7 @@ describe('flow interpreter (unit): what each built-in effect node asks for, and 
   it('wait_until asks for an absolute time: a duration in its unit from now, or a timestamp as given', () => {
     const before = Date.now();
     const run = one('wait_until', { pinDefaults: { duration: 2 }, effectConfig: { durationType: 'minutes' } }, [], {});
-    const until = Date.parse(String(run.effects[0]!.payload.until));
+    const until = Date.parse(String((run.effects[0]!.payload as { until?: unknown }).until));
     expect(until).to.be.within(before + 120_000, Date.now() + 120_000);
     const fixed = one('wait_until', { pinDefaults: { duration: '2030-01-02T03:04:05Z' }, effectConfig: { durationType: 'timestamp' } }, [], {});
     expect(fixed.effects[0]!.payload).to.deep.equal({ until: '2030-01-02T03:04:05.000Z' });

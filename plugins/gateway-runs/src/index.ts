@@ -18,6 +18,7 @@ import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';
 import { CommandStore } from './runner/command-store.js';
+import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
@@ -181,11 +182,29 @@ export const gatewayRunsPlugin = definePlugin({
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'), uploads, deps.log);
     const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
-    const runner = new Runner(runs, commands, deps.log);
+    // Built in one order, each part handed what it uses: the runtime schedules into the queue the runner works off.
+    const queue = new RunQueue();
+    const runtime = new Runtime({
+      cacheLive: place !== 'elsewhere',
+      runs,
+      ledger: deps.ledger.store,
+      hub: deps.ledger.hub,
+      bundles,
+      catalog,
+      inference: deps.inference,
+      log: deps.log,
+      retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }),
+      workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy),
+      nonAdminWorkspace: config.workspace.nonAdmin,
+      toolLimits: config.workspace,
+      agentToolPrompt: config.agentToolPrompt,
+      limits: new RunLimits(config.limits),
+      nodeTypes,
+      scheduler: queue,
+    });
+    const applier = new CommandApplier(runtime, runs, deps.log);
+    const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: place !== 'elsewhere', runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
-    runner.runtime = runtime;
-    runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {
       exports: { nodeTypes: nodeTypes as NodeTypeRegistry },
       routes: [

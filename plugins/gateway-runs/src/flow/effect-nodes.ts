@@ -2,10 +2,18 @@
  * Effect nodes (reference §2.6, §3): the payload a node asks for, and how the effect's result
  * lands on its output pins.
  */
+import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
 
-export const EFFECT_TYPES = new Set(['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls']);
+/** The effect node types the interpreter hands to the effect executor. */
+export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls';
+const EFFECT_NODE_KINDS: readonly EffectNodeKind[] = ['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls'];
+export const EFFECT_TYPES: ReadonlySet<string> = new Set(EFFECT_NODE_KINDS);
+
+export function isEffectNode(type: string): type is EffectNodeKind {
+  return EFFECT_TYPES.has(type);
+}
 
 type Inputs = Record<string, unknown>;
 const present = (v: unknown) => v !== null && v !== undefined && v !== '';
@@ -13,22 +21,29 @@ const DURATION_UNITS: Record<string, number> = { seconds: 1, minutes: 60, hours:
 
 /** Provider and model are both set or both blank; blank means the run's `_runtime` choice, else the gateway default. */
 function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars): { provider: string; model: string } {
-  const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
+  const runtime = isRecord(vars._runtime) ? vars._runtime : {};
   if (present(runtime.provider) && present(runtime.model)) return { provider: String(runtime.provider), model: String(runtime.model) };
   const provider = inputs.provider ?? config.provider;
   const model = inputs.model ?? config.model;
   return present(provider) && present(model) ? { provider: String(provider), model: String(model) } : { provider: '', model: '' };
 }
 
-function contextMessages(inputs: Inputs, vars: RunVars, useContext: boolean): Array<{ role: string; content: string }> | null {
-  const wired = (inputs.context as Record<string, unknown> | null)?.messages;
-  const fromVars = ((vars.context ?? {}) as Record<string, unknown>).messages;
-  const list = Array.isArray(wired) && wired.length ? wired : useContext && Array.isArray(fromVars) ? fromVars : null;
-  return list ? (list as Array<{ role: string; content: string }>).map((m) => ({ role: String(m.role), content: String(m.content ?? '') })) : null;
+function contextMessages(inputs: Inputs, vars: RunVars, useContext: boolean): ChatTurn[] | null {
+  const wired = isRecord(inputs.context) ? inputs.context.messages : undefined;
+  const fromVars = isRecord(vars.context) ? vars.context.messages : undefined;
+  const list: unknown[] | null = Array.isArray(wired) && wired.length ? wired : useContext && Array.isArray(fromVars) ? fromVars : null;
+  return list ? list.map((m) => ({ role: String(field(m, 'role')), content: String(field(m, 'content') ?? '') })) : null;
 }
 
-export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string): Record<string, unknown> {
-  const config = (node.data.effectConfig ?? {}) as Record<string, unknown>;
+/** A field of a listed message, read as `m.role` would be (a missing message fails the step). */
+function field(message: unknown, key: string): unknown {
+  if (message === null || message === undefined) throw new TypeError(`Cannot read properties of ${String(message)} (reading '${key}')`);
+  return isRecord(message) ? message[key] : undefined;
+}
+
+/** The effect an effect node asks for: its kind (`agent` and `subflow` start a child run) and its payload. */
+export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string): BuiltinEffect {
+  const config = node.data.effectConfig ?? {};
   switch (type) {
     case 'llm_call': {
       const { provider, model } = target(inputs, config, vars);
@@ -36,10 +51,10 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
       const history = contextMessages(inputs, vars, useContext);
       const prompt = String(inputs.prompt ?? '');
       const system = present(inputs.system) ? String(inputs.system) : null;
-      const params: Record<string, unknown> = { temperature: Number(inputs.temperature ?? config.temperature ?? 0.7) };
+      const params: LlmCallPayload['params'] = { temperature: Number(inputs.temperature ?? config.temperature ?? 0.7) };
       const seed = Number(inputs.seed ?? config.seed ?? -1);
       if (seed >= 0) params.seed = seed;
-      const payload: Record<string, unknown> = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
+      const payload: LlmCallPayload = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
       if (config.stream === false) payload.stream = false;
       if (history) {
         const lead = history.filter((m, i) => m.role === 'system' && history.slice(0, i).every((x) => x.role === 'system'));
@@ -48,14 +63,14 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
         payload.prompt = prompt;
         payload.system_prompt = system;
       }
-      if (inputs.resp_schema && typeof inputs.resp_schema === 'object') {
+      if (isRecord(inputs.resp_schema)) {
         payload.response_schema = inputs.resp_schema;
         payload.response_schema_name = 'LLM_StructuredOutput';
       }
-      return payload;
+      return { type, payload };
     }
     case 'agent': {
-      const agentConfig = (node.data.agentConfig ?? {}) as Record<string, unknown>;
+      const agentConfig = node.data.agentConfig ?? {};
       const { provider, model } = target(inputs, agentConfig, vars);
       const useContext = Boolean(inputs.use_context ?? false);
       const runtime: Record<string, unknown> = { inbox: [], provider, model, allowed_tools: inputs.tools ?? agentConfig.tools ?? [] };
@@ -65,46 +80,64 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
       if (seed >= 0) runtime.seed = seed;
       if (present(inputs.system ?? agentConfig.system)) runtime.system_prompt_extra = String(inputs.system ?? agentConfig.system);
       return {
-        workflow_id: `visual_react_agent_${sanitize(flowId)}_${sanitize(node.id)}`,
-        builtin: 'react_agent',
-        vars: {
-          context: { task: String(inputs.prompt ?? ''), messages: contextMessages(inputs, vars, useContext) ?? [] },
-          _runtime: runtime,
-          _limits: { max_iterations: Number(inputs.max_iterations ?? agentConfig.max_iterations ?? 50) },
+        type: 'start_subworkflow',
+        payload: {
+          workflow_id: `visual_react_agent_${sanitize(flowId)}_${sanitize(node.id)}`,
+          builtin: 'react_agent',
+          vars: {
+            context: { task: String(inputs.prompt ?? ''), messages: contextMessages(inputs, vars, useContext) ?? [] },
+            _runtime: runtime,
+            _limits: { max_iterations: Number(inputs.max_iterations ?? agentConfig.max_iterations ?? 50) },
+          },
+          async: true,
+          wait: true,
+          include_traces: true,
         },
-        async: true,
-        wait: true,
-        include_traces: true,
       };
     }
     case 'subflow': {
       const control = new Set(['inherit_context', 'input', 'session_id', 'child_session_id']);
-      const base = inputs.input && typeof inputs.input === 'object' ? { ...(inputs.input as Inputs) } : {};
+      const input = inputs.input;
+      const base: Inputs = input !== null && typeof input === 'object' ? { ...input } : {};
       for (const pin of node.data.inputs ?? []) if (pin.type !== 'execution' && !control.has(pin.id)) base[pin.id] = inputs[pin.id] ?? null;
-      return { workflow_id: String(node.data.subflowId ?? node.data.flowId ?? ''), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) };
+      return { type: 'start_subworkflow', payload: { workflow_id: String(node.data.subflowId ?? node.data.flowId ?? ''), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) } };
     }
     case 'ask_user':
       return {
-        prompt: present(inputs.prompt) ? String(inputs.prompt) : 'Please respond:',
-        choices: Array.isArray(inputs.choices) ? inputs.choices : [],
-        allow_free_text: config.allowFreeText === undefined ? true : Boolean(config.allowFreeText),
-        wait_key: `user:${runId}:${node.id}`,
+        type,
+        payload: {
+          prompt: present(inputs.prompt) ? String(inputs.prompt) : 'Please respond:',
+          choices: Array.isArray(inputs.choices) ? inputs.choices : [],
+          allow_free_text: config.allowFreeText === undefined ? true : Boolean(config.allowFreeText),
+          wait_key: `user:${runId}:${node.id}`,
+        },
       };
     case 'wait_event':
-      return { wait_key: present(inputs.event_key) ? String(inputs.event_key) : 'default', prompt: inputs.prompt ?? null, choices: inputs.choices ?? null, allow_free_text: inputs.allow_free_text ?? true };
+      return {
+        type,
+        payload: {
+          wait_key: present(inputs.event_key) ? String(inputs.event_key) : 'default',
+          prompt: inputs.prompt === null || inputs.prompt === undefined ? null : String(inputs.prompt),
+          choices: Array.isArray(inputs.choices) ? inputs.choices : null,
+          allow_free_text: inputs.allow_free_text !== false,
+        },
+      };
     case 'wait_until': {
       const unit = String(config.durationType ?? 'seconds');
       const raw = inputs.duration;
       const until = unit === 'timestamp' ? new Date(String(raw)).toISOString() : new Date(Date.now() + Number(raw ?? 0) * (DURATION_UNITS[unit] ?? 1) * 1000).toISOString();
-      return { until };
+      return { type, payload: { until } };
     }
     case 'emit_event': {
       const payload = inputs.payload;
       return {
-        name: String(inputs.name ?? config.name ?? ''),
-        scope: String(inputs.scope ?? config.scope ?? 'session'),
-        payload: payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload : { value: payload ?? null },
-        ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
+        type,
+        payload: {
+          name: String(inputs.name ?? config.name ?? ''),
+          scope: String(inputs.scope ?? config.scope ?? 'session'),
+          payload: isRecord(payload) ? payload : { value: payload ?? null },
+          ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
+        },
       };
     }
     case 'tool_calls': {
@@ -112,21 +145,20 @@ export function effectPayload(type: string, node: FlowNode, inputs: Inputs, vars
       let calls: unknown = inputs.tool_calls ?? config.tool_calls ?? [];
       if (typeof calls === 'string') {
         try {
-          calls = JSON.parse(calls) as unknown;
+          calls = JSON.parse(calls);
         } catch {
           calls = [];
         }
       }
       if (calls !== null && typeof calls === 'object' && !Array.isArray(calls)) calls = [calls];
       const allowed = inputs.allowed_tools ?? config.allowed_tools;
-      return { tool_calls: Array.isArray(calls) ? calls : [], ...(Array.isArray(allowed) && allowed.length ? { allowed_tools: allowed.map(String) } : {}) };
+      return { type, payload: { tool_calls: Array.isArray(calls) ? calls : [], ...(Array.isArray(allowed) && allowed.length ? { allowed_tools: allowed.map(String) } : {}) } };
     }
     case 'answer_user': {
       const level = String(inputs.level ?? 'message');
-      return { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level };
+      return { type, payload: { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level } };
     }
   }
-  return {};
 }
 
 /** Effect result → the node's output pins. */

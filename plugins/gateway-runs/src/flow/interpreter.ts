@@ -8,12 +8,10 @@ import type { CompiledFlow } from './compile-flow.js';
 import { NodeIO, temp, type ControlFrame, type RunVars } from './node-io.js';
 import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { setPath } from './paths.js';
-import { effectPayload, effectOutputs, EFFECT_TYPES } from './effect-nodes.js';
+import { effectRequest, effectOutputs, EFFECT_TYPES, isEffectNode } from './effect-nodes.js';
+import type { EffectRequest } from './effect-requests.js';
 
-export interface EffectRequest {
-  type: string;
-  payload: Record<string, unknown>;
-}
+export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
   | { kind: 'goto'; from: string; node: string | null; output: unknown }
@@ -47,13 +45,13 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     return { kind: 'goto', from: nodeId, node: flow.next(nodeId, handle), output };
   };
 
-  if (EFFECT_TYPES.has(type)) {
+  if (isEffectNode(type)) {
     if (nodeId in t.effects) {
       const result = t.effects[nodeId];
       delete t.effects[nodeId];
       return finish(effectOutputs(type, result, vars));
     }
-    return { kind: 'effect', node: nodeId, effect: { type: effectTypeOf(type), payload: effectPayload(type, node, io.execInputs(nodeId), vars, runId, flow.id) } };
+    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, io.execInputs(nodeId), vars, runId, flow.id) };
   }
   const contributed = nodeTypes.effect(type);
   if (contributed) {
@@ -63,7 +61,7 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
       delete t.effects[nodeId];
       return finish(contributed.outputs ? contributed.outputs(result) : result);
     }
-    return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node) } };
+    return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }
 
   switch (type) {
@@ -179,8 +177,4 @@ function controlStep(flow: CompiledFlow, vars: RunVars, io: NodeIO, nodeId: stri
       return finish(io.execInputs(nodeId), `then:${frame.index}`, false);
     }
   }
-}
-
-function effectTypeOf(nodeType: string): string {
-  return nodeType === 'agent' || nodeType === 'subflow' ? 'start_subworkflow' : nodeType;
 }

@@ -8,8 +8,8 @@ import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
 import { PAYLOAD_NOT_AN_OBJECT, resumeRefusal } from '../runner/resume-rules.js';
 import { runView, type RunState } from '../runtime/run-state.js';
+import type { RunStates } from '../runtime/run-states.js';
 import type { RunStore } from '../runtime/run-store.js';
-import type { Runtime } from '../runtime/runtime.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
@@ -43,7 +43,8 @@ const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shar
 export interface RunsRoutesDeps {
   runs: RunStore;
   ledger: LedgerStore;
-  runtime: Runtime;
+  /** The runs' current states, and how a run is created. */
+  runtime: Pick<RunStates, 'load' | 'createRun'>;
   commands: CommandStore;
   bundles: BundleRegistry;
   start: StartContext;

@@ -8,13 +8,29 @@
 import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ResumeOutcome, RunLock } from '../runtime/collaborators.js';
+import type { CompactionCommand } from '../runtime/memory-compaction.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
 import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
 
+/** What applying commands needs of the runtime. */
+export interface CommandTarget {
+  lock: RunLock;
+  load(runId: string): RunState | undefined;
+  save(run: RunState): Promise<void>;
+  resumeWith(run: RunState, payload: unknown, waitKey?: string): Promise<ResumeOutcome>;
+  /** Ticks a running run, or arms a waiting run's wait_until. */
+  wake(runId: string): void;
+  abortInFlight(runId: string, reason?: string | null): void;
+  cancel(run: RunState, reason: string | null): Promise<boolean>;
+  /** Resumes every run waiting on this event wait key. */
+  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
+  requestCompaction(command: CompactionCommand): Promise<void>;
+}
+
 export class CommandApplier {
-  constructor(private readonly runtime: Runtime, private readonly runs: RunStore, private readonly wake: (runId: string) => void, private readonly log: Logger) {}
+  constructor(private readonly runtime: CommandTarget, private readonly runs: Pick<RunStore, 'descendants'>, private readonly log: Logger) {}
 
   async apply(command: CommandRecord): Promise<void> {
     const root = this.runtime.load(command.run_id);
@@ -45,7 +61,7 @@ export class CommandApplier {
           }
           await this.runtime.save(run);
           // A running run ticks again; a wait_until whose time passed during the pause fires now.
-          this.wake(run.run_id);
+          this.runtime.wake(run.run_id);
         });
         // A recurrent schedule waiting for its next occurrence runs it now (reference gateway-surfaces §8.3).
         await this.runtime.lock.run(root!.run_id, async () => {
@@ -53,7 +69,7 @@ export class CommandApplier {
           if (!isRecurrentScheduleWait(run)) return;
           run.waiting!.until = new Date().toISOString();
           await this.runtime.save(run);
-          this.wake(run.run_id);
+          this.runtime.wake(run.run_id);
         });
         return;
       }
@@ -78,7 +94,7 @@ export class CommandApplier {
           emitted_at: String(payload.emitted_at ?? new Date().toISOString()),
           emitter: { source: 'external', client_id: command.client_id },
         };
-        await this.deliver(`evt:${scope}:${scopeId}:${name}`, envelope);
+        await this.runtime.deliverEvent(`evt:${scope}:${scopeId}:${name}`, envelope);
         return;
       }
       case 'inject_guidance':
@@ -89,7 +105,7 @@ export class CommandApplier {
         for (const run of live) {
           await this.runtime.lock.run(run.run_id, async () => {
             const fresh = this.runtime.load(run.run_id)!;
-            const runtime = ((fresh.vars as Record<string, unknown>)._runtime ??= {}) as Record<string, unknown>;
+            const runtime = (fresh.vars._runtime ??= {}) as Record<string, unknown>;
             const inbox = (runtime.inbox as Array<{ command_id?: string }>) ?? [];
             // Commands are applied at least once: a repeat after a crash finds its message already there.
             if (inbox.some((m) => m.command_id === command.command_id)) return;
@@ -103,7 +119,7 @@ export class CommandApplier {
         if (!root || root.builtin !== 'scheduler') throw new Error(`update_schedule: ${command.run_id} is not a scheduled run`);
         await this.runtime.lock.run(root.run_id, async () => {
           const run = this.runtime.load(root.run_id)!;
-          const meta = ((run.vars as Record<string, unknown>)._meta as { schedule: ScheduleMeta }).schedule;
+          const meta = (run.vars._meta as { schedule: ScheduleMeta }).schedule;
           if (typeof payload.interval === 'string') {
             const ms = parseInterval(payload.interval);
             if (ms === null) throw new Error(`update_schedule: interval '${payload.interval}' is not a duration`);
@@ -117,17 +133,9 @@ export class CommandApplier {
         return;
       }
       case 'compact_memory':
-        return this.runtime.memory.request(command);
+        return this.runtime.requestCompaction(command);
       default:
         throw new Error(`${command.type} is not applicable to run ${command.run_id}`);
-    }
-  }
-
-  private async deliver(waitKey: string, envelope: Record<string, unknown>): Promise<void> {
-    for (const stored of this.runs.active()) {
-      const run = this.runtime.load(stored.run_id)!;
-      if (run.status !== 'waiting' || run.paused || run.waiting?.reason !== 'event' || run.waiting.wait_key !== waitKey) continue;
-      await this.runtime.lock.run(run.run_id, () => this.runtime.resumeWith(this.runtime.load(run.run_id)!, envelope, waitKey));
     }
   }
 

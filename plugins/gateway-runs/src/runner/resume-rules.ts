@@ -20,7 +20,7 @@ export function resumeWaitKey(payload: Record<string, unknown>): string | undefi
 /** A scheduled parent with an interval, waiting until its next occurrence: a resume makes it due now. */
 export function isRecurrentScheduleWait(run: RunState): boolean {
   if (run.builtin !== 'scheduler' || run.status !== 'waiting' || run.waiting?.reason !== 'until') return false;
-  const meta = ((run.vars as Record<string, unknown>)._meta as { schedule?: { interval_ms?: number | null } } | undefined)?.schedule;
+  const meta = (run.vars._meta as { schedule?: { interval_ms?: number | null } } | undefined)?.schedule;
   return Boolean(meta?.interval_ms);
 }
 

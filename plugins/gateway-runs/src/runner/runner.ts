@@ -1,85 +1,86 @@
 /**
- * The runner: ticks runnable runs (one tick in flight per run), fires due waits, resumes parents
- * of finished children, and applies queued commands in order, saving its cursor after each one
- * (a bad command never blocks the queue). At start it picks up every run a crash left behind.
+ * The runner: ticks runnable runs (one tick in flight per run, through its queue), fires due
+ * waits, resumes parents of finished children, and applies queued commands in order, saving its
+ * cursor after each one (a bad command never blocks the queue). At start it picks up every run a
+ * crash left behind.
  */
 import type { Logger } from '@keel/plugin-sdk';
-import { isTerminal } from '../runtime/run-state.js';
+import { isTerminal, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
-import type { Runtime } from '../runtime/runtime.js';
-import type { CommandApplier } from './apply-command.js';
-import type { CommandStore } from './command-store.js';
+import type { CommandRecord, CommandStore } from './command-store.js';
+import type { RunQueue } from './run-queue.js';
+
+/** What the runner needs of the runtime. */
+export interface RunDriver {
+  load(runId: string): RunState | undefined;
+  /** Ticks a run until it waits, ends or has taken its slice. */
+  tick(runId: string): Promise<void>;
+  /** Ticks a running run, or arms a waiting run's wait_until. */
+  wake(runId: string): void;
+  /** A wait_until's timer fired. */
+  fireWait(runId: string): Promise<void>;
+  /** A parent waiting on this finished child resumes with its output. */
+  resumeParentOf(child: RunState): Promise<void>;
+  /** Fails a run whose work threw an error nothing expected. */
+  failUnexpected(runId: string, err: unknown): Promise<void>;
+  /** Applies the summary of the run's memory compaction whose child has ended, if any. */
+  settleCompaction(run: RunState | undefined): Promise<void>;
+}
+
+/** Applies one queued command (throws when it cannot apply: the runner logs it and moves on). */
+export interface CommandHandler {
+  apply(command: CommandRecord): Promise<void>;
+}
+
+export interface RunnerDeps {
+  runtime: RunDriver;
+  /** Where the runtime schedules runs; the runner works it off. */
+  queue: RunQueue;
+  applier: CommandHandler;
+  runs: Pick<RunStore, 'active' | 'get'>;
+  commands: CommandStore;
+  log: Logger;
+}
 
 export class Runner {
-  private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly runtime: RunDriver;
+  private readonly queue: RunQueue;
+  private readonly log: Logger;
   private commandsBusy: Promise<void> | null = null;
   private commandsAgain = false;
   private stopped = false;
-  runtime!: Runtime;
-  applier!: CommandApplier;
 
-  constructor(private readonly runs: RunStore, private readonly commands: CommandStore, private readonly log: Logger) {}
+  constructor(private readonly deps: RunnerDeps) {
+    this.runtime = deps.runtime;
+    this.queue = deps.queue;
+    this.log = deps.log;
+  }
 
   start(): void {
-    for (const run of this.runs.active()) {
+    this.queue.start({ tick: (runId) => this.tickOnce(runId), fireWait: (runId) => this.guarded(runId, () => this.runtime.fireWait(runId)) });
+    for (const run of this.deps.runs.active()) {
       if (run.status === 'running') this.schedule(run.run_id);
-      else if (run.waiting?.reason === 'until') this.armWait(run.run_id);
+      else if (run.waiting?.reason === 'until') this.runtime.wake(run.run_id);
       else if (run.waiting?.reason === 'subworkflow') {
-        const child = this.runs.get(String(run.waiting.details?.sub_run_id));
+        const child = this.deps.runs.get(String(run.waiting.details?.sub_run_id));
         if (child && isTerminal(child.status)) void this.guarded(run.run_id, () => this.runtime.resumeParentOf(child));
       }
       // A memory compaction whose child ended while no runner ran.
-      const compactor = this.runtime.memory.endedChild(run);
-      if (compactor) void this.guarded(run.run_id, () => this.runtime.memory.settle(compactor));
+      void this.guarded(run.run_id, () => this.runtime.settleCompaction(run));
     }
     this.kickCommands();
   }
 
-  /** Ticks a running run, or arms a waiting run's wait_until (a resume after a pause). */
-  wake(runId: string): void {
-    if (this.runtime.load(runId)?.status === 'running') this.schedule(runId);
-    else this.armWait(runId);
-  }
-
-  /** Arms the timer of a run waiting until a time (fires at once when the time has passed). */
-  armWait(runId: string): void {
-    const wait = this.runtime.waitOf(runId);
-    if (wait?.reason === 'until' && wait.until) this.schedule(runId, Date.parse(wait.until));
+  /** Ticks a run now, or fires its wait_until at `atMs`. */
+  schedule(runId: string, atMs?: number): void {
+    if (this.stopped) return;
+    this.queue.schedule(runId, atMs);
   }
 
   /** Picks up anything runnable that no event announced (a separate runner's safety net). */
   sweep(): void {
     this.kickCommands();
-    for (const run of this.runs.active()) if (run.status === 'running' && !this.inFlight.has(run.run_id)) this.schedule(run.run_id);
-  }
-
-  /**
-   * Ticks a run now, or fires its wait_until at `atMs`. A deadline already past (it passed while no
-   * runner was up, or while the run was paused) fires at once: a tick alone would leave it waiting.
-   */
-  schedule(runId: string, atMs?: number): void {
-    if (this.stopped) return;
-    if (atMs !== undefined) {
-      clearTimeout(this.timers.get(runId));
-      const timer = setTimeout(() => {
-        this.timers.delete(runId);
-        void this.guarded(runId, () => this.fireUntil(runId));
-      }, Math.min(Math.max(0, atMs - Date.now()), 2 ** 31 - 1));
-      timer.unref();
-      this.timers.set(runId, timer);
-      return;
-    }
-    if (this.inFlight.has(runId)) {
-      this.again.add(runId);
-      return;
-    }
-    const work = this.tickOnce(runId).finally(() => {
-      this.inFlight.delete(runId);
-      if (this.again.delete(runId)) this.schedule(runId);
-    });
-    this.inFlight.set(runId, work);
+    for (const run of this.deps.runs.active()) if (run.status === 'running' && !this.queue.ticking(run.run_id)) this.schedule(run.run_id);
   }
 
   kickCommands(): void {
@@ -99,9 +100,7 @@ export class Runner {
 
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-    const pending = [...this.inFlight.values(), ...(this.commandsBusy ? [this.commandsBusy] : [])];
+    const pending = [...this.queue.stop(), ...(this.commandsBusy ? [this.commandsBusy] : [])];
     await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
   }
 
@@ -109,11 +108,10 @@ export class Runner {
     await new Promise((r) => setImmediate(r));
     await this.guarded(runId, async () => {
       // A finished compaction child schedules its parent: its summary is applied here.
-      const compactor = this.runtime.memory.endedChild(this.runtime.load(runId));
-      if (compactor) await this.runtime.memory.settle(compactor);
+      await this.runtime.settleCompaction(this.runtime.load(runId));
       const run = this.runtime.load(runId);
       if (run?.status === 'waiting' && run.waiting?.reason === 'subworkflow') {
-        const child = this.runs.get(String(run.waiting.details?.sub_run_id));
+        const child = this.deps.runs.get(String(run.waiting.details?.sub_run_id));
         if (child && isTerminal(child.status)) await this.runtime.resumeParentOf(child);
       }
       await this.runtime.tick(runId);
@@ -148,26 +146,18 @@ export class Runner {
     }
   }
 
-  private async fireUntil(runId: string): Promise<void> {
-    await this.runtime.lock.run(runId, async () => {
-      const run = this.runtime.load(runId);
-      if (!run || run.status !== 'waiting' || run.waiting?.reason !== 'until') return;
-      if (Date.parse(run.waiting.until ?? '') > Date.now()) return this.schedule(runId, Date.parse(run.waiting.until!));
-      await this.runtime.resumeWith(run, { until: run.waiting.until, waited: true });
-    });
-  }
-
   private async drainCommands(): Promise<void> {
+    const { commands } = this.deps;
     for (;;) {
-      const batch = this.commands.after(this.commands.cursor());
+      const batch = commands.after(commands.cursor());
       if (!batch.length || this.stopped) return;
       for (const command of batch) {
         try {
-          await this.applier.apply(command);
+          await this.deps.applier.apply(command);
         } catch (err) {
           this.log.warn('command not applied', { command_id: command.command_id, type: command.type, run_id: command.run_id, error: (err as Error).message });
         }
-        await this.commands.saveCursor(command.seq);
+        await commands.saveCursor(command.seq);
       }
     }
   }

@@ -1,24 +1,67 @@
 /**
- * The state of a child run an effect or a command launches (a subflow, the agent loop, a memory
- * summary): the parent's identity and plane, its own vars (the parent's `_runtime` settings and
- * workspace carried over, the parent's conversation when `inherit_context`), fresh budgets.
+ * Child runs an effect or a command launches (a subflow, the agent loop, a memory summary, a
+ * schedule's occurrence): created once per launching effect (a replay finds the one it made), with
+ * the parent's identity and plane, their own vars (the parent's `_runtime` settings and workspace
+ * carried over, the parent's conversation when `inherit_context`) and fresh budgets; when one ends,
+ * the parent waiting on it resumes with `{sub_run_id, output}` (reference §3.3).
  */
-import type { RunState } from './run-state.js';
+import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { ChildRunRequest, ChildRunStarter, RunLock, RunResumer } from './collaborators.js';
+import { childRunId } from './records.js';
+import { isTerminal, type RunState } from './run-state.js';
+import type { RunStates } from './run-states.js';
 
-export function childRunState(parent: RunState, id: string, payload: Record<string, unknown>, parentWorkspace: () => unknown): RunState {
+export interface ChildRunsDeps {
+  lock: RunLock;
+  states: Pick<RunStates, 'load' | 'createRun'>;
+  /** Resumes the parent waiting on a child that ended. */
+  resumer: RunResumer;
+  /** Where a child of a run saved without its folder finds its root's. */
+  workspaces: Pick<WorkspacePolicy, 'record'>;
+  nonAdminWorkspace: NonAdminReach;
+}
+
+export class ChildRuns implements ChildRunStarter {
+  constructor(private readonly deps: ChildRunsDeps) {}
+
+  async startChild(parent: RunState, key: string, request: ChildRunRequest): Promise<string> {
+    const id = childRunId(key);
+    if (this.deps.states.load(id)) return id;
+    const child = childRunState(parent, id, request, () => this.deps.workspaces.record(parent.root_run_id, reachOf(parent.started_by_admin, this.deps.nonAdminWorkspace)));
+    await this.deps.states.createRun(child);
+    return id;
+  }
+
+  /** A parent waiting on this finished child gets `{sub_run_id, output}`. */
+  async resumeParentOf(child: RunState): Promise<void> {
+    if (!child.parent_run_id || !isTerminal(child.status)) return;
+    await this.deps.lock.run(child.parent_run_id, async () => {
+      const parent = this.deps.states.load(child.parent_run_id!);
+      if (!parent || parent.status !== 'waiting' || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
+      const output: Record<string, unknown> = { ...(child.output ?? {}) };
+      if (child.status !== 'completed') {
+        output.success = false;
+        if (child.status === 'cancelled') output.cancelled = true;
+        output.error = child.error;
+      }
+      await this.deps.resumer.resumeWith(parent, { sub_run_id: child.run_id, output });
+    });
+  }
+}
+
+export function childRunState(parent: RunState, id: string, request: ChildRunRequest, parentWorkspace: () => unknown): RunState {
   const now = new Date().toISOString();
-  const parentVars = parent.vars as Record<string, unknown>;
-  const vars = { ...((payload.vars ?? {}) as Record<string, unknown>) };
-  const parentRuntime = (parentVars._runtime ?? {}) as Record<string, unknown>;
-  vars._runtime = { ...parentRuntime, ...((vars._runtime ?? {}) as Record<string, unknown>) };
+  const parentVars = parent.vars;
+  const vars: Record<string, unknown> = { ...(request.vars ?? {}) };
+  vars._runtime = { ...objectOrEmpty(parentVars._runtime), ...objectOrEmpty(vars._runtime) };
   vars._gateway_workspace = parentVars._gateway_workspace ?? parentWorkspace();
-  if (payload.inherit_context) vars.context = parentVars.context ?? vars.context;
-  const builtin = (payload.builtin as string | undefined) ?? null;
+  if (request.inherit_context) vars.context = parentVars.context ?? vars.context;
+  const builtin = request.builtin ?? null;
   return {
     ...parent,
     run_id: id,
-    workflow_id: builtin ? String(payload.workflow_id) : `${parent.bundle_id}@${parent.bundle_version}:${String(payload.workflow_id)}`,
-    flow_id: builtin ? parent.flow_id : String(payload.workflow_id),
+    workflow_id: builtin ? request.workflow_id : `${parent.bundle_id}@${parent.bundle_version}:${request.workflow_id}`,
+    flow_id: builtin ? parent.flow_id : request.workflow_id,
     builtin,
     status: 'running',
     current_node: null,
@@ -40,4 +83,9 @@ export function childRunState(parent: RunState, id: string, payload: Record<stri
     steps: 0,
     cpu_ms: 0,
   };
+}
+
+/** The spread of `{...value}` as the child's `_runtime` merge did it: an object's own keys, else nothing. */
+function objectOrEmpty(value: unknown): object {
+  return value !== null && typeof value === 'object' ? value : {};
 }

@@ -3,6 +3,7 @@
  * `include_context` appends each user turn and answer to it, the agent loop keeps its working
  * conversation there, and `compact_memory` replaces its older part with one summary message.
  */
+import type { LlmCallPayload } from '../flow/effect-requests.js';
 
 export interface MemoryMessage {
   role: string;
@@ -28,10 +29,10 @@ export function forModel(messages: MemoryMessage[]): Array<{ role: string; conte
 }
 
 /** After an `llm_call` with `include_context`: the user turn and the answer join the memory. */
-export function appendLlmTurn(vars: Record<string, unknown>, nodeId: string, payload: Record<string, unknown>, answer: string): void {
-  const sent = Array.isArray(payload.messages) ? (payload.messages as MemoryMessage[]) : [];
+export function appendLlmTurn(vars: Record<string, unknown>, nodeId: string, payload: LlmCallPayload, answer: string): void {
+  const sent = payload.messages ?? [];
   const last = sent[sent.length - 1];
-  const prompt = typeof payload.prompt === 'string' ? payload.prompt : last?.role === 'user' ? String(last.content ?? '') : '';
+  const prompt = payload.prompt ?? (last?.role === 'user' ? last.content : '');
   const metadata = { kind: 'llm_turn', node_id: nodeId };
   setMemory(vars, [...memoryOf(vars), { role: 'user', content: prompt, metadata }, { role: 'assistant', content: answer, metadata }]);
 }

@@ -10,40 +10,54 @@
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
-import type { EffectRequest } from '../flow/interpreter.js';
+import { isContributed, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
 import type { NodeTypes } from '../flow/node-types.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
+import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
+import type { EventDeliverer } from './event-delivery.js';
 import type { RunState, WaitState } from './run-state.js';
+import type { ToolRunner } from './run-tools.js';
 
 export type EffectOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
   | { status: 'waiting'; wait: WaitState; result?: Record<string, unknown> }
   | { status: 'failed'; error: string; cancelled: boolean; stoppedInFlight?: boolean; partial?: string };
 
-export interface EffectHooks {
-  /** Creates (or finds, on a replay) the child run of a start_subworkflow effect; returns its id. */
-  startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string>;
-  /** Resumes every waiting run with this event wait key; returns their ids. */
-  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
-  /** Whether token deltas are on for this run's tree. */
+/** Whether token deltas are on for a run's tree. */
+export interface StreamingSwitch {
   streams(run: RunState): boolean;
+}
+
+export interface EffectExecutorDeps {
+  ledger: LedgerStore;
+  hub: LiveHub;
+  inference: InferenceService;
+  /** start_subworkflow: the child run. */
+  children: ChildRunStarter;
+  /** emit_event: the runs waiting on it. */
+  events: EventDeliverer;
+  /** tool_calls: the run's workspace tools. */
+  tools: ToolRunner;
   /** Aborted when the run is cancelled. */
-  signalOf(run: RunState): AbortSignal;
-  /** Runs a TOOL_CALLS payload's calls in the run's workspace: `{mode: 'executed', results}`. */
-  runTools(run: RunState, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+  signals: RunSignalSource;
+  streaming: StreamingSwitch;
+  /** How many attempts each effect type gets, and the backoff between them. */
+  retry?: RetryPolicy;
+  /** Effect node types other plugins registered: performed here like the built-in effects. */
+  nodeTypes?: NodeTypes;
 }
 
 export class EffectExecutor {
-  constructor(
-    private readonly ledger: LedgerStore,
-    private readonly hub: LiveHub,
-    private readonly inference: InferenceService,
-    private readonly hooks: EffectHooks,
-    private readonly policy: RetryPolicy = new RetryPolicy(),
-    /** Effect node types other plugins registered: performed here like the built-in effects. */
-    private readonly nodeTypes?: NodeTypes,
-  ) {}
+  private readonly ledger: LedgerStore;
+  private readonly hub: LiveHub;
+  private readonly policy: RetryPolicy;
+
+  constructor(private readonly deps: EffectExecutorDeps) {
+    this.ledger = deps.ledger;
+    this.hub = deps.hub;
+    this.policy = deps.retry ?? new RetryPolicy();
+  }
 
   async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
     const key = idempotencyKey(run, nodeId, effect);
@@ -51,7 +65,7 @@ export class EffectExecutor {
     if (prior) return { status: 'completed', result: prior.result ?? {} };
 
     const max = this.policy.maxAttempts(effect.type);
-    const signal = this.hooks.signalOf(run);
+    const signal = this.deps.signals.signalOf(run.run_id);
     // A replay after a crash continues the effect's attempts: numbering, failures and any backoff left.
     const history = this.ledger.tailByKey(run.run_id, key);
     // The effect already reached its wait, but the run state saying so was not saved: wait again, record nothing new.
@@ -124,67 +138,70 @@ export class EffectExecutor {
       idempotency_key: key,
       attempt,
     });
-    if (effect.type === 'llm_call') {
-      const params = (started.effect!.payload.params ?? {}) as Record<string, unknown>;
-      started.effect!.payload.params = { ...params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt } };
+    if (!isContributed(effect) && effect.type === 'llm_call') {
+      const params = { ...effect.payload.params, trace_metadata: { step_id: started.step_id, effect_idempotency_key: key, attempt } };
+      started.effect = { ...started.effect!, payload: { ...effect.payload, params } };
     }
     return started;
   }
 
   private async run(run: RunState, nodeId: string, effect: EffectRequest, key: string, stepId: string): Promise<EffectOutcome> {
-    const p = effect.payload;
+    if (isContributed(effect)) {
+      const contributed = this.deps.nodeTypes?.effect(effect.type);
+      if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
+      const result = await contributed.perform(effect.payload, { account: run.account, runId: run.run_id, nodeId, signal: this.deps.signals.signalOf(run.run_id) });
+      return { status: 'completed', result: result ?? {} };
+    }
     switch (effect.type) {
       case 'llm_call':
-        return this.llmCall(run, nodeId, p, stepId);
-      case 'ask_user':
-        return { status: 'waiting', wait: wait('user', String(p.wait_key), nodeId, { prompt: String(p.prompt), choices: (p.choices as unknown[]) ?? [], allow_free_text: p.allow_free_text !== false }) };
-      case 'wait_event':
-        return { status: 'waiting', wait: wait('event', String(p.wait_key), nodeId, { prompt: (p.prompt as string) ?? null, choices: (p.choices as unknown[]) ?? null, allow_free_text: p.allow_free_text !== false }) };
+        return this.llmCall(run, nodeId, effect.payload, stepId);
+      case 'ask_user': {
+        const p = effect.payload;
+        return { status: 'waiting', wait: wait('user', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+      }
+      case 'wait_event': {
+        const p = effect.payload;
+        return { status: 'waiting', wait: wait('event', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+      }
       case 'wait_until': {
-        const until = String(p.until);
+        const until = effect.payload.until;
         if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, waited: false } };
         return { status: 'waiting', wait: { ...wait('until', null, nodeId, {}), until } };
       }
       case 'answer_user':
-        return { status: 'completed', result: { message: p.message, level: p.level } };
+        return { status: 'completed', result: { message: effect.payload.message, level: effect.payload.level } };
       case 'emit_event':
-        return this.emitEvent(run, p, nodeId);
+        return this.emitEvent(run, effect.payload, nodeId);
       case 'tool_calls':
-        return { status: 'completed', result: await this.hooks.runTools(run, p) };
+        return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload) };
       case 'start_subworkflow': {
-        const child = await this.hooks.startChild(run, key, p);
+        const p = effect.payload;
+        const child = await this.deps.children.startChild(run, key, p);
         return {
           status: 'waiting',
           result: { sub_run_id: child },
           wait: wait('subworkflow', `subworkflow:${child}`, nodeId, { details: { sub_run_id: child, sub_workflow_id: p.workflow_id, async: true, include_traces: Boolean(p.include_traces) } }),
         };
       }
-      default: {
-        const contributed = this.nodeTypes?.effect(effect.type);
-        if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
-        const result = await contributed.perform(p, { account: run.account, runId: run.run_id, nodeId, signal: this.hooks.signalOf(run) });
-        return { status: 'completed', result: result ?? {} };
-      }
     }
   }
 
-  private async llmCall(run: RunState, nodeId: string, p: Record<string, unknown>, stepId: string): Promise<EffectOutcome> {
-    const messages: ChatMessage[] = Array.isArray(p.messages)
-      ? (p.messages as ChatMessage[])
-      : [...(p.system_prompt ? [{ role: 'system' as const, content: String(p.system_prompt) }] : []), { role: 'user' as const, content: String(p.prompt ?? '') }];
-    const params = (p.params ?? {}) as Record<string, unknown>;
-    const model = p.provider && p.model ? `${String(p.provider)}/${String(p.model)}` : undefined;
-    const signal = this.hooks.signalOf(run);
+  private async llmCall(run: RunState, nodeId: string, p: LlmCallPayload, stepId: string): Promise<EffectOutcome> {
+    // Roles go to the engine as the flow wrote them (the inference service judges them).
+    const messages = (p.messages ?? [...(p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : []), { role: 'user', content: p.prompt ?? '' }]) as ChatMessage[];
+    const params = p.params;
+    const model = p.provider && p.model ? `${p.provider}/${p.model}` : undefined;
+    const signal = this.deps.signals.signalOf(run.run_id);
     const nodeStreamOff = p.stream === false;
-    const streaming = this.hooks.streams(run) && !nodeStreamOff;
+    const streaming = this.deps.streaming.streams(run) && !nodeStreamOff;
     let seq = 0;
     const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
     const started = performance.now();
     try {
-      const out = await this.inference.chat(run.account, {
+      const out = await this.deps.inference.chat(run.account, {
         model,
         messages,
-        params: { temperature: Number(params.temperature ?? 0.7), ...(params.seed !== undefined ? { seed: Number(params.seed) } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema as Record<string, unknown> } : {}), ...(params.max_output_tokens ? { maxTokens: Number(params.max_output_tokens) } : {}) },
+        params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema } : {}), ...(params.max_output_tokens ? { maxTokens: params.max_output_tokens } : {}) },
       }, {
         signal,
         ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
@@ -215,7 +232,7 @@ export class EffectExecutor {
         ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
       };
       // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-      if (nodeStreamOff && this.hooks.streams(run)) {
+      if (nodeStreamOff && this.deps.streaming.streams(run)) {
         // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
         this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, true, { run_id: base.run_id, cursor }));
       } else {
@@ -238,13 +255,13 @@ export class EffectExecutor {
     this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, true, gate);
   }
 
-  private async emitEvent(run: RunState, p: Record<string, unknown>, nodeId: string): Promise<EffectOutcome> {
-    const scope = String(p.scope ?? 'session');
-    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? String(p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
-    const name = String(p.name ?? '');
+  private async emitEvent(run: RunState, p: EmitEventPayload, nodeId: string): Promise<EffectOutcome> {
+    const scope = p.scope;
+    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? (p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
+    const name = p.name;
     const waitKey = `evt:${scope}:${scopeId}:${name}`;
-    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload ?? {}, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
-    const resumed = await this.hooks.deliverEvent(waitKey, envelope);
+    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
+    const resumed = await this.deps.events.deliverEvent(waitKey, envelope);
     return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
   }
 }

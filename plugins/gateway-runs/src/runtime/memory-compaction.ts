@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { LedgerStore, StepRecord } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import { memoryOf, pinnedInstructions, setMemory, type MemoryMessage } from './conversation-memory.js';
-import type { KeyedLock } from './keyed-lock.js';
+import type { ChildRunStarter, RunLock, RunPersistence, RunScheduler } from './collaborators.js';
 import { MEMORY_COMPACTION_WORKFLOW, MEMORY_COMPACTOR, type CompactionJob } from './memory-summary.js';
 import { childRunId, finishRecord, stepRecord } from './records.js';
 import { isTerminal, type RunState } from './run-state.js';
@@ -22,16 +22,14 @@ import { isTerminal, type RunState } from './run-state.js';
 export const DEFAULT_KEEP_LAST = 6;
 const NODE = 'compact_memory';
 
-export interface CompactionHost {
-  lock: KeyedLock;
+export interface MemoryCompactionDeps {
+  lock: RunLock;
   ledger: LedgerStore;
   log: Logger;
-  load(runId: string): RunState | undefined;
-  save(run: RunState): Promise<void>;
-  /** Appends records and saves the run in one commit. */
-  saveWith(run: RunState, records: StepRecord[]): Promise<number[]>;
-  startChild(parent: RunState, key: string, payload: Record<string, unknown>): Promise<string>;
-  schedule(runId: string): void;
+  states: RunPersistence;
+  /** Launches the summary child run. */
+  children: ChildRunStarter;
+  scheduler: RunScheduler;
 }
 
 export interface CompactionCommand {
@@ -62,23 +60,23 @@ interface MemoryState {
 export class CompactionRefused extends Error {}
 
 export class MemoryCompaction {
-  constructor(private readonly host: CompactionHost) {}
+  constructor(private readonly deps: MemoryCompactionDeps) {}
 
   /** Applies a `compact_memory` command: launches the child run, or notes why there is nothing to do. */
   async request(command: CompactionCommand): Promise<void> {
     const keepLast = keepLastOf(command.payload.keep_last);
     const reason = typeof command.payload.reason === 'string' ? command.payload.reason : null;
-    await this.host.lock.run(command.run_id, async () => {
-      const run = this.host.load(command.run_id);
+    await this.deps.lock.run(command.run_id, async () => {
+      const run = this.deps.states.load(command.run_id);
       if (!run) throw new CompactionRefused(`compact_memory: run ${command.run_id} does not exist.`);
       if (isTerminal(run.status)) throw new CompactionRefused(`compact_memory: run ${run.run_id} is ${run.status}; only a live run's memory can be compacted.`);
       const state = memoryState(run);
       const key = `system:memory_compact:${command.command_id}`;
       const childKey = `memory_compact:${run.run_id}:${command.command_id}`;
       // Commands are applied at least once: a repeat after a crash finishes what the first began.
-      if (this.host.ledger.completedByKey(run.run_id, key)) return;
+      if (this.deps.ledger.completedByKey(run.run_id, key)) return;
       if (state.pending?.command_id === command.command_id) {
-        if (!this.host.load(state.pending.child_run_id)) await this.launch(run, state.pending, childKey, reason);
+        if (!this.deps.states.load(state.pending.child_run_id)) await this.launch(run, state.pending, childKey, reason);
         return;
       }
 
@@ -102,7 +100,7 @@ export class MemoryCompaction {
       // The pending compaction and its `started` record are one commit before the child exists, so a
       // crash in between is finished by a repeat (which launches the child without recording again).
       try {
-        await this.host.saveWith(run, [record]);
+        await this.deps.states.saveWith(run, [record]);
       } catch (err) {
         state.pending = null; // not recorded (the ledger refused it): nothing is under way
         throw err;
@@ -114,15 +112,15 @@ export class MemoryCompaction {
   /** The child of a compaction still pending on this run, if it has ended (then `settle` applies it). */
   endedChild(run: RunState | undefined): RunState | null {
     const pending = (run?.vars as { _memory?: MemoryState } | undefined)?._memory?.pending;
-    const child = pending ? this.host.load(pending.child_run_id) : undefined;
+    const child = pending ? this.deps.states.load(pending.child_run_id) : undefined;
     return child && isTerminal(child.status) ? child : null;
   }
 
   /** Applies a finished compaction child's summary to its parent's memory (idempotent). */
   async settle(child: RunState): Promise<void> {
     if (child.builtin !== MEMORY_COMPACTOR || !child.parent_run_id || !isTerminal(child.status)) return;
-    await this.host.lock.run(child.parent_run_id, async () => {
-      const parent = this.host.load(child.parent_run_id!);
+    await this.deps.lock.run(child.parent_run_id, async () => {
+      const parent = this.deps.states.load(child.parent_run_id!);
       if (!parent || isTerminal(parent.status)) return;
       const state = memoryState(parent);
       const pending = state.pending;
@@ -137,11 +135,11 @@ export class MemoryCompaction {
       else if (older.length !== pending.compacted || fingerprint(older) !== pending.fingerprint) failure = "The run's memory changed while the summary was being written; nothing was replaced.";
 
       state.pending = null;
-      const recorded = this.host.ledger.completedByKey(parent.run_id, pending.record.idempotency_key!);
+      const recorded = this.deps.ledger.completedByKey(parent.run_id, pending.record.idempotency_key!);
       if (failure) {
         // One commit: a crash cannot leave the failure recorded with the compaction still pending (a repeat would record it twice).
-        await this.host.saveWith(parent, [finishRecord(pending.record, 'failed', { error: failure, result: { compacted: 0, sub_run_id: child.run_id } })]);
-        this.host.log.warn('memory compaction not applied', { run_id: parent.run_id, child_run_id: child.run_id, reason: failure });
+        await this.deps.states.saveWith(parent, [finishRecord(pending.record, 'failed', { error: failure, result: { compacted: 0, sub_run_id: child.run_id } })]);
+        this.deps.log.warn('memory compaction not applied', { run_id: parent.run_id, child_run_id: child.run_id, reason: failure });
         return;
       }
       const summaryMessage: MemoryMessage = { role: 'system', kind: 'memory_summary', content: summary, metadata: { compacted: pending.compacted, by_run: child.run_id } };
@@ -149,40 +147,40 @@ export class MemoryCompaction {
       setMemory(parent.vars, after);
       state.compactions++;
       // The record and the new memory are one commit (a state saved by an older version may have the record already).
-      if (recorded) await this.host.save(parent);
+      if (recorded) await this.deps.states.save(parent);
       else {
-        await this.host.saveWith(parent, [finishRecord(pending.record, 'completed', {
+        await this.deps.states.saveWith(parent, [finishRecord(pending.record, 'completed', {
           result: { compacted: pending.compacted, pinned: pending.pinned, kept: after.length - pending.pinned - 1, messages_before: messages.length, messages_after: after.length, sub_run_id: child.run_id, summary: summaryMessage },
         })]);
       }
     });
   }
 
-  /** When a run ends with a compaction still running: its record is closed as failed (appended with the run's last records). */
-  abandonedRecord(run: RunState): StepRecord | null {
-    const state = (run.vars as { _memory?: MemoryState })._memory;
-    const pending = state?.pending;
-    if (!pending) return null;
-    state.pending = null;
-    return finishRecord(pending.record, 'failed', { error: 'The run ended before the memory compaction finished.', result: { compacted: 0, sub_run_id: pending.child_run_id } });
-  }
-
   /** Creates the summary child run (its `started` record is already committed with the pending state). */
   private async launch(run: RunState, pending: PendingCompaction, childKey: string, reason: string | null): Promise<void> {
     const messages = memoryOf(run.vars).slice(pending.pinned, pending.pinned + pending.compacted);
     const job: CompactionJob = { messages, parent_run_id: run.run_id, reason };
-    await this.host.startChild(run, childKey, { workflow_id: MEMORY_COMPACTION_WORKFLOW, builtin: MEMORY_COMPACTOR, vars: { _compaction: job } });
-    this.host.schedule(pending.child_run_id);
+    await this.deps.children.startChild(run, childKey, { workflow_id: MEMORY_COMPACTION_WORKFLOW, builtin: MEMORY_COMPACTOR, vars: { _compaction: job } });
+    this.deps.scheduler.schedule(pending.child_run_id);
   }
 
   private async skip(run: RunState, key: string, payload: Record<string, unknown>, reasonCode: string, message: string): Promise<void> {
-    await this.host.ledger.append(stepRecord(run, NODE, 'completed', {
+    await this.deps.ledger.append(stepRecord(run, NODE, 'completed', {
       effect: { type: 'memory_compact', payload, result_key: null },
       result: { compacted: 0, skipped: true, reason_code: reasonCode, message },
       idempotency_key: key,
     }));
-    this.host.log.info('compact_memory applied as a no-op', { run_id: run.run_id, command_id: payload.command_id, reason_code: reasonCode });
+    this.deps.log.info('compact_memory applied as a no-op', { run_id: run.run_id, command_id: payload.command_id, reason_code: reasonCode });
   }
+}
+
+/** When a run ends with a compaction still running: its record is closed as failed (appended with the run's last records). */
+export function abandonedCompaction(run: RunState): StepRecord | null {
+  const state = (run.vars as { _memory?: MemoryState })._memory;
+  const pending = state?.pending;
+  if (!pending) return null;
+  state.pending = null;
+  return finishRecord(pending.record, 'failed', { error: 'The run ended before the memory compaction finished.', result: { compacted: 0, sub_run_id: pending.child_run_id } });
 }
 
 function memoryState(run: RunState): MemoryState {

@@ -4,7 +4,7 @@
  * summarise the older messages of the parent's memory. Its output `{summary, compacted}` is what
  * the parent's memory is rewritten with.
  */
-import type { EffectRequest } from '../flow/interpreter.js';
+import type { BuiltinEffect } from '../flow/effect-requests.js';
 import type { MemoryMessage } from './conversation-memory.js';
 import type { RunState } from './run-state.js';
 
@@ -24,10 +24,10 @@ export interface CompactionJob {
   reason: string | null;
 }
 
-export type CompactionStep = { kind: 'effect'; node: string; effect: EffectRequest } | { kind: 'complete'; output: Record<string, unknown> };
+export type CompactionStep = { kind: 'effect'; node: string; effect: BuiltinEffect } | { kind: 'complete'; output: Record<string, unknown> };
 
 export function compactionStep(run: RunState): CompactionStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const job = vars._compaction as CompactionJob;
   const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
   const effects = (((vars._temp ??= {}) as { effects?: Record<string, unknown> }).effects ??= {});
@@ -46,8 +46,8 @@ export function compactionStep(run: RunState): CompactionStep {
       type: 'llm_call',
       payload: {
         type: 'llm_call',
-        provider: runtime.provider ?? '',
-        model: runtime.model ?? '',
+        provider: String(runtime.provider ?? ''),
+        model: String(runtime.model ?? ''),
         messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: transcript(job.messages) }],
         params: { temperature: 0 },
         include_context: false,

@@ -7,7 +7,7 @@
  * result goes back to the model as the Observation. Any other tool is answered with an observation
  * saying it is not available. The loop goes on until an answer or `max_iterations`.
  */
-import type { EffectRequest } from '../flow/interpreter.js';
+import type { BuiltinEffect, LlmCallPayload } from '../flow/effect-requests.js';
 import { forModel, memoryOf, setMemory, type MemoryMessage } from './conversation-memory.js';
 import type { RunState } from './run-state.js';
 import { isFileTool, TOOL_SPECS, type ToolCall, type ToolResult } from '../workspace/file-tools.js';
@@ -16,7 +16,7 @@ const SYSTEM = 'You are a helpful agent. Answer the task directly and concisely.
 const TOOL_PATTERN = /^\s*Action:\s*([A-Za-z0-9_.-]+)/m;
 const INPUT_PATTERN = /^\s*Action Input:\s*/m;
 
-export type AgentStep = { kind: 'effect'; node: string; effect: EffectRequest } | { kind: 'complete'; output: Record<string, unknown> };
+export type AgentStep = { kind: 'effect'; node: string; effect: BuiltinEffect } | { kind: 'complete'; output: Record<string, unknown> };
 
 interface AgentState {
   iterations: number;
@@ -32,7 +32,7 @@ export interface AgentOptions {
 }
 
 export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const context = (vars.context ?? {}) as { task?: string };
   const runtime = (vars._runtime ?? {}) as Record<string, unknown>;
   const limits = (vars._limits ?? {}) as { max_iterations?: number };
@@ -76,14 +76,15 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
     setMemory(vars, [...memoryOf(vars), { role: 'user', content: `Observation: the tool '${name}' is not available on this gateway. Answer without it.` }]);
   }
   const system = [SYSTEM, options.toolPrompt && tools.length ? toolInstructions(tools) : null, runtime.system_prompt_extra].filter(Boolean).join('\n\n');
-  const params: Record<string, unknown> = { temperature: runtime.temperature ?? 0.7 };
-  if (runtime.seed !== undefined) params.seed = runtime.seed;
+  // `_runtime` comes from the node's payload and the parent's start: read as the call's typed parameters here.
+  const params: LlmCallPayload['params'] = { temperature: Number(runtime.temperature ?? 0.7) };
+  if (runtime.seed !== undefined) params.seed = Number(runtime.seed);
   return {
     kind: 'effect',
     node: 'reason',
     effect: {
       type: 'llm_call',
-      payload: { type: 'llm_call', provider: runtime.provider ?? '', model: runtime.model ?? '', messages: [{ role: 'system', content: system }, ...forModel(memoryOf(vars))], params, include_context: true, tools },
+      payload: { type: 'llm_call', provider: String(runtime.provider ?? ''), model: String(runtime.model ?? ''), messages: [{ role: 'system', content: system }, ...forModel(memoryOf(vars))], params, include_context: true, tools },
     },
   };
 }

@@ -109,7 +109,7 @@ export function runView(run: RunState) {
     output: run.output,
     flow_warnings: null,
     is_scheduled: run.builtin === 'scheduler',
-    schedule: run.builtin === 'scheduler' ? (((run.vars as Record<string, unknown>)._meta as { schedule?: unknown } | undefined)?.schedule ?? null) : null,
+    schedule: run.builtin === 'scheduler' ? ((run.vars._meta as { schedule?: unknown } | undefined)?.schedule ?? null) : null,
     is_draft: run.bundle_version.startsWith('draft.'),
     workflow_policy: run.workflow_policy ?? null,
   };

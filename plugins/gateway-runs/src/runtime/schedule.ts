@@ -4,7 +4,7 @@
  * and repeats per its interval, `repeat_count` and `repeat_until`. Its steps are durable effects
  * like any flow's (wait_until, start_subworkflow), so a restart resumes the schedule.
  */
-import type { EffectRequest } from '../flow/interpreter.js';
+import type { BuiltinEffect } from '../flow/effect-requests.js';
 import type { RunState } from './run-state.js';
 
 export interface ScheduleMeta {
@@ -28,7 +28,7 @@ interface ScheduleState {
   phase: 'wait' | 'launch' | 'done';
 }
 
-export type ScheduleStep = { kind: 'effect'; node: string; effect: EffectRequest } | { kind: 'complete'; output: Record<string, unknown> };
+export type ScheduleStep = { kind: 'effect'; node: string; effect: BuiltinEffect } | { kind: 'complete'; output: Record<string, unknown> };
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000, m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000 };
 
@@ -40,7 +40,7 @@ export function parseInterval(text: string): number | null {
 }
 
 export function scheduleStep(run: RunState): ScheduleStep {
-  const vars = run.vars as Record<string, unknown>;
+  const vars = run.vars;
   const meta = (vars._meta as { schedule: ScheduleMeta }).schedule;
   const state = ((vars._schedule as ScheduleState | undefined) ??= { occurrences: 0, next_at: meta.start_at, phase: 'wait' });
   const effects = (((vars._temp ??= {}) as { effects?: Record<string, unknown> }).effects ??= {});
@@ -50,7 +50,7 @@ export function scheduleStep(run: RunState): ScheduleStep {
       delete effects.wait;
       state.phase = 'launch';
     } else {
-      return { kind: 'effect', node: 'wait', effect: { type: 'wait_until', payload: { until: state.next_at } } };
+      return { kind: 'effect', node: 'wait', effect: { type: 'wait_until', payload: { until: String(state.next_at) } } };
     }
   }
   if (state.phase === 'launch') {

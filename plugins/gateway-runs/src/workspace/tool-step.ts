@@ -4,6 +4,7 @@
  * `stepTimeoutMs` or its results grow past `maxResultBytes`; a cancel of the run stops it too.
  */
 import { formatBytes } from '@keel/plugin-sdk';
+import { isRecord, type ToolCallsPayload } from '../flow/effect-requests.js';
 import { executeToolCall, type ToolCall, type ToolContext, type ToolResult } from './file-tools.js';
 import { ToolBudgetError, type ToolLimits } from './tool-limits.js';
 import type { RunReach, WorkspacePolicy } from './workspace-policy.js';
@@ -18,15 +19,16 @@ export interface ToolStep {
 }
 
 /** The calls and allowed tools of a TOOL_CALLS effect's payload; a call without an id gets `call_<effectIndex>_<n>`. */
-export function toolCallsOf(payload: Record<string, unknown>, effectIndex: number): { calls: ToolCall[]; allowed: string[] | null } {
-  const raw = Array.isArray(payload.tool_calls) ? (payload.tool_calls as Array<Record<string, unknown>>) : [];
-  const calls: ToolCall[] = raw.map((c, i) => ({
-    name: String(c?.name ?? ''),
-    arguments: c?.arguments !== null && typeof c?.arguments === 'object' && !Array.isArray(c.arguments) ? (c.arguments as Record<string, unknown>) : {},
-    call_id: typeof c?.call_id === 'string' && c.call_id ? c.call_id : `call_${effectIndex}_${i + 1}`,
-  }));
-  const allowed = Array.isArray(payload.allowed_tools) ? (payload.allowed_tools as unknown[]).map(String) : null;
-  return { calls, allowed };
+export function toolCallsOf(payload: ToolCallsPayload, effectIndex: number): { calls: ToolCall[]; allowed: string[] | null } {
+  const calls: ToolCall[] = payload.tool_calls.map((call, i) => {
+    const c = isRecord(call) ? call : {};
+    return {
+      name: String(c.name ?? ''),
+      arguments: isRecord(c.arguments) ? c.arguments : {},
+      call_id: typeof c.call_id === 'string' && c.call_id ? c.call_id : `call_${effectIndex}_${i + 1}`,
+    };
+  });
+  return { calls, allowed: payload.allowed_tools ?? null };
 }
 
 export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: string[] | null): Promise<{ mode: 'executed'; results: ToolResult[] }> {

@@ -1,0 +1,79 @@
+/**
+ * The effects a step asks for, one payload type per effect kind. A payload is built, typed, where
+ * it enters (a flow node's inputs in effect-nodes.ts, the built-in runs' steps); the executor reads
+ * it as is. It is also the `started` record's `effect.payload`, so its fields are the reference's.
+ */
+
+/** A message of a conversation as sent to a model (roles as the flow wrote them). */
+export type ChatTurn = { role: string; content: string };
+
+export type LlmCallPayload = {
+  type: 'llm_call';
+  /** Both set or both blank (blank: the gateway's default model). */
+  provider: string;
+  model: string;
+  params: { temperature: number; seed?: number; max_output_tokens?: number };
+  /** The call's turn joins the run's memory (`vars.context.messages`). */
+  include_context: boolean;
+  /** The tools described to the model (recorded; the agent loop parses its own requests). */
+  tools: unknown[];
+  /** False when the node turned token deltas off. */
+  stream?: false;
+  /** The conversation to send; without it, `system_prompt` and `prompt` make one. */
+  messages?: ChatTurn[];
+  prompt?: string;
+  system_prompt?: string | null;
+  response_schema?: Record<string, unknown>;
+  response_schema_name?: string;
+};
+
+export type AskUserPayload = { prompt: string; choices: unknown[]; allow_free_text: boolean; wait_key: string };
+
+export type WaitEventPayload = { wait_key: string; prompt: string | null; choices: unknown[] | null; allow_free_text: boolean };
+
+export type WaitUntilPayload = { until: string };
+
+export type EmitEventPayload = { name: string; scope: string; payload: Record<string, unknown>; session_id?: string };
+
+export type AnswerUserPayload = { message: string; level: string };
+
+/** `tool_calls` as the node gave them (each call is parsed when the step runs); `allowed_tools` limits them. */
+export type ToolCallsPayload = { tool_calls: unknown[]; allowed_tools?: string[] };
+
+/** A child run (the `agent` and `subflow` nodes, a schedule's occurrence) the parent waits for. */
+export type SubworkflowPayload = {
+  workflow_id: string;
+  /** A built-in child workflow (the agent loop) instead of one of the bundle's flows. */
+  builtin?: string;
+  vars: Record<string, unknown>;
+  async: boolean;
+  wait: boolean;
+  inherit_context?: boolean;
+  include_traces?: boolean;
+  occurrence_index?: number;
+};
+
+/** The effects gateway-runs performs itself, by kind. */
+export type BuiltinEffect =
+  | { type: 'llm_call'; payload: LlmCallPayload }
+  | { type: 'ask_user'; payload: AskUserPayload }
+  | { type: 'wait_event'; payload: WaitEventPayload }
+  | { type: 'wait_until'; payload: WaitUntilPayload }
+  | { type: 'emit_event'; payload: EmitEventPayload }
+  | { type: 'answer_user'; payload: AnswerUserPayload }
+  | { type: 'tool_calls'; payload: ToolCallsPayload }
+  | { type: 'start_subworkflow'; payload: SubworkflowPayload };
+
+/** An effect node type another plugin registered: its payload is that plugin's plain JSON. */
+export type ContributedEffect = { type: string; payload: Record<string, unknown>; contributed: true };
+
+export type EffectRequest = BuiltinEffect | ContributedEffect;
+
+export function isContributed(effect: EffectRequest): effect is ContributedEffect {
+  return 'contributed' in effect;
+}
+
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,148 @@
+/**
+ * Takes a run step by step under its lock: pure steps in memory, effects through the effect
+ * executor (ledger first), the state saved after every effect and at every wait or end. A tick
+ * ends when the run waits or ends, or after a slice of steps or time (then it is rescheduled).
+ */
+import { LedgerLimitError } from '@keel/plugin-ledger';
+import { isContributed, type EffectRequest } from '../flow/effect-requests.js';
+import { step, type StepOutcome } from '../flow/interpreter.js';
+import { temp, type RunVars } from '../flow/node-io.js';
+import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
+import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
+import { appendLlmTurn } from './conversation-memory.js';
+import type { EffectExecutor, EffectOutcome } from './effect-executor.js';
+import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
+import { agentStep } from './react-agent.js';
+import { FlowMissingError, type RunFlows } from './run-flows.js';
+import type { RunLifecycle } from './run-lifecycle.js';
+import { UNKNOWN_ADDITIONS, type RunLimits } from './run-limits.js';
+import { terminalOutput } from './run-outcomes.js';
+import type { RunState } from './run-state.js';
+import { scheduleStep } from './schedule.js';
+
+const STEPS_PER_SLICE = 200;
+/**
+ * A slice also ends after this long: a step costs as much as its run's variables are big (saving
+ * them), so 200 steps of a run holding megabytes held the event loop for seconds, every request
+ * and every other run waiting.
+ */
+const SLICE_MS = 20;
+
+export interface RunStepperDeps {
+  lock: RunLock;
+  states: Pick<RunPersistence, 'load' | 'save'>;
+  /** Ends, pauses and cancellations. */
+  lifecycle: Pick<RunLifecycle, 'complete' | 'fail' | 'endCancelled' | 'toPauseWait'>;
+  executor: Pick<EffectExecutor, 'perform'>;
+  flows: Pick<RunFlows, 'of' | 'assertSupported'>;
+  /** Steps, variable size and processing time per run (`limits.*`). */
+  limits: RunLimits;
+  nodeTypes: NodeTypes;
+  scheduler: RunScheduler;
+  /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
+  agentToolPrompt: boolean;
+}
+
+export class RunStepper {
+  constructor(private readonly deps: RunStepperDeps) {}
+
+  /** Ticks a run until it waits, ends or has taken a slice of steps or time (then it is rescheduled). */
+  async tick(runId: string): Promise<void> {
+    const endsAt = performance.now() + SLICE_MS;
+    for (let steps = 0; steps < STEPS_PER_SLICE && (steps === 0 || performance.now() < endsAt); steps++) {
+      const more = await this.deps.lock.run(runId, () => this.stepOnce(runId));
+      if (!more) return;
+    }
+    this.deps.scheduler.schedule(runId);
+  }
+
+  /** One step; false when the run stopped being runnable. */
+  private async stepOnce(runId: string): Promise<boolean> {
+    const { lifecycle } = this.deps;
+    const run = this.deps.states.load(runId);
+    if (!run || run.status !== 'running') return false;
+    if (run.paused) {
+      await lifecycle.toPauseWait(run);
+      return false;
+    }
+    // Stepping is synchronous work on the event loop: its wall time is the processing time it costs (`limits.maxRunCpuMs`).
+    const began = performance.now();
+    let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
+    const control = run.builtin === null ? temp(run.vars as RunVars).control : [];
+    const frameBefore = control[control.length - 1];
+    try {
+      if (run.builtin === 'react_agent') {
+        outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt });
+      } else if (run.builtin === 'scheduler') {
+        outcome = scheduleStep(run);
+      } else if (run.builtin === MEMORY_COMPACTOR) {
+        outcome = compactionStep(run);
+      } else {
+        const flow = this.deps.flows.of(run);
+        if (run.current_node === null) run.current_node = flow.entry;
+        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.deps.flows.assertSupported(flow);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes);
+      }
+    } catch (err) {
+      if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
+      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11).
+      return lifecycle.complete(run, { success: false, error: (err as Error).message, node: run.current_node });
+    }
+
+    // A runaway run (too many steps, variables grown too large) stops here, before it writes anything more.
+    // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
+    const frameAfter = control[control.length - 1];
+    const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
+    const at = 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node;
+    const over = this.deps.limits.afterStep(run, at, added) ?? this.deps.limits.afterCpu(run, at, performance.now() - began);
+    if (over) return lifecycle.fail(run, over);
+
+    if (outcome.kind === 'complete') return lifecycle.complete(run, outcome.output);
+    if (outcome.kind === 'goto') {
+      const next = outcome.node ?? controlReturn(run);
+      if (next === null) return lifecycle.complete(run, terminalOutput(outcome.output));
+      run.current_node = next;
+      return true;
+    }
+    run.current_node = outcome.node;
+    let result: EffectOutcome;
+    try {
+      result = await this.deps.executor.perform(run, outcome.node, outcome.effect);
+    } catch (err) {
+      // The ledger refused the effect's record (too large, or the run's ledger is full): the run fails with why.
+      if (err instanceof LedgerLimitError) return lifecycle.fail(run, err.message);
+      throw err;
+    }
+    run.effect_index++;
+    return this.afterEffect(run, outcome.node, outcome.effect, result);
+  }
+
+  private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, result: EffectOutcome): Promise<boolean> {
+    const t = temp(run.vars as RunVars);
+    if (result.status === 'completed') {
+      t.effects[nodeId] = result.result;
+      // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
+      if (!isContributed(effect) && effect.type === 'llm_call' && effect.payload.include_context && run.builtin === null) {
+        appendLlmTurn(run.vars, nodeId, effect.payload, String(result.result.content ?? ''));
+      }
+      await this.deps.states.save(run);
+      return true;
+    }
+    if (result.status === 'waiting') {
+      run.status = 'waiting';
+      run.waiting = result.wait;
+      await this.deps.states.save(run);
+      if (result.wait.reason === 'until' && result.wait.until) this.deps.scheduler.schedule(run.run_id, Date.parse(result.wait.until));
+      if (result.wait.reason === 'subworkflow') this.deps.scheduler.schedule(String(result.wait.details?.sub_run_id));
+      return false;
+    }
+    if (result.cancelled) return this.deps.lifecycle.endCancelled(run);
+    return this.deps.lifecycle.fail(run, result.error);
+  }
+}
+
+/** Where control goes when a branch ends: the innermost loop or sequence, else nowhere. */
+function controlReturn(run: RunState): string | null {
+  const control = temp(run.vars as RunVars).control;
+  return control.length ? control[control.length - 1]!.node : null;
+}
