@@ -9,7 +9,8 @@ import type { Logger } from '@keel/plugin-sdk';
 import { isTerminal, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
+import { parseDuration } from '../flow/duration.js';
+import type { ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
 import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
 
@@ -105,7 +106,7 @@ export class CommandApplier {
           const run = this.runtime.load(root.run_id)!;
           const meta = ((run.vars as Record<string, unknown>)._meta as { schedule: ScheduleMeta }).schedule;
           if (typeof payload.interval === 'string') {
-            const ms = parseInterval(payload.interval);
+            const ms = parseDuration(payload.interval);
             if (ms === null) throw new Error(`update_schedule: interval '${payload.interval}' is not a duration`);
             Object.assign(meta, { interval: payload.interval, interval_ms: ms });
           }
