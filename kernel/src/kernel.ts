@@ -22,7 +22,7 @@ import { BootError } from './boot-error.js';
 import { AuthFailureCounter } from './auth/auth-failures.js';
 import { TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
-import { environmentWithSecrets, takeSecretEnv } from './env/secret-env.js';
+import { environmentWithSecrets, markSecretValue, takeSecretEnv } from './env/secret-env.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import { CORE_GATEWAY_PREFIX, createCorePlugin } from './core/core-plugin.js';
 import type { LoadedPluginInfo } from './core/core-context.js';
@@ -223,6 +223,7 @@ export class Kernel {
     // Without an env of its own, the kernel reads the process's and removes its secrets from it first.
     if (!this.options.env) takeSecretEnv();
     this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? environmentWithSecrets());
+    markSecretValue(this.token);
     const auth = new TokenAuthService(accounts, new AuthFailureCounter(config.server.authFailures, this.log.child({ component: 'auth' })));
     this.container.provide(core.auth, auth);
     this.container.provide(core.validator, this.validator);

@@ -1,7 +1,7 @@
 /**
  * Typed dependency tokens. A token names a value that some provider (the kernel or another
- * plugin) registers and that plugins declare in `deps`. The kernel maps tokens onto a tsyringe
- * container; plugin authors only ever see this typed wrapper.
+ * plugin) registers and that plugins declare in `deps`. The kernel keeps the values by token in
+ * plain maps (a root map, one scope per plugin); plugin authors only ever see this typed wrapper.
  */
 export interface Token<T> {
   /** Unique injection key (a symbol, so two tokens never collide by name). */

@@ -23,6 +23,6 @@ describe('inference endpoints: apiKeyEnv naming a KEEL_* secret, on a real keel 
       plugins: [{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'remote', baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'KEEL_REMOTE_API_KEY', models: ['m'] }] } }],
     }));
     server = await startServer(['--config', config, '--data-dir', path.join(tmp.dir, 'data')], { KEEL_REMOTE_API_KEY: 'sk-test-0123456789' });
-    await server.waitFor(/endpoint api key variable is not set.*"endpoint":"remote".*"apiKeyEnv":"KEEL_REMOTE_API_KEY"/);
+    await server.waitFor(/"endpoint":"remote".*"apiKeyEnv":"KEEL_REMOTE_API_KEY".*endpoint api key variable is not set/);
   });
 });

@@ -5,11 +5,18 @@
  * reads them, and the worker threads and child processes the server starts never inherit them.
  * What the environment of the process looked like at its start stays visible in
  * `/proc/<pid>/environ` whatever `process.env` becomes, which is why the file tools refuse `/proc`.
+ * The same values (and any the kernel marks, such as the admin token) are scrubbed from the log
+ * (`logging/redact.ts`).
  */
 
 const SECRET_NAME = /^KEEL_.*(TOKEN|SECRET|PASSWORD|PASSPHRASE|KEY|CREDENTIAL|DATABASE_URL)/i;
 
 const taken = new Map<string, string>();
+/** The values the log scrub replaces: every secret taken from the environment, and those marked. */
+const secretSet = new Set<string>();
+
+/** Values shorter than this are not scrubbed by value (they would blank out ordinary text). */
+const MIN_SECRET_LENGTH = 8;
 
 /** Whether an environment variable holds a Keel secret. */
 export function isSecretEnvName(name: string): boolean {
@@ -21,9 +28,22 @@ export function takeSecretEnv(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of Object.keys(env)) {
     if (!isSecretEnvName(name)) continue;
     const value = env[name];
-    if (value !== undefined) taken.set(name, value);
+    if (value !== undefined) {
+      taken.set(name, value);
+      markSecretValue(value);
+    }
     delete env[name];
   }
+}
+
+/** Marks a value the kernel holds (the admin token) as secret: the log scrub replaces it wherever it appears. */
+export function markSecretValue(value: string): void {
+  if (value.length >= MIN_SECRET_LENGTH) secretSet.add(value);
+}
+
+/** Every secret value known to this process: those taken from the environment and those marked. */
+export function secretValues(): ReadonlySet<string> {
+  return secretSet;
 }
 
 /** A secret taken from the environment (undefined when it was not set). */

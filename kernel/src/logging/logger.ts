@@ -1,28 +1,48 @@
-/** A small structured logger: one JSON line per entry on stderr, levels filtered at the source. */
+/**
+ * The kernel's logger: pino behind the SDK's `Logger` interface. One JSON line per entry
+ * (`{"level":"info","time":"<ISO>","app":"keel",...fields,"msg":"..."}`) on stderr or a given
+ * sink, levels filtered at the source (pino's `isLevelEnabled`, so a filtered call costs no
+ * scrubbing), secrets redacted by field name and scrubbed by value (`redact.ts`) before pino sees
+ * the entry.
+ */
+import { pino, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFields, Logger } from '@keel/plugin-sdk';
+import { scrubFields, scrubText } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
+/** Receives each entry as one JSON line, without its newline (tests, embedding hosts). */
 export type LogSink = (line: string) => void;
 
-const stderrSink: LogSink = (line) => process.stderr.write(line + '\n');
+export function createLogger(level: LogLevel, base: LogFields = {}, sink?: LogSink): Logger {
+  // Synchronous stderr: a line logged just before a crash or exit is not lost.
+  const destination: DestinationStream = sink ? { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) } : pino.destination({ dest: 2, sync: true });
+  const root = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Errors arrive already serialized (and scrubbed) by scrubFields.
+      serializers: { err: (err: unknown) => err },
+    },
+    destination,
+  );
+  return wrap(root.child(scrubFields(base) as LogFields));
+}
 
-export function createLogger(level: LogLevel, base: LogFields = {}, sink: LogSink = stderrSink): Logger {
-  const threshold = RANK[level];
-  const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (RANK[lvl] < threshold) return;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
-    const err = entry.err;
-    if (err instanceof Error) entry.err = { name: err.name, message: err.message, stack: err.stack };
-    sink(JSON.stringify(entry));
+function wrap(log: Pino): Logger {
+  const at = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
+    if (!log.isLevelEnabled(lvl)) return;
+    // The message goes in as an argument of '%s', so a '%' in it is never read as a format.
+    log[lvl](fields ? (scrubFields(fields) as object) : {}, '%s', scrubText(msg));
   };
   return {
-    debug: (msg, fields) => write('debug', msg, fields),
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (fields) => wrap(log.child(scrubFields(fields) as LogFields)),
   };
 }

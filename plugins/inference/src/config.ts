@@ -1,4 +1,5 @@
 import { schema } from '@keel/plugin-sdk';
+import { DEFAULT_MAX_EVENT_CHARS } from './providers/remote-provider.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimitsConfig } from './input-limits.js';
 
 export interface RemoteEndpointConfig {
@@ -11,6 +12,8 @@ export interface RemoteEndpointConfig {
   /** Fixed allowlist of model ids; empty means the endpoint's live `/models` catalog. */
   models: string[];
   timeoutMs: number;
+  /** Most characters one streamed (SSE) event from the endpoint may hold; beyond, the call fails with 502. */
+  maxEventChars: number;
 }
 
 export interface LocalModelConfig {
@@ -101,6 +104,7 @@ export const inferenceConfigSchema = schema<InferenceConfig>({
           apiKeyEnv: { type: 'string' },
           models: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
           timeoutMs: { type: 'integer', minimum: 100, default: 120_000 },
+          maxEventChars: { type: 'integer', minimum: 1024, default: DEFAULT_MAX_EVENT_CHARS },
         },
       },
     },

@@ -84,6 +84,7 @@ export const inferencePlugin = definePlugin({
           models: e.models,
           timeoutMs: e.timeoutMs,
           catalogTtlMs: config.catalogTtlMs,
+          maxEventChars: e.maxEventChars,
         }),
     );
     const profiles = new ProfileStore(deps.storage, new SecretBox(path.join(deps.paths.dataDir, 'auth', 'secrets.key')), deps.clock);

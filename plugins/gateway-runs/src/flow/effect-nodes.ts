@@ -2,6 +2,7 @@
  * Effect nodes (reference §2.6, §3): the payload a node asks for, and how the effect's result
  * lands on its output pins.
  */
+import { parseDuration } from './duration.js';
 import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
@@ -17,7 +18,7 @@ export function isEffectNode(type: string): type is EffectNodeKind {
 
 type Inputs = Record<string, unknown>;
 const present = (v: unknown) => v !== null && v !== undefined && v !== '';
-const DURATION_UNITS: Record<string, number> = { seconds: 1, minutes: 60, hours: 3600 };
+const WAIT_UNITS = new Set(['seconds', 'minutes', 'hours']);
 
 /** Provider and model are both set or both blank; blank means the run's `_runtime` choice, else the gateway default. */
 function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars): { provider: string; model: string } {
@@ -125,8 +126,11 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
     case 'wait_until': {
       const unit = String(config.durationType ?? 'seconds');
       const raw = inputs.duration;
-      const until = unit === 'timestamp' ? new Date(String(raw)).toISOString() : new Date(Date.now() + Number(raw ?? 0) * (DURATION_UNITS[unit] ?? 1) * 1000).toISOString();
-      return { type, payload: { until } };
+      if (unit === 'timestamp') return { type, payload: { until: new Date(String(raw)).toISOString() } };
+      // Any other durationType counts in seconds (the executor's default); a wait in the past ends at once.
+      const delayMs = parseDuration(`${Math.max(0, Number(raw ?? 0))} ${WAIT_UNITS.has(unit) ? unit : 'seconds'}`);
+      if (delayMs === null) throw new Error(`wait_until: the duration ${JSON.stringify(raw)} is not a number of ${unit}`);
+      return { type, payload: { until: new Date(Date.now() + delayMs).toISOString() } };
     }
     case 'emit_event': {
       const payload = inputs.payload;

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, schema } from '@keel/plugin-sdk';
 import { newRunState, type RunState } from '../runtime/run-state.js';
-import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
+import { parseDuration } from '../flow/duration.js';
+import type { ScheduleMeta } from '../runtime/schedule.js';
 import { startProperties, type StartBody, type StartResolution } from './start-run.js';
 
 export interface ScheduleBody extends StartBody {
@@ -28,7 +29,7 @@ export const scheduleBody = schema<ScheduleBody>({
 export function newScheduledRun(body: ScheduleBody, account: string, { resolved, policy }: StartResolution): RunState {
   const startAt = body.start_at === undefined || body.start_at === 'now' ? new Date() : new Date(body.start_at);
   if (Number.isNaN(startAt.getTime())) throw badRequest("start_at must be an ISO 8601 timestamp or 'now'.", { code: 'invalid_request', field: 'body.start_at' });
-  const intervalMs = body.interval === undefined ? null : parseInterval(body.interval);
+  const intervalMs = body.interval === undefined ? null : parseDuration(body.interval);
   if (body.interval !== undefined && intervalMs === null) throw badRequest(`interval '${body.interval}' is not a duration (a number and a unit: 30s, 5 minutes, 2h, 1 day).`, { code: 'invalid_request', field: 'body.interval' });
   if (body.repeat_until !== undefined && Number.isNaN(Date.parse(body.repeat_until))) throw badRequest('repeat_until must be an ISO 8601 timestamp.', { code: 'invalid_request', field: 'body.repeat_until' });
   const now = new Date().toISOString();

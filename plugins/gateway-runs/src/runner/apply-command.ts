@@ -10,7 +10,8 @@ import { isTerminal, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { ResumeOutcome, RunLock } from '../runtime/collaborators.js';
 import type { CompactionCommand } from '../runtime/memory-compaction.js';
-import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
+import { parseDuration } from '../flow/duration.js';
+import type { ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
 import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
 
@@ -121,7 +122,7 @@ export class CommandApplier {
           const run = this.runtime.load(root.run_id)!;
           const meta = (run.vars._meta as { schedule: ScheduleMeta }).schedule;
           if (typeof payload.interval === 'string') {
-            const ms = parseInterval(payload.interval);
+            const ms = parseDuration(payload.interval);
             if (ms === null) throw new Error(`update_schedule: interval '${payload.interval}' is not a duration`);
             Object.assign(meta, { interval: payload.interval, interval_ms: ms });
           }

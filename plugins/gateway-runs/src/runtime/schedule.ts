@@ -30,15 +30,6 @@ interface ScheduleState {
 
 export type ScheduleStep = { kind: 'effect'; node: string; effect: BuiltinEffect } | { kind: 'complete'; output: Record<string, unknown> };
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000, m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000 };
-
-/** `"90s"`, `"5 minutes"`, `"1.5h"` → milliseconds, or null when it is not a duration. */
-export function parseInterval(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(text);
-  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
-  return m && unit ? Number(m[1]) * unit : null;
-}
-
 export function scheduleStep(run: RunState): ScheduleStep {
   const vars = run.vars;
   const meta = (vars._meta as { schedule: ScheduleMeta }).schedule;

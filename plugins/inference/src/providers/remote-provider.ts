@@ -5,7 +5,7 @@
  */
 import { HttpError, notFound } from '@keel/plugin-sdk';
 import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, Provider, ProviderInfo } from './provider.js';
-import { sseData } from './sse-lines.js';
+import { sseData, SseEventTooLarge } from './sse-events.js';
 import { echoId } from '../echo-id.js';
 
 export interface RemoteEndpoint {
@@ -16,7 +16,12 @@ export interface RemoteEndpoint {
   models: string[];
   timeoutMs: number;
   catalogTtlMs: number;
+  /** Most characters one streamed event may hold (default {@link DEFAULT_MAX_EVENT_CHARS}). */
+  maxEventChars?: number;
 }
+
+/** Bounds what a misbehaving endpoint can make the server buffer for one streamed event. */
+export const DEFAULT_MAX_EVENT_CHARS = 1_000_000;
 
 interface OpenAIChoice {
   message?: { content?: string | null };
@@ -78,9 +83,9 @@ export class RemoteProvider implements Provider {
     let usage: GenerationOutcome['usage'] = null;
     let firstTokenMs: number | null = null;
     try {
-      for await (const data of sseData(res.body!)) {
+      for await (const data of sseData(res.body!, this.endpoint.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS)) {
         if (data === '[DONE]') break;
-        const chunk = JSON.parse(data) as OpenAIResponse;
+        const chunk = this.parseChunk(data);
         if (chunk.error) throw new HttpError(502, `The endpoint '${this.info.name}' failed mid-stream: ${chunk.error.message ?? 'unknown error'}.`, { code: 'upstream_error' });
         if (chunk.usage) usage = usageOf(chunk);
         const choice = chunk.choices?.[0];
@@ -97,9 +102,18 @@ export class RemoteProvider implements Provider {
       }
     } catch (err) {
       if (options.signal?.aborted) return { text, finishReason: 'cancelled', usage, firstTokenMs };
+      if (err instanceof SseEventTooLarge) throw new HttpError(502, `The endpoint '${this.info.name}' failed mid-stream: it sent ${err.message} (setting endpoints[].maxEventChars).`, { code: 'upstream_error', cause: err });
       throw err;
     }
     return { text, finishReason: finish, usage, firstTokenMs };
+  }
+
+  private parseChunk(data: string): OpenAIResponse {
+    try {
+      return JSON.parse(data) as OpenAIResponse;
+    } catch (err) {
+      throw new HttpError(502, `The endpoint '${this.info.name}' failed mid-stream: it sent a chunk that is not JSON (${echoId(data)}).`, { code: 'upstream_error', cause: err });
+    }
   }
 
   private async modelNames(refresh: boolean): Promise<string[]> {
