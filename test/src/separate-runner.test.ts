@@ -145,3 +145,63 @@ describe('a server restarted while a separate runner is mid-call', function () {
     expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
   });
 });
+
+describe('keel serve started while a keel runner already holds the data directory', function () {
+  this.timeout(180_000);
+  const keel = new ServedKeel();
+  // A streaming OpenAI-compatible endpoint (a stand-in inside the test): one chunk, then the rest once released.
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  let firstChunkSent: () => void = () => {};
+  const firstChunk = new Promise<void>((r) => (firstChunkSent = r));
+  const endpoint = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (content: string, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'slow', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+      res.write(chunk('Hello'));
+      firstChunkSent();
+      void released.then(() => res.end(`${chunk(' world', 'stop')}data: [DONE]\n\n`));
+    });
+  });
+  after(async () => {
+    release();
+    await keel.dispose();
+    await new Promise((r) => endpoint.close(r));
+  });
+
+  it("follows that runner's live traffic: its streams get the deltas, the steps and done", async () => {
+    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.startRunner();
+    // With its runner on (no --no-runner): the lock is held, so this server only serves.
+    await keel.start([]);
+    const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
+    expect(started.body.runner_warning).to.be.a('string').and.contain('Another runner');
+    const runId = started.body.run_id as string;
+    await firstChunk;
+
+    // A deadline of its own, so a stream that is never woken fails here rather than at mocha's timeout.
+    const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(90_000) });
+    const reader = stream.body!.getReader();
+    let text = '';
+    const read = async (until: (t: string) => boolean) => {
+      while (!until(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('utf8');
+      }
+    };
+    await read((t) => t.includes('event: llm.delta'));
+    release();
+    await read((t) => /event: done/.test(t));
+    const deltas = [...text.matchAll(/event: llm\.delta\ndata: (.+)/g)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
+    expect(deltas.join('')).to.equal('Hello world');
+    expect(text).to.match(/event: llm\.delta_end/);
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    // The ledger (read from storage) ends with the run's terminal status.
+    const last = (await keel.ledger(runId)).at(-1) as unknown as { result: { name: string; payload: { text: string } } };
+    expect(last.result).to.deep.include({ name: 'abstract.status', payload: { text: 'completed' } });
+  });
+});

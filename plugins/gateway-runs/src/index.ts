@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
-import { ledgerToken } from '@keel/plugin-ledger';
+import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
 import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
@@ -151,7 +151,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   provides: { nodeTypes: nodeTypesToken },
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken },
   setup({ config, deps }) {
     // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
     const nodeTypes = new NodeTypes();
@@ -165,8 +165,8 @@ export const gatewayRunsPlugin = definePlugin({
     const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     const runner = new Runner(runs, commands, deps.log);
-    const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
-    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.ledger.hub, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
+    const wiring = wireRunner(deps.host, deps.paths.dataDir, deps.live, runner, deps.log);
+    const runtime = new Runtime({ cacheLive: deps.host.runner, runs, ledger: deps.ledger.store, hub: deps.live, bundles, catalog, inference: deps.inference, log: deps.log, retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }), workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy), nonAdminWorkspace: config.workspace.nonAdmin, toolLimits: config.workspace, agentToolPrompt: config.agentToolPrompt, limits: new RunLimits(config.limits), nodeTypes, schedule: (id, at) => wiring.active && runner.schedule(id, at) });
     runner.runtime = runtime;
     runner.applier = new CommandApplier(runtime, runs, (id) => runner.wake(id), deps.log);
     return {

@@ -4,7 +4,7 @@
  * of subscribers.
  */
 import type { LedgerStore } from './ledger-store.js';
-import type { HubMessage, LiveHub } from './live-hub.js';
+import type { HubMessage, LedgerLiveBus } from './live-bus.js';
 import { RunTail, type TailSubscriber } from './run-tail.js';
 import type { SharedFrames } from './shared-frames.js';
 
@@ -16,7 +16,7 @@ interface Entry {
 export class TailRegistry {
   private readonly tails = new Map<string, Entry>();
 
-  constructor(private readonly store: LedgerStore, private readonly hub: LiveHub, private readonly frames: SharedFrames) {}
+  constructor(private readonly store: LedgerStore, private readonly hub: LedgerLiveBus, private readonly frames: SharedFrames) {}
 
   open(runId: string): RunTail {
     const existing = this.tails.get(runId);

@@ -5,7 +5,7 @@
  * replayed effects find their completed records and are not run twice.
  */
 import type { InferenceService } from '@keel/plugin-inference';
-import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveHub } from '@keel/plugin-ledger';
+import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveBus } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
@@ -37,7 +37,7 @@ export interface RuntimeDeps {
   cacheLive: boolean;
   runs: RunStore;
   ledger: LedgerStore;
-  hub: LiveHub;
+  hub: LiveBus;
   bundles: BundleRegistry;
   /** Catalog runs read their version's immutable bytes (by the digest recorded at start). */
   catalog: CatalogStore;
