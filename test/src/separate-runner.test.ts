@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
@@ -203,5 +203,31 @@ describe('keel serve started while a keel runner already holds the data director
     // The ledger (read from storage) ends with the run's terminal status.
     const last = (await keel.ledger(runId)).at(-1) as unknown as { result: { name: string; payload: { text: string } } };
     expect(last.result).to.deep.include({ name: 'abstract.status', payload: { text: 'completed' } });
+  });
+});
+
+describe('a separate runner whose live files cannot be written', function () {
+  this.timeout(180_000);
+  const keel = new ServedKeel();
+  after(() => keel.dispose());
+
+  it('still runs its runs to the end: live traffic is an optimisation, the ledger is the record', async () => {
+    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.start(['--no-runner']);
+    await keel.startRunner();
+    // A file where the live folder was: every write of the runner's live traffic (and of the server's nudges) fails.
+    const liveDir = path.join(keel.dataDir, 'live');
+    rmSync(liveDir, { recursive: true, force: true });
+    writeFileSync(liveDir, 'not a folder');
+
+    const started = await keel.call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.', _runtime: { stream: true } } });
+    const runId = started.body.run_id as string;
+    const done = await until(() => keel.run(runId), (r) => r.status !== 'running', 90_000);
+    expect(done.status).to.equal('completed');
+    expect(done.output).to.deep.include({ response: '1, 2, 3.' });
+    // A stream opened now reads the ledger: every record, then done.
+    const text = await (await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(60_000) })).text();
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(keel.runner!.child.exitCode).to.equal(null);
   });
 });

@@ -72,6 +72,8 @@ export class LiveFileFollower {
     this.watcher = watch(this.dir, (_event, name) => {
       if (name && accept(name)) drainSafely(name);
     });
+    // A watcher's error (its folder removed under it) is reported, never thrown: unheard, it would end the process.
+    this.watcher.on('error', (err) => this.onError(this.dir, err));
     this.watcher.unref();
     if (replay) for (const name of existing) drainSafely(name);
   }
