@@ -37,10 +37,10 @@ describe('keel serve --no-runner with keel runner in another process on the same
     const run = await call('GET', `/api/gateway/runs/${runId}`);
     expect(run.status).to.equal('completed');
 
-    // The live file was owner-only while it lived, and is gone now the run ended.
+    // The live file was owner-only while it lived, and is gone now the run ended (removed right after its last write, which is asynchronous).
     const liveDir = path.join(keel.dataDir, 'live');
     expect(statSync(liveDir).mode & 0o777).to.equal(0o700);
-    expect(readdirSync(liveDir).filter((f) => f.startsWith(runId))).to.deep.equal([]);
+    expect(await until(async () => readdirSync(liveDir).filter((f) => f.startsWith(runId)), (left) => left.length === 0, 30_000)).to.deep.equal([]);
 
     // Commands submitted on the server reach the runner.
     const second = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.' } })).run_id as string;
