@@ -18,7 +18,7 @@ export { LedgerStore, TERMINAL_STATUS_KEY } from './ledger-store.js';
 export type { RunEnd } from './ledger-store.js';
 export { LedgerLimitError, DEFAULT_LEDGER_LIMITS } from './ledger-limits.js';
 export type { LedgerLimits } from './ledger-limits.js';
-export type { LiveBus, LiveListener, LiveMembership, LiveRole, OpenCall, HubMessage } from './live-bus.js';
+export type { LiveBus, LiveBusMessage, LiveListener, LiveMembership, LiveRole, OpenCall, TransportFactory } from './live-bus.js';
 export type { Gate, LiveMessage, LiveNudge, LiveReceiver, LiveTransport } from './live-transport.js';
 export type { StepRecord, StepStatus, Effect, RunMeta, LedgerPage, DeltaEvent, DeltaEndEvent, LiveEvent } from './records.js';
 

@@ -7,7 +7,7 @@
  */
 import { encodeSse, lastEventId, openSse } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
-import type { HubMessage, LedgerLiveBus } from './live-bus.js';
+import type { LiveBusMessage, LedgerLiveBus } from './live-bus.js';
 import type { RunMeta } from './records.js';
 import type { TailSubscriber } from './run-tail.js';
 import type { TailRegistry } from './tail-registry.js';
@@ -56,7 +56,7 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
       }
     },
   };
-  const onMessage = (message: HubMessage) => {
+  const onMessage = (message: LiveBusMessage) => {
     if (sse.closed) return;
     if (message.type === 'live') {
       if (!inTree(message.run_id)) return;

@@ -13,12 +13,12 @@ import { InProcessTransport, type Gate, type LiveMessage, type LiveNudge, type L
 
 export type { Gate } from './live-transport.js';
 
-export type HubMessage =
+export type LiveBusMessage =
   | { type: 'append'; run_id: string; cursor: number }
   | { type: 'live'; run_id: string; event: LiveEvent; frame: Buffer; gate?: Gate }
   | { type: 'terminal'; run_id: string };
 
-export type LiveListener = (message: HubMessage) => void;
+export type LiveListener = (message: LiveBusMessage) => void;
 
 /**
  * How this process takes part when runs execute in one process and streams are served by another
@@ -183,7 +183,7 @@ export class LedgerLiveBus implements LiveBus, LiveReceiver {
     this.emit(event.root_run_id, { type: 'live', run_id: event.run_id, event, frame, ...(gate ? { gate } : {}) });
   }
 
-  private emit(rootRunId: string, message: HubMessage): void {
+  private emit(rootRunId: string, message: LiveBusMessage): void {
     const set = this.listeners.get(rootRunId);
     if (!set) return;
     for (const listener of [...set]) listener(message);

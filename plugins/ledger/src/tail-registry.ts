@@ -4,7 +4,7 @@
  * of subscribers.
  */
 import type { LedgerStore } from './ledger-store.js';
-import type { HubMessage, LedgerLiveBus } from './live-bus.js';
+import type { LiveBusMessage, LedgerLiveBus } from './live-bus.js';
 import { RunTail, type TailSubscriber } from './run-tail.js';
 import type { SharedFrames } from './shared-frames.js';
 
@@ -23,7 +23,7 @@ export class TailRegistry {
     if (existing) return existing.tail;
     const meta = this.store.runMeta(runId);
     const tail = new RunTail(runId, this.frames, this.store.count(runId), meta?.terminal ?? false);
-    const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: HubMessage) => {
+    const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: LiveBusMessage) => {
       if (message.type === 'live' || message.run_id !== runId) return;
       if (message.type === 'append') tail.wake(message.cursor);
       else tail.markTerminal();
