@@ -9,6 +9,7 @@ import type { Database, DatabaseOptions, Key } from 'lmdb';
 import type { Piscina } from 'piscina';
 import { token } from './tokens.js';
 import type { JsonSchema, Schema } from './schema.js';
+import type { WorkerStorageHandle } from './worker-storage.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -28,8 +29,12 @@ export interface PluginStorage {
   openDB<V = unknown, K extends Key = Key>(name: string, options?: SubDatabaseOptions): Database<V, K>;
   /** Runs `fn` in one write transaction across all sub-databases; resolves once the commit is durable. */
   transaction<T>(fn: () => T): Promise<T>;
-  /** Where a sub-database lives, so a worker thread can open it (lmdb shares one environment across threads). */
-  locate(name: string): { path: string; dbName: string };
+  /**
+   * The sub-database `<plugin id>:<name>` as a worker thread opens it: a serialisable handle with the
+   * kernel's open options, for `openWorkerStorage` from `@keel/plugin-sdk/worker` (lmdb shares one
+   * environment across a process's threads). `options` must be plain values, as for `openDB`.
+   */
+  workerHandle(name: string, options?: SubDatabaseOptions): WorkerStorageHandle;
 }
 
 export interface WorkerPoolOptions {

@@ -12,6 +12,7 @@ export type {
   Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPool, WorkerPools, WorkerPoolOptions,
   Principal, AuthService, Validator, Clock, Paths, HostInfo, HangRecord, Watchdog, WatchdogStatus,
 } from './core-tokens.js';
+export type { StorageEnvOptions, WorkerStorageHandle } from './worker-storage.js';
 export { route, reply, isReply, HANDLED } from './routes.js';
 export type {
   RouteDefinition, RouteContext, RouteAuth, PrincipalFor, BodyKind, HttpMethod, Reply, ResponseSpec, UploadedFile, AnyRoute,

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
@@ -39,10 +39,10 @@ describe('keel serve --no-runner with keel runner in another process on the same
     const run = await call('GET', `/api/gateway/runs/${runId}`);
     expect(run.status).to.equal('completed');
 
-    // The live file was owner-only while it lived, and is gone now the run ended.
+    // The live file was owner-only while it lived, and is gone now the run ended (removed right after its last write, which is asynchronous).
     const liveDir = path.join(keel.dataDir, 'live');
     expect(statSync(liveDir).mode & 0o777).to.equal(0o700);
-    expect(readdirSync(liveDir).filter((f) => f.startsWith(runId))).to.deep.equal([]);
+    expect(await until(async () => readdirSync(liveDir).filter((f) => f.startsWith(runId)), (left) => left.length === 0, 30_000)).to.deep.equal([]);
 
     // Commands submitted on the server reach the runner.
     const second = (await call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.' } })).run_id as string;
@@ -138,5 +138,91 @@ describe('a server restarted while a separate runner is mid-call', function () {
     const deltas = stream.named('llm.delta').map((e) => json<{ text: string }>(e).text);
     expect(deltas.join('')).to.equal('Hello world');
     expect(stream.last!.event).to.equal('done');
+  });
+});
+
+describe('keel serve started while a keel runner already holds the data directory', function () {
+  this.timeout(180_000);
+  const keel = new ServedKeel();
+  // A streaming OpenAI-compatible endpoint (a stand-in inside the test): one chunk, then the rest once released.
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  let firstChunkSent: () => void = () => {};
+  const firstChunk = new Promise<void>((r) => (firstChunkSent = r));
+  const endpoint = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (content: string, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'slow', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+      res.write(chunk('Hello'));
+      firstChunkSent();
+      void released.then(() => res.end(`${chunk(' world', 'stop')}data: [DONE]\n\n`));
+    });
+  });
+  after(async () => {
+    release();
+    await keel.dispose();
+    await new Promise((r) => endpoint.close(r));
+  });
+
+  it("follows that runner's live traffic: its streams get the deltas, the steps and done", async () => {
+    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.startRunner();
+    // With its runner on (no --no-runner): the lock is held, so this server only serves.
+    await keel.start([]);
+    const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
+    expect(started.body.runner_warning).to.be.a('string').and.contain('Another runner');
+    const runId = started.body.run_id as string;
+    await firstChunk;
+
+    // A deadline of its own, so a stream that is never woken fails here rather than at mocha's timeout.
+    const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(90_000) });
+    const reader = stream.body!.getReader();
+    let text = '';
+    const read = async (until: (t: string) => boolean) => {
+      while (!until(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('utf8');
+      }
+    };
+    await read((t) => t.includes('event: llm.delta'));
+    release();
+    await read((t) => /event: done/.test(t));
+    const deltas = [...text.matchAll(/event: llm\.delta\ndata: (.+)/g)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
+    expect(deltas.join('')).to.equal('Hello world');
+    expect(text).to.match(/event: llm\.delta_end/);
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    // The ledger (read from storage) ends with the run's terminal status.
+    const last = (await keel.ledger(runId)).at(-1) as unknown as { result: { name: string; payload: { text: string } } };
+    expect(last.result).to.deep.include({ name: 'abstract.status', payload: { text: 'completed' } });
+  });
+});
+
+describe('a separate runner whose live files cannot be written', function () {
+  this.timeout(180_000);
+  const keel = new ServedKeel();
+  after(() => keel.dispose());
+
+  it('still runs its runs to the end: live traffic is an optimisation, the ledger is the record', async () => {
+    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    await keel.start(['--no-runner']);
+    await keel.startRunner();
+    // A file where the live folder was: every write of the runner's live traffic (and of the server's nudges) fails.
+    const liveDir = path.join(keel.dataDir, 'live');
+    rmSync(liveDir, { recursive: true, force: true });
+    writeFileSync(liveDir, 'not a folder');
+
+    const started = await keel.call('POST', '/api/gateway/runs/start', { bundle_id: 'keel-chat', input_data: { prompt: 'Count to three.', _runtime: { stream: true } } });
+    const runId = started.body.run_id as string;
+    const done = await until(() => keel.run(runId), (r) => r.status !== 'running', 90_000);
+    expect(done.status).to.equal('completed');
+    expect(done.output).to.deep.include({ response: '1, 2, 3.' });
+    // A stream opened now reads the ledger: every record, then done.
+    const text = await (await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(60_000) })).text();
+    expect(text.trim().split('\n\n').pop()).to.match(/^event: done/);
+    expect(keel.runner!.child.exitCode).to.equal(null);
   });
 });

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
-import type { PluginStorage, SubDatabaseOptions } from '@keel/plugin-sdk';
+import type { PluginStorage, StorageEnvOptions, SubDatabaseOptions, WorkerStorageHandle } from '@keel/plugin-sdk';
 import { makeDirectory } from './make-directory.js';
 
 /** The folder of a data directory's LMDB environment. */
@@ -14,7 +14,7 @@ export function lmdbPath(dataDir: string): string {
 }
 
 /** The options every opener of the environment uses (the kernel and worker threads alike). */
-export const LMDB_OPTIONS = { maxDbs: 512, overlappingSync: false, compression: false } as const;
+export const LMDB_OPTIONS: Readonly<StorageEnvOptions> = { maxDbs: 512, overlappingSync: false, compression: false };
 
 export function openLmdbEnv(dataDir: string): RootDatabase {
   const dir = lmdbPath(dataDir);
@@ -29,8 +29,7 @@ export class ScopedStorage implements PluginStorage {
   constructor(private readonly root: RootDatabase, private readonly namespace: string, private readonly envPath: string) {}
 
   openDB<V = unknown, K extends Key = Key>(name: string, options: SubDatabaseOptions = {}): Database<V, K> {
-    if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`storage name '${name}' may only hold letters, digits, '.', '_' and '-'.`);
-    const full = `${this.namespace}:${name}`;
+    const full = this.fullName(name);
     let db = this.opened.get(full);
     if (!db) {
       db = this.root.openDB<unknown, Key>({ ...options, name: full });
@@ -43,7 +42,12 @@ export class ScopedStorage implements PluginStorage {
     return this.root.transaction(fn);
   }
 
-  locate(name: string): { path: string; dbName: string } {
-    return { path: this.envPath, dbName: `${this.namespace}:${name}` };
+  workerHandle(name: string, options: SubDatabaseOptions = {}): WorkerStorageHandle {
+    return { path: this.envPath, dbName: this.fullName(name), env: { ...LMDB_OPTIONS }, db: { ...options } };
+  }
+
+  private fullName(name: string): string {
+    if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`storage name '${name}' may only hold letters, digits, '.', '_' and '-'.`);
+    return `${this.namespace}:${name}`;
   }
 }

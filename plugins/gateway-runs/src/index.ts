@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
-import { ledgerToken } from '@keel/plugin-ledger';
+import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
 import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
@@ -157,7 +157,7 @@ export const gatewayRunsPlugin = definePlugin({
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
   provides: { nodeTypes: nodeTypesToken },
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, inference: inferenceToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken },
   commands: {
     runner: {
       summary: 'Execute runs for a `keel serve --no-runner` on the same data dir (no listener; stops on SIGTERM/SIGINT).',
@@ -188,7 +188,7 @@ export const gatewayRunsPlugin = definePlugin({
       cacheLive: place !== 'elsewhere',
       runs,
       ledger: deps.ledger.store,
-      hub: deps.ledger.hub,
+      hub: deps.live,
       bundles,
       catalog,
       inference: deps.inference,
@@ -204,7 +204,7 @@ export const gatewayRunsPlugin = definePlugin({
     });
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
-    const wiring = wireRunner(place, deps.paths.dataDir, deps.ledger.hub, runner, deps.log);
+    const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
     return {
       exports: { nodeTypes: nodeTypes as NodeTypeRegistry },
       routes: [

@@ -5,13 +5,8 @@
  * bytes (at least one record), so one task never serialises a whole large ledger.
  */
 import { workerData } from 'node:worker_threads';
-import { open } from 'lmdb';
+import { openWorkerStorage, type WorkerStorageHandle } from '@keel/plugin-sdk/worker';
 import type { StepRecord } from './records.js';
-
-interface Location {
-  path: string;
-  dbName: string;
-}
 
 export interface ReadTask {
   runId: string;
@@ -32,9 +27,7 @@ export interface ReadResult {
   more: boolean;
 }
 
-const where = workerData as Location;
-const env = open({ path: where.path, maxDbs: 512, overlappingSync: false, compression: false });
-const records = env.openDB<StepRecord, [string, number]>({ name: where.dbName });
+const { env, db: records } = openWorkerStorage<StepRecord, [string, number]>(workerData as WorkerStorageHandle);
 const encoder = new TextEncoder();
 
 export default function read(task: ReadTask): ReadResult {

@@ -1,7 +1,7 @@
 /** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
 import { badRequest, HANDLED, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
-import type { LiveHub } from './live-hub.js';
+import type { LedgerLiveBus } from './live-bus.js';
 import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
 import type { TailRegistry } from './tail-registry.js';
@@ -29,7 +29,7 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
   },
 });
 
-export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegistry) {
+export function ledgerRoutes(store: LedgerStore, hub: LedgerLiveBus, tails: TailRegistry) {
   const owned = (principal: Principal, runId: string): RunMeta => {
     const meta = store.runMeta(runId);
     if (!meta || meta.account !== principal.account) throw notFound(`Run '${runId}' not found.`);

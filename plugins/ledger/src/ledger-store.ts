@@ -8,7 +8,7 @@
 import type { Database } from 'lmdb';
 import { jsonSizeWithin, type PluginStorage } from '@keel/plugin-sdk';
 import { DEFAULT_LEDGER_LIMITS, recordTooLarge, runLedgerFull, type LedgerLimits } from './ledger-limits.js';
-import type { LiveHub } from './live-hub.js';
+import type { LedgerLiveBus } from './live-bus.js';
 import type { LedgerPage, RunMeta, StepRecord } from './records.js';
 
 const MAX_PAGE = 2000;
@@ -36,7 +36,7 @@ export class LedgerStore {
   /** Next seq per run, for the process that writes (seeded from storage on first use). */
   private readonly nextSeq = new Map<string, number>();
 
-  constructor(private readonly storage: PluginStorage, private readonly hub: LiveHub, private readonly limits: LedgerLimits = DEFAULT_LEDGER_LIMITS) {
+  constructor(private readonly storage: PluginStorage, private readonly hub: LedgerLiveBus, private readonly limits: LedgerLimits = DEFAULT_LEDGER_LIMITS) {
     this.records = storage.openDB<StepRecord, [string, number]>('records');
     this.meta = storage.openDB<RunMeta, string>('runs');
     this.completedKeys = storage.openDB<number, [string, string]>('completed-keys');

@@ -7,7 +7,7 @@
  */
 import { encodeSse, lastEventId, openSse } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
-import type { HubMessage, LiveHub } from './live-hub.js';
+import type { LiveBusMessage, LedgerLiveBus } from './live-bus.js';
 import type { RunMeta } from './records.js';
 import type { TailSubscriber } from './run-tail.js';
 import type { TailRegistry } from './tail-registry.js';
@@ -20,7 +20,7 @@ export interface StreamOptions {
   signal: AbortSignal;
 }
 
-export async function streamLedger(koa: KoaContext, meta: RunMeta, store: LedgerStore, hub: LiveHub, tails: TailRegistry, options: StreamOptions): Promise<void> {
+export async function streamLedger(koa: KoaContext, meta: RunMeta, store: LedgerStore, hub: LedgerLiveBus, tails: TailRegistry, options: StreamOptions): Promise<void> {
   const sse = openSse(koa, { signal: options.signal, heartbeatMs: options.heartbeatMs });
   const inTree = (runId: string) => store.inSubtree(runId, meta.run_id);
   const tail = tails.open(meta.run_id);
@@ -56,7 +56,7 @@ export async function streamLedger(koa: KoaContext, meta: RunMeta, store: Ledger
       }
     },
   };
-  const onMessage = (message: HubMessage) => {
+  const onMessage = (message: LiveBusMessage) => {
     if (sse.closed) return;
     if (message.type === 'live') {
       if (!inTree(message.run_id)) return;

@@ -4,7 +4,7 @@
  * of subscribers.
  */
 import type { LedgerStore } from './ledger-store.js';
-import type { HubMessage, LiveHub } from './live-hub.js';
+import type { LiveBusMessage, LedgerLiveBus } from './live-bus.js';
 import { RunTail, type TailSubscriber } from './run-tail.js';
 import type { SharedFrames } from './shared-frames.js';
 
@@ -16,14 +16,14 @@ interface Entry {
 export class TailRegistry {
   private readonly tails = new Map<string, Entry>();
 
-  constructor(private readonly store: LedgerStore, private readonly hub: LiveHub, private readonly frames: SharedFrames) {}
+  constructor(private readonly store: LedgerStore, private readonly hub: LedgerLiveBus, private readonly frames: SharedFrames) {}
 
   open(runId: string): RunTail {
     const existing = this.tails.get(runId);
     if (existing) return existing.tail;
     const meta = this.store.runMeta(runId);
     const tail = new RunTail(runId, this.frames, this.store.count(runId), meta?.terminal ?? false);
-    const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: HubMessage) => {
+    const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: LiveBusMessage) => {
       if (message.type === 'live' || message.run_id !== runId) return;
       if (message.type === 'append') tail.wake(message.cursor);
       else tail.markTerminal();

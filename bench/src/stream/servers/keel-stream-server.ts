@@ -5,8 +5,8 @@
  * in this process (where a run's records are written in production, `keel serve` with its
  * in-process runner), at the rate the parent asks for.
  *
- * The acknowledgement time of a record is taken by a hub listener this plugin subscribes before
- * any stream does: the store wakes the hub once the commit is synced, and the hub calls its
+ * The acknowledgement time of a record is taken by a live-bus listener this plugin subscribes before
+ * any stream does: the store wakes the bus once the commit is synced, and the bus calls its
  * listeners in subscription order, so this stamp is the moment fan-out begins (the store's
  * `append` promise itself resolves only after the fan-out has run synchronously).
  */
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { buildConfig, Kernel } from '@keel/kernel';
 import { definePlugin, route, schema } from '@keel/plugin-sdk';
-import { ledgerToken } from '@keel/plugin-ledger';
+import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
 import { serveAsChild } from '../../http/servers/child-protocol.js';
 import { REPO_ROOT, wallMs } from '../../ledger/kit.js';
 import { RunRecords } from '../../ledger/records.js';
@@ -44,9 +44,10 @@ const benchPlugin = definePlugin({
   sdk: '^1.0.0',
   description: 'Stream benchmark driver: registers runs and appends their records at a rate',
   defaultPrefix: '/bench',
-  deps: { ledger: ledgerToken },
+  deps: { ledger: ledgerToken, live: liveBusToken },
   setup({ deps }) {
-    const { store, hub } = deps.ledger;
+    const { store } = deps.ledger;
+    const hub = deps.live;
     const acks = new Map<string, number[]>();
     return {
       routes: [
@@ -106,8 +107,9 @@ const benchPlugin = definePlugin({
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'keel-bench-stream-'));
 const { config } = buildConfig({
-  // Every subscriber streams with the one admin token: lift the per-account stream cap (256 by default).
-  server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false }, live: { streamsPerAccount: 1_000_000 } },
+  // Every subscriber streams with the one admin token from one address: lift the per-account stream cap
+  // (256 by default) and the connection bounds (256 per source address, 1024 in all).
+  server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false }, live: { streamsPerAccount: 1_000_000 }, http: { connectionsPerSource: 1_000_000, maxConnections: 1_000_000 } },
   // BENCH_STREAM_LEDGER_PLUGIN: an absolute path to another build of the ledger plugin (to measure a candidate fix).
   plugins: [{ use: process.env.BENCH_STREAM_LEDGER_PLUGIN || '@keel/plugin-ledger' }],
 });

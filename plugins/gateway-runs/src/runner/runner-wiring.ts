@@ -1,14 +1,15 @@
 /**
  * Where the runner runs, and how the two processes talk when it runs apart:
  * - `keel serve` (default): the runner runs in the server process; nothing crosses processes.
- * - `keel runner` + `keel serve --no-runner` on one data dir: the runner takes the lock, copies its
- *   live traffic to `<data>/live/<root>.jsonl` and follows the server's nudges in `_wake.jsonl`; the
- *   server follows the runner's files into its own hub (its SSE streams) and nudges the runner.
+ * - `keel runner` + `keel serve --no-runner` on one data dir: the runner takes the lock and joins the
+ *   ledger's live bus as its producer (its live traffic goes to the other processes; their nudges
+ *   come to it); the server joins as a consumer (the runner's traffic reaches its streams; it
+ *   nudges the runner when a run starts or a command is queued). The bus owns how (today files
+ *   under `<data>/live/`, see the ledger plugin).
  */
 import path from 'node:path';
 import { StartRefusedError, type Logger } from '@keel/plugin-sdk';
-import type { LiveHub, TapMessage } from '@keel/plugin-ledger';
-import { LiveFiles, WAKE_FILE } from './live-files.js';
+import type { LiveBus, LiveMembership } from '@keel/plugin-ledger';
 import { RunnerLock } from './runner-lock.js';
 import type { Runner } from './runner.js';
 
@@ -32,14 +33,13 @@ export interface RunnerWiring {
   stop(): Promise<void>;
 }
 
-export function wireRunner(place: RunnerPlace, dataDir: string, hub: LiveHub, runner: Runner, log: Logger): RunnerWiring {
-  const live = new LiveFiles(path.join(dataDir, 'live'), (file, err) => log.warn('live file not followed', { file, error: (err as Error).message }));
+export function wireRunner(place: RunnerPlace, dataDir: string, live: LiveBus, runner: Runner, log: Logger): RunnerWiring {
   const lock = new RunnerLock(path.join(dataDir, 'gateway_runner.lock'));
   let active = false;
   let warning: string | null = null;
   let sweep: NodeJS.Timeout | undefined;
-
-  const nudge = (message: unknown) => live.write(WAKE_FILE, message);
+  let membership: LiveMembership | null = null;
+  let stopped = false;
 
   return {
     get active() {
@@ -48,16 +48,13 @@ export function wireRunner(place: RunnerPlace, dataDir: string, hub: LiveHub, ru
     get warning() {
       return warning;
     },
-    kick: (runId) => (active ? runner.schedule(runId) : nudge({ kick: runId })),
-    kickCommands: () => (active ? runner.kickCommands() : nudge({ commands: true })),
+    kick: (runId) => (active ? runner.schedule(runId) : live.nudge({ kick: runId })),
+    kickCommands: () => (active ? runner.kickCommands() : live.nudge({ commands: true })),
     start() {
       if (place === 'elsewhere') {
         warning = 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
         // Follow a separate runner's traffic so this server's streams stay live.
-        live.follow((f) => f.endsWith('.jsonl') && f !== WAKE_FILE, (_file, message) => hub.receive(message as TapMessage), (file) => {
-          const root = file.slice(0, -'.jsonl'.length);
-          hub.receive({ t: 'terminal', root, run_id: root });
-        }, true);
+        membership = live.join('consumer');
         return;
       }
       const got = lock.acquire();
@@ -67,19 +64,16 @@ export function wireRunner(place: RunnerPlace, dataDir: string, hub: LiveHub, ru
         if (place === 'dedicated') throw new StartRefusedError(`Another runner (pid ${got}) holds ${lockFile}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`);
         warning = `Another runner (pid ${got}) holds ${lockFile}; runs are executed there.`;
         log.warn('runner not started: another runner holds the lock', { pid: got });
+        // That runner's traffic reaches this server's streams, and this server's nudges reach it.
+        membership = live.join('consumer');
         return;
       }
       active = true;
       if (place === 'dedicated') {
-        live.clear();
-        hub.setTap((message) => {
-          const root = message.t === 'append' || message.t === 'terminal' ? message.root : message.event.root_run_id;
-          live.write(`${root}.jsonl`, message);
-          if (message.t === 'terminal' && message.run_id === message.root) live.remove(`${root}.jsonl`);
-        });
-        live.follow((f) => f === WAKE_FILE, (_file, message) => {
+        membership = live.join('producer', (message) => {
+          if (stopped) return;
           const m = message as { kick?: string; commands?: boolean };
-          if (m.kick) runner.schedule(m.kick);
+          if (typeof m.kick === 'string') runner.schedule(m.kick);
           if (m.commands) runner.kickCommands();
         });
         // A missed file event must not strand a run: a slow sweep re-checks commands and runnable runs.
@@ -89,10 +83,11 @@ export function wireRunner(place: RunnerPlace, dataDir: string, hub: LiveHub, ru
       runner.start();
     },
     async stop() {
+      stopped = true;
       if (sweep) clearInterval(sweep);
-      live.stop();
-      hub.setTap(null);
       await runner.stop();
+      // After the runner: its last traffic (ends of calls it stopped) still goes out.
+      await membership?.leave();
       lock.release();
     },
   };

@@ -6,10 +6,10 @@
  * (a replay after a crash) is not run again: its recorded result is reused, and one whose
  * `waiting` record exists waits again without a new attempt. A tool_calls step that started and
  * never finished before a crash is not entered again either: it is recorded as failed. LLM calls
- * stream their tokens to the live hub and end with `llm.delta_end` after the durable record.
+ * stream their tokens to the live bus and end with `llm.delta_end` after the durable record.
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
-import type { LedgerStore, LiveHub, StepRecord } from '@keel/plugin-ledger';
+import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
 import type { NodeTypes } from '../flow/node-types.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
@@ -31,7 +31,7 @@ export interface StreamingSwitch {
 
 export interface EffectExecutorDeps {
   ledger: LedgerStore;
-  hub: LiveHub;
+  hub: LiveBus;
   inference: InferenceService;
   /** start_subworkflow: the child run. */
   children: ChildRunStarter;
@@ -50,7 +50,7 @@ export interface EffectExecutorDeps {
 
 export class EffectExecutor {
   private readonly ledger: LedgerStore;
-  private readonly hub: LiveHub;
+  private readonly hub: LiveBus;
   private readonly policy: RetryPolicy;
 
   constructor(private readonly deps: EffectExecutorDeps) {
@@ -234,7 +234,7 @@ export class EffectExecutor {
       // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
       if (nodeStreamOff && this.deps.streaming.streams(run)) {
         // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
-        this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, true, { run_id: base.run_id, cursor }));
+        this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
       } else {
         this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
       }
@@ -252,7 +252,7 @@ export class EffectExecutor {
   private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled', afterCursor?: number): void {
     if (!streaming) return;
     const gate = afterCursor === undefined ? undefined : { run_id: base.run_id, cursor: afterCursor };
-    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, true, gate);
+    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, gate);
   }
 
   private async emitEvent(run: RunState, p: EmitEventPayload, nodeId: string): Promise<EffectOutcome> {

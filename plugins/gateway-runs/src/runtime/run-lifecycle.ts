@@ -3,7 +3,7 @@
  * event, a child's result, a due wait_until), is cancelled, and ends (completed, failed or
  * cancelled) with its last records, the ledger's terminal mark and its state in one commit.
  */
-import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveHub, type StepRecord } from '@keel/plugin-ledger';
+import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveBus, type StepRecord } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import { temp, type RunVars } from '../flow/node-io.js';
 import type { ResumeOutcome, RunLock, RunPersistence, RunResumer, RunScheduler } from './collaborators.js';
@@ -22,7 +22,7 @@ export interface RunLifecycleDeps {
   /** Written in the ledger's end commit. */
   runs: Pick<RunStore, 'writeInTransaction'>;
   ledger: LedgerStore;
-  hub: LiveHub;
+  hub: LiveBus;
   /** The compiled flow kept for a live run, dropped at its end. */
   flows: Pick<RunFlows, 'forget'>;
   scheduler: RunScheduler;

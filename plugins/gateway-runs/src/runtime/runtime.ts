@@ -8,7 +8,7 @@
  * `Runtime` is what the runner, the command applier and the routes see of it.
  */
 import type { InferenceService } from '@keel/plugin-inference';
-import type { LedgerStore, LiveHub } from '@keel/plugin-ledger';
+import type { LedgerStore, LiveBus } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
@@ -37,7 +37,7 @@ export interface RuntimeDeps {
   cacheLive: boolean;
   runs: RunStore;
   ledger: LedgerStore;
-  hub: LiveHub;
+  hub: LiveBus;
   bundles: BundleRegistry;
   /** Catalog runs read their version's immutable bytes (by the digest recorded at start). */
   catalog: CatalogStore;

@@ -1,38 +1,17 @@
 /**
- * The channel between a separate runner (`keel runner`) and the server (`keel serve --no-runner`),
- * through files under `<data>/live/` (seed 000 §6 rule 8), readable by the owner only:
- * - `<root_run_id>.jsonl`: the runner's appends, deltas and ends for one run tree, one JSON per
- *   line; deleted when the root run ends; stale ones are removed when a runner starts.
- * - `_wake.jsonl`: the server's nudges to the runner (a run started, a command queued).
- * Readers follow the files with fs.watch and read only what was appended since their offset.
+ * Follows the files of a folder as they grow (`<data>/live/`): fs.watch says which file changed,
+ * and only what was appended since the last read is read, whole lines only. A file that is deleted
+ * while followed is reported once (the run tree it carried has ended).
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
-export const WAKE_FILE = '_wake.jsonl';
-
-export class LiveFiles {
+export class LiveFileFollower {
   private readonly offsets = new Map<string, number>();
   private watcher: FSWatcher | null = null;
 
   /** `onError` hears what following a file failed on (a line that is not JSON, a handler that threw): it runs in a watcher callback, where a throw would end the process. */
-  constructor(readonly dir: string, private readonly onError: (file: string, err: unknown) => void = () => {}) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  }
-
-  write(file: string, message: unknown): void {
-    appendFileSync(path.join(this.dir, file), JSON.stringify(message) + '\n', { mode: 0o600 });
-  }
-
-  remove(file: string): void {
-    rmSync(path.join(this.dir, file), { force: true });
-    this.offsets.delete(file);
-  }
-
-  /** Removes every file (a runner starting fresh: any file left is from a run a crash interrupted). */
-  clear(): void {
-    for (const name of readdirSync(this.dir)) rmSync(path.join(this.dir, name), { force: true });
-  }
+  constructor(readonly dir: string, private readonly onError: (file: string, err: unknown) => void) {}
 
   /**
    * Calls `onLine` for each new line of the files `accept` picks, as they grow. With `replay`, the
@@ -93,6 +72,8 @@ export class LiveFiles {
     this.watcher = watch(this.dir, (_event, name) => {
       if (name && accept(name)) drainSafely(name);
     });
+    // A watcher's error (its folder removed under it) is reported, never thrown: unheard, it would end the process.
+    this.watcher.on('error', (err) => this.onError(this.dir, err));
     this.watcher.unref();
     if (replay) for (const name of existing) drainSafely(name);
   }

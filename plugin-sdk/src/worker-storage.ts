@@ -1,0 +1,39 @@
+/**
+ * Storage in a worker thread. A plugin asks its storage for `workerHandle(name)` (a plain,
+ * serialisable value: pass it as the pool's `workerData` or in a task), and its worker module opens
+ * it with `openWorkerStorage` from `@keel/plugin-sdk/worker`. The handle carries the kernel's own
+ * open options, so the worker opens the environment exactly as the kernel does (lmdb-js shares one
+ * environment across a process's threads, and every opener must agree) without a copy of them.
+ */
+import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+
+/** The options the kernel opens the data directory's LMDB environment with. */
+export interface StorageEnvOptions {
+  maxDbs: number;
+  overlappingSync: boolean;
+  compression: boolean;
+}
+
+/** One of a plugin's sub-databases, as a worker thread opens it. */
+export interface WorkerStorageHandle {
+  /** The environment's folder (`<data>/db`). */
+  path: string;
+  /** The sub-database's full name, `<plugin id>:<name>`. */
+  dbName: string;
+  /** The kernel's open options of the environment. */
+  env: StorageEnvOptions;
+  /** The sub-database's options, as given to `workerHandle` (plain values only: the handle crosses to a thread). */
+  db: Omit<DatabaseOptions, 'name' | 'path'>;
+}
+
+export interface WorkerStorage<V, K extends Key> {
+  /** The environment (call `resetReadTxn()` before a read that must see commits made since the last one). */
+  env: RootDatabase;
+  db: Database<V, K>;
+}
+
+/** Opens a handle made by `PluginStorage.workerHandle` (in a worker thread, once per thread). */
+export function openWorkerStorage<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): WorkerStorage<V, K> {
+  const env = open({ path: handle.path, ...handle.env });
+  return { env, db: env.openDB<V, K>({ ...handle.db, name: handle.dbName }) };
+}
