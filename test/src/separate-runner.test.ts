@@ -198,6 +198,9 @@ describe('keel serve started while a keel runner already holds the data director
     // The ledger (read from storage) ends with the run's terminal status.
     const last = (await keel.ledger(runId)).at(-1) as unknown as { result: { name: string; payload: { text: string } } };
     expect(last.result).to.deep.include({ name: 'abstract.status', payload: { text: 'completed' } });
+    // This server ran nothing, so it keeps no stale copy of the run: its state is the runner's.
+    const run = await keel.call('GET', `/api/gateway/runs/${runId}`);
+    expect(run.body.status).to.equal('completed');
   });
 });
 

@@ -184,8 +184,9 @@ export const gatewayRunsPlugin = definePlugin({
     const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
     // Built in one order, each part handed what it uses: the runtime schedules into the queue the runner works off.
     const queue = new RunQueue();
+    // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
     const runtime = new Runtime({
-      cacheLive: place !== 'elsewhere',
+      cacheLive: () => wiring.active,
       runs,
       ledger: deps.ledger.store,
       hub: deps.live,

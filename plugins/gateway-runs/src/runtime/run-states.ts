@@ -10,8 +10,11 @@ import { isTerminal, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 
 export interface RunStatesDeps {
-  /** Keep runs this process works on in memory. */
-  cacheLive: boolean;
+  /**
+   * Whether this process executes runs now (its runner holds the lock): only then are runs kept in
+   * memory; a server whose runs another process executes must read LMDB, or it shows stale states.
+   */
+  cacheLive: () => boolean;
   runs: RunStore;
   ledger: LedgerStore;
   /** Makes each root run's workspace folder. */
@@ -31,7 +34,7 @@ export class RunStates implements RunPersistence {
     const cached = this.live.get(runId);
     if (cached) return cached;
     const stored = this.deps.runs.get(runId);
-    if (stored && this.deps.cacheLive && !isTerminal(stored.status)) this.live.set(runId, stored);
+    if (stored && this.deps.cacheLive() && !isTerminal(stored.status)) this.live.set(runId, stored);
     return stored;
   }
 
@@ -44,7 +47,7 @@ export class RunStates implements RunPersistence {
     }
     // One commit: a crash cannot leave a run the runner would execute without a ledger to write to, or the reverse.
     await this.deps.ledger.registerRun({ run_id: run.run_id, account: run.account, parent_run_id: run.parent_run_id, root_run_id: run.root_run_id, terminal: false, status: run.status }, () => this.deps.runs.createInTransaction(run));
-    if (this.deps.cacheLive) this.live.set(run.run_id, run);
+    if (this.deps.cacheLive()) this.live.set(run.run_id, run);
   }
 
   async save(run: RunState): Promise<void> {

@@ -33,8 +33,8 @@ import type { RunStore } from './run-store.js';
 import { RunTools } from './run-tools.js';
 
 export interface RuntimeDeps {
-  /** Keep runs this process works on in memory (only where the runner runs; elsewhere LMDB is the truth). */
-  cacheLive: boolean;
+  /** Whether runs are kept in memory now: only while this process's runner executes them (elsewhere LMDB is the truth). */
+  cacheLive: () => boolean;
   runs: RunStore;
   ledger: LedgerStore;
   hub: LiveBus;
