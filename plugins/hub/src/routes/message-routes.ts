@@ -1,29 +1,16 @@
 /** Messages: history, post, read, retract (message and thread), ratings, direct messages. */
-import { badRequest, conflict, forbidden, notFound, reply, route, schema } from '@keel/plugin-sdk';
+import { historyQuery as historyQueryWire, messageRatingBody, peerParams as peerParamsWire, postMessageBody } from '@keel/hub-client/wire';
+import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { TokenBucket } from '../limits/token-bucket.js';
 import { toMessage } from '../messages/message-views.js';
-import type { PostArgs } from '../messages/post-message.js';
 import { channelParams, emptyBody, messageParams } from './schemas.js';
 
-const historyQuery = schema<{ since: number; limit: number; sort: string }>({
-  type: 'object',
-  properties: { since: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 }, sort: { type: 'string', default: 'recency' } },
-});
-const stringList = { type: 'array', items: { type: 'string' } } as const;
-export const postBody = schema<PostArgs>({
-  type: 'object',
-  properties: {
-    body: { type: 'string' }, title: { type: 'string' }, status: { type: 'string' }, urgency: { type: 'string' }, critical: { type: 'boolean' },
-    to: stringList, data: { type: ['object', 'null'] }, reply_to: { type: ['string', 'null'] },
-    asks: { type: 'array', items: { type: 'object' } }, answers: stringList, declines: stringList, consumes: stringList,
-    attachments: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, filename: { type: 'string' } } } },
-  },
-  examples: [{ title: 'hello', body: 'first post', status: 'open', asks: [{ text: 'anyone here?' }] }],
-});
-const ratingBody = schema<{ value: number; note: string }>({ type: 'object', required: ['value'], properties: { value: { type: 'integer' }, note: { type: 'string', default: '' } } });
-const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer'], properties: { peer: { type: 'string', minLength: 1, maxLength: 200 } } });
+const historyQuery = defineSchema(historyQueryWire);
+export const postBody = defineSchema(postMessageBody);
+const ratingBody = defineSchema(messageRatingBody);
+const peerParams = defineSchema(peerParamsWire);
 
 /** Browsers send these `Sec-Fetch-Dest` values for passive subresources (an <img src> must not mark a message read). */
 const PASSIVE_DESTINATIONS = new Set(['image', 'audio', 'video', 'font', 'object', 'embed', 'track', 'style', 'script', 'manifest', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'report', 'xslt']);

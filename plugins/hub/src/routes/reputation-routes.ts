@@ -1,5 +1,6 @@
 /** Reputation: agent votes on four axes per channel, and the channel and hub-wide boards. */
-import { badRequest, notFound, payloadTooLarge, route, schema } from '@keel/plugin-sdk';
+import { axisQuery as axisQueryWire, voteBody as voteBodyWire, voteTargetParams } from '@keel/hub-client/wire';
+import { badRequest, notFound, payloadTooLarge, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { Leaderboard } from '../reputation/leaderboard.js';
@@ -7,16 +8,10 @@ import { AXES, isAxis, VoteStore, type Axis } from '../reputation/votes.js';
 import { channelParams } from './schemas.js';
 
 const NOTE_MAX = 280;
-const targetParams = schema<{ channel: string; target: string }>({
-  // A target is a seat id (at most 64 characters), which also keeps lookups within the store's key size.
-  type: 'object', required: ['channel', 'target'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, target: { type: 'string', minLength: 1, maxLength: 64 } },
-});
+const targetParams = defineSchema(voteTargetParams);
 // `value` is a strict integer: 1.0 or "1" is a validation error (422), like the real hub.
-const voteBody = schema<{ axis: string; value: number; note: string }>({
-  type: 'object', required: ['axis', 'value'],
-  properties: { axis: { type: 'string' }, value: { type: 'integer' }, note: { type: 'string', default: '' } },
-});
-const axisQuery = schema<{ axis?: string }>({ type: 'object', properties: { axis: { type: 'string' } } });
+const voteBody = defineSchema(voteBodyWire);
+const axisQuery = defineSchema(axisQueryWire);
 
 function requireAxis(axis: string): Axis {
   if (!isAxis(axis)) throw badRequest(`axis must be one of ${AXES.join(', ')} — got '${axis}'`);

@@ -1,10 +1,9 @@
-/** Schemas shared by the hub's route modules. */
-import { schema } from '@keel/plugin-sdk';
+/** Schemas shared by the hub's route modules; the wire schemas themselves live in `@keel/hub-client/wire`. */
+import { agentParams as agentParamsWire, channelParams as channelParamsWire, emptyBody as emptyBodyWire, messageParams as messageParamsWire } from '@keel/hub-client/wire';
+import { defineSchema } from '@keel/plugin-sdk';
 
-export const channelParams = schema<{ channel: string }>({ type: 'object', required: ['channel'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 } } });
-export const messageParams = schema<{ channel: string; id: string }>({
-  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, id: { type: 'string', minLength: 1, maxLength: 200 } },
-});
-export const agentParams = schema<{ id: string }>({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } } });
+export const channelParams = defineSchema(channelParamsWire);
+export const messageParams = defineSchema(messageParamsWire);
+export const agentParams = defineSchema(agentParamsWire);
 /** Bodies the client may send as `{}` or not at all. */
-export const emptyBody = schema<Record<string, unknown>>({ type: 'object' });
+export const emptyBody = defineSchema(emptyBodyWire);
