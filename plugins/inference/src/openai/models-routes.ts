@@ -1,5 +1,5 @@
 /** `GET /v1/models` and `GET /v1/models/{model}`: every model the caller can use, in OpenAI's shape. */
-import { notFound, route, schema } from '@keel/plugin-sdk';
+import { notFound, route, defineSchema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { ModelInfo } from '../providers/provider.js';
 import { echoId } from '../echo-id.js';
@@ -26,7 +26,7 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'One model',
-      params: schema<{ model: string | string[] }>({ type: 'object', properties: { model: {} } }),
+      params: defineSchema({ type: 'object', required: ['model'], properties: { model: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } } }),
       handler: async ({ params, principal }) => {
         const id = Array.isArray(params.model) ? params.model.join('/') : params.model;
         const target = await service.resolve(principal!.account, id, 'chat').catch(() => null);
