@@ -1,21 +1,21 @@
 /** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
-import { badRequest, HANDLED, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { badRequest, HANDLED, notFound, route, defineSchema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
 import type { LiveHub } from './live-hub.js';
 import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
 import type { TailRegistry } from './tail-registry.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const pageQuery = schema<{ after: number; limit: number }>({
+const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const pageQuery = defineSchema({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
 });
-const streamQuery = schema<{ after?: number; heartbeat_s: number }>({
+const streamQuery = defineSchema({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0 }, heartbeat_s: { type: 'number', minimum: 0.05, maximum: 300, default: 5 } },
 });
-const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: number }> }>({
+const batchBody = defineSchema({
   type: 'object',
   required: ['runs'],
   additionalProperties: false,

@@ -4,7 +4,7 @@
  * ACL-aware flow and input-schema inspection. Non-admins see the published versions they may run
  * in their own tenant; another tenant's catalog is 403 for them.
  */
-import { conflict, forbidden, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { conflict, forbidden, notFound, route, defineSchema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import { BundleError, type Bundle } from '../bundles/read-bundle.js';
 import { unreadable } from '../catalog/catalog-pick.js';
 import { actionsFor, bundleRef, parseCatalogScope, publicRecord, targetTenant, type CatalogRecord, type CatalogScope } from '../catalog/catalog-record.js';
@@ -19,12 +19,12 @@ interface CatalogQuery {
   include_denied?: boolean;
 }
 
-const catalogQuery = schema<CatalogQuery>({
+const catalogQuery = defineSchema({
   type: 'object',
   properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
 });
-const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
-const flowParams = schema<{ bundle_id: string; bundle_version: string; flow_id: string }>({
+const bundleParams = defineSchema({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
+const flowParams = defineSchema({
   type: 'object',
   required: ['bundle_id', 'bundle_version', 'flow_id'],
   properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 }, bundle_version: { type: 'string', minLength: 1, maxLength: 100 }, flow_id: { type: 'string', minLength: 1, maxLength: 200 } },

@@ -1,7 +1,7 @@
 /** Runs: start, list, read, inputs; and commands. Another account's run answers 404. */
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, forbidden, notFound, reply, route, schema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
@@ -16,13 +16,13 @@ import { runMetrics } from './run-metrics.js';
 import { newScheduledRun, scheduleBody } from './schedule-run.js';
 import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; kind?: 'conversation' | 'docs' | 'all'; limit: number }>({
+const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const listQuery = defineSchema({
   type: 'object',
   properties: { session_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, parent_run_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
 });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
-const commandBody = schema<{ command_id?: string; run_id: string; type: string; payload: Record<string, unknown>; client_id?: string }>({
+const commandBody = defineSchema({
   type: 'object',
   required: ['run_id', 'type'],
   properties: {
@@ -35,7 +35,7 @@ const commandBody = schema<{ command_id?: string; run_id: string; type: string; 
   },
   examples: [{ run_id: '<run_id from POST /runs/start>', type: 'pause', payload: {} }],
 });
-const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shared' | 'private' }>({
+const uploadBody = defineSchema({
   type: 'object',
   properties: { overwrite: { type: 'boolean', default: false }, reload: { type: 'boolean', default: true }, scope: { enum: ['shared', 'private'] } },
 });

@@ -1,19 +1,11 @@
 /** `POST /runs/schedule` (seed 000 §4.3): a scheduled parent run that launches the target flow as child runs. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, schema } from '@keel/plugin-sdk';
+import { badRequest, defineSchema, type Infer } from '@keel/plugin-sdk';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
-import { startProperties, type StartBody, type StartResolution } from './start-run.js';
+import { startProperties, type StartResolution } from './start-run.js';
 
-export interface ScheduleBody extends StartBody {
-  start_at?: string;
-  interval?: string;
-  repeat_count?: number;
-  repeat_until?: string;
-  share_context?: boolean;
-}
-
-export const scheduleBody = schema<ScheduleBody>({
+export const scheduleBody = defineSchema({
   type: 'object',
   properties: {
     ...startProperties,
@@ -24,6 +16,7 @@ export const scheduleBody = schema<ScheduleBody>({
     share_context: { type: 'boolean', default: false },
   },
 });
+export type ScheduleBody = Infer<typeof scheduleBody>;
 
 export function newScheduledRun(body: ScheduleBody, account: string, { resolved, policy }: StartResolution): RunState {
   const startAt = body.start_at === undefined || body.start_at === 'now' ? new Date() : new Date(body.start_at);
