@@ -23,8 +23,9 @@ export const storePutBody = {
 } as const;
 export type StorePutBody = WireInput<typeof storePutBody>;
 
-export const workAckBody = { type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'string' } } } } as const;
-export type WorkAckBody = WireInput<typeof workAckBody>;
+/** `POST /channels/{c}/ruling-acks`: the standing rulings acknowledged at their current version. */
+export const rulingAckBody = { type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'string' } } } } as const;
+export type RulingAckBody = WireInput<typeof rulingAckBody>;
 
 export const charterReadQuery = { type: 'object', properties: { full: { type: 'boolean', default: false } } } as const;
 export const charterReplaceBody = { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } as const;

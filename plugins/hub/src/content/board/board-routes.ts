@@ -1,12 +1,12 @@
 /** The channel board: work rows, one work item across channels, the digest, ruling acknowledgements. */
-import { workAckBody, workItemParams } from '@keel/hub-client/wire';
+import { rulingAckBody, workItemParams } from '@keel/hub-client/wire';
 import { route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 
 const itemParams = defineSchema(workItemParams);
-const ackBody = defineSchema(workAckBody);
+const ackBody = defineSchema(rulingAckBody);
 
 export function boardRoutes(hub: Hub, content: HubContent) {
   return [
