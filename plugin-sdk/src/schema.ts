@@ -7,9 +7,6 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** A JSON schema literal `defineSchema` can derive a type from (written inline or `as const`). */
-export type JsonSchemaLiteral = JSONSchema;
-
 export interface Schema<T> {
   readonly json: JsonSchema;
   /** Phantom field carrying the static type; never set at run time. */

@@ -1,15 +1,16 @@
 import { expect } from 'chai';
 import { postMessageBody } from '@keel/hub-client/wire';
-import { definePlugin, defineSchema, reply, route, type Infer } from '@keel/plugin-sdk';
+import { definePlugin, defineSchema, reply, route, type Infer, type JsonSchemaInput } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { startHub, type HubHarness } from './helpers/hub.js';
 
-const item = defineSchema({
+const itemJson = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'size'],
   properties: { id: { type: 'string' }, size: { type: 'integer', minimum: 0 }, label: { type: 'string', default: 'none' } },
-});
+} as const;
+const item = defineSchema(itemJson);
 const itemQuery = defineSchema({ type: 'object', properties: { broken: { type: 'boolean', default: false }, as_reply: { type: 'boolean', default: false } } });
 
 // The handler's types are derived from the schemas: what they do not check, the types do not promise.
@@ -19,7 +20,11 @@ const typed: Item = { id: 'a', size: 1, label: 'x' };
 const missingSize: Item = { id: 'a', label: 'x' };
 // @ts-expect-error `id` is a string in the schema.
 const wrongId: Item = { id: 1, size: 1, label: 'x' };
-void [typed, missingSize, wrongId];
+// @ts-expect-error `label` has a default: after validation it is always there.
+const noLabel: Item = { id: 'a', size: 1 };
+// What a client sends may leave a defaulted property out (the kernel fills it in).
+const sent: JsonSchemaInput<typeof itemJson> = { id: 'a', size: 1 };
+void [typed, missingSize, wrongId, noLabel, sent];
 
 /** A route that answers with what its declared response schema allows, or (`broken`) without `size`. */
 const responsesPlugin = definePlugin({
