@@ -5,6 +5,7 @@ import { forbidden, route, defineSchema } from '@keel/plugin-sdk';
 import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
 import { agentInfo } from '../identity/agent-registry.js';
 import { operatorAct } from './operator-act.js';
+import { healthResponses } from './schemas.js';
 
 const registerBody = defineSchema(registerAgentBody);
 
@@ -14,6 +15,7 @@ export function identityRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/healthz', auth: 'none', tags: ['hub'], summary: 'Hub health and protocol string (no key needed)',
+      responses: healthResponses,
       handler: (): Health => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: hub.pause.paused() }),
     }),
     route({

@@ -5,7 +5,7 @@ import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { TokenBucket } from '../limits/token-bucket.js';
 import { toMessage } from '../messages/message-views.js';
-import { channelParams, emptyBody, messageParams } from './schemas.js';
+import { channelParams, emptyBody, messageParams, messageResponses } from './schemas.js';
 
 const historyQuery = defineSchema(historyQueryWire);
 export const postBody = defineSchema(postMessageBody);
@@ -30,7 +30,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'Post a message',
-      params: channelParams, body: postBody,
+      params: channelParams, body: postBody, responses: messageResponses,
       handler: async ({ koa, params, body }) => {
         const { seat, channel: c } = hub.member(koa, params.channel);
         return toMessage(await hub.poster.post(c, seat, body));
@@ -48,7 +48,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages/:id/retract', auth: 'none', tags: ['hub'], summary: 'Retract a message (author or operator; idempotent)',
-      params: messageParams, body: emptyBody, bodyKind: 'json',
+      params: messageParams, body: emptyBody, bodyKind: 'json', responses: messageResponses,
       handler: ({ koa, params }) => {
         const { seat } = hub.member(koa, params.channel);
         return hub.retraction.retractMessage(params.channel, params.id, seat);
@@ -92,7 +92,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/dms/:peer/messages', auth: 'none', tags: ['hub'], summary: 'Send a direct message (the channel is created on first use)',
-      params: peerParams, body: postBody,
+      params: peerParams, body: postBody, responses: messageResponses,
       handler: async ({ koa, params, body }) => {
         const seat = hub.auth.seat(koa);
         if (params.peer === seat.id) throw badRequest('a direct message needs another seat — you cannot DM yourself');
