@@ -3,6 +3,7 @@ import { notFound, route, defineSchema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { ModelInfo } from '../providers/provider.js';
 import { echoId } from '../echo-id.js';
+import { modelListResponse, modelResponse } from './openai-responses.js';
 
 const STARTED = Math.floor(Date.now() / 1000);
 
@@ -18,6 +19,7 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'Models the caller can use',
+      responses: { 200: { schema: modelListResponse } },
       handler: async ({ principal }) => ({ object: 'list', data: (await service.listModels(principal!.account)).map(wire) }),
     }),
     route({
@@ -26,6 +28,7 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'One model',
+      responses: { 200: { schema: modelResponse } },
       params: defineSchema({ type: 'object', required: ['model'], properties: { model: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } } }),
       handler: async ({ params, principal }) => {
         const id = Array.isArray(params.model) ? params.model.join('/') : params.model;
