@@ -29,6 +29,13 @@ const batchBody = defineSchema({
   },
 });
 
+/** A page of a run ledger (seed 000 §2.3): `next_after` is the `after` of the next page. */
+const pageJson = {
+  type: 'object', required: ['items', 'next_after'], properties: { items: { type: 'array', items: { type: 'object' } }, next_after: { type: 'integer', minimum: 0 } },
+} as const;
+const pageResponse = defineSchema(pageJson);
+const batchResponse = defineSchema({ type: 'object', required: ['runs'], properties: { runs: { type: 'object', additionalProperties: pageJson } } });
+
 export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegistry) {
   const owned = (principal: Principal | null, runId: string): RunMeta => {
     const meta = store.runMeta(runId);
@@ -43,6 +50,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegist
       summary: 'A page of the run ledger: records after `after` (a count of records consumed)',
       params: runParams,
       query: pageQuery,
+      responses: { 200: { schema: pageResponse } },
       handler: ({ params, query, principal }) => {
         owned(principal, params.run_id);
         return store.page(params.run_id, query.after, query.limit);
@@ -54,6 +62,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LiveHub, tails: TailRegist
       tags: ['runs'],
       summary: 'Pages of several run ledgers at once (unknown or foreign runs are skipped)',
       body: batchBody,
+      responses: { 200: { schema: batchResponse } },
       handler: ({ body, principal }) => {
         const runs: Record<string, unknown> = {};
         for (const r of body.runs) {

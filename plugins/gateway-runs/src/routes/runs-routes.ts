@@ -13,8 +13,8 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
-import { newScheduledRun, scheduleBody } from './schedule-run.js';
-import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
+import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
+import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const listQuery = defineSchema({
@@ -83,6 +83,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       tags: ['runs'],
       summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
       body: startBody,
+      responses: { 200: { schema: startRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newRootRun(body, principal!.account, resolution, d.streamingDefault);
@@ -98,6 +99,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       tags: ['runs'],
       summary: 'Schedule a flow: a parent run launches it at start_at, then every interval (repeat_count / repeat_until bound it)',
       body: scheduleBody,
+      responses: { 200: { schema: scheduleRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal!, d.start);
         const run = newScheduledRun(body, principal!.account, resolution);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, defineSchema, type Infer } from '@keel/plugin-sdk';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { parseInterval, type ScheduleMeta } from '../runtime/schedule.js';
-import { startProperties, type StartResolution } from './start-run.js';
+import { startAnswerJson, startProperties, type StartResolution } from './start-run.js';
 
 export const scheduleBody = defineSchema({
   type: 'object',
@@ -17,6 +17,12 @@ export const scheduleBody = defineSchema({
   },
 });
 export type ScheduleBody = Infer<typeof scheduleBody>;
+
+export const scheduleRunResponse = defineSchema({
+  ...startAnswerJson,
+  required: [...startAnswerJson.required, 'schedule'],
+  properties: { ...startAnswerJson.properties, schedule: { type: 'object' } },
+});
 
 export function newScheduledRun(body: ScheduleBody, account: string, { resolved, policy }: StartResolution): RunState {
   const startAt = body.start_at === undefined || body.start_at === 'now' ? new Date() : new Date(body.start_at);

@@ -30,6 +30,24 @@ export const startBody = defineSchema({
 });
 export type StartBody = Infer<typeof startBody>;
 
+/** `resolved_workflow` (seed 000 §2.1): what a start or schedule resolved its workflow to. */
+const resolvedWorkflowJson = {
+  type: 'object',
+  required: ['workflow_id', 'bundle_id', 'bundle_version', 'flow_id', 'registry_scope', 'name', 'source', 'interface'],
+  properties: {
+    workflow_id: { type: 'string' }, bundle_id: { type: 'string' }, bundle_version: { type: 'string' }, flow_id: { type: 'string' },
+    registry_scope: { type: 'string' }, name: { type: 'string' }, source: { enum: ['gateway_default', 'client'] }, interface: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** The answer of `POST /runs/start` (seed 000 §2.1); `POST /runs/schedule` adds its `schedule`. */
+export const startAnswerJson = {
+  type: 'object',
+  required: ['run_id', 'runner_warning', 'resolved_workflow'],
+  properties: { run_id: { type: 'string' }, runner_warning: { type: ['string', 'null'] }, resolved_workflow: resolvedWorkflowJson },
+} as const;
+export const startRunResponse = defineSchema(startAnswerJson);
+
 export interface ResolvedWorkflow {
   workflow_id: string;
   bundle_id: string;
