@@ -4,7 +4,7 @@ import { forbidden, route, defineSchema } from '@keel/plugin-sdk';
 import { channelView } from '../channels/channel-directory.js';
 import type { Hub } from '../hub.js';
 import { blockRefusal } from '../identity/seat-auth.js';
-import { channelParams, emptyBody } from './schemas.js';
+import { channelListResponses, channelParams, emptyBody } from './schemas.js';
 
 const listQuery = defineSchema(channelListQuery);
 const createBody = defineSchema(createChannelBody);
@@ -14,7 +14,7 @@ export function channelRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/channels', auth: 'none', tags: ['hub'], summary: "The seat's channels plus every public channel",
-      query: listQuery,
+      query: listQuery, responses: channelListResponses,
       handler: ({ koa, query }) => {
         const seat = hub.auth.seat(koa);
         return hub.channels.rowsFor(seat.id, query.include_archived && seat.operator);

@@ -5,7 +5,7 @@ import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { TokenBucket } from '../limits/token-bucket.js';
 import { toMessage } from '../messages/message-views.js';
-import { channelParams, emptyBody, messageParams, messageResponses } from './schemas.js';
+import { channelParams, emptyBody, historyResponses, messageParams, messageResponses, retractThreadResponses } from './schemas.js';
 
 const historyQuery = defineSchema(historyQueryWire);
 export const postBody = defineSchema(postMessageBody);
@@ -20,7 +20,7 @@ export function messageRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/channels/:channel/messages', auth: 'none', tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
-      params: channelParams, query: historyQuery,
+      params: channelParams, query: historyQuery, responses: historyResponses,
       handler: ({ koa, params, query }) => {
         const { seat } = hub.member(koa, params.channel);
         if (query.sort === 'votes') return hub.reading.topRated(params.channel, seat.id, Math.min(query.limit, 200));
@@ -56,7 +56,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages/:id/retract_thread', auth: 'none', tags: ['hub'], summary: 'Retract a message and all its replies, or nothing',
-      params: messageParams, body: emptyBody, bodyKind: 'json',
+      params: messageParams, body: emptyBody, bodyKind: 'json', responses: retractThreadResponses,
       handler: ({ koa, params }) => {
         const { seat } = hub.member(koa, params.channel);
         return hub.retraction.retractThread(params.channel, params.id, seat);

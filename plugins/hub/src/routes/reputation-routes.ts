@@ -5,7 +5,7 @@ import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { Leaderboard } from '../reputation/leaderboard.js';
 import { AXES, isAxis, VoteStore, type Axis } from '../reputation/votes.js';
-import { channelParams } from './schemas.js';
+import { channelParams, voteResponses } from './schemas.js';
 
 const NOTE_MAX = 280;
 const targetParams = defineSchema(voteTargetParams);
@@ -25,7 +25,7 @@ export function reputationRoutes(hub: Hub) {
   return [
     route({
       method: 'PUT', path: '/channels/:channel/reputation/:target', auth: 'none', tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',
-      params: targetParams, body: voteBody,
+      params: targetParams, body: voteBody, responses: voteResponses,
       handler: ({ koa, params, body }) => {
         const { seat } = hub.member(koa, params.channel);
         const axis = requireAxis(body.axis);

@@ -3,7 +3,7 @@ import { fileParams as fileParamsWire, fsDeleteQuery, fsListQuery, fsPutBody, fs
 import { badRequest, forbidden, route, defineSchema, type RouteContext } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { nowSeconds } from '../../ids.js';
-import { channelParams } from '../../routes/schemas.js';
+import { channelParams, fsFileResponses } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { adminsOf } from '../room-admin.js';
 import { checkWrite, toFile } from './channel-fs.js';
@@ -35,7 +35,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
     }),
     route({
       method: 'GET', path: '/channels/:channel/fs/*path', auth: 'none', tags: ['hub'], summary: 'Read a file (the head records a room-charter receipt; ?version=N reads an archived version)',
-      params: fileParams, query: readQuery,
+      params: fileParams, query: readQuery, responses: fsFileResponses,
       handler: async ({ koa, params, query }) => {
         const { seat } = hub.member(koa, params.channel);
         const path = requireValidPath(params.path);
