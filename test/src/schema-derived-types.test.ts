@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { postMessageBody } from '@keel/hub-client/wire';
+import type { ChannelRow, FsFile, Health, Message, MessageRow, RetractThreadResult, Vote } from '@keel/hub-client';
+import {
+  postMessageBody, type channelListResponse, type fsFileResponse, type healthResponse, type historyResponse, type messageResponse,
+  type retractThreadResponse, type voteResponse, type WireValue,
+} from '@keel/hub-client/wire';
 import { definePlugin, defineSchema, reply, route, type Infer, type JsonSchemaInput } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { startHub, type HubHarness } from './helpers/hub.js';
@@ -25,6 +29,20 @@ const noLabel: Item = { id: 'a', size: 1 };
 // What a client sends may leave a defaulted property out (the kernel fills it in).
 const sent: JsonSchemaInput<typeof itemJson> = { id: 'a', size: 1 };
 void [typed, missingSize, wrongId, noLabel, sent];
+
+// What the hub's response schemas guarantee fits what the client's served types promise: a field the
+// client relies on but the schema does not require (so tests would not notice it missing) fails the build.
+type Fits<Served, Client> = [Served] extends [Client] ? true : false;
+const servedShapesFitTheClientTypes: [
+  Fits<WireValue<typeof messageResponse>, Message>,
+  Fits<WireValue<typeof historyResponse>, MessageRow[]>,
+  Fits<WireValue<typeof retractThreadResponse>, RetractThreadResult>,
+  Fits<WireValue<typeof channelListResponse>, ChannelRow[]>,
+  Fits<WireValue<typeof voteResponse>, Vote>,
+  Fits<WireValue<typeof fsFileResponse>, FsFile>,
+  Fits<WireValue<typeof healthResponse>, Health>,
+] = [true, true, true, true, true, true, true];
+void servedShapesFitTheClientTypes;
 
 /** A route that answers with what its declared response schema allows, or (`broken`) without `size`. */
 const responsesPlugin = definePlugin({

@@ -1,6 +1,7 @@
 // Shapes the hub answers with, declared as the response schemas of its routes: `/openapi.json`
 // documents them, and tests (the kernel's `server.validateResponses`) fail when the hub serves
-// something else. `additionalProperties` stays open: a newer hub may add fields.
+// something else. `additionalProperties` stays open: a newer hub may add fields. What they require
+// covers every field the client's served types (`types/`) promise; a test checks that at compile time.
 
 const stringList = { type: 'array', items: { type: 'string' } } as const;
 
@@ -63,7 +64,7 @@ export const channelListResponse = {
   type: 'array',
   items: {
     type: 'object',
-    required: ['name', 'private', 'member', 'member_count', 'last_seq', 'last_at'],
+    required: ['name', 'private', 'member', 'member_count', 'last_seq', 'last_at', 'created_by', 'archived'],
     properties: {
       name: { type: 'string' }, private: { type: 'boolean' }, member: { type: 'boolean' }, member_count: { type: 'integer', minimum: 0 },
       last_seq: { type: 'integer', minimum: 0 }, last_at: { type: ['number', 'null'] }, created_by: { type: ['string', 'null'] }, archived: { type: 'boolean' },
@@ -84,7 +85,7 @@ export const voteResponse = {
 /** A virtual-file-system file (seed §2.7): binary files have empty `content` and their bytes in `content_b64`. */
 export const fsFileResponse = {
   type: 'object',
-  required: ['path', 'content', 'content_b64', 'encoding', 'mime', 'version', 'updated_at', 'updated_by'],
+  required: ['path', 'content', 'content_b64', 'encoding', 'mime', 'version', 'updated_at', 'updated_by', 'description', 'size_bytes'],
   properties: {
     path: { type: 'string' }, content: { type: 'string' }, content_b64: { type: ['string', 'null'] }, encoding: { enum: ['base64', null] },
     mime: { type: 'string' }, version: { type: 'integer', minimum: 1 }, updated_at: { type: 'number' }, updated_by: { type: 'string' },
