@@ -11,6 +11,7 @@ import { actionsFor, bundleRef, parseCatalogScope, publicRecord, targetTenant, t
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import { flowInputSchema } from '../catalog/input-schema.js';
 import { agentDefaultMarks, agentDefaultsView, type AgentDefaultsView, type WorkflowSources } from './agent-defaults.js';
+import { workflowCatalogResponse } from './listing-responses.js';
 
 interface CatalogQuery {
   scope?: string;
@@ -84,6 +85,7 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       tags: ['catalog'],
       summary: 'The shared workflow catalog: the versions the caller may see, with the default agent workflows',
       query: catalogQuery,
+      responses: { 200: { schema: workflowCatalogResponse } },
       handler: ({ query, principal }) => {
         const admin = isAdmin(principal);
         const { scope, tenant } = catalogTarget(query, principal!, admin);

@@ -13,6 +13,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
+import { bundleListResponse } from './listing-responses.js';
 import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
 import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 
@@ -165,6 +166,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       path: '/bundles',
       tags: ['bundles'],
       summary: 'Bundles the caller can run, with source and description',
+      responses: { 200: { schema: bundleListResponse } },
       handler: ({ principal }) => {
         const view = agentDefaultsView(principal!, d.start);
         const items = d.bundles.list(principal!.account).map((e) => {
