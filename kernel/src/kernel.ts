@@ -331,6 +331,7 @@ export class Kernel {
       validator: this.validator,
       bodyLimitBytes: this.options.config.server.bodyLimitBytes,
       jsonDepthLimit: this.options.config.server.jsonDepthLimit,
+      validateResponses: this.options.config.server.validateResponses,
       uploadDir,
     });
     this.app.use(this.tracker.middleware());

@@ -1,7 +1,10 @@
 /**
  * Schema-first declarations: a JSON schema (validated by ajv in the kernel, published in OpenAPI)
- * that also carries the TypeScript type of the value it accepts.
+ * that also carries the TypeScript type of the value it accepts. `defineSchema` derives that type
+ * from the schema itself (json-schema-to-ts, types only), so the two cannot drift apart.
  */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
 export type JsonSchema = Record<string, unknown>;
 
 export interface Schema<T> {
@@ -10,7 +13,30 @@ export interface Schema<T> {
   readonly __type?: T;
 }
 
-/** Declares a JSON schema together with the TypeScript type it describes. */
+/**
+ * The value a schema accepts after validation: the kernel fills in `default`s, so a property with a
+ * default is present. An object without `additionalProperties: false` keeps an index signature.
+ */
+export type FromJsonSchema<S> = S extends JSONSchema ? FromSchema<S> : never;
+
+/** The value a client may send: like {@link FromJsonSchema}, but properties with a default may be left out. */
+export type JsonSchemaInput<S> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : never;
+
+/**
+ * Declares a JSON schema; the handler's type is derived from it. Write the schema inline, or as a
+ * constant `as const` (a wire schema shared with a client package):
+ *
+ *     const body = defineSchema({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
+ *     // Infer<typeof body> is { [x: string]: unknown; text: string }
+ */
+export function defineSchema<const S extends JSONSchema>(json: S): Schema<FromJsonSchema<S>> {
+  return Object.freeze({ json: json as JsonSchema });
+}
+
+/**
+ * Declares a JSON schema together with a type asserted by hand.
+ * @deprecated The type can drift from the schema; use {@link defineSchema}, which derives it.
+ */
 export function schema<T>(json: JsonSchema): Schema<T> {
   return Object.freeze({ json });
 }

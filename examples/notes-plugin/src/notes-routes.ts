@@ -1,16 +1,18 @@
 /** The notes routes, declared with schemas: validated by the host and listed in its OpenAPI document. */
-import { badRequest, notFound, reply, route, schema, type Principal, type WorkerPool } from '@keel/plugin-sdk';
+import { badRequest, defineSchema, notFound, reply, route, type Principal, type WorkerPool } from '@keel/plugin-sdk';
 import type { NotesConfig } from './config.js';
 import type { NotesStore } from './notes-store.js';
 import type { ReadKeys } from './read-keys.js';
 import type { WordStats } from './word-stats-worker.js';
 
-const noteSchema = schema({
+const noteSchema = defineSchema({
   type: 'object',
+  additionalProperties: false,
+  required: ['id', 'account', 'title', 'text', 'created_at'],
   properties: { id: { type: 'string' }, account: { type: 'string' }, title: { type: 'string' }, text: { type: 'string' }, created_at: { type: 'string' } },
 });
-const idParams = schema<{ id: string }>({ type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } });
-const newNote = schema<{ title: string; text: string }>({
+const idParams = defineSchema({ type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } });
+const newNote = defineSchema({
   type: 'object',
   additionalProperties: false,
   required: ['title', 'text'],

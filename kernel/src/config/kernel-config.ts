@@ -62,6 +62,8 @@ export interface ServerConfig {
   bodyLimitBytes: number;
   /** JSON bodies nested deeper than this (objects and arrays) are refused with 400. */
   jsonDepthLimit: number;
+  /** Check JSON responses against the response schemas routes declare; a mismatch is a 500 naming the fields (for tests). */
+  validateResponses: boolean;
   authFailures: AuthFailuresConfig;
   setupTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -96,6 +98,7 @@ export const kernelConfigSchema = {
         logLevel: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
         jsonDepthLimit: { type: 'integer', minimum: 1, maximum: 256, default: 64 },
+        validateResponses: { type: 'boolean', default: false },
         authFailures: {
           type: 'object',
           additionalProperties: false,

@@ -1,20 +1,12 @@
 /** Accounts and tokens: `GET /api/gateway/me` and the admin routes under `/api/gateway/admin/users`. */
-import { conflict, notFound, reply, route, schema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
+import { conflict, defineSchema, notFound, reply, route, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import { ADMIN_ACCOUNT } from '../auth/bootstrap-admin.js';
 import type { AccountRecord } from '../auth/account-store.js';
 import type { CoreContext } from './core-context.js';
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
 
-interface CreateUserBody {
-  account: string;
-  tenant: string;
-  roles: string[];
-  display_name?: string;
-  token_label?: string;
-}
-
-const createUserBody = schema<CreateUserBody>({
+const createUserBody = defineSchema({
   type: 'object',
   additionalProperties: false,
   required: ['account'],
@@ -27,19 +19,19 @@ const createUserBody = schema<CreateUserBody>({
   },
 });
 
-const accountParams = schema<{ account: string }>({
+const accountParams = defineSchema({
   type: 'object',
   required: ['account'],
   properties: { account: { type: 'string', pattern: NAME } },
 });
 
-const tokenParams = schema<{ account: string; token_id: string }>({
+const tokenParams = defineSchema({
   type: 'object',
   required: ['account', 'token_id'],
   properties: { account: { type: 'string', pattern: NAME }, token_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } },
 });
 
-const tokenBody = schema<{ label?: string }>({
+const tokenBody = defineSchema({
   type: 'object',
   additionalProperties: false,
   properties: { label: { type: 'string', maxLength: 200 } },
@@ -51,12 +43,12 @@ const accountSchema = {
     account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } },
     display_name: { type: ['string', 'null'] }, created_at: { type: 'string' }, disabled: { type: 'boolean' },
   },
-};
+} as const;
 const tokenRecordSchema = {
   type: 'object',
   properties: { token_id: { type: 'string' }, account: { type: 'string' }, label: { type: ['string', 'null'] }, created_at: { type: 'string' } },
-};
-const issuedTokenSchema = { ...tokenRecordSchema, properties: { ...tokenRecordSchema.properties, token: { type: 'string', description: 'Shown once; store it now.' } } };
+} as const;
+const issuedTokenSchema = { ...tokenRecordSchema, properties: { ...tokenRecordSchema.properties, token: { type: 'string', description: 'Shown once; store it now.' } } } as const;
 
 export function accountRoutes(core: CoreContext) {
   const { accounts } = core;
@@ -72,7 +64,7 @@ export function accountRoutes(core: CoreContext) {
       path: '/api/gateway/me',
       tags: ['accounts'],
       summary: 'The principal the bearer token stands for',
-      responses: { 200: { schema: schema({ type: 'object', properties: { account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' } } }) } },
+      responses: { 200: { schema: defineSchema({ type: 'object', properties: { account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' } } }) } },
       handler: ({ principal }) => ({
         account: principal.account,
         tenant: principal.tenant,
@@ -87,7 +79,7 @@ export function accountRoutes(core: CoreContext) {
       auth: 'admin',
       tags: ['accounts'],
       summary: 'List accounts',
-      responses: { 200: { schema: schema({ type: 'object', properties: { items: { type: 'array', items: accountSchema } } }) } },
+      responses: { 200: { schema: defineSchema({ type: 'object', properties: { items: { type: 'array', items: accountSchema } } }) } },
       handler: () => ({ items: accounts.list().map((a) => ({ ...a, token_count: accounts.tokensOf(a.account).length })) }),
     }),
     route({
@@ -97,7 +89,7 @@ export function accountRoutes(core: CoreContext) {
       tags: ['accounts'],
       summary: 'Create an account and its first token (the token is shown only in this response)',
       body: createUserBody,
-      responses: { 201: { schema: schema({ ...accountSchema, properties: { ...accountSchema.properties, token: issuedTokenSchema } }) } },
+      responses: { 201: { schema: defineSchema({ ...accountSchema, properties: { ...accountSchema.properties, token: issuedTokenSchema } }) } },
       handler: async ({ body }) => {
         const { record, token } = await accounts.create(body, body.token_label ?? null);
         return reply(201, { ...record, token });
@@ -110,7 +102,7 @@ export function accountRoutes(core: CoreContext) {
       tags: ['accounts'],
       summary: 'One account and its tokens (ids and labels only)',
       params: accountParams,
-      responses: { 200: { schema: schema({ ...accountSchema, properties: { ...accountSchema.properties, tokens: { type: 'array', items: tokenRecordSchema } } }) } },
+      responses: { 200: { schema: defineSchema({ ...accountSchema, properties: { ...accountSchema.properties, tokens: { type: 'array', items: tokenRecordSchema } } }) } },
       handler: ({ params }) => ({ ...mustExist(params.account), tokens: accounts.tokensOf(params.account) }),
     }),
     route({
@@ -120,7 +112,7 @@ export function accountRoutes(core: CoreContext) {
       tags: ['accounts'],
       summary: 'Disable an account and revoke all its tokens (its id stays reserved)',
       params: accountParams,
-      responses: { 200: { schema: schema(accountSchema) } },
+      responses: { 200: { schema: defineSchema(accountSchema) } },
       handler: async ({ params }) => {
         mustExist(params.account);
         if (params.account === ADMIN_ACCOUNT) throw conflict('The bootstrap admin account cannot be disabled.', { code: 'protected_account' });
@@ -136,7 +128,7 @@ export function accountRoutes(core: CoreContext) {
       summary: 'Issue another token for an account (shown only in this response)',
       params: accountParams,
       body: tokenBody,
-      responses: { 201: { schema: schema(issuedTokenSchema) } },
+      responses: { 201: { schema: defineSchema(issuedTokenSchema) } },
       handler: async ({ params, body }) => {
         const record = mustExist(params.account);
         if (record.disabled) throw conflict(`Account '${params.account}' is disabled.`, { code: 'account_disabled' });

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { HANDLED, route, schema, staticFolder } from '@keel/plugin-sdk';
+import { defineSchema, HANDLED, route, staticFolder } from '@keel/plugin-sdk';
 import type { CoreContext } from './core-context.js';
 
 const UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -57,7 +57,7 @@ export function docsRoutes(core: CoreContext) {
       auth: 'public',
       tags: ['docs'],
       summary: 'This API described as OpenAPI 3.1 (every route of every loaded plugin)',
-      responses: { 200: { schema: schema({ type: 'object' }) } },
+      responses: { 200: { schema: defineSchema({ type: 'object' }) } },
       handler: () => core.openApi(),
     }),
     route({

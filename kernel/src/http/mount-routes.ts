@@ -16,6 +16,7 @@ import { bearerTokenOf, PRINCIPAL_STATE_KEY, type TokenAuthService } from '../au
 import type { SchemaValidator } from '../validation/validator.js';
 import { ERROR_FORMAT_KEY } from './error-middleware.js';
 import { lazyProperty } from './lazy-property.js';
+import { responseCheck } from './response-check.js';
 import { REQUEST_ID_KEY, SIGNAL_KEY } from './request-tracker.js';
 
 export interface MountedRoute {
@@ -34,6 +35,8 @@ export interface RouteMountDeps {
   /** JSON bodies nested deeper than this are refused before validation (which recurses). */
   jsonDepthLimit: number;
   uploadDir: string;
+  /** Check JSON responses against the route's declared response schemas (`server.validateResponses`). */
+  validateResponses?: boolean;
 }
 
 export function joinPath(prefix: string, path: string): string {
@@ -107,6 +110,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     ? bodyKind === 'multipart' ? deps.validator.compileCoercing(route.body, 'body') : deps.validator.compile(route.body, 'body')
     : null;
   const readBody = readers.reader(bodyKind, route.bodyLimitBytes);
+  const checkResponse = deps.validateResponses ? responseCheck(route, mounted.fullPath, deps.validator) : null;
 
   return async (ctx) => {
     ctx.state[ERROR_FORMAT_KEY] = mounted.errorFormat;
@@ -167,6 +171,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
       ctx.status = result.status;
       ctx.set(result.headers);
       if (result.body !== undefined) ctx.body = result.body;
+      checkResponse?.(ctx as unknown as Koa.Context);
       return;
     }
     if (result === undefined) {
@@ -174,6 +179,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
       return;
     }
     ctx.body = result;
+    checkResponse?.(ctx as unknown as Koa.Context);
   };
 }
 

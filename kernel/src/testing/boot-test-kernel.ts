@@ -15,7 +15,8 @@ export const bootTestKernel: BootTestKernel = async (options: TestKernelOptions)
   const ownDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'keel-test-'));
   const raw = structuredClone(options.config ?? {}) as { server?: Record<string, unknown> };
-  raw.server = { logLevel: 'warn', port: 0, ...raw.server, dataDir };
+  // Declared response schemas are checked in tests unless a test turns it off.
+  raw.server = { logLevel: 'warn', port: 0, validateResponses: true, ...raw.server, dataDir };
   const { config } = buildConfig(raw, {}, { file: null, baseDir: options.baseDir ?? process.cwd() });
   const inlinePlugins: InlinePlugin[] = (options.plugins ?? []).map((p) =>
     isPlugin(p) ? { plugin: p } : { ...(p as InlinePlugin) },

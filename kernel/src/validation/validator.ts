@@ -10,10 +10,10 @@ import { badRequest, type JsonSchema, type Schema, type Validator } from '@keel/
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-function makeAjv(coerce: boolean): Ajv {
+function makeAjv(coerce: boolean, useDefaults = true): Ajv {
   const ajv = new Ajv({
     allErrors: true,
-    useDefaults: true,
+    useDefaults,
     coerceTypes: coerce ? 'array' : false,
     strict: false,
     removeAdditional: false,
@@ -63,6 +63,9 @@ export class SchemaValidator implements Validator {
   private readonly coercingAjv = makeAjv(true);
   private readonly cache = new WeakMap<object, ValidateFunction>();
   private readonly coercingCache = new WeakMap<object, ValidateFunction>();
+  /** Responses are checked as sent: no defaults filled in (that would change the answer), no coercion. */
+  private readonly responseAjv = makeAjv(false, false);
+  private readonly responseCache = new WeakMap<object, ValidateFunction>();
 
   compile<T>(schema: Schema<T> | JsonSchema, where = 'body'): (value: unknown) => T {
     return this.build<T>(schema, where, false);
@@ -76,6 +79,17 @@ export class SchemaValidator implements Validator {
   /** Validates without throwing; returns the problems (empty when valid). Defaults are applied in place. */
   check(schema: JsonSchema, value: unknown, where: string): ValidationProblem[] {
     const fn = this.fn(schema, false);
+    return fn(value) ? [] : describeAjvErrors(fn.errors, where);
+  }
+
+  /** Checks a response body against its declared schema; returns the problems (empty when it matches). */
+  checkResponse(schema: Schema<unknown> | JsonSchema, value: unknown, where = 'response'): ValidationProblem[] {
+    const json = isSchema(schema) ? schema.json : schema;
+    let fn = this.responseCache.get(json);
+    if (!fn) {
+      fn = this.responseAjv.compile(json);
+      this.responseCache.set(json, fn);
+    }
     return fn(value) ? [] : describeAjvErrors(fn.errors, where);
   }
 

@@ -8,6 +8,7 @@ import type { BlockOptions, DelegationOptions } from './types/governance.js';
 import type { JsonObject } from './types/json.js';
 import type { SendDmArgs } from './types/messages.js';
 import type { SearchArgs } from './types/search.js';
+import type { BlockBody, CreateGroupBody, GrantDelegationBody, PostMessageBody } from './wire/index.js';
 
 /** A plain copy of `record` without its undefined members (null is kept: it means something to the hub). */
 export function defined<T extends object>(record: T): JsonObject {
@@ -17,14 +18,14 @@ export function defined<T extends object>(record: T): JsonObject {
 }
 
 /** `POST /groups`: a blank opening post falls back to the purpose; private unless told otherwise. */
-export function groupBody(args: CreateGroupArgs): JsonObject {
+export function groupBody(args: CreateGroupArgs): CreateGroupBody {
   const opening = args.opening_post && args.opening_post.trim() !== '' ? args.opening_post : args.purpose;
   return { name: args.name, members: args.members, purpose: args.purpose, opening_post: opening, private: args.private !== false };
 }
 
 /** `POST /dms/{peer}/messages`: status defaults to `open`. */
 export function dmBody(args: SendDmArgs): JsonObject {
-  return defined({ body: args.body, title: args.title, status: args.status ?? 'open', data: args.data });
+  return defined<PostMessageBody>({ body: args.body, title: args.title, status: args.status ?? 'open', data: args.data });
 }
 
 /** The direct message that delivers a single-use invite token (`fyi`, token in the body and in `data.invite_token`). */
@@ -39,11 +40,11 @@ export function inviteDm(channel: string, invite_token: string): SendDmArgs {
 
 /** A channel or hub-wide block: `seconds` omitted or null = ban, else a timed kick. */
 export function blockBody(agent: string, options: BlockOptions): JsonObject {
-  return defined({ agent, seconds: options.seconds, reason: options.reason });
+  return defined<BlockBody>({ agent, seconds: options.seconds, reason: options.reason });
 }
 
 /** `PUT /admin/delegation`: ttl null = the hub default (7 days), note empty unless given. */
-export function delegationBody(agent_id: string, powers: string[], options: DelegationOptions): JsonObject {
+export function delegationBody(agent_id: string, powers: string[], options: DelegationOptions): GrantDelegationBody {
   return { agent_id, powers, ttl_seconds: options.ttl_seconds ?? null, note: options.note ?? '' };
 }
 

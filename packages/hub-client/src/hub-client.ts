@@ -21,6 +21,10 @@ import type {
   WorkRow, Envelope,
 } from './types/index.js';
 import { CLIENT_ID } from './version.js';
+import type {
+  CreateChannelBody, CreateInviteBody, FsPutBody, InboxAckBody, JoinChannelBody, MessageRatingBody, MissionBody, PostMessageBody,
+  RetireBody, RulingAckBody, VoteBody,
+} from './wire/index.js';
 import { deriveWsUrl, resolveBaseUrl } from './ws-url.js';
 
 export class HubClient {
@@ -112,7 +116,7 @@ export class HubClient {
 
   /** `POST /channels {name, private}`. */
   create_channel(name: string, is_private = true): Promise<Channel> {
-    return this.#request('create_channel', 'POST', '/channels', { json: { name, private: is_private } });
+    return this.#request('create_channel', 'POST', '/channels', { json: { name, private: is_private } satisfies CreateChannelBody });
   }
 
   /** `POST /groups`: create, set the purpose, invite every member by DM, post the opening message. */
@@ -130,7 +134,7 @@ export class HubClient {
 
   /** `POST /channels/{c}/join` with `{invite_token}` for a private room, `{}` for a public one. */
   join_channel(channel: string, invite_token?: string | null): Promise<JoinResult> {
-    return this.#request('join_channel', 'POST', `/channels/${seg(channel)}/join`, { json: invite_token ? { invite_token } : {} });
+    return this.#request('join_channel', 'POST', `/channels/${seg(channel)}/join`, { json: (invite_token ? { invite_token } : {}) satisfies JoinChannelBody });
   }
 
   leave(channel: string): Promise<{ channel: string; left: boolean }> {
@@ -143,7 +147,7 @@ export class HubClient {
    * refused DM does not lose the token: it is returned with `dm: null` and the hub's `dm_error`.
    */
   async create_invite(channel: string, agent_id: string): Promise<CreateInviteResult> {
-    const invite = await this.#request<InviteToken>('create_invite', 'POST', `/channels/${seg(channel)}/invites`, { json: { agent_id } });
+    const invite = await this.#request<InviteToken>('create_invite', 'POST', `/channels/${seg(channel)}/invites`, { json: { agent_id } satisfies CreateInviteBody });
     let dm: Message | null = null;
     let dm_error: string | null = null;
     try {
@@ -179,7 +183,7 @@ export class HubClient {
 
   /** `POST /channels/{c}/ruling-acks {keys}`: acknowledges standing rulings. */
   ack_rulings(channel: string, keys: string[]): Promise<{ channel: string; agent_id: string; acked: string[] }> {
-    return this.#request('ack_rulings', 'POST', `/channels/${seg(channel)}/ruling-acks`, { json: { keys } });
+    return this.#request('ack_rulings', 'POST', `/channels/${seg(channel)}/ruling-acks`, { json: { keys } satisfies RulingAckBody });
   }
 
   store_keys(channel: string): Promise<StoreKeyRow[]> {
@@ -217,7 +221,7 @@ export class HubClient {
   }
 
   post_message(channel: string, args: PostMessageArgs): Promise<Message> {
-    return this.#request('post_message', 'POST', `/channels/${seg(channel)}/messages`, { json: defined(args) });
+    return this.#request('post_message', 'POST', `/channels/${seg(channel)}/messages`, { json: defined(args satisfies PostMessageBody) });
   }
 
   /**
@@ -238,7 +242,7 @@ export class HubClient {
 
   /** `PUT .../rating {value, note}`: one standing rating per rater and message (PUT replaces). */
   rate_message(channel: string, id: string, value: 1 | -1 | number, note?: string): Promise<MessageRating> {
-    return this.#request('rate_message', 'PUT', `/channels/${seg(channel)}/messages/${seg(id)}/rating`, { json: { value, note: note ?? '' } });
+    return this.#request('rate_message', 'PUT', `/channels/${seg(channel)}/messages/${seg(id)}/rating`, { json: { value, note: note ?? '' } satisfies MessageRatingBody });
   }
 
   unrate_message(channel: string, id: string): Promise<{ removed: number }> {
@@ -279,7 +283,7 @@ export class HubClient {
 
   /** Explicit cursor acknowledgement `POST /inbox/ack {channel, seq}`; never done on render. */
   ack(channel: string, seq: number): Promise<AckResult> {
-    return this.#request('ack', 'POST', '/inbox/ack', { json: { channel, seq } });
+    return this.#request('ack', 'POST', '/inbox/ack', { json: { channel, seq } satisfies InboxAckBody });
   }
 
   owed(): Promise<OwedReport> {
@@ -308,7 +312,7 @@ export class HubClient {
 
   /** Writes a vfs file: exactly one of `content` / `content_b64`; `expect_version` 0 = must not exist. */
   fs_put(channel: string, path: string, args: FsPutArgs): Promise<FsFile> {
-    return this.#request('fs_put', 'PUT', `/channels/${seg(channel)}/fs/${vfsPath(path)}`, { json: defined({ ...args }) });
+    return this.#request('fs_put', 'PUT', `/channels/${seg(channel)}/fs/${vfsPath(path)}`, { json: defined({ ...args } satisfies FsPutBody) });
   }
 
   fs_delete(channel: string, path: string, expect_version?: number | null): Promise<FsDeleteResult> {
@@ -323,11 +327,11 @@ export class HubClient {
   }
 
   set_mission(agent_id: string, mission: string): Promise<MissionRow> {
-    return this.#request('set_mission', 'PUT', `/admin/agents/${seg(agent_id)}/mission`, { json: { mission } });
+    return this.#request('set_mission', 'PUT', `/admin/agents/${seg(agent_id)}/mission`, { json: { mission } satisfies MissionBody });
   }
 
   retire_agent(agent_id: string, reason?: string): Promise<{ agent: string; retired: boolean; reason?: string; evicted_from?: string[] }> {
-    return this.#request('retire_agent', 'POST', `/agents/${seg(agent_id)}/retire`, { json: reason ? { reason } : {} });
+    return this.#request('retire_agent', 'POST', `/agents/${seg(agent_id)}/retire`, { json: (reason ? { reason } : {}) satisfies RetireBody });
   }
 
   unretire_agent(agent_id: string): Promise<{ agent: string; retired: boolean; already_active?: boolean }> {
@@ -383,7 +387,7 @@ export class HubClient {
 
   /** `PUT /channels/{c}/reputation/{target} {axis, value, note}`; re-PUT revises. */
   rate(channel: string, target: string, axis: string, value: 1 | -1 | number, note?: string): Promise<Vote> {
-    return this.#request('rate', 'PUT', `/channels/${seg(channel)}/reputation/${seg(target)}`, { json: { axis, value, note: note ?? '' } });
+    return this.#request('rate', 'PUT', `/channels/${seg(channel)}/reputation/${seg(target)}`, { json: { axis, value, note: note ?? '' } satisfies VoteBody });
   }
 
   /** Withdraws one's votes on `target` (one axis, or all when omitted). */

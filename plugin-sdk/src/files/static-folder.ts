@@ -9,7 +9,7 @@ import { contentType as contentTypeOf } from 'mime-types';
 import type Koa from 'koa';
 import { notFound } from '../errors.js';
 import { HANDLED, route, type AnyRoute, type RouteAuth } from '../routes.js';
-import { schema } from '../schema.js';
+import { defineSchema } from '../schema.js';
 import { openConfinedFile, readWhole, type ConfinedFile } from './confined-file.js';
 import { FALLBACK_CONTENT_TYPE, writeFileReply } from './file-reply.js';
 
@@ -104,7 +104,7 @@ export function staticFolder(options: StaticFolderOptions): AnyRoute[] {
     path: `${base}/*file`,
     auth: options.auth ?? 'public',
     hidden: true,
-    params: schema<{ file: string | string[] }>({ type: 'object', properties: { file: {} } }),
+    params: defineSchema({ type: 'object', properties: { file: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } } }),
     handler: ({ params, koa }) => serve(koa, Array.isArray(params.file) ? params.file.join('/') : String(params.file)),
   }) as AnyRoute);
   return routes;

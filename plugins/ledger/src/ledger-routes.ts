@@ -1,21 +1,21 @@
 /** Ledger reads: a page, a batch over several runs, and the live stream. Another account's run is 404. */
-import { badRequest, HANDLED, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { badRequest, HANDLED, notFound, route, defineSchema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import type { LedgerStore } from './ledger-store.js';
 import type { LedgerLiveBus } from './live-bus.js';
 import { resumeCursor, streamLedger } from './ledger-stream.js';
 import type { RunMeta } from './records.js';
 import type { TailRegistry } from './tail-registry.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const pageQuery = schema<{ after: number; limit: number }>({
+const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const pageQuery = defineSchema({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } },
 });
-const streamQuery = schema<{ after?: number; heartbeat_s: number }>({
+const streamQuery = defineSchema({
   type: 'object',
   properties: { after: { type: 'integer', minimum: 0 }, heartbeat_s: { type: 'number', minimum: 0.05, maximum: 300, default: 5 } },
 });
-const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: number }> }>({
+const batchBody = defineSchema({
   type: 'object',
   required: ['runs'],
   additionalProperties: false,
@@ -28,6 +28,13 @@ const batchBody = schema<{ limit: number; runs: Array<{ run_id: string; after: n
     },
   },
 });
+
+/** A page of a run ledger (seed 000 §2.3): `next_after` is the `after` of the next page. */
+const pageJson = {
+  type: 'object', required: ['items', 'next_after'], properties: { items: { type: 'array', items: { type: 'object' } }, next_after: { type: 'integer', minimum: 0 } },
+} as const;
+const pageResponse = defineSchema(pageJson);
+const batchResponse = defineSchema({ type: 'object', required: ['runs'], properties: { runs: { type: 'object', additionalProperties: pageJson } } });
 
 export function ledgerRoutes(store: LedgerStore, hub: LedgerLiveBus, tails: TailRegistry) {
   const owned = (principal: Principal, runId: string): RunMeta => {
@@ -43,6 +50,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LedgerLiveBus, tails: Tail
       summary: 'A page of the run ledger: records after `after` (a count of records consumed)',
       params: runParams,
       query: pageQuery,
+      responses: { 200: { schema: pageResponse } },
       handler: ({ params, query, principal }) => {
         owned(principal, params.run_id);
         return store.page(params.run_id, query.after, query.limit);
@@ -54,6 +62,7 @@ export function ledgerRoutes(store: LedgerStore, hub: LedgerLiveBus, tails: Tail
       tags: ['runs'],
       summary: 'Pages of several run ledgers at once (unknown or foreign runs are skipped)',
       body: batchBody,
+      responses: { 200: { schema: batchResponse } },
       handler: ({ body, principal }) => {
         const runs: Record<string, unknown> = {};
         for (const r of body.runs) {

@@ -4,7 +4,7 @@
  * tombstone a version (its bytes are never deleted).
  */
 import { readFile } from 'node:fs/promises';
-import { badRequest, notFound, reply, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { badRequest, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import { bundleRefusal } from './bundle-refusal.js';
 import { normalizeAcl, type CatalogAcl, type CatalogRecord } from '../catalog/catalog-record.js';
 import type { CatalogStore, PublishInput } from '../catalog/catalog-store.js';
@@ -17,14 +17,14 @@ interface AclFields {
   deny_users?: string | string[];
 }
 
-const aclList = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
-const aclProperties = { roles: aclList, users: aclList, deny_users: aclList };
+const aclList = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } as const;
+const aclProperties = { roles: aclList, users: aclList, deny_users: aclList } as const;
 
-const uploadBody = schema<{ scope?: string; tenant_id?: string; roles?: string; users?: string; deny_users?: string; make_default?: boolean }>({
+const uploadBody = defineSchema({
   type: 'object',
   properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, roles: { type: 'string' }, users: { type: 'string' }, deny_users: { type: 'string' }, make_default: { type: 'boolean' } },
 });
-const promoteBody = schema<{ bundle_id: string; bundle_version?: string; scope?: string; tenant_id?: string; make_default?: boolean; acl?: AclFields }>({
+const promoteBody = defineSchema({
   type: 'object',
   required: ['bundle_id'],
   properties: {
@@ -36,14 +36,14 @@ const promoteBody = schema<{ bundle_id: string; bundle_version?: string; scope?:
     acl: { type: 'object', additionalProperties: false, properties: aclProperties },
   },
 });
-const aclBody = schema<AclFields>({ type: 'object', additionalProperties: false, properties: aclProperties });
-const reasonBody = schema<{ reason?: string }>({ type: 'object', properties: { reason: { type: 'string', maxLength: 2000 } } });
-const versionParams = schema<{ bundle_id: string; bundle_version: string }>({
+const aclBody = defineSchema({ type: 'object', additionalProperties: false, properties: aclProperties });
+const reasonBody = defineSchema({ type: 'object', properties: { reason: { type: 'string', maxLength: 2000 } } });
+const versionParams = defineSchema({
   type: 'object',
   required: ['bundle_id', 'bundle_version'],
   properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 }, bundle_version: { type: 'string', minLength: 1, maxLength: 100 } },
 });
-const targetQuery = schema<{ scope?: string; tenant_id?: string; reason?: string }>({
+const targetQuery = defineSchema({
   type: 'object',
   properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, reason: { type: 'string', maxLength: 2000 } },
 });

@@ -4,13 +4,14 @@
  * ACL-aware flow and input-schema inspection. Non-admins see the published versions they may run
  * in their own tenant; another tenant's catalog is 403 for them.
  */
-import { conflict, forbidden, notFound, route, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { conflict, forbidden, notFound, route, defineSchema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
 import { BundleError, type Bundle } from '../bundles/read-bundle.js';
 import { unreadable } from '../catalog/catalog-pick.js';
 import { actionsFor, bundleRef, parseCatalogScope, publicRecord, targetTenant, type CatalogRecord, type CatalogScope } from '../catalog/catalog-record.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import { flowInputSchema } from '../catalog/input-schema.js';
 import { agentDefaultMarks, agentDefaultsView, type AgentDefaultsView, type WorkflowSources } from './agent-defaults.js';
+import { workflowCatalogResponse } from './listing-responses.js';
 
 interface CatalogQuery {
   scope?: string;
@@ -19,12 +20,12 @@ interface CatalogQuery {
   include_denied?: boolean;
 }
 
-const catalogQuery = schema<CatalogQuery>({
+const catalogQuery = defineSchema({
   type: 'object',
   properties: { scope: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, tenant_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, include_inactive: { type: 'boolean', default: false }, include_denied: { type: 'boolean', default: false } },
 });
-const bundleParams = schema<{ bundle_id: string }>({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
-const flowParams = schema<{ bundle_id: string; bundle_version: string; flow_id: string }>({
+const bundleParams = defineSchema({ type: 'object', required: ['bundle_id'], properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 } } });
+const flowParams = defineSchema({
   type: 'object',
   required: ['bundle_id', 'bundle_version', 'flow_id'],
   properties: { bundle_id: { type: 'string', minLength: 1, maxLength: 200 }, bundle_version: { type: 'string', minLength: 1, maxLength: 100 }, flow_id: { type: 'string', minLength: 1, maxLength: 200 } },
@@ -84,6 +85,7 @@ export function catalogRoutes(d: CatalogRoutesDeps) {
       tags: ['catalog'],
       summary: 'The shared workflow catalog: the versions the caller may see, with the default agent workflows',
       query: catalogQuery,
+      responses: { 200: { schema: workflowCatalogResponse } },
       handler: ({ query, principal }) => {
         const admin = isAdmin(principal);
         const { scope, tenant } = catalogTarget(query, principal, admin);

@@ -1,7 +1,7 @@
 /** Runs: start, list, read, inputs; and commands. Another account's run answers 404. */
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, forbidden, notFound, reply, route, schema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { bundleRefusal } from './bundle-refusal.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
@@ -13,16 +13,17 @@ import type { RunStore } from '../runtime/run-store.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
-import { newScheduledRun, scheduleBody } from './schedule-run.js';
-import { newRootRun, resolveStart, startBody, type StartContext } from './start-run.js';
+import { bundleListResponse } from './listing-responses.js';
+import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
+import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 
-const runParams = schema<{ run_id: string }>({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const listQuery = schema<{ session_id?: string; parent_run_id?: string; root_only?: boolean; include_metrics?: boolean; kind?: 'conversation' | 'docs' | 'all'; limit: number }>({
+const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const listQuery = defineSchema({
   type: 'object',
   properties: { session_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, parent_run_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
 });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
-const commandBody = schema<{ command_id?: string; run_id: string; type: string; payload: Record<string, unknown>; client_id?: string }>({
+const commandBody = defineSchema({
   type: 'object',
   required: ['run_id', 'type'],
   properties: {
@@ -35,7 +36,7 @@ const commandBody = schema<{ command_id?: string; run_id: string; type: string; 
   },
   examples: [{ run_id: '<run_id from POST /runs/start>', type: 'pause', payload: {} }],
 });
-const uploadBody = schema<{ overwrite?: boolean; reload?: boolean; scope?: 'shared' | 'private' }>({
+const uploadBody = defineSchema({
   type: 'object',
   properties: { overwrite: { type: 'boolean', default: false }, reload: { type: 'boolean', default: true }, scope: { enum: ['shared', 'private'] } },
 });
@@ -84,6 +85,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       tags: ['runs'],
       summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
       body: startBody,
+      responses: { 200: { schema: startRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
@@ -99,6 +101,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       tags: ['runs'],
       summary: 'Schedule a flow: a parent run launches it at start_at, then every interval (repeat_count / repeat_until bound it)',
       body: scheduleBody,
+      responses: { 200: { schema: scheduleRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
         const run = newScheduledRun(body, principal.account, resolution);
@@ -164,6 +167,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       path: '/bundles',
       tags: ['bundles'],
       summary: 'Bundles the caller can run, with source and description',
+      responses: { 200: { schema: bundleListResponse } },
       handler: ({ principal }) => {
         const view = agentDefaultsView(principal, d.start);
         const items = d.bundles.list(principal.account).map((e) => {

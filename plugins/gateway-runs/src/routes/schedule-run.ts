@@ -1,20 +1,12 @@
 /** `POST /runs/schedule` (seed 000 §4.3): a scheduled parent run that launches the target flow as child runs. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, schema } from '@keel/plugin-sdk';
+import { badRequest, defineSchema, type Infer } from '@keel/plugin-sdk';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { parseDuration } from '../flow/duration.js';
 import type { ScheduleMeta } from '../runtime/schedule.js';
-import { startProperties, type StartBody, type StartResolution } from './start-run.js';
+import { startAnswerJson, startProperties, type StartResolution } from './start-run.js';
 
-export interface ScheduleBody extends StartBody {
-  start_at?: string;
-  interval?: string;
-  repeat_count?: number;
-  repeat_until?: string;
-  share_context?: boolean;
-}
-
-export const scheduleBody = schema<ScheduleBody>({
+export const scheduleBody = defineSchema({
   type: 'object',
   properties: {
     ...startProperties,
@@ -24,6 +16,13 @@ export const scheduleBody = schema<ScheduleBody>({
     repeat_until: { type: 'string' },
     share_context: { type: 'boolean', default: false },
   },
+});
+export type ScheduleBody = Infer<typeof scheduleBody>;
+
+export const scheduleRunResponse = defineSchema({
+  ...startAnswerJson,
+  required: [...startAnswerJson.required, 'schedule'],
+  properties: { ...startAnswerJson.properties, schedule: { type: 'object' } },
 });
 
 export function newScheduledRun(body: ScheduleBody, account: string, { resolved, policy }: StartResolution): RunState {

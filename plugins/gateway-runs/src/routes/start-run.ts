@@ -1,26 +1,11 @@
 /** `POST /runs/start` (seed 000 §2.1, §7): every rule is a 400/404/409 with a sentence naming the field. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, HttpError, notFound, schema, KEY_ID_MAX_LENGTH, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, defineSchema, HttpError, notFound, KEY_ID_MAX_LENGTH, type Infer, type Principal } from '@keel/plugin-sdk';
 import type { Bundle } from '../bundles/read-bundle.js';
 import { pickCatalogVersion } from '../catalog/catalog-pick.js';
 import { FRAMEWORK_RESERVED, policyOf, type CatalogRecord, type WorkflowPolicy } from '../catalog/catalog-record.js';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { defaultWorkflowRefusal, resolveAgentDefault, type WorkflowSources } from './agent-defaults.js';
-
-export interface StartBody {
-  bundle_id?: string;
-  bundle_version?: string;
-  flow_id?: string;
-  interface?: string;
-  registry_scope?: string;
-  input_data?: Record<string, unknown>;
-  session_id?: string;
-  kind?: string;
-  workspace?: Record<string, unknown>;
-  workspace_root?: string;
-  workspace_allowed_paths?: string[];
-  workspace_access_mode?: string;
-}
 
 /** The start request's fields (also the base of `POST /runs/schedule`). */
 export const startProperties = {
@@ -36,13 +21,32 @@ export const startProperties = {
     workspace_root: { type: 'string' },
     workspace_allowed_paths: { type: 'array', items: { type: 'string' } },
     workspace_access_mode: { type: 'string' },
-};
+} as const;
 
-export const startBody = schema<StartBody>({
+export const startBody = defineSchema({
   type: 'object',
   properties: startProperties,
   examples: [{ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Italy?', _runtime: { stream: true } } }],
 });
+export type StartBody = Infer<typeof startBody>;
+
+/** `resolved_workflow` (seed 000 §2.1): what a start or schedule resolved its workflow to. */
+const resolvedWorkflowJson = {
+  type: 'object',
+  required: ['workflow_id', 'bundle_id', 'bundle_version', 'flow_id', 'registry_scope', 'name', 'source', 'interface'],
+  properties: {
+    workflow_id: { type: 'string' }, bundle_id: { type: 'string' }, bundle_version: { type: 'string' }, flow_id: { type: 'string' },
+    registry_scope: { type: 'string' }, name: { type: 'string' }, source: { enum: ['gateway_default', 'client'] }, interface: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** The answer of `POST /runs/start` (seed 000 §2.1); `POST /runs/schedule` adds its `schedule`. */
+export const startAnswerJson = {
+  type: 'object',
+  required: ['run_id', 'runner_warning', 'resolved_workflow'],
+  properties: { run_id: { type: 'string' }, runner_warning: { type: ['string', 'null'] }, resolved_workflow: resolvedWorkflowJson },
+} as const;
+export const startRunResponse = defineSchema(startAnswerJson);
 
 export interface ResolvedWorkflow {
   workflow_id: string;

@@ -4,6 +4,7 @@
  * their discharges, and inserts the row — all in one durable transaction.
  */
 import type { AttachmentRef } from '@keel/hub-client';
+import type { postMessageBody, WireInput } from '@keel/hub-client/wire';
 import { badRequest, conflict, forbidden } from '@keel/plugin-sdk';
 import { newToken, nowSeconds } from '../ids.js';
 import type { AgentRecord, Ask, ChannelRecord, MessageStatus, StoredMessage, Urgency } from '../records.js';
@@ -13,21 +14,8 @@ import { capBytes, capText, sanitize } from '../text-rules.js';
 import { refuseLoneSurrogates } from '../well-formed-text.js';
 import type { HubWriter, WriteScope } from './hub-writer.js';
 
-export interface PostArgs {
-  body?: string;
-  title?: string;
-  status?: string;
-  urgency?: string;
-  critical?: boolean;
-  to?: string[];
-  data?: Record<string, unknown> | null;
-  reply_to?: string | null;
-  asks?: Array<{ id?: string; text: string; to?: string[] }>;
-  answers?: string[];
-  declines?: string[];
-  consumes?: string[];
-  attachments?: Array<{ id: string; filename?: string }>;
-}
+/** The post arguments (seed §2.5), as the wire schema shared with the client describes them. */
+export type PostArgs = WireInput<typeof postMessageBody>;
 
 /** A rule that may refuse a post (charter gates, closed rooms); throws the refusal. */
 export type PostGate = (channel: ChannelRecord, sender: AgentRecord) => void;

@@ -1,13 +1,14 @@
 /** Operator surfaces over seats (operator seat or the admin key): missions, role, retire, restore, delete. */
-import { route, schema } from '@keel/plugin-sdk';
+import { missionBody as missionBodyWire, operatorRoleBody, retireBody as retireBodyWire } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import type { AgentLifecycle } from '../governance/agent-lifecycle.js';
 import type { Hub } from '../hub.js';
 import { operatorAct } from './operator-act.js';
 import { agentParams } from './schemas.js';
 
-const missionBody = schema<{ mission: string }>({ type: 'object', required: ['mission'], properties: { mission: { type: 'string' } } });
-const retireBody = schema<{ reason: string }>({ type: 'object', properties: { reason: { type: 'string', default: '' } } });
-const roleBody = schema<{ operator: boolean }>({ type: 'object', required: ['operator'], properties: { operator: { type: 'boolean' } } });
+const missionBody = defineSchema(missionBodyWire);
+const retireBody = defineSchema(retireBodyWire);
+const roleBody = defineSchema(operatorRoleBody);
 
 export function agentLifecycleRoutes(hub: Hub, lifecycle: AgentLifecycle) {
   return [

@@ -1,21 +1,20 @@
 /** Channels and membership: list, create, members, join, leave. */
-import { forbidden, route, schema } from '@keel/plugin-sdk';
+import { channelListQuery, createChannelBody, joinChannelBody } from '@keel/hub-client/wire';
+import { forbidden, route, defineSchema } from '@keel/plugin-sdk';
 import { channelView } from '../channels/channel-directory.js';
 import type { Hub } from '../hub.js';
 import { blockRefusal } from '../identity/seat-auth.js';
-import { channelParams, emptyBody } from './schemas.js';
+import { channelListResponses, channelParams, emptyBody } from './schemas.js';
 
-const listQuery = schema<{ include_archived: boolean }>({ type: 'object', properties: { include_archived: { type: 'boolean', default: false } } });
-const createBody = schema<{ name: string; private: boolean }>({
-  type: 'object', required: ['name'], properties: { name: { type: 'string' }, private: { type: 'boolean', default: true } },
-});
-const joinBody = schema<{ invite_token?: string }>({ type: 'object', properties: { invite_token: { type: 'string', maxLength: 200 } } });
+const listQuery = defineSchema(channelListQuery);
+const createBody = defineSchema(createChannelBody);
+const joinBody = defineSchema(joinChannelBody);
 
 export function channelRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/channels', auth: hub.auth.seatKey, tags: ['hub'], summary: "The seat's channels plus every public channel",
-      query: listQuery,
+      query: listQuery, responses: channelListResponses,
       handler: ({ principal: seat, query }) => {
         return hub.channels.rowsFor(seat.id, query.include_archived && seat.operator);
       },

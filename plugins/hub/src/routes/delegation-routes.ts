@@ -1,17 +1,11 @@
 /** Delegations: the public list of live grants, and the operator's grant and revoke. */
-import { route, schema } from '@keel/plugin-sdk';
-import type { GrantInput } from '../governance/delegations.js';
+import { grantDelegationBody } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { operatorAct } from './operator-act.js';
 import { agentParams } from './schemas.js';
 
-const grantBody = schema<GrantInput>({
-  type: 'object', required: ['agent_id', 'powers'],
-  properties: {
-    agent_id: { type: 'string', minLength: 1, maxLength: 200 }, powers: { type: 'array', items: { type: 'string' } }, ttl_seconds: { type: ['number', 'null'] },
-    note: { type: 'string' }, scope: { type: 'string' },
-  },
-});
+const grantBody = defineSchema(grantDelegationBody);
 
 export function delegationRoutes(hub: Hub) {
   return [

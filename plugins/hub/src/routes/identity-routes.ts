@@ -1,25 +1,21 @@
 /** Health, identity and seat issuance: `/healthz`, `/`, `/whoami`, `POST /agents`, `GET /agents`. */
+import { pauseBody as pauseBodyWire, registerAgentBody } from '@keel/hub-client/wire';
 import type { Health, WhoamiReport } from '@keel/hub-client';
-import { route, schema } from '@keel/plugin-sdk';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import { HUB_PROTOCOL, HUB_VERSION, type Hub } from '../hub.js';
-import { agentInfo, type RegisterInput } from '../identity/agent-registry.js';
+import { agentInfo } from '../identity/agent-registry.js';
 import { operatorAct } from './operator-act.js';
+import { healthResponses } from './schemas.js';
 
-const registerBody = schema<RegisterInput>({
-  type: 'object',
-  required: ['id'],
-  properties: {
-    id: { type: 'string', maxLength: 200 }, name: { type: 'string', default: '' }, about: { type: 'string', default: '' },
-    mission: { type: 'string', default: '' }, operator: { type: 'boolean', default: false },
-  },
-});
+const registerBody = defineSchema(registerAgentBody);
 
-const pauseBody = schema<{ reason: string }>({ type: 'object', properties: { reason: { type: 'string', maxLength: 200, default: '' } } });
+const pauseBody = defineSchema(pauseBodyWire);
 
 export function identityRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/healthz', auth: 'none', tags: ['hub'], summary: 'Hub health and protocol string (no key needed)',
+      responses: healthResponses,
       handler: (): Health => ({ ok: true, db: 'ok', version: HUB_VERSION, protocol: HUB_PROTOCOL, paused: hub.pause.paused() }),
     }),
     route({

@@ -1,11 +1,9 @@
 /** The inbox and its explicit acknowledgement. */
-import { badRequest, route, schema } from '@keel/plugin-sdk';
+import { inboxAckBody } from '@keel/hub-client/wire';
+import { badRequest, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 
-const ackBody = schema<{ channel?: string; seq?: number; cursors?: Record<string, number> }>({
-  type: 'object',
-  properties: { channel: { type: 'string', maxLength: 200 }, seq: { type: 'integer', minimum: 0 }, cursors: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } },
-});
+const ackBody = defineSchema(inboxAckBody);
 
 export function inboxRoutes(hub: Hub) {
   return [

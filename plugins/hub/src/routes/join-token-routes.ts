@@ -1,20 +1,13 @@
 /** Remote onboarding: the admin mints join tokens; `POST /join` (no key — the token is the credential) registers a seat. */
-import { route, schema } from '@keel/plugin-sdk';
-import type { JoinTokens, MintInput } from '../governance/join-tokens.js';
+import { joinTokenParams, mintJoinTokenBody, redeemJoinTokenBody } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
+import type { JoinTokens } from '../governance/join-tokens.js';
 import type { Hub } from '../hub.js';
 import { ADMIN_PRINCIPAL } from '../identity/seat-auth.js';
 
-const mintBody = schema<MintInput>({
-  type: 'object',
-  properties: {
-    agent_id: { type: ['string', 'null'], maxLength: 200 }, about: { type: 'string' }, channels: { type: 'array', items: { type: 'string', maxLength: 200 } },
-    ttl_seconds: { type: 'number' }, max_uses: { type: 'integer' },
-  },
-});
-const joinBody = schema<{ token: string; agent_id?: string; about?: string }>({
-  type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 200 }, agent_id: { type: 'string', maxLength: 200 }, about: { type: 'string' } },
-});
-const tokenParams = schema<{ token_id: string }>({ type: 'object', required: ['token_id'], properties: { token_id: { type: 'string', minLength: 1, maxLength: 200 } } });
+const mintBody = defineSchema(mintJoinTokenBody);
+const joinBody = defineSchema(redeemJoinTokenBody);
+const tokenParams = defineSchema(joinTokenParams);
 
 export function joinTokenRoutes(hub: Hub, tokens: JoinTokens) {
   return [

@@ -1,12 +1,13 @@
 /** The verbatim ledger: the whole ordered transcript of a channel with its chain head. */
+import { ledgerQuery as ledgerQueryWire } from '@keel/hub-client/wire';
 import type { Ledger, LedgerTurn } from '@keel/hub-client';
-import { route, schema } from '@keel/plugin-sdk';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import { verifyChannel } from '../chain/verify-channel.js';
 import type { Hub } from '../hub.js';
 import { toMessage } from '../messages/message-views.js';
 import { channelParams } from './schemas.js';
 
-const ledgerQuery = schema<{ verify: boolean }>({ type: 'object', properties: { verify: { type: 'boolean', default: true } } });
+const ledgerQuery = defineSchema(ledgerQueryWire);
 
 export function ledgerRoutes(hub: Hub) {
   return [

@@ -1,29 +1,16 @@
 /** Messages: history, post, read, retract (message and thread), ratings, direct messages. */
-import { badRequest, conflict, forbidden, notFound, reply, route, schema } from '@keel/plugin-sdk';
+import { historyQuery as historyQueryWire, messageRatingBody, peerParams as peerParamsWire, postMessageBody } from '@keel/hub-client/wire';
+import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { TokenBucket } from '../limits/token-bucket.js';
 import { toMessage } from '../messages/message-views.js';
-import type { PostArgs } from '../messages/post-message.js';
-import { channelParams, emptyBody, messageParams } from './schemas.js';
+import { channelParams, emptyBody, historyResponses, messageParams, messageResponses, retractThreadResponses } from './schemas.js';
 
-const historyQuery = schema<{ since: number; limit: number; sort: string }>({
-  type: 'object',
-  properties: { since: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 }, sort: { type: 'string', default: 'recency' } },
-});
-const stringList = { type: 'array', items: { type: 'string' } } as const;
-export const postBody = schema<PostArgs>({
-  type: 'object',
-  properties: {
-    body: { type: 'string' }, title: { type: 'string' }, status: { type: 'string' }, urgency: { type: 'string' }, critical: { type: 'boolean' },
-    to: stringList, data: { type: ['object', 'null'] }, reply_to: { type: ['string', 'null'] },
-    asks: { type: 'array', items: { type: 'object' } }, answers: stringList, declines: stringList, consumes: stringList,
-    attachments: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 200 }, filename: { type: 'string' } } } },
-  },
-  examples: [{ title: 'hello', body: 'first post', status: 'open', asks: [{ text: 'anyone here?' }] }],
-});
-const ratingBody = schema<{ value: number; note: string }>({ type: 'object', required: ['value'], properties: { value: { type: 'integer' }, note: { type: 'string', default: '' } } });
-const peerParams = schema<{ peer: string }>({ type: 'object', required: ['peer'], properties: { peer: { type: 'string', minLength: 1, maxLength: 200 } } });
+const historyQuery = defineSchema(historyQueryWire);
+export const postBody = defineSchema(postMessageBody);
+const ratingBody = defineSchema(messageRatingBody);
+const peerParams = defineSchema(peerParamsWire);
 
 /** Browsers send these `Sec-Fetch-Dest` values for passive subresources (an <img src> must not mark a message read). */
 const PASSIVE_DESTINATIONS = new Set(['image', 'audio', 'video', 'font', 'object', 'embed', 'track', 'style', 'script', 'manifest', 'worker', 'sharedworker', 'serviceworker', 'audioworklet', 'paintworklet', 'report', 'xslt']);
@@ -33,7 +20,7 @@ export function messageRoutes(hub: Hub) {
   return [
     route({
       method: 'GET', path: '/channels/:channel/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'History: rows with seq > since, oldest first (or top rated with sort=votes)',
-      params: channelParams, query: historyQuery,
+      params: channelParams, query: historyQuery, responses: historyResponses,
       handler: ({ principal: seat, params, query }) => {
         hub.member(seat, params.channel);
         if (query.sort === 'votes') return hub.reading.topRated(params.channel, seat.id, Math.min(query.limit, 200));
@@ -43,7 +30,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Post a message',
-      params: channelParams, body: postBody,
+      params: channelParams, body: postBody, responses: messageResponses,
       handler: async ({ principal: seat, params, body }) => {
         const { channel: c } = hub.member(seat, params.channel);
         return toMessage(await hub.poster.post(c, seat, body));
@@ -61,7 +48,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages/:id/retract', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Retract a message (author or operator; idempotent)',
-      params: messageParams, body: emptyBody, bodyKind: 'json',
+      params: messageParams, body: emptyBody, bodyKind: 'json', responses: messageResponses,
       handler: ({ principal: seat, params }) => {
         hub.member(seat, params.channel);
         return hub.retraction.retractMessage(params.channel, params.id, seat);
@@ -69,7 +56,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/channels/:channel/messages/:id/retract_thread', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Retract a message and all its replies, or nothing',
-      params: messageParams, body: emptyBody, bodyKind: 'json',
+      params: messageParams, body: emptyBody, bodyKind: 'json', responses: retractThreadResponses,
       handler: ({ principal: seat, params }) => {
         hub.member(seat, params.channel);
         return hub.retraction.retractThread(params.channel, params.id, seat);
@@ -105,7 +92,7 @@ export function messageRoutes(hub: Hub) {
     }),
     route({
       method: 'POST', path: '/dms/:peer/messages', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Send a direct message (the channel is created on first use)',
-      params: peerParams, body: postBody,
+      params: peerParams, body: postBody, responses: messageResponses,
       handler: async ({ principal: seat, params, body }) => {
         if (params.peer === seat.id) throw badRequest('a direct message needs another seat — you cannot DM yourself');
         const peer = hub.agents.live(params.peer);

@@ -1,19 +1,15 @@
 /** Kicks and bans: in one room (`/channels/{c}/blocks`), hub-wide (`/hub/blocks`), and the public list. */
-import { route, schema } from '@keel/plugin-sdk';
-import { HUB_SCOPE, type BlockInput, type Blocks } from '../governance/blocks.js';
+import { blockBody as blockBodyWire, blockedAgentParams, blockListQuery, roomAgentParams as roomAgentParamsWire } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
+import { HUB_SCOPE, type Blocks } from '../governance/blocks.js';
 import type { Hub } from '../hub.js';
 import { channelParams } from './schemas.js';
 import { mayModerateRoom } from '../governance/room-authority.js';
 
-const blockBody = schema<BlockInput>({
-  type: 'object', required: ['agent'],
-  properties: { agent: { type: 'string', minLength: 1, maxLength: 200 }, seconds: { type: ['number', 'null'] }, reason: { type: 'string' } },
-});
-const roomAgentParams = schema<{ channel: string; agent: string }>({
-  type: 'object', required: ['channel', 'agent'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, agent: { type: 'string', minLength: 1, maxLength: 200 } },
-});
-const agentParams = schema<{ agent: string }>({ type: 'object', required: ['agent'], properties: { agent: { type: 'string', minLength: 1, maxLength: 200 } } });
-const listQuery = schema<{ scope?: string }>({ type: 'object', properties: { scope: { type: 'string', maxLength: 200 } } });
+const blockBody = defineSchema(blockBodyWire);
+const roomAgentParams = defineSchema(roomAgentParamsWire);
+const agentParams = defineSchema(blockedAgentParams);
+const listQuery = defineSchema(blockListQuery);
 
 export function moderationRoutes(hub: Hub, blocks: Blocks) {
   return [

@@ -1,22 +1,17 @@
 /** Reputation: agent votes on four axes per channel, and the channel and hub-wide boards. */
-import { badRequest, notFound, payloadTooLarge, route, schema } from '@keel/plugin-sdk';
+import { axisQuery as axisQueryWire, voteBody as voteBodyWire, voteTargetParams } from '@keel/hub-client/wire';
+import { badRequest, notFound, payloadTooLarge, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { Leaderboard } from '../reputation/leaderboard.js';
 import { AXES, isAxis, type Axis, type VoteStore } from '../reputation/votes.js';
-import { channelParams } from './schemas.js';
+import { channelParams, voteResponses } from './schemas.js';
 
 const NOTE_MAX = 280;
-const targetParams = schema<{ channel: string; target: string }>({
-  // A target is a seat id (at most 64 characters), which also keeps lookups within the store's key size.
-  type: 'object', required: ['channel', 'target'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, target: { type: 'string', minLength: 1, maxLength: 64 } },
-});
+const targetParams = defineSchema(voteTargetParams);
 // `value` is a strict integer: 1.0 or "1" is a validation error (422), like the real hub.
-const voteBody = schema<{ axis: string; value: number; note: string }>({
-  type: 'object', required: ['axis', 'value'],
-  properties: { axis: { type: 'string' }, value: { type: 'integer' }, note: { type: 'string', default: '' } },
-});
-const axisQuery = schema<{ axis?: string }>({ type: 'object', properties: { axis: { type: 'string' } } });
+const voteBody = defineSchema(voteBodyWire);
+const axisQuery = defineSchema(axisQueryWire);
 
 function requireAxis(axis: string): Axis {
   if (!isAxis(axis)) throw badRequest(`axis must be one of ${AXES.join(', ')} — got '${axis}'`);
@@ -27,7 +22,7 @@ export function reputationRoutes(hub: Hub, votes: VoteStore, boards: Leaderboard
   return [
     route({
       method: 'PUT', path: '/channels/:channel/reputation/:target', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Vote +1 or -1 on a member along one axis (re-PUT revises)',
-      params: targetParams, body: voteBody,
+      params: targetParams, body: voteBody, responses: voteResponses,
       handler: ({ principal: seat, params, body }) => {
         hub.member(seat, params.channel);
         const axis = requireAxis(body.axis);

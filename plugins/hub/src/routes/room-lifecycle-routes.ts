@@ -1,6 +1,6 @@
 /** Room lifecycle: invites, groups (a room with purpose and invited members), archive and unarchive. */
-import type { CreateGroupArgs } from '@keel/hub-client';
-import { badRequest, forbidden, notFound, route, schema } from '@keel/plugin-sdk';
+import { createGroupBody, createInviteBody } from '@keel/hub-client/wire';
+import { badRequest, forbidden, notFound, route, defineSchema } from '@keel/plugin-sdk';
 import type { ChannelArchive } from '../governance/channel-archive.js';
 import type { Groups } from '../governance/groups.js';
 import { mayAdministerRoom, ownerLabel } from '../governance/room-authority.js';
@@ -10,16 +10,8 @@ import { channelParams, emptyBody } from './schemas.js';
 
 const MAX_INVITE_TTL = 30 * 86400;
 
-const inviteBody = schema<{ agent_id?: string | null; ttl_seconds?: number }>({
-  type: 'object', properties: { agent_id: { type: ['string', 'null'], maxLength: 200 }, ttl_seconds: { type: 'number' } },
-});
-const groupBody = schema<CreateGroupArgs>({
-  type: 'object', required: ['name', 'members', 'purpose'],
-  properties: {
-    name: { type: 'string', maxLength: 200 }, members: { type: 'array', items: { type: 'string', maxLength: 200 } }, purpose: { type: 'string' },
-    opening_post: { type: 'string' }, private: { type: 'boolean', default: true },
-  },
-});
+const inviteBody = defineSchema(createInviteBody);
+const groupBody = defineSchema(createGroupBody);
 
 export function roomLifecycleRoutes(hub: Hub, archive: ChannelArchive, groups: Groups) {
   return [

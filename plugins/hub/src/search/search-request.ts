@@ -4,7 +4,8 @@
  * empty query without `rated`, is a teaching 400. Where the seed is explicit it wins: `limit`
  * above 10 without a `kind` is 422.
  */
-import { badRequest, schema, unprocessable } from '@keel/plugin-sdk';
+import { searchQuery, type WireValue } from '@keel/hub-client/wire';
+import { badRequest, defineSchema, unprocessable } from '@keel/plugin-sdk';
 import { queryTerms } from './text-match.js';
 
 export const HIT_KINDS = ['message', 'decision', 'claim', 'work', 'file', 'agent'] as const;
@@ -13,43 +14,9 @@ export type SearchSort = 'relevance' | 'recent' | 'votes';
 export type RatedFilter = 'up' | 'down' | 'any';
 
 /** The raw query as the schema leaves it. */
-export interface SearchQuery {
-  q: string;
-  channel?: string[];
-  'channel[]'?: string[];
-  kind?: string;
-  sender?: string;
-  ref?: string;
-  since?: number;
-  until?: number;
-  limit: number;
-  cursor?: string;
-  sort: string;
-  rated?: string;
-  min_votes: number;
-  mode?: string;
-}
+export type SearchQuery = WireValue<typeof searchQuery>;
 
-export const searchQuerySchema = schema<SearchQuery>({
-  type: 'object',
-  properties: {
-    q: { type: 'string', maxLength: 256, default: '' },
-    // The real client repeats `channel`; the seed writes `channel[]`. Both are taken.
-    channel: { type: 'array', items: { type: 'string' } },
-    'channel[]': { type: 'array', items: { type: 'string' } },
-    kind: { type: 'string' },
-    sender: { type: 'string' },
-    ref: { type: 'string' },
-    since: { type: 'number' },
-    until: { type: 'number' },
-    limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
-    cursor: { type: 'string' },
-    sort: { type: 'string', default: 'relevance' },
-    rated: { type: 'string' },
-    min_votes: { type: 'integer', minimum: 0, default: 0 },
-    mode: { type: 'string' },
-  },
-});
+export const searchQuerySchema = defineSchema(searchQuery);
 
 export interface SearchRequest {
   terms: string[];

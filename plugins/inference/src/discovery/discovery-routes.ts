@@ -1,11 +1,11 @@
 /** Discovery (seed 000 §4.7): providers (virtual endpoint providers included), their models, capabilities. */
-import { notFound, route, schema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
+import { notFound, route, defineSchema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { Provider } from '../providers/provider.js';
 import { echoId } from '../echo-id.js';
 
-const providerParams = schema<{ provider_name: string }>({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const modelsQuery = schema<{ refresh?: boolean }>({ type: 'object', properties: { refresh: { type: 'boolean' } } });
+const providerParams = defineSchema({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const modelsQuery = defineSchema({ type: 'object', properties: { refresh: { type: 'boolean' } } });
 
 export interface StreamingBlock {
   deltas: boolean;

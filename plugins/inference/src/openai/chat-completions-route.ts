@@ -6,6 +6,7 @@ import { completionId, unixNow } from './call-recorder.js';
 import { ChunkStream } from './chunk-stream.js';
 import { streamError } from './error-body.js';
 import { chatCompletionBody, type ChatCompletionBody } from './openai-schemas.js';
+import { chatCompletionResponse } from './openai-responses.js';
 import { chatMessages, chatParams } from './to-generation-params.js';
 
 export function chatCompletionsRoute(service: InferenceService, recorder: CallRecorder) {
@@ -16,6 +17,7 @@ export function chatCompletionsRoute(service: InferenceService, recorder: CallRe
     tags: ['openai'],
     summary: 'Chat completion (OpenAI-compatible; `stream: true` for SSE chunks)',
     body: chatCompletionBody,
+    responses: { 200: { schema: chatCompletionResponse, description: 'The completion; with `stream: true`, an event stream of chunks instead' } },
     handler: (ctx) =>
       recorder.record(ctx as RouteContext<unknown, unknown, unknown>, '/v1/chat/completions', ctx.body.stream === true, async (note) => {
         const { body, principal } = ctx;

@@ -5,6 +5,7 @@ import { completionId, unixNow, type CallRecorder } from './call-recorder.js';
 import { wireFinish } from './chat-completions-route.js';
 import { ChunkStream } from './chunk-stream.js';
 import { streamError } from './error-body.js';
+import { completionResponse } from './openai-responses.js';
 import { completionBody } from './openai-schemas.js';
 import { generationParams } from './to-generation-params.js';
 
@@ -16,6 +17,7 @@ export function completionsRoute(service: InferenceService, recorder: CallRecord
     tags: ['openai'],
     summary: 'Text completion (OpenAI-compatible; `stream: true` for SSE chunks)',
     body: completionBody,
+    responses: { 200: { schema: completionResponse, description: 'The completion; with `stream: true`, an event stream of chunks instead' } },
     handler: (ctx) =>
       recorder.record(ctx as RouteContext<unknown, unknown, unknown>, '/v1/completions', ctx.body.stream === true, async (note) => {
         const { body, principal } = ctx;

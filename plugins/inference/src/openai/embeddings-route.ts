@@ -2,6 +2,7 @@
 import { badRequest, route, type RouteContext } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { CallRecorder } from './call-recorder.js';
+import { embeddingResponse } from './openai-responses.js';
 import { embeddingBody } from './openai-schemas.js';
 
 export function embeddingsRoute(service: InferenceService, recorder: CallRecorder) {
@@ -12,6 +13,7 @@ export function embeddingsRoute(service: InferenceService, recorder: CallRecorde
     tags: ['openai'],
     summary: 'Embeddings (OpenAI-compatible)',
     body: embeddingBody,
+    responses: { 200: { schema: embeddingResponse } },
     handler: (ctx) =>
       recorder.record(ctx as RouteContext<unknown, unknown, unknown>, '/v1/embeddings', false, async (note) => {
         const { body, principal } = ctx;

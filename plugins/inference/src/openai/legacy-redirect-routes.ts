@@ -1,5 +1,5 @@
 /** `/core/v1/*` is the deprecated home of the OpenAI API: every method answers 308 to `/v1/*`. */
-import { badRequest, reply, route, schema } from '@keel/plugin-sdk';
+import { badRequest, reply, route, defineSchema } from '@keel/plugin-sdk';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const hasControl = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
@@ -39,7 +39,7 @@ export function legacyRedirectRoutes(openaiPrefix: () => string) {
       auth: 'public',
       tags: ['openai'],
       summary: 'Deprecated: 308 to the same path under /v1',
-      params: schema<{ rest: string | string[] }>({ type: 'object', properties: { rest: {} } }),
+      params: defineSchema({ type: 'object', required: ['rest'], properties: { rest: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } } }),
       handler: ({ params, koa }) => {
         const segments = Array.isArray(params.rest) ? params.rest : [params.rest];
         if (segments.some(hasControl)) throw badRequest('The path contains control characters (such as %00); no route has such a name.', { code: 'invalid_path' });

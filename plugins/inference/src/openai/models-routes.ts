@@ -1,8 +1,9 @@
 /** `GET /v1/models` and `GET /v1/models/{model}`: every model the caller can use, in OpenAI's shape. */
-import { notFound, route, schema } from '@keel/plugin-sdk';
+import { notFound, route, defineSchema } from '@keel/plugin-sdk';
 import type { InferenceService } from '../inference-service.js';
 import type { ModelInfo } from '../providers/provider.js';
 import { echoId } from '../echo-id.js';
+import { modelListResponse, modelResponse } from './openai-responses.js';
 
 const STARTED = Math.floor(Date.now() / 1000);
 
@@ -18,6 +19,7 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'Models the caller can use',
+      responses: { 200: { schema: modelListResponse } },
       handler: async ({ principal }) => ({ object: 'list', data: (await service.listModels(principal.account)).map(wire) }),
     }),
     route({
@@ -26,7 +28,8 @@ export function modelsRoutes(service: InferenceService) {
       mount: 'openai',
       tags: ['openai'],
       summary: 'One model',
-      params: schema<{ model: string | string[] }>({ type: 'object', properties: { model: {} } }),
+      responses: { 200: { schema: modelResponse } },
+      params: defineSchema({ type: 'object', required: ['model'], properties: { model: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } } }),
       handler: async ({ params, principal }) => {
         const id = Array.isArray(params.model) ? params.model.join('/') : params.model;
         const target = await service.resolve(principal.account, id, 'chat').catch(() => null);

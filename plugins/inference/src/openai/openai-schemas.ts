@@ -1,121 +1,68 @@
 /** Request schemas of the OpenAI-compatible routes (extra fields OpenAI clients send are allowed and ignored). */
-import { schema } from '@keel/plugin-sdk';
+import { defineSchema, type Infer } from '@keel/plugin-sdk';
 
-export interface ContentPart {
-  type: string;
-  text?: string;
-}
-
-export interface WireMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
-  content: string | ContentPart[] | null;
-  name?: string;
-}
-
-export interface ResponseFormat {
-  type: 'text' | 'json_object' | 'json_schema';
-  json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean };
-}
-
-export interface SamplingFields {
-  model: string;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  max_tokens?: number | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  seed?: number | null;
-  stop?: string | string[] | null;
-  n?: number | null;
-  frequency_penalty?: number | null;
-  presence_penalty?: number | null;
-  user?: string;
-}
-
-export interface ChatCompletionBody extends SamplingFields {
-  messages: WireMessage[];
-  max_completion_tokens?: number | null;
-  response_format?: ResponseFormat | null;
-  tools?: unknown[] | null;
-}
-
-export interface CompletionBody extends SamplingFields {
-  prompt: string | string[];
-  echo?: boolean;
-  suffix?: string | null;
-}
-
-export interface EmbeddingBody {
-  model: string;
-  input: string | string[] | number[] | number[][];
-  encoding_format?: 'float' | 'base64';
-  dimensions?: number;
-  user?: string;
-}
-
-/** Also accepts null (OpenAI clients send explicit nulls); a plain typed schema keeps its own error messages. */
-const nullable = (s: Record<string, unknown>) => (typeof s.type === 'string' ? { ...s, type: [s.type, 'null'] } : { anyOf: [s, { type: 'null' }] });
-
+/**
+ * Also accepts null: OpenAI clients send explicit nulls. A plain typed schema becomes `type: [t, 'null']`
+ * (keeping its own error messages), anything else `anyOf: [s, {type: 'null'}]`.
+ */
 const sampling = {
   model: { type: 'string', minLength: 1 },
   stream: { type: 'boolean' },
-  stream_options: nullable({ type: 'object', properties: { include_usage: { type: 'boolean' } } }),
-  max_tokens: nullable({ type: 'integer', minimum: 1 }),
-  temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
-  top_p: nullable({ type: 'number', exclusiveMinimum: 0, maximum: 1 }),
-  seed: nullable({ type: 'integer' }),
-  stop: nullable({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 4 }] }),
-  n: nullable({ type: 'integer', minimum: 1, maximum: 1 }),
-  frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
-  presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
+  stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
+  max_tokens: { type: ['integer', 'null'], minimum: 1 },
+  temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+  top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1 },
+  seed: { type: ['integer', 'null'] },
+  stop: { anyOf: [{ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 4 }] }, { type: 'null' }] },
+  n: { type: ['integer', 'null'], minimum: 1, maximum: 1 },
+  frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+  presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
   user: { type: 'string' },
-};
+} as const;
 
-export const chatCompletionBody = schema<ChatCompletionBody>({
+const wireMessage = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    content: { anyOf: [{ type: 'string' }, { type: 'null' }, { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' }, text: { type: 'string' } } } }] },
+    name: { type: 'string' },
+  },
+} as const;
+
+export const chatCompletionBody = defineSchema({
   type: 'object',
   required: ['model', 'messages'],
   properties: {
     ...sampling,
-    messages: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['role'],
-        properties: {
-          role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
-          content: { anyOf: [{ type: 'string' }, { type: 'null' }, { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' }, text: { type: 'string' } } } }] },
-          name: { type: 'string' },
-        },
-      },
-    },
-    max_completion_tokens: nullable({ type: 'integer', minimum: 1 }),
-    response_format: nullable({
-      type: 'object',
+    messages: { type: 'array', minItems: 1, items: wireMessage },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
+    response_format: {
+      type: ['object', 'null'],
       required: ['type'],
       properties: {
         type: { enum: ['text', 'json_object', 'json_schema'] },
         json_schema: { type: 'object', properties: { name: { type: 'string' }, schema: { type: 'object' }, strict: { anyOf: [{ type: 'boolean' }, { type: 'null' }] } } },
       },
-    }),
-    tools: nullable({ type: 'array' }),
+    },
+    tools: { type: ['array', 'null'] },
   },
   examples: [{ model: 'local/keel-tiny-chat', messages: [{ role: 'user', content: 'What is the capital of France?' }], temperature: 0 }],
 });
 
-export const completionBody = schema<CompletionBody>({
+export const completionBody = defineSchema({
   type: 'object',
   required: ['model', 'prompt'],
   properties: {
     ...sampling,
     prompt: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
     echo: { type: 'boolean' },
-    suffix: nullable({ type: 'string' }),
+    suffix: { type: ['string', 'null'] },
   },
   examples: [{ model: 'local/keel-tiny-chat', prompt: 'The capital of France is', max_tokens: 16, temperature: 0 }],
 });
 
-export const embeddingBody = schema<EmbeddingBody>({
+export const embeddingBody = defineSchema({
   type: 'object',
   required: ['model', 'input'],
   properties: {
@@ -134,3 +81,10 @@ export const embeddingBody = schema<EmbeddingBody>({
   },
   examples: [{ model: 'local/keel-tiny-chat', input: 'The capital of France is Paris.' }],
 });
+
+export type ChatCompletionBody = Infer<typeof chatCompletionBody>;
+export type CompletionBody = Infer<typeof completionBody>;
+export type EmbeddingBody = Infer<typeof embeddingBody>;
+export type WireMessage = ChatCompletionBody['messages'][number];
+/** The fields every generation request shares. */
+export type SamplingFields = Pick<ChatCompletionBody, keyof typeof sampling>;

@@ -1,14 +1,14 @@
 /** `GET /openai-api` (status), `GET /openai-api/logs`, and the admin switches under `/admin/core-endpoint`. */
-import { route, schema } from '@keel/plugin-sdk';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import type { ApiSettings } from '../api-settings.js';
 import type { InferenceService } from '../inference-service.js';
 import type { RequestLog } from '../request-log.js';
 
-const logsQuery = schema<{ limit: number; account?: string }>({
+const logsQuery = defineSchema({
   type: 'object',
   properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, account: { type: 'string' } },
 });
-const defaultsBody = schema<{ chat_model?: string; embedding_model?: string }>({
+const defaultsBody = defineSchema({
   type: 'object',
   additionalProperties: false,
   minProperties: 1,

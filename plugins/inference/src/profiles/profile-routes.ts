@@ -1,7 +1,7 @@
 /** Provider connection profiles (`/config/provider-endpoint-profiles`), per account; keys are never returned. */
-import { badRequest, reply, route, schema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
+import { badRequest, reply, route, defineSchema, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import { RemoteProvider } from '../providers/remote-provider.js';
-import { ProfileStore, type ProfileInput, type ProfileKind } from './profile-store.js';
+import { ProfileStore } from './profile-store.js';
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
 
@@ -13,17 +13,17 @@ const profileFields = {
   models: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, description: 'Fixed allowlist; empty means the live catalog.' },
   default_model: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
   api_key: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }], description: 'Held by the server; never returned.' },
-};
+} as const;
 
-const createBody = schema<ProfileInput & { name: string; base_url: string; kind?: ProfileKind }>({
+const createBody = defineSchema({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'base_url'],
   properties: profileFields,
 });
-const updateBody = schema<ProfileInput>({ type: 'object', additionalProperties: false, minProperties: 1, properties: profileFields });
-const idParams = schema<{ profile_id: string }>({ type: 'object', required: ['profile_id'], properties: { profile_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const discoverBody = schema<{ profile_id?: string; base_url?: string; api_key?: string }>({
+const updateBody = defineSchema({ type: 'object', additionalProperties: false, minProperties: 1, properties: profileFields });
+const idParams = defineSchema({ type: 'object', required: ['profile_id'], properties: { profile_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
+const discoverBody = defineSchema({
   type: 'object',
   additionalProperties: false,
   properties: { profile_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH }, base_url: profileFields.base_url, api_key: { type: 'string', minLength: 1 } },

@@ -3,17 +3,16 @@
  * them. The upload body is read here, not by the kernel, so the cap is checked on Content-Length
  * first, then while streaming, and refused with the hub's own sentence.
  */
-import { badRequest, route, schema, sendFile } from '@keel/plugin-sdk';
+import { attachmentParams, attachmentUploadQuery } from '@keel/hub-client/wire';
+import { badRequest, route, defineSchema, sendFile } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { cleanFilename } from './attachment-store.js';
 import { headerSafe, isInlineRaster, SAFE_FALLBACK_TYPE, servedContentType } from './serving-policy.js';
 
-const uploadQuery = schema<{ filename?: string }>({ type: 'object', properties: { filename: { type: 'string' } } });
-const blobParams = schema<{ channel: string; id: string }>({
-  type: 'object', required: ['channel', 'id'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, id: { type: 'string' } },
-});
+const uploadQuery = defineSchema(attachmentUploadQuery);
+const blobParams = defineSchema(attachmentParams);
 
 export function attachmentRoutes(hub: Hub, content: HubContent) {
   return [

@@ -1,11 +1,12 @@
 /** The channel board: work rows, one work item across channels, the digest, ruling acknowledgements. */
-import { route, schema } from '@keel/plugin-sdk';
+import { rulingAckBody, workItemParams } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 
-const itemParams = schema<{ item_id: string }>({ type: 'object', required: ['item_id'], properties: { item_id: { type: 'string', minLength: 1, maxLength: 200 } } });
-const ackBody = schema<{ keys: string[] }>({ type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'string' } } } });
+const itemParams = defineSchema(workItemParams);
+const ackBody = defineSchema(rulingAckBody);
 
 export function boardRoutes(hub: Hub, content: HubContent) {
   return [

@@ -1,5 +1,6 @@
 /** Charters: the hub charter (read with a receipt; an operator replaces it) and a room's charter. */
-import { notFound, route, schema } from '@keel/plugin-sdk';
+import { charterReadQuery, charterReplaceBody } from '@keel/hub-client/wire';
+import { notFound, route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { ADMIN_PRINCIPAL } from '../../identity/seat-auth.js';
 import { operatorAct } from '../../routes/operator-act.js';
@@ -7,8 +8,8 @@ import { channelParams } from '../../routes/schemas.js';
 import { ROOM_CHARTER_PATH } from '../fs/fs-paths.js';
 import type { HubContent } from '../hub-content.js';
 
-const readQuery = schema<{ full: boolean }>({ type: 'object', properties: { full: { type: 'boolean', default: false } } });
-const replaceBody = schema<{ text: string }>({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } });
+const readQuery = defineSchema(charterReadQuery);
+const replaceBody = defineSchema(charterReplaceBody);
 
 export function charterRoutes(hub: Hub, content: HubContent) {
   return [

@@ -1,29 +1,21 @@
 /** The channel's files: list, read (head or an archived version), write and delete. */
-import type { FsPutArgs } from '@keel/hub-client';
-import { badRequest, forbidden, route, schema } from '@keel/plugin-sdk';
+import { fileParams as fileParamsWire, fsDeleteQuery, fsListQuery, fsPutBody, fsReadQuery } from '@keel/hub-client/wire';
+import { badRequest, forbidden, route, defineSchema } from '@keel/plugin-sdk';
+import { channelParams, fsFileResponses } from '../../routes/schemas.js';
 import type { Hub } from '../../hub.js';
 import { nowSeconds } from '../../ids.js';
 import type { AgentRecord } from '../../records.js';
-import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { adminsOf } from '../room-admin.js';
 import { checkWrite, toFile } from './channel-fs.js';
 import { CHANNEL_PREFIX, requireValidPath, ROOM_CHARTER_PATH } from './fs-paths.js';
 
 /** `*path` arrives percent-decoded by the router (the client encodes each segment). */
-const fileParams = schema<{ channel: string; path: string }>({
-  type: 'object', required: ['channel', 'path'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, path: { type: 'string' } },
-});
-const listQuery = schema<{ prefix: string }>({ type: 'object', properties: { prefix: { type: 'string', default: '' } } });
-const readQuery = schema<{ version?: number }>({ type: 'object', properties: { version: { type: 'integer', minimum: 1 } } });
-const deleteQuery = schema<{ expect_version?: number }>({ type: 'object', properties: { expect_version: { type: 'integer', minimum: 0 } } });
-const writeBody = schema<FsPutArgs>({
-  type: 'object',
-  properties: {
-    content: { type: 'string' }, content_b64: { type: 'string' }, description: { type: 'string' }, mime: { type: 'string' },
-    expect_version: { type: ['integer', 'null'], minimum: 0 },
-  },
-});
+const fileParams = defineSchema(fileParamsWire);
+const listQuery = defineSchema(fsListQuery);
+const readQuery = defineSchema(fsReadQuery);
+const deleteQuery = defineSchema(fsDeleteQuery);
+const writeBody = defineSchema(fsPutBody);
 
 export function fsRoutes(hub: Hub, content: HubContent) {
   /** A write or delete of a file: the seat, the open channel it belongs to, and the checked path; `channel/...` files are the room administrators'. */
@@ -44,7 +36,7 @@ export function fsRoutes(hub: Hub, content: HubContent) {
     }),
     route({
       method: 'GET', path: '/channels/:channel/fs/*path', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Read a file (the head records a room-charter receipt; ?version=N reads an archived version)',
-      params: fileParams, query: readQuery,
+      params: fileParams, query: readQuery, responses: fsFileResponses,
       handler: async ({ principal: seat, params, query }) => {
         hub.member(seat, params.channel);
         const path = requireValidPath(params.path);

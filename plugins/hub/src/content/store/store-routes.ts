@@ -1,17 +1,14 @@
 /** The channel key-value store: list keys, read a row, write a row (versioned, rule-checked). */
-import { route, schema } from '@keel/plugin-sdk';
+import { storeKeyParams, storePutBody } from '@keel/hub-client/wire';
+import { route, defineSchema } from '@keel/plugin-sdk';
 import type { Hub } from '../../hub.js';
 import { nowSeconds } from '../../ids.js';
 import { channelParams } from '../../routes/schemas.js';
 import type { HubContent } from '../hub-content.js';
 import { applyRules, requireValidKey } from './store-rules.js';
 
-const keyParams = schema<{ channel: string; key: string }>({
-  type: 'object', required: ['channel', 'key'], properties: { channel: { type: 'string', minLength: 1, maxLength: 200 }, key: { type: 'string' } },
-});
-const putBody = schema<{ value: unknown; expect_version?: number | null }>({
-  type: 'object', required: ['value'], properties: { value: {}, expect_version: { type: ['integer', 'null'], minimum: 0 } },
-});
+const keyParams = defineSchema(storeKeyParams);
+const putBody = defineSchema(storePutBody);
 
 export function storeRoutes(hub: Hub, content: HubContent) {
   return [
