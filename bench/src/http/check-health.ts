@@ -6,7 +6,6 @@ export async function checkHealthShape(url: string): Promise<void> {
   const body = JSON.parse(text) as Record<string, unknown>;
   const watchdog = body.watchdog as Record<string, unknown> | undefined;
   const ok = body.status === 'ok'
-    && typeof body.runner === 'string'
     && typeof watchdog?.enabled === 'boolean'
     && typeof watchdog.limit_s === 'number'
     && (typeof watchdog.last_tick_age_s === 'number' || watchdog.last_tick_age_s === null);

@@ -1,11 +1,10 @@
 /**
- * The `/api/health` body of the baseline servers. Same shape and the same per-request work as the
- * kernel's route: the watchdog age is computed from a stamp a timer refreshes every 200 ms, so the
+ * The `/api/health` body of the baseline servers. Same shape as the kernel's route with only the core plugin loaded (plugins add their fields, e.g.
+ * gateway-runs' `runner`) and the same per-request work: the watchdog age is computed from a stamp a timer refreshes every 200 ms, so the
  * baselines are not flattered by answering a constant string.
  */
 export interface HealthBody {
   status: 'ok';
-  runner: 'enabled' | 'disabled';
   watchdog: { enabled: boolean; limit_s: number; last_tick_age_s: number | null };
 }
 
@@ -20,7 +19,6 @@ export function healthBodySource(): () => HealthBody {
   }, TICK_MS).unref();
   return () => ({
     status: 'ok',
-    runner: 'enabled',
     watchdog: { enabled: true, limit_s: LIMIT_S, last_tick_age_s: Math.max(0, Date.now() - lastTick) / 1000 },
   });
 }
