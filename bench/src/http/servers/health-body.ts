@@ -1,6 +1,7 @@
 /**
- * The `/api/health` body of the baseline servers. Same shape as the kernel's route with only the core plugin loaded (plugins add their fields, e.g.
- * gateway-runs' `runner`) and the same per-request work: the watchdog age is computed from a stamp a timer refreshes every 200 ms, so the
+ * The `/api/health` body of the baseline servers: the shape of the kernel's route with only the core
+ * plugin loaded (plugins add fields of their own, e.g. gateway-runs' `runner`) and the same
+ * per-request work: the watchdog age is computed from a stamp a timer refreshes every 200 ms, so the
  * baselines are not flattered by answering a constant string.
  */
 export interface HealthBody {
