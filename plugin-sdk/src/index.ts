@@ -5,8 +5,8 @@
 export { SDK_VERSION } from './version.js';
 export { isToken, providedValues, token } from './tokens.js';
 export type { Token, DepsMap, ProvidedTokens, Provides, ResolvedDeps } from './tokens.js';
-export { defineSchema, schema } from './schema.js';
-export type { Schema, JsonSchema, FromJsonSchema, JsonSchemaInput, Infer } from './schema.js';
+export { defineSchema, defineSchemaFor, schema } from './schema.js';
+export type { Schema, JsonSchema, FromJsonSchema, JsonSchemaInput, Infer, SameType, SchemaTypeMismatch } from './schema.js';
 export { core } from './core-tokens.js';
 export type {
   Logger, LogFields, PluginStorage, SubDatabaseOptions, WorkerPool, WorkerPools, WorkerPoolOptions,

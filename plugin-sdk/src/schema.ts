@@ -33,6 +33,28 @@ export function defineSchema<const S extends JSONSchema>(json: S): Schema<FromJs
   return Object.freeze({ json: json as JsonSchema });
 }
 
+/** True when A and B are the same type (each assignable to the other). */
+export type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** What {@link defineSchemaFor} returns when the schema and the interface disagree: a compile error naming both. */
+export interface SchemaTypeMismatch<Derived, Declared> {
+  readonly error: 'the schema accepts another type than the interface it is declared for';
+  readonly derived: Derived;
+  readonly declared: Declared;
+}
+
+/**
+ * Declares a JSON schema for a documented interface `T` (a plugin's config, whose fields carry their
+ * documentation): the type derived from the schema must be `T` exactly, or the result is a
+ * `SchemaTypeMismatch` that fails to compile where a `Schema<T>` is expected.
+ *
+ *     const configSchema = defineSchemaFor<LedgerConfig>()({ type: 'object', ... });
+ */
+export function defineSchemaFor<T>() {
+  return <const S extends JSONSchema>(json: S): SameType<FromJsonSchema<S>, T> extends true ? Schema<T> : SchemaTypeMismatch<FromJsonSchema<S>, T> =>
+    Object.freeze({ json: json as JsonSchema }) as never;
+}
+
 /**
  * Declares a JSON schema together with a type asserted by hand.
  * @deprecated The type can drift from the schema; use {@link defineSchema}, which derives it.

@@ -4,7 +4,7 @@ import {
   postMessageBody, type channelListResponse, type fsFileResponse, type healthResponse, type historyResponse, type messageResponse,
   type retractThreadResponse, type voteResponse, type WireValue,
 } from '@keel/hub-client/wire';
-import { definePlugin, defineSchema, reply, route, type Infer, type JsonSchemaInput } from '@keel/plugin-sdk';
+import { definePlugin, defineSchema, defineSchemaFor, reply, route, type Infer, type JsonSchemaInput, type Schema } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { startHub, type HubHarness } from './helpers/hub.js';
 
@@ -29,6 +29,29 @@ const noLabel: Item = { id: 'a', size: 1 };
 // What a client sends may leave a defaulted property out (the kernel fills it in).
 const sent: JsonSchemaInput<typeof itemJson> = { id: 'a', size: 1 };
 void [typed, missingSize, wrongId, noLabel, sent];
+
+// A schema declared for a documented interface (a plugin's config) must accept exactly that interface.
+interface Documented {
+  /** Kept: a required count. */
+  count: number;
+  /** Kept: has a default, so always there after validation. */
+  mode: 'fast' | 'safe';
+}
+const documented: Schema<Documented> = defineSchemaFor<Documented>()({
+  type: 'object', additionalProperties: false, required: ['count'],
+  properties: { count: { type: 'integer' }, mode: { type: 'string', enum: ['fast', 'safe'], default: 'safe' } },
+});
+// @ts-expect-error the schema lets `mode` be any string, the interface does not.
+const looseMode: Schema<Documented> = defineSchemaFor<Documented>()({
+  type: 'object', additionalProperties: false, required: ['count'],
+  properties: { count: { type: 'integer' }, mode: { type: 'string', default: 'safe' } },
+});
+// @ts-expect-error the schema leaves `count` optional, the interface requires it.
+const optionalCount: Schema<Documented> = defineSchemaFor<Documented>()({
+  type: 'object', additionalProperties: false,
+  properties: { count: { type: 'integer' }, mode: { type: 'string', enum: ['fast', 'safe'], default: 'safe' } },
+});
+void [documented, looseMode, optionalCount];
 
 // What the hub's response schemas guarantee fits what the client's served types promise: a field the
 // client relies on but the schema does not require (so tests would not notice it missing) fails the build.

@@ -1,13 +1,13 @@
 /** Health and self-description: `/api/health` (with the fields plugins add) and `/api/gateway/about`. */
-import { route, schema, SDK_VERSION } from '@keel/plugin-sdk';
+import { defineSchema, route, SDK_VERSION } from '@keel/plugin-sdk';
 import type { CoreContext } from './core-context.js';
 
 /** The fields the kernel reports itself; plugins add others (`PluginInstance.health`). */
 export const HEALTH_FIELDS = ['status', 'watchdog'] as const;
 
-const healthSchema = schema<unknown>({
+const healthSchema = defineSchema({
   type: 'object',
-  required: [...HEALTH_FIELDS],
+  required: HEALTH_FIELDS,
   additionalProperties: true,
   properties: {
     status: { type: 'string', enum: ['ok'] },
@@ -19,7 +19,7 @@ const healthSchema = schema<unknown>({
   },
 });
 
-const aboutSchema = schema<unknown>({
+const aboutSchema = defineSchema({
   type: 'object',
   properties: {
     name: { type: 'string' },

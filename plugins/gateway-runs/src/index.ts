@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
+import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
 import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
 import { BundleRegistry } from './bundles/bundle-registry.js';
@@ -64,7 +64,7 @@ interface GatewayRunsConfig {
   limits: RunLimitsConfig;
 }
 
-const configSchema = schema<GatewayRunsConfig>({
+const configSchema = defineSchemaFor<GatewayRunsConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {

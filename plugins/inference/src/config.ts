@@ -1,4 +1,4 @@
-import { schema } from '@keel/plugin-sdk';
+import { defineSchemaFor } from '@keel/plugin-sdk';
 import { DEFAULT_MAX_EVENT_CHARS } from './providers/remote-provider.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimitsConfig } from './input-limits.js';
 
@@ -45,7 +45,7 @@ export interface InferenceConfig {
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
 
-export const inferenceConfigSchema = schema<InferenceConfig>({
+export const inferenceConfigSchema = defineSchemaFor<InferenceConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -3,7 +3,7 @@
  * by pages, in batches and live over SSE with token deltas (seed 000 §2.3, §4.3, §6).
  */
 import path from 'node:path';
-import { core, definePlugin, schema, token } from '@keel/plugin-sdk';
+import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
 import { FairReads } from './fair-reads.js';
 import { DEFAULT_LEDGER_LIMITS, type LedgerLimits } from './ledger-limits.js';
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
@@ -46,7 +46,7 @@ export interface LedgerConfig extends LedgerLimits {
 const READ_THREADS = 1;
 
 /** Stream paging and sharing, and per-run limits on what a run writes (`ledger-limits.ts`; sizes as JSON text). */
-const configSchema = schema<LedgerConfig>({
+const configSchema = defineSchemaFor<LedgerConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -2,14 +2,15 @@
  * The runner's host state (seed 000 §2.1): `GET /host/runner`, admin only, the last event-loop hang
  * of the process that executes runs: this one, or a separate `keel runner` whose dumps it reads.
  */
-import { route, schema, type HangRecord, type Watchdog } from '@keel/plugin-sdk';
+import { defineSchema, route, type HangRecord, type Watchdog } from '@keel/plugin-sdk';
 
-const lastHangSchema = schema<{ last_hang: HangRecord | null }>({
+const lastHangSchema = defineSchema({
   type: 'object',
   required: ['last_hang'],
   properties: {
     last_hang: {
       type: ['object', 'null'],
+      required: ['at', 'process', 'blocked_s', 'reason', 'top_frame', 'dump_path', 'file', 'line'],
       properties: {
         at: { type: 'string' }, process: { type: 'string' }, blocked_s: { type: 'number' }, reason: { type: 'string' }, top_frame: { type: ['string', 'null'] },
         dump_path: { type: ['string', 'null'] }, file: { type: ['string', 'null'] }, line: { type: ['integer', 'null'] },
