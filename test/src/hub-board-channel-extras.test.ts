@@ -158,6 +158,8 @@ describe('hub per-channel routes (reference §8.5)', () => {
       for (const m of closers) expect(m).to.include({ sender: 'ann', status: 'resolved', title: 'thread closed', body: 'thread closed: this work is stood down. Stop here and post no further replies on it.' });
       const again = await hub.call('POST', `/channels/proj/messages/${root.id}/resolve_thread`, key.ann, { body: 'done' });
       expect(again.body.closed).to.deep.equal([]);
+      // No body at all is fine too.
+      expect((await hub.call('POST', `/channels/proj/messages/${root.id}/resolve_thread`, key.ann)).status).to.equal(200);
     });
 
     it("refuses to close another seat's open rows (nothing closed) unless the caller is an operator or a ruling delegate", async () => {

@@ -17,8 +17,8 @@ export const fsHistoryQuery = {
 } as const;
 export type FsHistoryQuery = WireInput<typeof fsHistoryQuery>;
 
-/** `POST /channels/{c}/messages/{id}/resolve_thread`: the closers' body (the hub's sentence when absent). */
-export const resolveThreadBody = { type: ['object', 'null'], properties: { body: { type: ['string', 'null'] } } } as const;
+/** `POST /channels/{c}/messages/{id}/resolve_thread`: the closers' body (the hub's sentence when absent); no request body is fine. */
+export const resolveThreadBody = { type: 'object', properties: { body: { type: ['string', 'null'] } } } as const;
 export type ResolveThreadBody = WireInput<typeof resolveThreadBody>;
 
 /** `PUT /channels/{c}/owner`: the member who takes the room over. */
