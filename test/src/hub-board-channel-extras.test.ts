@@ -225,6 +225,13 @@ describe('hub per-channel routes (reference §8.5)', () => {
       expect(byOp.body).to.include({ owner: 'ann', previous: 'owner', by: 'op' });
     });
 
+    it("an operator may hand the ownerless commons to a member; the previous owner is named as its creator, 'hub'", async () => {
+      const res = await hub.call('PUT', '/channels/commons/owner', key.op, { to: 'dora' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ owner: 'dora', previous: 'hub', changed: true });
+      expect((await hub.call('PUT', '/channels/commons/owner', key.ann, { to: 'ann' })).status).to.equal(403);
+    });
+
     it('answers 423 while the hub is paused, and 409 for an archived room', async () => {
       await hub.room('ending', key.owner, [key.ann]);
       await hub.call('POST', '/channels/ending/archive', key.owner, {});

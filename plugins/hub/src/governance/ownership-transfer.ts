@@ -12,7 +12,7 @@ import type { AgentRecord } from '../records.js';
 import { mayAdministerRoom, ownerLabel } from './room-authority.js';
 
 export type TransferResult =
-  | { channel: string; owner: string; previous: string | null; changed: true; by: string }
+  | { channel: string; owner: string; previous: string; changed: true; by: string }
   | { channel: string; owner: string; changed: false };
 
 export function ownershipNotices(channel: string, previous: string, next: string, actor: string): { handover: string; toNewOwner: string } {
@@ -42,17 +42,16 @@ export class OwnershipTransfer {
     if (!next) throw notFound(`agent '${to}' is not registered`);
     if (!hub.db.isMember(c.name, next.id)) throw conflict(`'${next.id}' is not a member of '${c.name}' — invite them first, or they would own a room they cannot read`);
     if (c.owner === next.id) return { channel: c.name, owner: next.id, changed: false };
-    const previous = c.owner;
+    // An ownerless room (`commons`) was created by the hub: the reference names its creator.
+    const previous = c.owner ?? c.created_by;
     await hub.writer.run((w) => {
       const now = nowSeconds();
       hub.db.channels.put(c.name, { ...(hub.db.channels.get(c.name) ?? c), owner: next.id, created_by: next.id });
-      if (previous !== null) {
-        const old = hub.db.members.get([c.name, previous]);
-        if (old) hub.db.members.put([c.name, previous], { ...old, role: 'member' });
-      }
+      const old = hub.db.members.get([c.name, previous]);
+      if (old) hub.db.members.put([c.name, previous], { ...old, role: 'member' });
       const joined = hub.db.members.get([c.name, next.id]);
       if (joined) hub.db.members.put([c.name, next.id], { ...joined, role: 'owner' });
-      const texts = ownershipNotices(c.name, previous ?? 'none', next.id, seat.id);
+      const texts = ownershipNotices(c.name, previous, next.id, seat.id);
       w.insert(systemNotice(c.name, texts.handover, now));
       w.insert({ ...systemNotice(c.name, texts.toNewOwner, now), to: [next.id] });
     });
