@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
+import { SocketClient } from './helpers/socket-client.js';
+import { until } from './helpers/until.js';
 
 /** Reference §8.3: GET /board, GET /supervise and /channels/{c}/supervise, GET /stats/activity. */
 describe('hub-wide seat reads (reference §8.3)', () => {
@@ -123,6 +125,21 @@ describe('hub-wide seat reads (reference §8.3)', () => {
       expect(r.needs_the_operator).to.deep.equal(['claim:stuck']);
       expect(r.idle_but_live).to.deep.equal([]);
       expect(r.summary).to.equal('3 seat(s); 0 live and holding nothing; 2 blocked, 1 you can end yourself');
+    });
+
+    it('a seat holding a live socket and no claim is idle_but_live', async () => {
+      const base = (await hub.kernel.listen()).url.replace(/^http/, 'ws');
+      const socket = await SocketClient.open(`${base}/hub/ws?token=${key.ann}`);
+      try {
+        const view = async () => (await hub.call('GET', '/channels/proj/supervise', key.rex)).body;
+        await until(async () => (await view()).idle_but_live.includes('ann'), { what: 'ann live and holding nothing' });
+        const r = await view();
+        expect(r.seats.find((s: { seat: string }) => s.seat === 'ann')).to.include({ live: true, holds_nothing: true });
+        expect(r.idle_but_live).to.deep.equal(['ann']);
+        expect(r.summary).to.equal('3 seat(s); 1 live and holding nothing; 2 blocked, 1 you can end yourself');
+      } finally {
+        socket.ws.terminate();
+      }
     });
 
     it('GET /supervise: every room a grant reaches', async () => {
