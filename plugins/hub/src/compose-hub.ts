@@ -10,6 +10,7 @@
  */
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
+import { composeReads, type ReadServices } from './compose-reads.js';
 import { OwedReporter } from './attention/owed-report.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
@@ -75,6 +76,8 @@ export interface HubServices {
   owed: OwedReporter;
   desk: Desk;
   search: SearchService;
+  /** Board, supervise, activity, colleague notes, thread closing, room hand-over (reference §8.3, §8.5). */
+  reads: ReadServices;
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -136,5 +139,6 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     }),
     desk: new Desk(hub),
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
+    reads: composeReads(hub, content),
   };
 }

@@ -12,6 +12,25 @@ export interface HubConfig {
   socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
+  /** Bounds of the board, supervise, vfs-history and thread reads (reference §8.3, §8.5). */
+  reads: ReadLimits;
+}
+
+export interface ReadLimits {
+  /** `fshist`: audit rows scanned after `since_seq` (the reference's 10 000). */
+  fsHistoryScanRows: number;
+  /** `fshist`: most rows one answer carries (the reference's default `limit` is 200). */
+  fsHistoryMaxRows: number;
+  /** `resolve_thread`: rows of a trail (the reference's 200; `truncated: true` beyond). */
+  threadMaxRows: number;
+  /** `/board`: rows per list (`pending_on_me`, `proposals`, `queue`, `in_progress`, `pending_review`); counts stay exact. */
+  boardMaxRows: number;
+  /** `/colleagues`: notes one answer carries. */
+  colleagueNotesMax: number;
+  /** `PUT /colleagues/{seat}`: longest note in characters (the reference's 2000). */
+  colleagueNoteMaxChars: number;
+  /** `supervise`: newest rows of a room scanned to find how long each seat has been quiet (older: `quiet_minutes: null`). */
+  superviseScanRows: number;
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -27,6 +46,20 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
+    reads: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        fsHistoryScanRows: { type: 'integer', minimum: 1, default: 10000 },
+        fsHistoryMaxRows: { type: 'integer', minimum: 1, default: 1000 },
+        threadMaxRows: { type: 'integer', minimum: 1, default: 200 },
+        boardMaxRows: { type: 'integer', minimum: 1, default: 200 },
+        colleagueNotesMax: { type: 'integer', minimum: 1, default: 1000 },
+        colleagueNoteMaxChars: { type: 'integer', minimum: 1, default: 2000 },
+        superviseScanRows: { type: 'integer', minimum: 1, default: 10000 },
+      },
     },
   },
 });

@@ -14,3 +14,5 @@ export * from './attention.js';
 export * from './search.js';
 export * from './responses.js';
 export type { WireInput, WireValue } from './infer.js';
+export * from './channel-extras.js';
+export * from './seat-reads.js';

@@ -28,6 +28,12 @@ import { presenceRoutes } from './presence-routes.js';
 import { reputationRoutes } from './reputation-routes.js';
 import { roomLifecycleRoutes } from './room-lifecycle-routes.js';
 import { searchRoutes } from './search-routes.js';
+import { activityRoutes } from './activity-routes.js';
+import { seatBoardRoutes } from './board-routes.js';
+import { channelExtraRoutes } from './channel-extra-routes.js';
+import { colleagueRoutes } from './colleague-routes.js';
+import { seatRoutes } from './seat-routes.js';
+import { superviseRoutes } from './supervise-routes.js';
 
 export function hubRoutes(s: HubServices): AnyRoute[] {
   const { hub, content } = s;
@@ -53,6 +59,12 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...delegationRoutes(hub),
     ...joinTokenRoutes(hub, s.joinTokens),
     ...presenceRoutes(hub),
+    ...seatBoardRoutes(hub, s.reads.board),
+    ...superviseRoutes(hub, s.reads.supervise),
+    ...activityRoutes(hub, s.reads.activity),
+    ...channelExtraRoutes(hub, content, s.reads.threads, s.reads.ownership),
+    ...colleagueRoutes(hub, s.reads.colleagues),
+    ...seatRoutes(hub),
     ...uiRoutes(),
   ] as AnyRoute[]);
 }

@@ -6,6 +6,7 @@
 import type { ChannelCharterDescriptor, CharterDebtRow } from '@keel/hub-client';
 import { conflict } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
+import { nowSeconds } from '../../ids.js';
 import type { WriteScope } from '../../messages/hub-writer.js';
 import type { AgentRecord, ChannelRecord } from '../../records.js';
 import type { HubDb } from '../../store/hub-db.js';
@@ -21,12 +22,18 @@ export function readWith(channel: string): string {
 export class RoomCharters {
   /** `[channel, agent]` → the charter version the seat last read (or wrote). */
   private readonly receipts: Database<number, [string, string]>;
+  /** `[channel, agent]` → when that receipt was recorded (for `GET /channels/{c}/charter/receipts`). */
+  private readonly receiptTimes: Database<number, [string, string]>;
 
   constructor(private readonly db: HubDb, private readonly fs: ChannelFs, private readonly meta: (channel: string) => ChannelMeta | undefined) {
     this.receipts = db.openDB('room-charter-receipts');
+    this.receiptTimes = db.openDB('room-charter-receipt-times');
     // Writing the charter is reading it: the writer's receipt moves with its write.
     fs.onWrite.push((channel, written) => {
-      if (written.path === ROOM_CHARTER_PATH && !written.deleted) this.receipts.put([channel, written.updated_by], written.version);
+      if (written.path === ROOM_CHARTER_PATH && !written.deleted) {
+        this.receipts.put([channel, written.updated_by], written.version);
+        this.receiptTimes.put([channel, written.updated_by], written.updated_at);
+      }
     });
   }
 
@@ -52,7 +59,15 @@ export class RoomCharters {
   /** Records that `agent` read `version` (only when it moves). */
   async recordRead(channel: string, agent: string, version: number): Promise<void> {
     if (this.receipts.get([channel, agent]) === version) return;
-    await this.db.transaction(() => this.receipts.put([channel, agent], version));
+    await this.db.transaction(() => {
+      this.receipts.put([channel, agent], version);
+      this.receiptTimes.put([channel, agent], nowSeconds());
+    });
+  }
+
+  /** When the seat's receipt was recorded (null without one). */
+  receiptTime(channel: string, agent: string): number | null {
+    return this.receiptTimes.get([channel, agent]) ?? null;
   }
 
   /** Post gate: `norms_required` rooms refuse seats that have not read the current charter. */
