@@ -8,6 +8,8 @@
  * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
  * by functions that read services only when a request runs, never during construction.
  */
+import { HeadSigner } from './chain/head-signer.js';
+import { Erasure } from './messages/erasure.js';
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
@@ -75,6 +77,8 @@ export interface HubServices {
   owed: OwedReporter;
   desk: Desk;
   search: SearchService;
+  erasure: Erasure;
+  headSigner: HeadSigner;
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -135,6 +139,8 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
       phases: (seat) => db.channelsOf(seat.id).flatMap((c) => phaseRows(store, c)).filter((p) => p.status === 'open' && p.steward === seat.id),
     }),
     desk: new Desk(hub),
+    erasure: new Erasure(db, writer, content.attachments),
+    headSigner: new HeadSigner(dataDir, log),
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
   };
 }
