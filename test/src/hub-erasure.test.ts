@@ -46,7 +46,7 @@ describe('hub: verifiable erasure and signed ledger heads', function () {
 
   it('every new row carries a Keel commitment the client verifies, and the reference chain is unchanged', async () => {
     await post(keys.ann, 'first words', { title: 'hello' });
-    await post(keys.bob, 'second words', { data: { n: 2, f: 0.5 } });
+    await post(keys.bob, 'second words — é 😀 \u2028', { title: 'ünïcode', data: { n: 2, f: 0.5, big: 1e21, nested: { z: [1, null, true], a: 'x' } } });
     const served = await ledger();
     const last = served.turns.at(-1)!;
     expect(last).to.include.keys('content_hash', 'content_salt', 'keel_hash', 'erased');

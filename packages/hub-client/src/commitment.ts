@@ -80,7 +80,7 @@ export async function verifyKeelLedger(ledger: Pick<Ledger, 'channel' | 'turns'>
     sawLink = true;
     if (turn.erased === true) erased.push(seq);
     const served = typeof turn.content_hash === 'string' ? turn.content_hash : '';
-    let computed = '';
+    let computed: string;
     try {
       if (turn.retracted === true || turn.erased === true) {
         committedOnly += 1;
