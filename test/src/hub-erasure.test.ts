@@ -207,4 +207,40 @@ describe('hub: verifiable erasure and signed ledger heads', function () {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('the search index forgets an erased message (no bucket keeps a prefix of its words)', async () => {
+    const { MessageIndex } = await import('../../plugins/hub/dist/search/message-index.js');
+    const { LiveBus } = await import('../../plugins/hub/dist/live/live-bus.js');
+    const live = new LiveBus();
+    const db = { messages: { getRange: () => [] } } as unknown as ConstructorParameters<typeof MessageIndex>[0];
+    const index = new MessageIndex(db, live);
+    expect(index.candidates('qua')).to.deep.equal([]); // builds and subscribes
+    const row = { id: 'm1', channel: 'vault', seq: 7, kind: 'message', title: '', body: 'quagga quokka', retracted_at: null } as unknown as Parameters<typeof live.publish>[0];
+    live.publish(row);
+    expect(index.candidates('quo')).to.deep.equal([{ channel: 'vault', seq: 7 }]);
+    live.publish({ ...row, retracted_at: 1 });
+    expect(index.candidates('quo'), 'retraction alone keeps the entry (re-checked on read)').to.have.length(1);
+    live.publish({ ...row, retracted_at: 1, erased_at: 2, body: '' });
+    expect(index.candidates('quo')).to.deep.equal([]);
+    expect(index.candidates('q')).to.deep.equal([]);
+  });
+
+  it('Keel verification: leading legacy rows are fine, a legacy row after a Keel link breaks the chain', async () => {
+    const served = await ledger();
+    const asLegacy = (t: LedgerTurn): LedgerTurn => ({ ...t, keel_hash: null, content_hash: null, content_salt: null });
+    // Rows before Keel's chain: the first Keel row links to "" (as after a legacy row).
+    const { keelHash, contentHash } = await import('@keel/hub-client');
+    const first = served.turns[1]!;
+    const relinked = { ...first, keel_hash: await keelHash('', first, await contentHash(first, first.content_salt!), served.channel) };
+    const tail = [relinked];
+    let prev = relinked.keel_hash;
+    for (const t of served.turns.slice(2)) {
+      const content = t.retracted ? t.content_hash! : await contentHash(t, t.content_salt!);
+      const link = await keelHash(prev, t, content, served.channel);
+      tail.push({ ...t, keel_hash: link });
+      prev = link;
+    }
+    expect(await verifyKeelLedger({ ...served, keel_head: prev, turns: [asLegacy(served.turns[0]!), ...tail] })).to.include({ ok: true, legacy: 1 });
+    expect(await verifyKeelLedger({ ...served, turns: [...served.turns.slice(0, 2), asLegacy(served.turns[2]!), ...served.turns.slice(3)] })).to.include({ ok: false, broken_at: served.turns[2]!.seq });
+  });
 });
