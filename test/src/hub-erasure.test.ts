@@ -139,6 +139,21 @@ describe('hub: verifiable erasure and signed ledger heads', function () {
     expect(await verifyKeelLedger(tamper(0, { created_at: served.turns[0]!.created_at + 1 }))).to.include({ ok: false, broken_at: seqOf(0) });
     // Dropping a row changes the next link.
     expect(await verifyKeelLedger({ ...served, turns: served.turns.filter((_, i) => i !== other) })).to.include({ ok: false });
+
+    // Through HubClient.ledger(): a proxy that rewrites the erased row's commitment is reported.
+    const proxied = new HubClient({
+      base_url: `${url}/hub`, bearer_token: keys.bob,
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        if (!String(input).endsWith('/ledger')) return res;
+        const body = (await res.json()) as Ledger;
+        body.turns[erasedAt] = { ...body.turns[erasedAt]!, content_hash: '0'.repeat(64) };
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const seen = await proxied.ledger('vault');
+    expect(seen.verification.ok, 'the reference chain cannot see it').to.equal(true);
+    expect(seen.keel_verification).to.include({ ok: false, broken_at: seqOf(erasedAt) });
   });
 
   it('signs ledger heads with a key kept owner-only; a forged or replayed signature is rejected', async () => {
