@@ -133,8 +133,8 @@ export interface ErasureResult {
   erased_by: string;
   /** The commitments that stay: the reference hash, the content hash and the Keel link. */
   hash: string;
-  content_hash: string | null;
-  keel_hash: string | null;
+  content_hash: string;
+  keel_hash: string;
   /** Attachment ids this channel no longer holds (no other unerased message carried them). */
   attachments_released: string[];
   /** Of those, the blobs whose bytes were deleted (no channel holds them any more). */

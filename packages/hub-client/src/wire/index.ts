@@ -13,4 +13,5 @@ export * from './content.js';
 export * from './attention.js';
 export * from './search.js';
 export * from './responses.js';
+export * from './erasure.js';
 export type { WireInput, WireValue } from './infer.js';

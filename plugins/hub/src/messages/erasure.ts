@@ -37,7 +37,8 @@ export class Erasure {
     const blobs = await this.attachments.dropUnheld(released);
     return {
       channel, message_id: row.id, seq: row.seq, erased: true, erased_at: row.erased_at!, erased_by: row.erased_by ?? by,
-      hash: row.hash, content_hash: row.content_hash ?? null, keel_hash: row.keel_hash ?? null, attachments_released: released, blobs_deleted: blobs,
+      // Only rows with Keel's commitment are ever erased (checked above).
+      hash: row.hash, content_hash: row.content_hash!, keel_hash: row.keel_hash!, attachments_released: released, blobs_deleted: blobs,
     };
   }
 }

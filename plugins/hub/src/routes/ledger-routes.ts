@@ -1,5 +1,5 @@
 /** The verbatim ledger: the whole ordered transcript of a channel with its chain head. */
-import { ledgerQuery as ledgerQueryWire } from '@keel/hub-client/wire';
+import { ledgerKeyResponse, ledgerQuery as ledgerQueryWire } from '@keel/hub-client/wire';
 import type { Ledger, LedgerTurn } from '@keel/hub-client';
 import { route, defineSchema } from '@keel/plugin-sdk';
 import type { HeadSigner } from '../chain/head-signer.js';
@@ -43,6 +43,7 @@ export function ledgerRoutes(hub: Hub, signer: HeadSigner) {
     }),
     route({
       method: 'GET', path: '/ledger/key', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: "The hub's Ed25519 public key that signs ledger heads",
+      responses: { 200: { schema: defineSchema(ledgerKeyResponse) } },
       handler: () => signer.publicKey,
     }),
   ];
