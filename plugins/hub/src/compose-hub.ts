@@ -8,11 +8,11 @@
  * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
  * by functions that read services only when a request runs, never during construction.
  */
-import { HeadSigner } from './chain/head-signer.js';
-import { Erasure } from './messages/erasure.js';
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
+import { HeadSigner } from './chain/head-signer.js';
+import { Erasure } from './messages/erasure.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';

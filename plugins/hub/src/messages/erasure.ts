@@ -15,7 +15,7 @@ import type { HubWriter } from './hub-writer.js';
 export class Erasure {
   constructor(private readonly db: HubDb, private readonly writer: HubWriter, private readonly attachments: Attachments) {}
 
-  /** Erases a retracted message (idempotent); `by` is the operator seat or `admin`. */
+  /** Erases a retracted message (idempotent); `by` is the operator seat's id, or `operator` for the admin key. */
   async erase(channel: string, id: string, by: string): Promise<ErasureResult> {
     const found = this.db.messageById(id);
     if (!found || found.channel !== channel) throw notFound(`message '${id}' not found in '${channel}'`);
