@@ -5,6 +5,8 @@
 import { messageOf, metaOf, signedOutMeta, unlessStatus } from './answers.js';
 import { blockBody, defined, delegationBody, dmBody, groupBody, inviteDm, searchQuery, uploadTarget } from './bodies.js';
 import { verifyLedger } from './chain.js';
+import { verifyKeelLedger } from './commitment.js';
+import { verifyHeadSignature } from './head-signature.js';
 import { DEFAULT_TIMEOUT_MS, UPLOAD_TIMEOUT_MS, type HubClientOptions } from './client-options.js';
 import { HubError } from './errors.js';
 import { seg, vfsPath } from './paths.js';
@@ -14,7 +16,7 @@ import { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketConst
 import type {
   AckResult, ArchiveResult, BlockOptions, BlockRow, ChannelInfo, ChannelMetaValue, ChannelRow, Channel,
   CreateGroupArgs, CreateGroupResult, CreateInviteResult, Delegation, DelegationOptions, Desk, Digest,
-  FsDeleteResult, FsEntry, FsFile, FsPutArgs, Health, HubCharterDoc, InviteToken, JoinResult, Ledger,
+  FsDeleteResult, FsEntry, FsFile, FsPutArgs, Health, HubCharterDoc, InviteToken, JoinResult, Ledger, LedgerSigningKey,
   LeaderboardReport, Member, Message, MessageRating, MessageRow, MessagesQuery, Meta, MissionRow, OwedReport,
   PostMessageArgs, PresenceRow, RetiredAgentRow, RetractThreadResult, SearchArgs, SearchReport, SendDmArgs,
   StoreEntry, StoreKeyRow, UploadOptions, UploadedAttachment, VerifiedLedger, Vote, WhoamiReport, WorkReport,
@@ -203,11 +205,29 @@ export class HubClient {
     return this.#request('work', 'GET', `/work/${seg(item_id)}`);
   }
 
-  /** The verbatim ledger plus the client's own `verification` (the hub's verdict is not trusted). */
+  /**
+   * The verbatim ledger plus the client's own `verification` (the hub's verdict is not trusted);
+   * from a Keel hub also `keel_verification` (the second chain, erased rows included) and
+   * `head_signature` (checked against the hub's key, fetched once per client by `ledger_key`).
+   */
   async ledger(channel: string): Promise<VerifiedLedger> {
     const served = await this.#request<Ledger>('ledger', 'GET', `/channels/${seg(channel)}/ledger`);
-    const verification = await verifyLedger({ ...served, channel: served.channel ?? channel });
-    return { ...served, verification };
+    const named = { ...served, channel: served.channel ?? channel };
+    const verified: VerifiedLedger = { ...served, verification: await verifyLedger(named) };
+    if (served.turns?.some((t) => typeof t.keel_hash === 'string')) verified.keel_verification = await verifyKeelLedger(named);
+    if (served.signature) verified.head_signature = await verifyHeadSignature(named, await this.ledger_key());
+    return verified;
+  }
+
+  #ledgerKey: Promise<LedgerSigningKey> | null = null;
+
+  /** The hub's ledger-signing public key (`GET /ledger/key`), fetched once per client. */
+  ledger_key(): Promise<LedgerSigningKey> {
+    this.#ledgerKey ??= this.#request<LedgerSigningKey>('ledger_key', 'GET', '/ledger/key').catch((err: unknown) => {
+      this.#ledgerKey = null;
+      throw err;
+    });
+    return this.#ledgerKey;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -13,4 +13,6 @@ export { seg, vfsPath, query, type QueryValue } from './paths.js';
 export { openHubSocket, type HubSocket, type SocketHandlers, type WebSocketLike, type WebSocketConstructor } from './socket.js';
 export { canonicalText, pythonFloat, canonicalNumber, quote, compareCodePoints, DEFAULT_FLOAT_KEYS, type CanonicalOptions } from './canonical.js';
 export { chainPayload, chainHash, turnHash, verifyLedger, sha256Hex, CHAIN_FIELDS } from './chain.js';
+export { contentHash, contentText, keelHash, keelLinkText, verifyKeelLedger, CONTENT_FIELDS, KEEL_META_FIELDS } from './commitment.js';
+export { headStatement, verifyHeadSignature, fromBase64Url, HEAD_STATEMENT_FORMAT } from './head-signature.js';
 export type * from './types/index.js';

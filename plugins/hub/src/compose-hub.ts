@@ -12,6 +12,8 @@ import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { composeReads, type ReadServices } from './compose-reads.js';
 import { OwedReporter } from './attention/owed-report.js';
+import { HeadSigner } from './chain/head-signer.js';
+import { Erasure } from './messages/erasure.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
@@ -78,6 +80,8 @@ export interface HubServices {
   search: SearchService;
   /** Board, supervise, activity, colleague notes, thread closing, room hand-over (reference §8.3, §8.5). */
   reads: ReadServices;
+  erasure: Erasure;
+  headSigner: HeadSigner;
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -138,6 +142,8 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
       phases: (seat) => db.channelsOf(seat.id).flatMap((c) => phaseRows(store, c)).filter((p) => p.status === 'open' && p.steward === seat.id),
     }),
     desk: new Desk(hub),
+    erasure: new Erasure(db, writer, content.attachments),
+    headSigner: new HeadSigner(dataDir, log),
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
     reads: composeReads(hub, content),
   };

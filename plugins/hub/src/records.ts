@@ -58,6 +58,13 @@ export interface StoredMessage extends MessageFields {
   hash: string;
   retracted_at: number | null;
   retracted_by: string | null;
+  /** Keel's redactable commitment (chain/keel-commitment.ts); absent on rows written before it existed. */
+  content_salt?: string | null;
+  content_hash?: string;
+  keel_hash?: string;
+  /** Set when an operator erased the (retracted) row's content for good; content and salt are then gone. */
+  erased_at?: number | null;
+  erased_by?: string | null;
 }
 
 /** Where an ask lives and who discharged it (answers and declines alike). */

@@ -13,6 +13,7 @@ export * from './content.js';
 export * from './attention.js';
 export * from './search.js';
 export * from './responses.js';
+export * from './erasure.js';
 export type { WireInput, WireValue } from './infer.js';
 export * from './channel-extras.js';
 export * from './seat-reads.js';

@@ -7,10 +7,11 @@ import { ulid } from '../ids.js';
 import type { StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import { chainHash } from '../chain/chain-hash.js';
+import { commitContent } from '../chain/keel-commitment.js';
 import type { LiveBus } from '../live/live-bus.js';
 
 /** A message before the hub gives it an id, a seq and a hash. */
-export type MessageDraft = Omit<StoredMessage, 'id' | 'seq' | 'hash' | 'retracted_at' | 'retracted_by'>;
+export type MessageDraft = Omit<StoredMessage, 'id' | 'seq' | 'hash' | 'retracted_at' | 'retracted_by' | 'content_salt' | 'content_hash' | 'keel_hash' | 'erased_at' | 'erased_by'>;
 
 export interface WriteScope {
   /** Inserts a message in this transaction; it is pushed live after the commit. */
@@ -41,9 +42,10 @@ export class HubWriter {
 
   private insertInTransaction(draft: MessageDraft): StoredMessage {
     const seq = this.db.lastSeq(draft.channel) + 1;
-    const prev = seq > 1 ? this.db.messages.get([draft.channel, seq - 1])?.hash ?? '' : '';
+    const previous = seq > 1 ? this.db.messages.get([draft.channel, seq - 1]) : undefined;
     const m: StoredMessage = { ...draft, id: ulid(), seq, hash: '', retracted_at: null, retracted_by: null };
-    m.hash = chainHash(prev, m);
+    m.hash = chainHash(previous?.hash ?? '', m);
+    commitContent(m, previous?.keel_hash ?? '');
     this.db.messages.put([m.channel, seq], m);
     this.db.messageIds.put(m.id, [m.channel, seq]);
     if (m.reply_to) this.db.replies.put([m.channel, m.reply_to, seq], 1);

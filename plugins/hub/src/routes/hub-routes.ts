@@ -18,6 +18,7 @@ import { agentLifecycleRoutes } from './agent-lifecycle-routes.js';
 import { attentionRoutes } from './attention-routes.js';
 import { channelRoutes } from './channel-routes.js';
 import { delegationRoutes } from './delegation-routes.js';
+import { erasureRoutes } from './erasure-routes.js';
 import { identityRoutes } from './identity-routes.js';
 import { inboxRoutes } from './inbox-routes.js';
 import { joinTokenRoutes } from './join-token-routes.js';
@@ -42,7 +43,8 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...channelRoutes(hub),
     ...messageRoutes(hub),
     ...inboxRoutes(hub),
-    ...ledgerRoutes(hub),
+    ...ledgerRoutes(hub, s.headSigner),
+    ...erasureRoutes(hub, s.erasure),
     ...fsRoutes(hub, content),
     ...storeRoutes(hub, content),
     ...charterRoutes(hub, content),

@@ -25,7 +25,8 @@ export class MessageIndex {
   /** bucket → ids of documents holding a word filed there (ascending, append-only). */
   private readonly buckets = new Map<string, number[]>();
   private readonly docs: IndexedRef[] = [];
-  private readonly known = new Set<string>();
+  /** message id → document id, for every filed message. */
+  private readonly known = new Map<string, number>();
   private built = false;
 
   constructor(private readonly db: HubDb, private readonly live: LiveBus) {}
@@ -48,14 +49,26 @@ export class MessageIndex {
   }
 
   private add(m: StoredMessage): void {
+    if (typeof m.erased_at === 'number') return this.forget(m.id);
     if (m.kind !== 'message' || m.retracted_at !== null || this.known.has(m.id)) return;
-    this.known.add(m.id);
     const id = this.docs.push({ channel: m.channel, seq: m.seq }) - 1;
+    this.known.set(m.id, id);
     const keys = new Set(words(`${m.title} ${m.body}`).map((w) => w.lower.slice(0, BUCKET)));
     for (const key of keys) {
       const list = this.buckets.get(key);
       if (list) list.push(id);
       else this.buckets.set(key, [id]);
+    }
+  }
+
+  /** Erasure: no bucket may keep a word prefix of an erased message. */
+  private forget(messageId: string): void {
+    const id = this.known.get(messageId);
+    if (id === undefined) return;
+    for (const [key, list] of this.buckets) {
+      const kept = list.filter((doc) => doc !== id);
+      if (kept.length === 0) this.buckets.delete(key);
+      else if (kept.length !== list.length) this.buckets.set(key, kept);
     }
   }
 }

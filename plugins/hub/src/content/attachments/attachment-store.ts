@@ -9,6 +9,7 @@ import { badRequest, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { Readable } from 'node:stream';
 import { nowSeconds } from '../../ids.js';
+import type { StoredMessage } from '../../records.js';
 import type { HubDb } from '../../store/hub-db.js';
 import { capText, sanitize } from '../../text-rules.js';
 import { BlobFiles, TooLarge, type Received } from './blob-files.js';
@@ -123,6 +124,45 @@ export class Attachments {
   }
 
   /**
+   * Erasure (messages/erasure.ts), inside the erasing write: drops the erased message's carrier
+   * entries and, for each attachment no other unerased message of the channel carries, the
+   * channel's upload row; returns those ids. `m` is the row as stored before erasure.
+   */
+  releaseIn(m: StoredMessage): string[] {
+    const released: string[] = [];
+    for (const id of attachmentIdsOf(m)) {
+      this.carriers.remove([m.channel, id, m.seq]);
+      let held = false;
+      for (const key of this.carriers.getKeys({ start: [m.channel, id, 0], end: [m.channel, id, Number.MAX_SAFE_INTEGER] })) {
+        const other = this.db.messages.get([m.channel, key[2]]);
+        if (other && other.seq !== m.seq && typeof other.erased_at !== 'number' && carries(other.data, id)) held = true;
+      }
+      if (held) continue;
+      this.rows.remove([m.channel, id]);
+      released.push(id);
+    }
+    return released;
+  }
+
+  /** Erasure, after the commit: deletes the bytes of each blob no channel's upload row holds any more; returns those ids. */
+  async dropUnheld(ids: string[]): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const id of ids) {
+      let held = false;
+      for (const key of this.rows.getKeys()) {
+        if (key[1] === id) {
+          held = true;
+          break;
+        }
+      }
+      if (held) continue;
+      await this.files.remove(id);
+      dropped.push(id);
+    }
+    return dropped;
+  }
+
+  /**
    * `hub.poster.attachments`: turns post refs into full rows, refusing ids this channel does not
    * hold. Runs inside the posting write just before the insert, so the message about to be
    * inserted takes the channel's next seq; the carrier index records it (and is re-checked on read).
@@ -138,6 +178,12 @@ export class Attachments {
       return { id, filename: ref.filename === undefined ? row.filename : cleanFilename(ref.filename), content_type: row.content_type, size: row.size };
     });
   }
+}
+
+/** The attachment ids a message's data lists. */
+export function attachmentIdsOf(m: Pick<StoredMessage, 'data'>): string[] {
+  const list = m.data?.attachments;
+  return Array.isArray(list) ? [...new Set(list.map((a) => (a as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string'))] : [];
 }
 
 function carries(data: Record<string, unknown> | null, id: string): boolean {

@@ -74,6 +74,11 @@ export class BlobFiles {
   async discard(received: Received): Promise<void> {
     await rm(received.scratch, { force: true });
   }
+
+  /** Deletes a blob's bytes (erasure, once no channel holds it); absent is fine. */
+  async remove(id: string): Promise<void> {
+    await rm(this.pathOf(id), { force: true });
+  }
 }
 
 async function exists(file: string): Promise<boolean> {
