@@ -9,6 +9,9 @@
  * by functions that read services only when a request runs, never during construction.
  */
 import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { FleetStatus } from './admin/fleet-status.js';
+import { RefusedSends } from './admin/refused-sends.js';
+import { SlowRequests } from './admin/slow-requests.js';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
@@ -48,6 +51,7 @@ import { MessageIndex } from './search/message-index.js';
 import { MessageSource } from './search/message-source.js';
 import { SearchService } from './search/search-service.js';
 import { StoreSource } from './search/store-source.js';
+import type { AdminServices } from './routes/admin-routes.js';
 import type { HubDb } from './store/hub-db.js';
 
 /** What the hub is built from: the plugin's storage, config and the kernel services it uses. */
@@ -75,6 +79,8 @@ export interface HubServices {
   owed: OwedReporter;
   desk: Desk;
   search: SearchService;
+  /** The admin routes' instruments; `refusals` and `slow` also wrap the routes that feed them. */
+  admin: AdminServices & { refusals: RefusedSends };
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -118,6 +124,13 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   sockets = new SocketServer(hub, presence);
 
   const index = new MessageIndex(db, live);
+  const refusals = new RefusedSends();
+  const admin = {
+    refusals,
+    slow: new SlowRequests(config.slowRequests, log),
+    // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
+    fleet: new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: () => null }),
+  };
   return {
     hub,
     content,
@@ -135,6 +148,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
       phases: (seat) => db.channelsOf(seat.id).flatMap((c) => phaseRows(store, c)).filter((p) => p.status === 'open' && p.steward === seat.id),
     }),
     desk: new Desk(hub),
+    admin,
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
   };
 }

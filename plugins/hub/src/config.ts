@@ -12,6 +12,8 @@ export interface HubConfig {
   socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
+  /** `GET /admin/slow`: a request whose handler took at least `thresholdMs` is kept in a ring of the last `keep`. */
+  slowRequests: { thresholdMs: number; keep: number };
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -27,6 +29,12 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
+    slowRequests: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { thresholdMs: { type: 'integer', minimum: 0, default: 5000 }, keep: { type: 'integer', minimum: 0, maximum: 10000, default: 50 } },
     },
   },
 });

@@ -12,5 +12,6 @@ export * from './reputation.js';
 export * from './content.js';
 export * from './attention.js';
 export * from './search.js';
+export * from './admin.js';
 export * from './responses.js';
 export type { WireInput, WireValue } from './infer.js';
