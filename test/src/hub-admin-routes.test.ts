@@ -3,6 +3,7 @@
  * the front door: each route's shape (declared response schemas are checked on every answer), its
  * gate and refusal sentences (§8.0), and the rules the reference states.
  */
+import { HubClient } from '@keel/hub-client';
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
 
@@ -243,6 +244,28 @@ describe('hub admin routes', () => {
         expect((await hub.call('GET', path, key.op)).status).to.equal(200);
         expect((await hub.call('GET', path, admin)).status).to.equal(200);
       });
+    }
+  });
+});
+
+describe('hub admin routes: @keel/hub-client', () => {
+  it('reads the charter history, an archived version, the fleet status, the delegations and the noise report', async () => {
+    const hub = await startHub();
+    try {
+      const op = await hub.seat('op', { operator: true });
+      expect((await hub.call('PUT', '/admin/charter', hub.kernel.adminToken, { text: '# Hub\n\nBe kind.\n' })).status).to.equal(200);
+      const { url } = await hub.kernel.listen();
+      const client = new HubClient({ base_url: `${url}/hub`, bearer_token: op });
+      expect((await client.charter_history(10)).map((h) => h.version)).to.deep.equal([1]);
+      expect(await client.charter_version(1)).to.include({ version: 1, text: '# Hub\n\nBe kind.\n', updated_by: 'operator' });
+      expect((await client.fleet_status()).agents.map((a) => a.agent_id)).to.deep.equal(['op']);
+      expect(await client.admin_delegations()).to.deep.equal([]);
+      expect((await client.noise_report(2)).hours).to.equal(2);
+      const err = await client.charter_version(7).then(() => null, (e: unknown) => e as { status: number; message: string });
+      expect(err?.status).to.equal(404);
+      expect(err?.message).to.include('hub charter version 7 is not in the archive');
+    } finally {
+      await hub.stop();
     }
   });
 });
