@@ -196,6 +196,43 @@ describe('hub admin routes', () => {
     });
   });
 
+  describe('doctor', () => {
+    it("reports operators' open questions with who owes them, each seat's work, debts and blockers, never a body", async () => {
+      await hub.room('ward', key.op, [key.bob]);
+      const q = await ok('POST', '/channels/ward/messages', key.op, { title: 'status of the migration', body: 'SECRET-BODY-TEXT', status: 'open', asks: [{ id: 'm1', text: 'done?', to: ['bob'] }] });
+      await ok('PUT', '/channels/ward/store/claim%3Amigration', key.bob, { value: { owner: 'bob', status: 'parked', next_step: `waiting on ${q.id}` } });
+      const report = await ok('GET', '/admin/doctor', admin);
+      expect(report).to.include({ scope: 'all seats', lookback_seconds: 86400 });
+      expect(JSON.stringify(report)).to.not.include('SECRET-BODY-TEXT');
+      expect(report.hub).to.include({ paused: null, live_claims: 1, stale_claims: 0 });
+      expect(report.hub_cannot_see).to.have.length(4);
+      const request = report.requests.find((r: { id: string }) => r.id === q.id);
+      expect(request).to.include({ channel: 'ward', from: 'op', title: 'status of the migration', pending_asks: 1, ask_progress: '0/1' });
+      expect(request.owed_by).to.deep.equal(['bob']);
+      expect(request.owned_by).to.deep.equal(['bob']);
+      expect(request.claims).to.have.length(1);
+      expect(request.outstanding_asks).to.deep.equal([{ asker: 'op', where: `ward#${q.seq}`, ask: 'm1', waiting_on: 'bob', state: 'not-yet-served', age_seconds: request.age_seconds }]);
+      const bob = report.seats.find((r: { agent_id: string }) => r.agent_id === 'bob');
+      expect(bob.did_work.worked_within_lookback).to.equal(true);
+      expect(bob.did_work.last_write_seconds).to.be.a('number');
+      expect(bob.working_on.map((w: { key: string }) => w.key)).to.deep.equal(['claim:migration']);
+      expect(bob.held_up_by.map((h: { kind: string }) => h.kind)).to.include.members(['claim-parked', 'send-refused']);
+      expect(bob.owes.to_answer).to.be.at.least(1);
+      expect(report.seats.find((r: { agent_id: string }) => r.agent_id === 'rex').delegate_powers).to.deep.equal(['reporting']);
+
+      await ok('POST', '/inbox/ack', key.bob, { cursors: { ward: q.seq } });
+      const narrowed = await ok('GET', '/admin/doctor?agent=bob', admin);
+      expect(narrowed.scope).to.equal('bob');
+      expect(narrowed.seats.map((r: { agent_id: string }) => r.agent_id)).to.deep.equal(['bob']);
+      expect(narrowed.requests.find((r: { id: string }) => r.id === q.id).outstanding_asks[0].state).to.equal('acked-past-no-reply');
+      // No existence check (as the reference): an unknown id is a seat with empty ledgers.
+      const ghost = await ok('GET', '/admin/doctor?agent=ghost', admin);
+      expect(ghost.seats).to.have.length(1);
+      expect(ghost.seats[0]).to.include({ agent_id: 'ghost', silence_class: null });
+      expect(ghost.seats[0].did_work.worked_within_lookback).to.equal(false);
+    });
+  });
+
   describe('gates (§8.0)', () => {
     const adminOnly: Array<[string, string, string, unknown?]> = [
       ['GET', '/admin/charter', 'reading the hub charter via admin requires the admin key'],
@@ -204,6 +241,7 @@ describe('hub admin routes', () => {
       ['GET', '/admin/rules', 'reading hub rules via admin requires the admin key'],
       ['PUT', '/admin/rules', 'setting hub rules requires the admin key', { text: 'be brief' }],
       ['GET', '/admin/status', 'status overview requires the admin key'],
+      ['GET', '/admin/doctor', 'doctor requires the admin key'],
     ];
     for (const [method, path, sentence, body] of adminOnly) {
       it(`${method} ${path}: no key 401, any seat key (an operator's too) 403, the admin key allowed`, async () => {

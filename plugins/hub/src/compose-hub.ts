@@ -9,6 +9,7 @@
  * by functions that read services only when a request runs, never during construction.
  */
 import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { Doctor } from './admin/doctor.js';
 import { FleetStatus } from './admin/fleet-status.js';
 import { RefusedSends } from './admin/refused-sends.js';
 import { SlowRequests } from './admin/slow-requests.js';
@@ -125,11 +126,12 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
 
   const index = new MessageIndex(db, live);
   const refusals = new RefusedSends();
+  // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
+  const fleet = new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: () => null });
   const admin = {
-    refusals,
+    refusals, fleet,
     slow: new SlowRequests(config.slowRequests, log),
-    // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
-    fleet: new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: () => null }),
+    doctor: new Doctor(hub, { fleet, owed: new OwedReporter(hub), store, refusals, charterDebts: (seat) => content.charterDebts(seat) }),
   };
   return {
     hub,

@@ -147,3 +147,55 @@ export const charterVersionResponse = {
   properties: { version: count, text: { type: 'string' }, updated_by: { type: 'string' }, updated_at: { type: 'number' } },
 } as const;
 export type CharterVersion = WireValue<typeof charterVersionResponse>;
+
+/** `GET /admin/doctor?agent=`: a non-empty `agent` narrows the report to one seat. */
+export const doctorQuery = { type: 'object', properties: { agent: { type: 'string', maxLength: 200, default: '' } } } as const;
+export type DoctorQuery = WireInput<typeof doctorQuery>;
+
+/** `GET /admin/doctor`: counts, ages, titles and next steps (the README lists every field). */
+export const doctorResponse = {
+  type: 'object', required: ['now', 'scope', 'lookback_seconds', 'hub', 'seats', 'requests', 'hub_cannot_see'],
+  properties: {
+    now: { type: 'number' }, scope: { type: 'string' }, lookback_seconds: { type: 'number' },
+    hub: {
+      type: 'object',
+      required: ['paused', 'sweeps', 'votes_past_deadline', 'open_hub_alerts', 'unclosed_silence_alerts', 'stale_claims', 'live_claims', 'fleet', 'notify_files', 'directive_epoch'],
+      properties: { paused: { type: ['object', 'null'] }, sweeps: { type: 'object' }, stale_claims: count, live_claims: count, fleet: fleetSnapshot, notify_files: { type: 'boolean' } },
+    },
+    seats: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['agent_id', 'operator', 'delegate_powers', 'reachable', 'did_work', 'owes', 'working_on', 'held_up_by', 'silence_class', 'episodes'],
+        properties: {
+          agent_id: { type: 'string' }, operator: { type: 'boolean' }, delegate_powers: stringList,
+          reachable: { type: 'object', required: ['presence', 'reception', 'reception_age_seconds', 'last_contact_seconds'] },
+          did_work: { type: 'object', required: ['last_post_seconds', 'last_write_seconds', 'last_work_seconds', 'worked_within_lookback'] },
+          owes: { type: 'object', required: ['to_answer', 'escalated', 'to_consume', 'to_close', 'oldest_seconds', 'acked_unanswered', 'waiting_on_others', 'charters_stale'] },
+          working_on: { type: 'array', items: { type: 'object', required: ['channel', 'key', 'status', 'next_step', 'idle_seconds', 'next_ping_in_seconds'] } },
+          held_up_by: { type: 'array', items: { type: 'object', required: ['kind'], properties: { kind: { enum: ['hub-block', 'retired', 'hub-paused', 'send-refused', 'claim-parked'] } } } },
+          silence_class: { enum: ['dead', 'deaf', 'unseen', 'seen-and-ignored', null] },
+          episodes: { type: 'object', required: ['dark_since', 'deaf_since', 'lurk_since'] },
+        },
+      },
+    },
+    requests: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'channel', 'seq', 'from', 'title', 'age_seconds', 'pending_asks', 'ask_progress', 'owned_by', 'owed_by', 'replied_by', 'owner_last_work_seconds', 'claims', 'outstanding_asks'],
+        properties: {
+          outstanding_asks: {
+            type: 'array',
+            items: {
+              type: 'object', required: ['asker', 'where', 'ask', 'waiting_on', 'state', 'age_seconds'],
+              properties: { state: { enum: ['retired', 'acked-past-no-reply', 'not-yet-served'] } },
+            },
+          },
+        },
+      },
+    },
+    hub_cannot_see: stringList,
+  },
+} as const;
+export type DoctorReport = WireValue<typeof doctorResponse>;

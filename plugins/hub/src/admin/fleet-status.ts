@@ -74,11 +74,25 @@ export class FleetStatus {
   /** `omitRefusals`: a reporting delegate's view has no `last_refusal` key. */
   report(omitRefusals: boolean): FleetStatusReport {
     const now = nowSeconds();
-    const seats = this.hub.agents.all().filter((a) => a.retired_at === null && !a.deleted && a.id !== 'hub');
+    const seats = this.seats();
     return { fleet: this.snapshot(seats, now), agents: seats.map((s) => this.row(s, now, omitRefusals)) };
   }
 
-  private reception(agent: string, now: number): { reception: Reception; age: number | null } {
+  /** Every registered seat that is not retired or deleted. */
+  seats(): AgentRecord[] {
+    return this.hub.agents.all().filter((a) => a.retired_at === null && !a.deleted && a.id !== 'hub');
+  }
+
+  /** Why a seat with escalated debts is silent (null without any): the reference's four classes. */
+  silenceClass(seat: AgentRecord, escalated: Array<{ channel: string; seq: number }>, now: number): SilenceClass | null {
+    if (!escalated.length) return null;
+    if (this.hub.presence.of(seat.id).state === 'offline') return 'dead';
+    if (this.reception(seat.id, now).reception === 'stale') return 'deaf';
+    if (escalated.some((r) => r.seq > (this.hub.db.cursors.get([seat.id, r.channel]) ?? 0))) return 'unseen';
+    return 'seen-and-ignored';
+  }
+
+  reception(agent: string, now: number): { reception: Reception; age: number | null } {
     const at = this.deps.lastReception(agent);
     if (at === null) return { reception: 'unknown', age: null };
     return { reception: now - at <= RECEPTION_ARMED_SECONDS ? 'armed' : 'stale', age: now - at };
@@ -88,7 +102,7 @@ export class FleetStatus {
     return this.reception(agent, now).reception === 'armed' || LIVE_STATES.has(this.hub.presence.of(agent).state);
   }
 
-  private snapshot(seats: AgentRecord[], now: number): FleetSnapshot {
+  snapshot(seats: AgentRecord[], now: number): FleetSnapshot {
     const eligible = seats.filter((s) => {
       if (s.operator || this.hub.auth.refusalFor(s)) return false;
       if (this.isLive(s.id, now)) return true;
@@ -126,13 +140,6 @@ export class FleetStatus {
     const owed = this.deps.owed.report(seat);
     const cursor = (channel: string) => this.hub.db.cursors.get([seat.id, channel]) ?? 0;
     const escalated = owed.to_answer.filter((r) => r.escalated);
-    let silence: SilenceClass | null = null;
-    if (escalated.length) {
-      if (state === 'offline') silence = 'dead';
-      else if (reception === 'stale') silence = 'deaf';
-      else if (escalated.some((r) => r.seq > cursor(r.channel))) silence = 'unseen';
-      else silence = 'seen-and-ignored';
-    }
     const refused = this.deps.refusals.of(seat.id, 3600, now);
     const row: AgentStatusRow = {
       agent_id: seat.id, state, reception, reception_age_minutes: age === null ? null : minutes(age),
@@ -141,7 +148,7 @@ export class FleetStatus {
       oldest_pending_minutes: pending.length ? minutes(now - Math.min(...pending.map((e) => e.created_at))) : null,
       owed_answers: owed.to_answer.length, escalated_owed: escalated.length, owed_consumption: owed.to_consume.length,
       acked_unanswered: owed.to_answer.filter((r) => cursor(r.channel) >= r.seq).length,
-      silence_class: silence, refused_sends_1h: refused.count,
+      silence_class: this.silenceClass(seat, escalated, now), refused_sends_1h: refused.count,
     };
     if (!omitRefusals) row.last_refusal = refused.last;
     return row;

@@ -5,15 +5,17 @@
  * reporting delegates). Each keeps the reference's gate and refusal sentence (§8.0).
  */
 import {
-  adminCharterPublishedResponse, adminCharterResponse, charterReceiptsResponse, charterReplaceBody, delegationListResponse, fleetStatusResponse,
+  adminCharterPublishedResponse, adminCharterResponse, charterReceiptsResponse, charterReplaceBody, delegationListResponse, doctorQuery, doctorResponse, fleetStatusResponse,
   hubRulesBody, hubRulesResponse, hubRulesSetResponse, noiseQuery, noiseResponse, slowRequestsResponse,
 } from '@keel/hub-client/wire';
 import { badRequest, defineSchema, forbidden, payloadTooLarge, route } from '@keel/plugin-sdk';
 import { adminKeyOnly } from '../admin/admin-key-gate.js';
+import type { Doctor } from '../admin/doctor.js';
 import type { FleetStatus } from '../admin/fleet-status.js';
 import { noiseHours, noiseReport } from '../admin/noise-report.js';
 import type { SlowRequests } from '../admin/slow-requests.js';
 import { charterCoverage } from '../content/charter/charter-coverage.js';
+import { ROLES } from '../content/charter/charter-views.js';
 import { CHARTER_TEXT_CAP_BYTES } from '../content/charter/hub-charter.js';
 import type { HubContent } from '../content/hub-content.js';
 import type { Hub } from '../hub.js';
@@ -23,10 +25,12 @@ import { operatorAct } from './operator-act.js';
 const charterBody = defineSchema(charterReplaceBody);
 const rulesBody = defineSchema(hubRulesBody);
 const noiseQuerySchema = defineSchema(noiseQuery);
+const doctorQuerySchema = defineSchema(doctorQuery);
 
 export interface AdminServices {
   slow: SlowRequests;
   fleet: FleetStatus;
+  doctor: Doctor;
 }
 
 export function adminRoutes(hub: Hub, content: HubContent, admin: AdminServices) {
@@ -59,7 +63,7 @@ export function adminRoutes(hub: Hub, content: HubContent, admin: AdminServices)
       handler: () => {
         const { version } = charter.current();
         const readers = charter.receiptRows()
-          .map((r) => ({ agent_id: r.agent_id, version: r.version, read_at: r.read_at, view: r.view.length ? r.view.join('+') : null, current: r.version >= version }))
+          .map((r) => ({ agent_id: r.agent_id, version: r.version, read_at: r.read_at, view: r.view.length ? ROLES.filter((role) => r.view.includes(role)).join('+') : null, current: r.version >= version }))
           .sort((a, b) => b.version - a.version || b.read_at - a.read_at);
         return { scope: 'hub' as const, version, readers };
       },
@@ -98,6 +102,12 @@ export function adminRoutes(hub: Hub, content: HubContent, admin: AdminServices)
       summary: 'Fleet liveness and, per seat, reachability, debts and refused sends (admin key)',
       responses: { 200: { schema: defineSchema(fleetStatusResponse) } },
       handler: () => admin.fleet.report(false),
+    }),
+    route({
+      method: 'GET', path: '/admin/doctor', auth: adminKeyOnly(hub.auth, 'doctor requires the admin key'), tags: ['hub'],
+      summary: "Why work is stuck: the hub's state, each seat's reach, work, debts and blockers, operators' open questions (admin key; agent= narrows it)",
+      query: doctorQuerySchema, responses: { 200: { schema: defineSchema(doctorResponse) } },
+      handler: ({ query }) => admin.doctor.report(query.agent),
     }),
     route({
       method: 'GET', path: '/status', auth: hub.auth.seatKey, tags: ['hub'],
