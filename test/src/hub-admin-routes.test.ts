@@ -266,6 +266,14 @@ describe('hub admin routes', () => {
       expect((await hub.call('GET', '/admin/slow', admin)).status).to.equal(200);
     });
 
+    it('takes the admin key only as a bearer credential: the raw header value is refused', async () => {
+      const raw = { authorization: admin };
+      expect((await hub.kernel.inject({ method: 'GET', url: '/hub/admin/slow', headers: raw })).statusCode).to.equal(403);
+      const charter = await hub.kernel.inject({ method: 'GET', url: '/hub/admin/charter', headers: raw });
+      expect(charter.statusCode).to.equal(401);
+      expect(JSON.parse(charter.body)).to.deep.equal({ detail: 'missing bearer token' });
+    });
+
     const operatorOrAdmin: Array<[string, string]> = [
       ['/admin/delegations', 'listing delegations here is an operator view'],
       ['/admin/noise', 'the noise report is an operator instrument'],
