@@ -80,6 +80,7 @@ export class Doctor {
     const seats = agent ? [this.hub.agents.get(agent) ?? this.unknownSeat(agent)] : this.hub.agents.all().filter((a) => a.retired_at === null && !a.deleted && a.id !== 'hub');
     const pause = this.hub.pause.state();
     const open = claims.filter((c) => !c.done);
+    const work = this.workIndex(now);
     return {
       now, scope: agent || 'all seats', lookback_seconds: DOCTOR_LOOKBACK_SECONDS,
       hub: {
@@ -91,8 +92,8 @@ export class Doctor {
         fleet: this.deps.fleet.snapshot(live, now),
         notify_files: false, directive_epoch: 0,
       },
-      seats: seats.map((s) => this.seat(s, claims, now)),
-      requests: this.requests(claims, now).filter((r) => !agent || r.from === agent || r.owed_by.includes(agent)),
+      seats: seats.map((s) => this.seat(s, claims, work, now)),
+      requests: this.requests(claims, work, now).filter((r) => !agent || r.from === agent || r.owed_by.includes(agent)),
       hub_cannot_see: HUB_CANNOT_SEE,
     };
   }
@@ -118,28 +119,34 @@ export class Doctor {
     return out;
   }
 
-  /** The seat's newest authored `message` row and newest store or file write within the lookback. */
-  private work(seat: string, now: number): { post: number | null; write: number | null } {
+  /**
+   * Each seat's newest authored `message` row and newest store write within the lookback, in one pass
+   * over the window of every room (a per-seat scan would cost seats × rooms × window).
+   */
+  private workIndex(now: number): Map<string, { post: number | null; write: number | null }> {
     const since = now - DOCTOR_LOOKBACK_SECONDS;
-    let post: number | null = null;
-    let write: number | null = null;
-    for (const channel of this.hub.db.channelsOf(seat)) {
-      for (const { value } of this.hub.db.messages.getRange({ start: [channel, Number.MAX_SAFE_INTEGER], end: [channel, 0], reverse: true })) {
+    const index = new Map<string, { post: number | null; write: number | null }>();
+    const entry = (seat: string) => index.get(seat) ?? index.set(seat, { post: null, write: null }).get(seat)!;
+    for (const { value: c } of this.hub.db.channels.getRange()) {
+      for (const { value } of this.hub.db.messages.getRange({ start: [c.name, Number.MAX_SAFE_INTEGER], end: [c.name, 0], reverse: true })) {
         if (value.created_at < since) break;
-        if (value.sender === seat && value.kind === 'message') {
-          post = Math.max(post ?? 0, value.created_at);
-          break;
-        }
+        if (value.kind !== 'message') continue;
+        const e = entry(value.sender);
+        e.post = Math.max(e.post ?? 0, value.created_at);
       }
-      for (const row of this.deps.store.keys(channel)) if (row.updated_by === seat && row.updated_at >= since) write = Math.max(write ?? 0, row.updated_at);
+      for (const row of this.deps.store.keys(c.name)) {
+        if (row.updated_at < since) continue;
+        const e = entry(row.updated_by);
+        e.write = Math.max(e.write ?? 0, row.updated_at);
+      }
     }
-    return { post, write };
+    return index;
   }
 
-  private seat(seat: AgentRecord, claims: Claim[], now: number): DoctorReport['seats'][number] {
+  private seat(seat: AgentRecord, claims: Claim[], work: ReturnType<Doctor['workIndex']>, now: number): DoctorReport['seats'][number] {
     const presence = this.hub.presence.of(seat.id);
     const { reception, age } = this.deps.fleet.reception(seat.id, now);
-    const { post, write } = this.work(seat.id, now);
+    const { post, write } = work.get(seat.id) ?? { post: null, write: null };
     const lastWork = post === null && write === null ? null : Math.max(post ?? 0, write ?? 0);
     const owed = this.deps.owed.report(seat);
     const escalated = owed.to_answer.filter((r) => r.escalated);
@@ -178,7 +185,7 @@ export class Doctor {
   }
 
   /** Open or blocked messages an operator posted within the lookback, oldest first, with who still owes them. */
-  private requests(claims: Claim[], now: number): Array<Record<string, unknown> & { from: string; owed_by: string[] }> {
+  private requests(claims: Claim[], work: ReturnType<Doctor['workIndex']>, now: number): Array<Record<string, unknown> & { from: string; owed_by: string[] }> {
     const operators = new Set(this.hub.agents.all().filter((a) => a.operator).map((a) => a.id));
     const since = now - DOCTOR_LOOKBACK_SECONDS;
     const rows: StoredMessage[] = [];
@@ -199,7 +206,7 @@ export class Doctor {
         : m.to.filter((seat) => seat !== m.sender && !replies.some((r) => r.sender === seat)).map((seat) => ({ ask: '(unstructured)', seat }));
       const cited = claims.filter((c) => c.key.includes(m.id) || c.next_step.includes(m.id));
       const owners = [...new Set(cited.map((c) => c.owner).filter((o): o is string => o !== null))].sort();
-      const ownerWork = owners.map((o) => this.work(o, now)).flatMap((w) => [w.post, w.write]).filter((t): t is number => t !== null);
+      const ownerWork = owners.map((o) => work.get(o)).flatMap((w) => [w?.post ?? null, w?.write ?? null]).filter((t): t is number => t !== null);
       return {
         id: m.id, channel: m.channel, seq: m.seq, from: m.sender, title: m.title, age_seconds: ago(now, m.created_at),
         pending_asks: pending.length, ask_progress: `${asks.length - pending.length}/${asks.length}`,
