@@ -52,7 +52,6 @@ import { MessageIndex } from './search/message-index.js';
 import { MessageSource } from './search/message-source.js';
 import { SearchService } from './search/search-service.js';
 import { StoreSource } from './search/store-source.js';
-import type { AdminServices } from './routes/admin-routes.js';
 import type { HubDb } from './store/hub-db.js';
 
 /** What the hub is built from: the plugin's storage, config and the kernel services it uses. */
@@ -81,7 +80,7 @@ export interface HubServices {
   desk: Desk;
   search: SearchService;
   /** The admin routes' instruments; `refusals` and `slow` also wrap the routes that feed them. */
-  admin: AdminServices & { refusals: RefusedSends };
+  admin: { slow: SlowRequests; refusals: RefusedSends; fleet: FleetStatus; doctor: Doctor };
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {

@@ -141,7 +141,7 @@ export class HubContent {
     return [...hub, ...this.roomCharters.debts(seat)];
   }
 
-  /** `/whoami` part: the hub charter's rules and pointer for the seat. */
+  /** `/whoami` part: the hub rules and the seat's hub charter pointer. */
   whoamiPart(seat: AgentRecord): Partial<WhoamiReport> {
     return { hub_rules: this.hubRules.current(), hub_charter: this.hubCharter.pointer(seat) };
   }

@@ -1,7 +1,7 @@
 /**
  * The hub's admin and operator routes (reference §8.2): the charter and rules as the admin key sees
  * and sets them, the charter's receipts, the live delegations, the noise report, the slow-request
- * ring and the fleet status (`/admin/status` for the admin key, `/status` for operators and
+ * ring, the doctor and the fleet status (`/admin/status` for the admin key, `/status` for operators and
  * reporting delegates). Each keeps the reference's gate and refusal sentence (§8.0).
  */
 import {
@@ -10,10 +10,8 @@ import {
 } from '@keel/hub-client/wire';
 import { badRequest, defineSchema, forbidden, payloadTooLarge, route } from '@keel/plugin-sdk';
 import { adminKeyOnly } from '../admin/admin-key-gate.js';
-import type { Doctor } from '../admin/doctor.js';
-import type { FleetStatus } from '../admin/fleet-status.js';
 import { noiseHours, noiseReport } from '../admin/noise-report.js';
-import type { SlowRequests } from '../admin/slow-requests.js';
+import type { HubServices } from '../compose-hub.js';
 import { charterCoverage } from '../content/charter/charter-coverage.js';
 import { ROLES } from '../content/charter/charter-views.js';
 import { CHARTER_TEXT_CAP_BYTES } from '../content/charter/hub-charter.js';
@@ -27,13 +25,7 @@ const rulesBody = defineSchema(hubRulesBody);
 const noiseQuerySchema = defineSchema(noiseQuery);
 const doctorQuerySchema = defineSchema(doctorQuery);
 
-export interface AdminServices {
-  slow: SlowRequests;
-  fleet: FleetStatus;
-  doctor: Doctor;
-}
-
-export function adminRoutes(hub: Hub, content: HubContent, admin: AdminServices) {
+export function adminRoutes(hub: Hub, content: HubContent, admin: HubServices['admin']) {
   const charter = content.hubCharter;
   return [
     route({
