@@ -24,6 +24,7 @@ import type {
 } from './types/index.js';
 import { CLIENT_ID } from './version.js';
 import type {
+  CharterHistoryRows, CharterVersion, FleetStatusReport, NoiseReport,
   CreateChannelBody, CreateInviteBody, FsPutBody, InboxAckBody, JoinChannelBody, MessageRatingBody, MissionBody, PostMessageBody,
   RetireBody, RulingAckBody, VoteBody,
 } from './wire/index.js';
@@ -106,6 +107,31 @@ export class HubClient {
   /** `GET /charter[?full=true]`: the hub charter view; reading records the seat's receipt. */
   charter(full = false): Promise<HubCharterDoc> {
     return this.#request('charter', 'GET', '/charter', { query: { full: full ? 'true' : undefined } });
+  }
+
+  /** `GET /charter/history?limit=`: published hub charter versions, newest first (the packaged v0 is never listed). */
+  charter_history(limit?: number): Promise<CharterHistoryRows> {
+    return this.#request('charter_history', 'GET', '/charter/history', { query: { limit: limit === undefined ? undefined : String(limit) } });
+  }
+
+  /** `GET /charter/versions/{v}`: one archived hub charter text (0 = the packaged default); records no receipt. */
+  charter_version(version: number): Promise<CharterVersion> {
+    return this.#request('charter_version', 'GET', `/charter/versions/${seg(String(version))}`);
+  }
+
+  /** `GET /status`: the fleet status, for operators and reporting delegates (a delegate's rows carry no `last_refusal`). */
+  fleet_status(): Promise<FleetStatusReport> {
+    return this.#request('fleet_status', 'GET', '/status');
+  }
+
+  /** `GET /admin/delegations`: the live grants (operator view). */
+  admin_delegations(): Promise<Delegation[]> {
+    return this.#request('admin_delegations', 'GET', '/admin/delegations');
+  }
+
+  /** `GET /admin/noise?hours=`: per room, open questions and the seats they woke (operator instrument; hours clamped to 1..336). */
+  noise_report(hours?: number): Promise<NoiseReport> {
+    return this.#request('noise_report', 'GET', '/admin/noise', { query: { hours: hours === undefined ? undefined : String(hours) } });
   }
 
   // -------------------------------------------------------------------------------------------

@@ -9,6 +9,10 @@
  * by functions that read services only when a request runs, never during construction.
  */
 import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { Doctor } from './admin/doctor.js';
+import { FleetStatus } from './admin/fleet-status.js';
+import { RefusedSends } from './admin/refused-sends.js';
+import { SlowRequests } from './admin/slow-requests.js';
 import { Desk } from './attention/desk.js';
 import { composeReads, type ReadServices } from './compose-reads.js';
 import { OwedReporter } from './attention/owed-report.js';
@@ -82,6 +86,8 @@ export interface HubServices {
   reads: ReadServices;
   erasure: Erasure;
   headSigner: HeadSigner;
+  /** The admin routes' instruments; `refusals` and `slow` also wrap the routes that feed them. */
+  admin: { slow: SlowRequests; refusals: RefusedSends; fleet: FleetStatus; doctor: Doctor };
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -125,6 +131,14 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   sockets = new SocketServer(hub, presence);
 
   const index = new MessageIndex(db, live);
+  const refusals = new RefusedSends();
+  // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
+  const fleet = new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: () => null });
+  const admin = {
+    refusals, fleet,
+    slow: new SlowRequests(config.slowRequests, log),
+    doctor: new Doctor(hub, { fleet, owed: new OwedReporter(hub), store, refusals, charterDebts: (seat) => content.charterDebts(seat) }),
+  };
   return {
     hub,
     content,
@@ -144,6 +158,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     desk: new Desk(hub),
     erasure: new Erasure(db, writer, content.attachments),
     headSigner: new HeadSigner(dataDir, log),
+    admin,
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
     reads: composeReads(hub, content),
   };

@@ -14,6 +14,8 @@ export interface HubConfig {
   postRate: { perMinute: number; burst: number };
   /** Bounds of the board, supervise, vfs-history and thread reads (reference §8.3, §8.5). */
   reads: ReadLimits;
+  /** `GET /admin/slow`: a request whose handler took at least `thresholdMs` is kept in a ring of the last `keep`. */
+  slowRequests: { thresholdMs: number; keep: number };
 }
 
 export interface ReadLimits {
@@ -60,6 +62,12 @@ export const hubConfigSchema = schema<HubConfig>({
         colleagueNoteMaxChars: { type: 'integer', minimum: 1, default: 2000 },
         superviseScanRows: { type: 'integer', minimum: 1, default: 10000 },
       },
+    },
+    slowRequests: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { thresholdMs: { type: 'integer', minimum: 0, default: 5000 }, keep: { type: 'integer', minimum: 0, maximum: 10000, default: 50 } },
     },
   },
 });

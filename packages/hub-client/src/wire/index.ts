@@ -12,6 +12,7 @@ export * from './reputation.js';
 export * from './content.js';
 export * from './attention.js';
 export * from './search.js';
+export * from './admin.js';
 export * from './responses.js';
 export * from './erasure.js';
 export type { WireInput, WireValue } from './infer.js';

@@ -21,6 +21,7 @@ import { Digests } from './board/digest.js';
 import { phaseRows, phaseRule } from './board/phases.js';
 import { Rulings } from './board/rulings.js';
 import { WorkItems } from './board/work-items.js';
+import { HubRules } from './charter/hub-rules.js';
 import { HubCharter } from './charter/hub-charter.js';
 import type { RoomCharters } from './charter/room-charter.js';
 import type { ChannelFs } from './fs/channel-fs.js';
@@ -55,6 +56,7 @@ export class HubContent {
   readonly fs: ChannelFs;
   readonly store: ChannelStore;
   readonly hubCharter: HubCharter;
+  readonly hubRules: HubRules;
   readonly roomCharters: RoomCharters;
   readonly attachments: Attachments;
   readonly rulings: Rulings;
@@ -75,6 +77,7 @@ export class HubContent {
     this.roomCharters = deps.roomCharters;
     const meta = (channel: string) => this.meta(channel);
     const isAdmin = (c: ChannelRecord, seat: AgentRecord) => this.isAdmin(c, seat);
+    this.hubRules = new HubRules(db);
     this.hubCharter = new HubCharter(db, {
       roles: (seat) => this.roles(seat),
       powers: (seat) => (seat.operator ? [...POWERS] : (delegations.activeFor(seat.id)[0]?.powers ?? [])),
@@ -138,9 +141,9 @@ export class HubContent {
     return [...hub, ...this.roomCharters.debts(seat)];
   }
 
-  /** `/whoami` part: the hub charter's rules and pointer for the seat. */
+  /** `/whoami` part: the hub rules and the seat's hub charter pointer. */
   whoamiPart(seat: AgentRecord): Partial<WhoamiReport> {
-    return { hub_rules: this.hubCharter.rules(seat), hub_charter: this.hubCharter.pointer(seat) };
+    return { hub_rules: this.hubRules.current(), hub_charter: this.hubCharter.pointer(seat) };
   }
 
   /** Channel info part: meta, room charter descriptor, SLA, language, state and phases. */

@@ -14,9 +14,11 @@ import { referenceRoutes } from '../content/references/reference-routes.js';
 import { storeRoutes } from '../content/store/store-routes.js';
 import { uiRoutes } from '../ui/ui-routes.js';
 import { requireWellFormedText } from '../well-formed-text.js';
+import { adminRoutes } from './admin-routes.js';
 import { agentLifecycleRoutes } from './agent-lifecycle-routes.js';
 import { attentionRoutes } from './attention-routes.js';
 import { channelRoutes } from './channel-routes.js';
+import { charterHistoryRoutes } from './charter-history-routes.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { erasureRoutes } from './erasure-routes.js';
 import { identityRoutes } from './identity-routes.js';
@@ -38,7 +40,7 @@ import { superviseRoutes } from './supervise-routes.js';
 
 export function hubRoutes(s: HubServices): AnyRoute[] {
   const { hub, content } = s;
-  return requireWellFormedText([
+  const routes = requireWellFormedText([
     ...identityRoutes(hub),
     ...channelRoutes(hub),
     ...messageRoutes(hub),
@@ -68,5 +70,9 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...colleagueRoutes(hub, s.reads.colleagues),
     ...seatRoutes(hub),
     ...uiRoutes(),
+    ...adminRoutes(hub, content, s.admin),
+    ...charterHistoryRoutes(hub, content),
   ] as AnyRoute[]);
+  // Every route is timed for the slow-request ring; posting routes also keep their refusals.
+  return s.admin.slow.timed(s.admin.refusals.observed(routes));
 }

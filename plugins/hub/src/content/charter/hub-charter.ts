@@ -91,10 +91,20 @@ export class HubCharter {
     return pointer;
   }
 
-  /** `hub_rules` of whoami: the charter version in force and the text cut for the seat. */
-  rules(seat: AgentRecord): { version: number; text: string } {
-    const c = this.current();
-    return { version: c.version, text: viewOf(c.text, this.viewFor(seat), false).text };
+  /** A published version (≥ 1) as archived, or undefined; version 0 is the packaged text, never stored. */
+  published(version: number): ({ version: number } & CharterVersion) | undefined {
+    const row = version >= 1 ? this.versions.get(version) : undefined;
+    return row ? { version, ...row } : undefined;
+  }
+
+  /** Published versions, newest first (the packaged v0 is never listed). */
+  history(limit: number): Array<{ version: number } & CharterVersion> {
+    return [...this.versions.getRange({ reverse: true, limit })].map(({ key, value }) => ({ version: key, ...value }));
+  }
+
+  /** Every seat's latest receipt: the version and the roles of the view it read, and when. */
+  receiptRows(): Array<{ agent_id: string; version: number; view: string[]; read_at: number }> {
+    return [...this.receipts.getRange()].map(({ key, value }) => ({ agent_id: key, version: value.version, view: value.view, read_at: value.at }));
   }
 
   /** An operator's replacement: the next version. Its writer (a seat) holds a receipt for it. */
