@@ -79,7 +79,7 @@ export interface HubServices {
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
   const live = new LiveBus();
-  const presence = new Presence();
+  const presence = new Presence(config.presence);
   const writer = new HubWriter(db, live);
   const votes = new VoteStore(db);
 
@@ -107,7 +107,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   let sockets: SocketServer | null = null;
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
-    auth: new SeatAuth(db, agents, kernelAuth),
+    auth: new SeatAuth(db, agents, kernelAuth, (seat) => presence.seen(seat.id)),
     reading: new Reading(db, facts, envelopes),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),

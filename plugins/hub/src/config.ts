@@ -12,6 +12,8 @@ export interface HubConfig {
   socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
+  /** Presence windows: how long HTTP activity (`activeSeconds`) or a reception poll (`receptionSeconds`) keeps a seat `active`. */
+  presence: { activeSeconds: number; receptionSeconds: number };
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -27,6 +29,12 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
+    presence: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { activeSeconds: { type: 'number', minimum: 1, default: 600 }, receptionSeconds: { type: 'number', minimum: 1, default: 2700 } },
     },
   },
 });
