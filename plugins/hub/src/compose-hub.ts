@@ -96,7 +96,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const delegations = new Delegations(db, agents);
   const facts = new MessageFacts(db);
   const envelopes = new EnvelopeBuilder(db, facts);
-  const pause = new HubPause(db);
+  const pause = new HubPause(db, writer);
   const content = new HubContent({ db, config, dataDir, facts, channels, delegations, fs, store, roomCharters });
   const poster = new MessagePoster(db, writer, config.postRate, {
     gates: [(c, sender) => pause.gate(c, sender), ...content.postGates(), retiredPeerGate(agents)],

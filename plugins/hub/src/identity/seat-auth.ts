@@ -57,13 +57,17 @@ export class SeatAuth {
     });
   }
 
-  /** The admin key alone; anything else (no key, a seat key, a bad key: none counted) is refused with 403 `${act} requires the admin key`. */
-  adminKey(act: string): Authenticator<typeof ADMIN_PRINCIPAL> {
+  /**
+   * The admin key alone (reference §8.0): no key is 401 `missing bearer token`; any other key (a seat
+   * key, a bad key: none counted) is refused with 403 `refusal`, by default `${act} requires the admin key`.
+   */
+  adminKey(act: string, refusal = `${act} requires the admin key`): Authenticator<typeof ADMIN_PRINCIPAL> {
     return defineAuthenticator({
       name: 'hubAdminKey',
       scheme: { type: 'http', scheme: 'bearer', description: "The hub's admin key: the Keel admin token (`<data>/auth/admin.token`, or `KEEL_ADMIN_TOKEN`)." },
       authenticate: async (key) => {
-        if (!(await this.isAdminKey(key))) throw forbidden(`${act} requires the admin key`);
+        if (!key) throw unauthorized(SEAT_KEY_REFUSALS.missing);
+        if (!(await this.isAdminKey(key))) throw forbidden(refusal);
         return ADMIN_PRINCIPAL;
       },
     });
