@@ -8,7 +8,8 @@
  * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
  * by functions that read services only when a request runs, never during construction.
  */
-import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { postMessageBody } from '@keel/hub-client/wire';
+import type { AuthService, Logger, Validator } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
@@ -58,6 +59,8 @@ export interface HubDeps {
   log: Logger;
   /** The plugin's data directory (`<data>/plugins/hub`). */
   dataDir: string;
+  /** The kernel's schema validator: socket frames are held to the HTTP routes' request schemas. */
+  validator: Validator;
 }
 
 /** Every service of a hub, built: what `setup` hands the route factories and the socket. */
@@ -77,7 +80,7 @@ export interface HubServices {
   search: SearchService;
 }
 
-export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
+export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: HubDeps): HubServices {
   const live = new LiveBus();
   const presence = new Presence(config.presence);
   const writer = new HubWriter(db, live);
@@ -115,7 +118,8 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     infoParts: [(c) => content.infoPart(c)],
     severSockets: (agent) => sockets?.sever(agent),
   });
-  sockets = new SocketServer(hub, presence);
+  // A socket `post` frame is the HTTP post body: the same schema, compiled once.
+  sockets = new SocketServer(hub, presence, validator.compile(postMessageBody, 'post'));
 
   const index = new MessageIndex(db, live);
   return {

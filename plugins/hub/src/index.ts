@@ -24,7 +24,7 @@ export const hubPlugin = definePlugin({
   defaultPrefix: '/hub',
   errorFormat: hubErrorFormat,
   configSchema: hubConfigSchema,
-  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
+  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator },
   provides: hubToken,
   // The client name every hub client sends (seed §2.2; the real hub's own client says X-Agora-Client).
   headers: ['x-hub-client', 'x-agora-client'],
@@ -37,7 +37,7 @@ export const hubPlugin = definePlugin({
   },
   async setup({ config, deps }) {
     // The composition root builds every service and wires every hook; the routes only declare.
-    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir });
+    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir, validator: deps.validator });
     await services.hub.channels.ensureCommons();
     return {
       exports: services.hub,
