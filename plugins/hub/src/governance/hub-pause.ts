@@ -70,9 +70,9 @@ export class HubPause {
   requireOpen(seat: AgentRecord | null): void {
     const state = this.state();
     if (state.state !== 'paused' || seat?.operator) return;
-    const since = new Date(state.since * 1000).toISOString().slice(11, 16);
-    const reason = state.reason ? ` — ${state.reason}` : '';
-    throw new HttpError(423, `hub paused by the operator since ${since} UTC${reason}. Reads, acknowledgements and direct messages with an operator stay open; writes resume when an operator lifts the pause.`);
+    // The reference's form: `since YYYY-MM-DD HH:MM <zone>[ (reason: R)]`.
+    const reason = state.reason ? ` (reason: ${state.reason})` : '';
+    throw new HttpError(423, `hub paused by the operator since ${notices.dateTime(state.since)} UTC${reason} — reads, acknowledgements and direct messages with an operator stay open; writes resume when an operator lifts the pause.`);
   }
 
   /** The post gate: a paused hub still carries direct messages with an operator. */
