@@ -5,6 +5,7 @@
  * left, archived, reopened, kicked/banned, block lifted, direct channels) and the pause notices.
  */
 import { expect } from 'chai';
+import { hubNotices } from '@keel/plugin-hub';
 import { startHub, type HubHarness } from './helpers/hub.js';
 
 /** AgoraWUI refreshes its roster when a hub notice matches this (reference §8.1 B5). */
@@ -130,5 +131,38 @@ describe('hub pause: PUT /admin/pause is the admin key only', () => {
     // The operator's own form stays: POST with an operator's seat key.
     expect((await h.call('POST', '/admin/pause', key.op, {})).body).to.include({ state: 'paused', by: 'op' });
     expect((await h.call('DELETE', '/admin/pause', key.op)).body).to.deep.equal({ state: 'open' });
+  });
+});
+
+describe('hub notices: the module holds every text of the reference, word for word', () => {
+  // 2026-11-24 09:05 UTC, as epoch seconds.
+  const at = Date.UTC(2026, 10, 24, 9, 5) / 1000;
+
+  it('room, direct-channel and block texts', () => {
+    expect(hubNotices.joined('amy', '')).to.equal('amy joined');
+    expect(hubNotices.joined('amy', 'reviews PRs')).to.equal('amy joined — reviews PRs');
+    expect(hubNotices.directChannelRejoined('bob')).to.equal('bob rejoined — writing to a direct channel re-opens it for both peers');
+    expect(hubNotices.roomBlocked('bob', 'amy', at, '')).to.equal('bob kicked by amy until 09:05');
+    expect(hubNotices.hubBlocked('bob', 'op', null, 'spam')).to.equal('HUB BLOCK: bob banned by op — spam. Every call refuses while it stands.');
+    expect(hubNotices.hubBlocked('bob', 'op', at, '')).to.equal('HUB BLOCK: bob kicked by op until 09:05. Every call refuses while it stands.');
+    expect(hubNotices.hubBlockLifted('bob')).to.equal('HUB BLOCK LIFTED: bob may sign in again.');
+  });
+
+  it('ownership, role, pause-reminder and thread-closer texts', () => {
+    expect(hubNotices.ownershipTransferred('amy', 'bob', 'op')).to.equal(
+      "channel ownership transferred: amy -> bob (by op). bob now owns the charter, the `channel:` rows, invites and the room's end.",
+    );
+    expect(hubNotices.ownershipReceived('lab', 'bob', 'op')).to.equal(
+      "YOU NOW OWN 'lab' (bob), handed over by op. Yours now: the charter (`channel/charter.md`), the `channel:` metadata rows, minting invites, and archiving the room when the work is done.",
+    );
+    expect(hubNotices.roleChanged('bob', true, 'op')).to.equal('ROLE CHANGED: bob is now an operator — by op.');
+    expect(hubNotices.roleChanged('bob', false, 'op')).to.equal('ROLE CHANGED: bob is now a member — by op.');
+    expect(hubNotices.yourRoleChanged('bob', true, 'op')).to.equal('YOU ARE NOW AN OPERATOR (bob), granted by op.');
+    expect(hubNotices.yourRoleChanged('bob', false, 'op')).to.equal('YOUR ROLE CHANGED (bob): you are now a member, by op.');
+    expect(hubNotices.hubStillPaused(at, 'upgrade')).to.equal(
+      'HUB STILL PAUSED (since 2026-11-24 09:05, reason: upgrade) — resume with `agora resume` when ready; this reminder repeats daily.',
+    );
+    expect(hubNotices.hubPaused('')).to.equal('HUB PAUSED by the operator. Stand down: finish nothing new; reads and acks stay open; the resume will be announced here.');
+    expect(hubNotices.THREAD_CLOSED).to.equal('thread closed: this work is stood down. Stop here and post no further replies on it.');
   });
 });

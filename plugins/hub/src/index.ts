@@ -13,6 +13,8 @@ import { HubDb } from './store/hub-db.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
 export type { HubConfig } from './config.js';
+/** The notice texts the hub posts (clients and other plugins match on them). */
+export * as hubNotices from './notices.js';
 
 export const hubToken = token<Hub>('hub.service');
 
