@@ -54,6 +54,10 @@ describe('hub notices', () => {
   it('the first row of a direct channel names both peers', async () => {
     expect((await h.call('POST', '/dms/carol/messages', key.bob, { body: 'hi' })).status).to.equal(200);
     expect((await rows('dm:bob--carol', key.bob))[0]).to.deep.include({ sender: 'hub', kind: 'system', body: 'direct channel between bob and carol' });
+    // A peer who left is re-seated by the next message, with the reference's notice.
+    expect((await h.call('POST', `/channels/${encodeURIComponent('dm:bob--carol')}/leave`, key.carol)).status).to.equal(200);
+    expect((await h.call('POST', '/dms/carol/messages', key.bob, { body: 'back?' })).status).to.equal(200);
+    expect(await hubBodies('dm:bob--carol', key.carol)).to.include('carol rejoined — writing to a direct channel re-opens it for both peers');
   });
 
   it('room lifecycle notices: created, joined, left, archived with the count, reopened with the owner', async () => {
