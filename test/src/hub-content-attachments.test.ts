@@ -136,7 +136,7 @@ describe('hub content: content-addressed attachments', () => {
     expect((await upload('proj', stranger, Buffer.from('x'), 'text/plain', 'x')).status).to.equal(403);
   });
 
-  it('resolves post refs into {id, filename, content_type, size}; unknown ids 404, malformed 400', async () => {
+  it('resolves post refs into {id, filename, content_type, size}; unknown or foreign ids and malformed ones 400', async () => {
     const bytes = Buffer.from('%PDF-1.4 not really');
     const post = await hub.call('POST', '/channels/proj/messages', ann, { body: 'see attached', attachments: [{ id: sha(bytes) }, { id: sha(bytes), filename: 'renamed.pdf' }] });
     expect(post.status).to.equal(200);
@@ -149,13 +149,14 @@ describe('hub content: content-addressed attachments', () => {
     const row = ((await hub.call('GET', '/channels/proj/messages?limit=1000', ann)).body as Array<{ id: string; attachments: unknown }>).find((m) => m.id === post.body.id)!;
     expect(row.attachments).to.deep.equal(post.body.data.attachments);
     const unknown = await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: 'f'.repeat(64) }] });
-    expect(unknown.status).to.equal(404);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.detail).to.equal(`attachment ffffffffffff… is not uploaded to 'proj' — POST the bytes to /channels/{channel}/attachments first`);
     const malformed = await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: 'nope' }] });
     expect(malformed.status).to.equal(400);
-    expect(malformed.body.detail).to.equal("attachment id must be the blob's sha256 hex");
+    expect(malformed.body.detail).to.equal('attachment id must be the sha256 hex the upload returned');
     // An attachment of another channel cannot be cited here.
     const other = (await upload('elsewhere', ann, Buffer.from('only elsewhere'), 'text/plain', 'e.txt')).body.id;
-    expect((await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: other }] })).status).to.equal(404);
+    expect((await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: other }] })).status).to.equal(400);
   });
 
   it('stops serving a blob once every message carrying it was retracted', async () => {

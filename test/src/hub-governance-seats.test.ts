@@ -231,7 +231,8 @@ describe('hub seats: presence', () => {
       expect(amy.status).to.equal(200);
       expect(amy.body.map((p: { agent_id: string }) => p.agent_id)).to.deep.equal(['amy', 'bea', 'op', 'zed']);
       expect(amy.body.find((p: { agent_id: string }) => p.agent_id === 'bea')).to.deep.include({ state: 'idle' });
-      expect(amy.body.find((p: { agent_id: string }) => p.agent_id === 'zed')).to.deep.include({ state: 'offline', updated_at: null });
+      expect(amy.body.find((p: { agent_id: string }) => p.agent_id === 'zed')).to.deep.include({ state: 'offline', updated_at: 0 });
+      expect(amy.body.find((p: { agent_id: string }) => p.agent_id === 'amy')).to.deep.include({ state: 'active' });
       expect(amy.body[0]).to.have.keys(['agent_id', 'state', 'updated_at']);
       const loner = await h.call('GET', '/presence', key.loner);
       expect(loner.body.map((p: { agent_id: string }) => p.agent_id)).to.deep.equal(['loner']);

@@ -37,7 +37,7 @@ describe('hub pause', () => {
 
     const post = await hub.call('POST', '/channels/commons/messages', bob, { body: 'hello?' });
     expect(post.status).to.equal(423);
-    expect(post.body.detail).to.match(/^hub paused by the operator since \d\d:\d\d UTC — migrating storage\./);
+    expect(post.body.detail).to.match(/^hub paused by the operator since \d{4}-\d\d-\d\d \d\d:\d\d UTC \(reason: migrating storage\) — reads, /);
     for (const [method, url, body] of [
       ['PUT', '/channels/plans/fs/notes.md', { content: 'x' }],
       ['PUT', '/channels/plans/store/k', { value: 1 }],

@@ -48,8 +48,11 @@ describe('plugin-supplied authentication: hub seat keys on routes', () => {
     expect(invalid.statusCode).to.equal(422);
   });
 
-  it('keeps the admin-key routes at 403 without the admin key, never counting those refusals', async () => {
-    for (const token of [undefined, ann, 'agora_guess', 'not-a-token']) {
+  it('keeps the admin-key routes at 403 without the admin key (401 without any key), never counting those refusals', async () => {
+    const keyless = await kernel.inject({ method: 'POST', url: '/hub/agents', payload: { id: 'bob' } });
+    expect(keyless.statusCode).to.equal(401);
+    expect(keyless.json()).to.deep.equal({ detail: 'missing bearer token' });
+    for (const token of [ann, 'agora_guess', 'not-a-token']) {
       const res = await kernel.inject({ method: 'POST', url: '/hub/agents', token, payload: { id: 'bob' } });
       expect(res.statusCode, String(token)).to.equal(403);
       expect(res.json()).to.deep.equal({ detail: 'agent registration requires the admin key' });

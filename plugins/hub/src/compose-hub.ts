@@ -8,7 +8,8 @@
  * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
  * by functions that read services only when a request runs, never during construction.
  */
-import type { AuthService, Logger } from '@keel/plugin-sdk';
+import { postMessageBody } from '@keel/hub-client/wire';
+import type { AuthService, Logger, Validator } from '@keel/plugin-sdk';
 import { Doctor } from './admin/doctor.js';
 import { FleetStatus } from './admin/fleet-status.js';
 import { RefusedSends } from './admin/refused-sends.js';
@@ -65,6 +66,8 @@ export interface HubDeps {
   log: Logger;
   /** The plugin's data directory (`<data>/plugins/hub`). */
   dataDir: string;
+  /** The kernel's schema validator: socket frames are held to the HTTP routes' request schemas. */
+  validator: Validator;
 }
 
 /** Every service of a hub, built: what `setup` hands the route factories and the socket. */
@@ -90,9 +93,9 @@ export interface HubServices {
   admin: { slow: SlowRequests; refusals: RefusedSends; fleet: FleetStatus; doctor: Doctor };
 }
 
-export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
+export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: HubDeps): HubServices {
   const live = new LiveBus();
-  const presence = new Presence();
+  const presence = new Presence(config.presence);
   const writer = new HubWriter(db, live);
   const votes = new VoteStore(db);
 
@@ -109,7 +112,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const delegations = new Delegations(db, agents);
   const facts = new MessageFacts(db);
   const envelopes = new EnvelopeBuilder(db, facts);
-  const pause = new HubPause(db);
+  const pause = new HubPause(db, writer);
   const content = new HubContent({ db, config, dataDir, facts, channels, delegations, fs, store, roomCharters });
   const poster = new MessagePoster(db, writer, config.postRate, {
     gates: [(c, sender) => pause.gate(c, sender), ...content.postGates(), retiredPeerGate(agents)],
@@ -120,7 +123,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   let sockets: SocketServer | null = null;
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
-    auth: new SeatAuth(db, agents, kernelAuth),
+    auth: new SeatAuth(db, agents, kernelAuth, (seat) => presence.seen(seat.id)),
     reading: new Reading(db, facts, envelopes),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),
@@ -128,12 +131,13 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     infoParts: [(c) => content.infoPart(c)],
     severSockets: (agent) => sockets?.sever(agent),
   });
-  sockets = new SocketServer(hub, presence);
+  // A socket `post` frame is the HTTP post body: the same schema, compiled once.
+  sockets = new SocketServer(hub, presence, validator.compile(postMessageBody, 'post'));
 
   const index = new MessageIndex(db, live);
   const refusals = new RefusedSends();
   // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
-  const fleet = new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: () => null });
+  const fleet = new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: (agent) => presence.lastReceptionOf(agent) });
   const admin = {
     refusals, fleet,
     slow: new SlowRequests(config.slowRequests, log),

@@ -16,6 +16,8 @@ export interface HubConfig {
   reads: ReadLimits;
   /** `GET /admin/slow`: a request whose handler took at least `thresholdMs` is kept in a ring of the last `keep`. */
   slowRequests: { thresholdMs: number; keep: number };
+  /** Presence windows: how long HTTP activity (`activeSeconds`) or a reception poll (`receptionSeconds`) keeps a seat `active`. */
+  presence: { activeSeconds: number; receptionSeconds: number };
 }
 
 export interface ReadLimits {
@@ -68,6 +70,12 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { thresholdMs: { type: 'integer', minimum: 0, default: 5000 }, keep: { type: 'integer', minimum: 0, maximum: 10000, default: 50 } },
+    },
+    presence: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { activeSeconds: { type: 'number', minimum: 1, default: 600 }, receptionSeconds: { type: 'number', minimum: 1, default: 2700 } },
     },
   },
 });

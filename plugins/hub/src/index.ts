@@ -13,6 +13,8 @@ import { HubDb } from './store/hub-db.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
 export type { HubConfig } from './config.js';
+/** The notice texts the hub posts (clients and other plugins match on them). */
+export * as hubNotices from './notices.js';
 
 export const hubToken = token<Hub>('hub.service');
 
@@ -24,7 +26,7 @@ export const hubPlugin = definePlugin({
   defaultPrefix: '/hub',
   errorFormat: hubErrorFormat,
   configSchema: hubConfigSchema,
-  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths },
+  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator },
   provides: hubToken,
   // The client name every hub client sends (seed §2.2; the real hub's own client says X-Agora-Client).
   headers: ['x-hub-client', 'x-agora-client'],
@@ -37,7 +39,7 @@ export const hubPlugin = definePlugin({
   },
   async setup({ config, deps }) {
     // The composition root builds every service and wires every hook; the routes only declare.
-    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir });
+    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir, validator: deps.validator });
     await services.hub.channels.ensureCommons();
     return {
       exports: services.hub,

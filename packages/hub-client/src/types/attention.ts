@@ -120,7 +120,7 @@ export interface Desk {
 export interface PresenceRow {
   agent_id: string;
   state: 'idle' | 'working' | 'active' | 'offline' | string;
-  /** Null for a seat that never held a socket. */
+  /** 0 for a seat with no recent activity and no fresh declared state (the reference's 0.0). */
   updated_at: number | null;
 }
 

@@ -10,3 +10,6 @@ export const inboxAckBody = {
 export type InboxAckBody = WireInput<typeof inboxAckBody>;
 
 export const ledgerQuery = { type: 'object', properties: { verify: { type: 'boolean', default: true } } } as const;
+
+/** `PUT /presence`: declare a state; only `idle` or `working` is accepted (another word is a teaching 400). */
+export const presenceBody = { type: 'object', required: ['state'], properties: { state: { type: 'string' } } } as const;

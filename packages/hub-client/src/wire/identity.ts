@@ -14,7 +14,8 @@ export const registerAgentBody = {
 } as const;
 export type RegisterAgentBody = WireInput<typeof registerAgentBody>;
 
-export const pauseBody = { type: 'object', properties: { reason: { type: 'string', maxLength: 200, default: '' } } } as const;
+/** `PUT|POST /admin/pause`: control-character runs in the reason become a space; over 200 characters is a teaching 400. */
+export const pauseBody = { type: 'object', properties: { reason: { type: 'string', default: '' } } } as const;
 export type PauseBody = WireInput<typeof pauseBody>;
 
 export const missionBody = { type: 'object', required: ['mission'], properties: { mission: { type: 'string' } } } as const;

@@ -8,6 +8,7 @@ import { nowSeconds } from '../ids.js';
 import type { AgentRecord, ChannelRecord, MemberRecord } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import { systemNotice, type HubWriter, type WriteScope } from '../messages/hub-writer.js';
+import * as notices from '../notices.js';
 
 export const COMMONS = 'commons';
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
@@ -98,7 +99,7 @@ export class ChannelDirectory {
     const c: ChannelRecord = { name, private: isPrivate, created_by: creator, created_at: now, owner: creator, is_dm: false, archived: false, archived_at: null };
     this.db.channels.put(name, c);
     this.addMemberIn(name, creator, 'owner', now);
-    w.insert(systemNotice(name, `channel created by ${creator}`, now));
+    w.insert(systemNotice(name, notices.channelCreated(creator), now));
     for (const hook of this.onCreate) hook(w, c);
     this.setCursorToHead(creator, name);
     return c;
@@ -108,7 +109,7 @@ export class ChannelDirectory {
   joinIn(w: WriteScope, channel: string, agent: AgentRecord, role: MemberRecord['role'] = 'member'): void {
     const now = nowSeconds();
     this.addMemberIn(channel, agent.id, role, now);
-    w.insert(systemNotice(channel, agent.about ? `${agent.id} joined — ${agent.about}` : `${agent.id} joined`, now));
+    w.insert(systemNotice(channel, notices.joined(agent.id, agent.about), now));
     this.setCursorToHead(agent.id, channel);
   }
 
@@ -122,7 +123,7 @@ export class ChannelDirectory {
     this.removeMemberIn(channel, agent);
     for (const { key, value } of this.db.ratings.getRange()) if (key[0] === channel && value.rater === agent) this.db.ratings.remove(key);
     for (const hook of this.onLeave) hook(channel, agent);
-    w.insert(systemNotice(channel, `${agent} left`, nowSeconds()));
+    w.insert(systemNotice(channel, notices.left(agent), nowSeconds()));
   }
 
   removeMemberIn(channel: string, agent: string): void {
@@ -144,12 +145,13 @@ export class ChannelDirectory {
       this.db.channels.put(name, c);
       this.addMemberIn(name, a.id, 'member', now);
       this.addMemberIn(name, b.id, 'member', now);
+      w.insert(systemNotice(name, notices.directChannelOpened(a.id, b.id), now));
       return c;
     }
     for (const peer of [a, b]) {
       if (!this.db.isMember(name, peer.id)) {
         this.addMemberIn(name, peer.id, 'member', now);
-        w.insert(systemNotice(name, `${peer.id} rejoined — direct channels re-seat both peers on the next message`, now));
+        w.insert(systemNotice(name, notices.directChannelRejoined(peer.id), now));
       }
     }
     return c;

@@ -11,6 +11,7 @@ import { badRequest, forbidden, notFound } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { systemNotice } from '../messages/hub-writer.js';
+import * as notices from '../notices.js';
 import type { AgentRecord, BlockRecord, ChannelRecord } from '../records.js';
 import { capText, sanitize } from '../text-rules.js';
 import { mayModerateRoom, ownerLabel, ownsRoom } from './room-authority.js';
@@ -68,7 +69,7 @@ export class Blocks {
       this.hub.db.blocks.put([c.name, target.id], block);
       if (this.hub.db.isMember(c.name, target.id)) this.hub.channels.removeMemberIn(c.name, target.id);
       this.withdrawVotesIn(c.name, target.id);
-      w.insert(systemNotice(c.name, this.notice(block, `'${c.name}'`), block.imposed_at));
+      w.insert(systemNotice(c.name, notices.roomBlocked(target.id, actor.id, block.expires_at, block.reason), block.imposed_at));
     });
     return block;
   }
@@ -88,7 +89,12 @@ export class Blocks {
   /** Lifts a block; `lifted` says whether one was in force. */
   async lift(scope: string, agent: string): Promise<{ agent_id: string; scope: string; lifted: boolean }> {
     const lifted = this.active(scope, agent) !== undefined;
-    await this.hub.db.blocks.remove([scope, agent]);
+    const room = scope === HUB_SCOPE ? undefined : this.hub.db.channels.get(scope);
+    await this.hub.writer.run((w) => {
+      this.hub.db.blocks.remove([scope, agent]);
+      // The room hears that the seat may come back (a hub block has no room to tell).
+      if (lifted && room) w.insert(systemNotice(room.name, notices.roomBlockLifted(agent), nowSeconds()));
+    });
     return { agent_id: agent, scope, lifted };
   }
 
@@ -113,11 +119,6 @@ export class Blocks {
       scope, agent_id: target.id, imposed_by: actor.id, imposed_at: now, expires_at: seconds === null ? null : now + seconds,
       reason: capText(sanitize(input.reason ?? ''), 200, 'reason'),
     };
-  }
-
-  private notice(b: BlockRecord, where: string): string {
-    const what = b.expires_at === null ? 'banned' : `kicked until ${new Date(b.expires_at * 1000).toISOString()}`;
-    return `${b.agent_id} was ${what} from ${where} by ${b.imposed_by}${b.reason ? ` — ${b.reason}` : ''}`;
   }
 
   /** Inside a write: the seat's message ratings in the channel go, and whatever `onLeave` cleans (votes). */

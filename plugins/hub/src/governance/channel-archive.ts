@@ -8,6 +8,7 @@ import { COMMONS } from '../channels/channel-directory.js';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { systemNotice } from '../messages/hub-writer.js';
+import * as notices from '../notices.js';
 import type { AgentRecord, ChannelRecord } from '../records.js';
 
 export class ChannelArchive {
@@ -23,8 +24,8 @@ export class ChannelArchive {
       const now = nowSeconds();
       const current = this.hub.channels.require(c.name);
       if (current.archived) return [];
-      w.insert(systemNotice(c.name, `channel archived by ${seat.id} — its members were evicted; the history stays`, now));
       const members = this.hub.db.membersOf(c.name).map((m) => m.agent_id);
+      w.insert(systemNotice(c.name, notices.channelArchived(seat.id, members.length), now));
       for (const agent of members) this.hub.channels.removeMemberIn(c.name, agent);
       this.hub.db.channels.put(c.name, { ...current, archived: true, archived_at: now });
       return members.sort();
@@ -39,7 +40,7 @@ export class ChannelArchive {
       const now = nowSeconds();
       const current = this.hub.channels.require(c.name);
       this.hub.db.channels.put(c.name, { ...current, archived: false, archived_at: null });
-      w.insert(systemNotice(c.name, `channel unarchived by ${operator.id} — former members must rejoin`, now));
+      w.insert(systemNotice(c.name, notices.channelReopened(operator.id, current.created_by), now));
       const seat = current.owner ? this.hub.agents.live(current.owner) : undefined;
       if (!seat || seat.retired_at !== null) return null;
       this.hub.channels.addMemberIn(c.name, seat.id, 'owner', now);

@@ -12,6 +12,7 @@ import type { ChannelStore } from '../content/store/channel-store.js';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, ChannelRecord } from '../records.js';
+import * as notices from '../notices.js';
 
 const MAX_MEMBERS = 100;
 
@@ -48,14 +49,11 @@ export class Groups {
     if (!peer) throw notFound(`agent '${member}' is not registered`);
     if (peer.retired_at !== null) throw notFound(`agent '${member}' has been retired`);
     const invite = await this.hub.invites.create(c, seat, peer.id);
-    const body = [
-      `${seat.id} invites you to '${c.name}'${purpose ? ` — ${purpose}` : ''}.`,
-      `Join with POST /channels/${encodeURIComponent(c.name)}/join {"invite_token": "${invite.invite_token}"} (single use, 24 h).`,
-    ].join('\n');
+    const body = notices.groupInvite(c.name, purpose, invite.invite_token);
     await this.hub.writer.run((w) => {
       const dm = this.hub.channels.ensureDmIn(w, seat, peer);
       for (const gate of this.hub.poster.gates) gate(dm, seat);
-      this.hub.poster.postIn(w, dm, seat, { status: 'fyi', title: `invite to ${c.name}`, body, to: [peer.id], data: { invite_token: invite.invite_token, channel: c.name } });
+      this.hub.poster.postIn(w, dm, seat, { status: 'fyi', title: notices.groupInviteTitle(c.name), body, to: [peer.id], data: { invite_token: invite.invite_token, channel: c.name } });
     });
   }
 }

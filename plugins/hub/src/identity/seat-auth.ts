@@ -43,7 +43,13 @@ export class SeatAuth {
   /** The admin key, else a seat as `seatKey` admits it. */
   readonly seatOrAdminKey: Authenticator<Actor>;
 
-  constructor(private readonly db: HubDb, private readonly agents: AgentRegistry, private readonly kernelAuth: AuthService) {
+  constructor(
+    private readonly db: HubDb,
+    private readonly agents: AgentRegistry,
+    private readonly kernelAuth: AuthService,
+    /** Told of every successful seat-key sign-in (presence's `last_seen`); admin-key calls are not seat activity. */
+    private readonly signedIn: (seat: AgentRecord) => void = () => {},
+  ) {
     this.seatKey = defineAuthenticator({ name: 'hubSeatKey', scheme: SEAT_KEY_SCHEME, refusals: SEAT_KEY_REFUSALS, authenticate: (key) => this.seat(key) });
     this.seatOrAdminKey = defineAuthenticator<Actor>({
       name: 'hubSeatKey', scheme: SEAT_KEY_SCHEME, refusals: SEAT_KEY_REFUSALS,
@@ -51,13 +57,17 @@ export class SeatAuth {
     });
   }
 
-  /** The admin key alone; anything else (no key, a seat key, a bad key: none counted) is refused with 403 `${act} requires the admin key`. */
-  adminKey(act: string): Authenticator<typeof ADMIN_PRINCIPAL> {
+  /**
+   * The admin key alone (reference §8.0): no key is 401 `missing bearer token`; any other key (a seat
+   * key, a bad key: none counted) is refused with 403 `refusal`, by default `${act} requires the admin key`.
+   */
+  adminKey(act: string, refusal = `${act} requires the admin key`): Authenticator<typeof ADMIN_PRINCIPAL> {
     return defineAuthenticator({
       name: 'hubAdminKey',
       scheme: { type: 'http', scheme: 'bearer', description: "The hub's admin key: the Keel admin token (`<data>/auth/admin.token`, or `KEEL_ADMIN_TOKEN`)." },
       authenticate: async (key) => {
-        if (!(await this.isAdminKey(key))) throw forbidden(`${act} requires the admin key`);
+        if (!key) throw unauthorized(SEAT_KEY_REFUSALS.missing);
+        if (!(await this.isAdminKey(key))) throw forbidden(refusal);
         return ADMIN_PRINCIPAL;
       },
     });
@@ -91,7 +101,10 @@ export class SeatAuth {
    */
   private async seat(key: string | null): Promise<AgentRecord | null> {
     const r = this.resolve(key);
-    if ('agent' in r) return r.agent;
+    if ('agent' in r) {
+      this.signedIn(r.agent);
+      return r.agent;
+    }
     if (r.status === 403) throw forbidden(r.detail);
     if (key && !key.startsWith('agora_') && (await this.kernelAuth.authenticate(key))) {
       throw unauthorized(r.detail, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { PostMessageBody } from '@keel/hub-client/wire';
 import type { WebSocket } from 'ws';
 import { admit, bearerCredential, textExceedsJsonDepth, isHttpError, type SocketAdmission, type SocketConnection, type SocketRoute } from '@keel/plugin-sdk';
 import type { HubConfig } from '../config.js';
@@ -20,12 +21,15 @@ import { EnvelopeFrames } from './envelope-frames.js';
 import type { Presence } from './presence.js';
 import { TickCork } from './tick-cork.js';
 
+/** Checks a `post` frame's fields against the HTTP post body schema (`@keel/hub-client/wire`). */
+export type PostCheck = (fields: unknown) => PostMessageBody;
+
 export class SocketServer {
   private readonly connections = new Set<Connection>();
   private readonly cork = new TickCork();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly hub: Hub, private readonly presence: Presence) {
+  constructor(private readonly hub: Hub, private readonly presence: Presence, private readonly checkPost: PostCheck) {
     // One listener for every socket, so the sockets share a message's envelope facts and frames.
     this.unsubscribe = hub.live.subscribe((m) => {
       if (this.connections.size === 0) return;
@@ -53,7 +57,7 @@ export class SocketServer {
   }
 
   private connected({ ws, socket, principal: seat }: SocketConnection<string>): void {
-    const conn = new Connection(this.hub, ws, socket, this.cork, seat, this.hub.config);
+    const conn = new Connection(this.hub, ws, socket, this.cork, seat, this.hub.config, this.checkPost);
     this.connections.add(conn);
     this.presence.connected(conn.seat);
     ws.on('close', () => {
@@ -90,6 +94,7 @@ class Connection {
     private readonly cork: TickCork,
     readonly seat: string,
     private readonly limits: Pick<HubConfig, 'socketQueueFrames' | 'socketFrameMaxDepth'>,
+    private readonly checkPost: PostCheck,
   ) {}
 
   /** Sends `m` if this seat should get it now; `frames` builds (and shares) the encoded envelope. */
@@ -149,7 +154,14 @@ class Connection {
         case 'post': {
           if (typeof frame.channel !== 'string') return this.send({ type: 'error', detail: 'malformed frame: post needs channel' });
           const c = this.hub.channels.requireMember(frame.channel, agent.id);
-          const { type: _t, channel: _c, ...args } = frame;
+          const { type: _t, channel: _c, ...fields } = frame;
+          let args: PostMessageBody;
+          try {
+            args = this.checkPost(fields);
+          } catch (err) {
+            // The HTTP route answers a schema violation 422; the frame says so with the validator's sentence.
+            return this.send({ type: 'error', detail: isHttpError(err) ? err.message : 'malformed frame: post', status: 422 });
+          }
           const m = await this.hub.poster.post(c, agent, args);
           return this.send({ type: 'posted', id: m.id, seq: m.seq });
         }

@@ -85,11 +85,11 @@ export class MessagePoster {
     const data: Record<string, unknown> = args.data ? { ...args.data } : {};
     if (args.data !== undefined && args.data !== null && (typeof args.data !== 'object' || Array.isArray(args.data))) throw badRequest('data must be a JSON object or null');
 
-    const asks = this.normalizeAsks(channel, [...arrayOf(data.asks), ...(args.asks ?? [])]);
+    const asks = this.normalizeAsks(channel, [...handBuiltAsks(data.asks, status), ...(args.asks ?? [])]);
     const declines = unique([...stringsOf(data.declines, 'declines'), ...(args.declines ?? [])]);
     const answers = unique([...stringsOf(data.answers, 'answers'), ...(args.answers ?? []), ...declines]);
     const consumes = unique([...stringsOf(data.consumes, 'consumes'), ...(args.consumes ?? [])]);
-    const attachmentRefs = [...arrayOf(data.attachments), ...(args.attachments ?? [])] as Array<{ id: string; filename?: string }>;
+    const attachmentRefs = [...handBuiltAttachments(data.attachments), ...(args.attachments ?? [])] as Array<{ id: string; filename?: string }>;
     if (asks.length) data.asks = asks;
     else delete data.asks;
     if (answers.length) data.answers = answers;
@@ -138,15 +138,17 @@ export class MessagePoster {
   }
 
   private normalizeAsks(channel: ChannelRecord, raw: unknown[]): Ask[] {
-    if (raw.length > MAX_ASKS) throw badRequest(`a message carries at most ${MAX_ASKS} asks — this one has ${raw.length}`);
+    if (raw.length > MAX_ASKS) throw badRequest(`too many asks (max ${MAX_ASKS})`);
     const seen = new Set<string>();
     return raw.map((item, i) => {
       const a = item as { id?: unknown; text?: unknown; to?: unknown };
-      if (typeof a !== 'object' || a === null || typeof a.text !== 'string' || !a.text.trim()) throw badRequest(`asks[${i}] needs a non-empty text`);
+      if (typeof a !== 'object' || a === null || Array.isArray(a)) throw badRequest('each ask must be an object with an id');
+      if (typeof a.text !== 'string' || !a.text.trim()) throw badRequest(`asks[${i}] needs a non-empty text`);
       capText(a.text, 500, `asks[${i}].text`);
       const id = a.id === undefined || a.id === null || a.id === '' ? newToken('ask_', 6) : String(a.id);
       if ([...id].length > MAX_ASK_ID) throw badRequest(`asks[${i}].id is ${[...id].length} characters; the cap is ${MAX_ASK_ID}. Shorten it — the hub will not choose which characters to drop.`);
-      if (seen.has(id) || this.db.asks.doesExist([channel.name, id])) throw conflict(`ask id '${id}' is already used in '${channel.name}' — ask ids are unique per channel`);
+      if (seen.has(id)) throw badRequest('ask ids must be unique and non-empty');
+      if (this.db.asks.doesExist([channel.name, id])) throw conflict(`ask id '${id}' is already used in '${channel.name}' — ask ids are unique per channel`);
       seen.add(id);
       const ask: Ask = { id, text: a.text };
       if (a.to !== undefined) {
@@ -166,13 +168,25 @@ export class MessagePoster {
   }
 
   private resolveAttachments(channel: string, refs: Array<{ id: string; filename?: string }>): AttachmentRef[] {
-    if (refs.length > MAX_ATTACHMENTS) throw badRequest(`a message carries at most ${MAX_ATTACHMENTS} attachments — this one has ${refs.length}`);
+    if (refs.length > MAX_ATTACHMENTS) throw badRequest(`a message carries at most ${MAX_ATTACHMENTS} attachments`);
+    if (refs.some((r) => typeof r !== 'object' || r === null || Array.isArray(r))) throw badRequest("each attachment ref needs an id (the blob's sha256 from the upload)");
     return this.attachments(channel, refs);
   }
 }
 
-function arrayOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
+/** `data.asks` written by hand: refused (400, the reference's sentences), never silently dropped, when it is not a list on an open/blocked post. */
+function handBuiltAsks(value: unknown, status: MessageStatus): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (status !== 'open' && status !== 'blocked') throw badRequest('asks[] are only allowed on open/blocked messages');
+  if (!Array.isArray(value)) throw badRequest('asks must be a list');
+  return value;
+}
+
+/** `data.attachments` written by hand: a list of refs, else 400 (never silently dropped). */
+function handBuiltAttachments(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badRequest('attachments must be a list of {id, filename?} refs');
+  return value;
 }
 
 function stringsOf(value: unknown, field: string): string[] {

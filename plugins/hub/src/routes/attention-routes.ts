@@ -10,7 +10,11 @@ export function attentionRoutes(hub: Hub, owed: OwedReporter, desk: Desk) {
   return [
     route({
       method: 'GET', path: '/owed', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Asks to answer, answers to consume, threads to close, asks you wait on',
-      handler: ({ principal: seat }) => owed.report(seat),
+      handler: ({ principal: seat, koa }) => {
+        // A reception loop polling /owed keeps its seat `active` for presence's reception window.
+        if (koa.get('x-agora-reception')) hub.presence.received(seat.id);
+        return owed.report(seat);
+      },
     }),
     route({
       method: 'GET', path: '/desk', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Operators: open asks and unanswered messages addressed to operators, oldest first',

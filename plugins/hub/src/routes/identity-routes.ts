@@ -37,6 +37,11 @@ export function identityRoutes(hub: Hub) {
       handler: operatorAct('pausing the hub is an operator act', (actor, { body }) => hub.pause.pause(actor.id, body.reason)),
     }),
     route({
+      method: 'PUT', path: '/admin/pause', auth: hub.auth.adminKey('pausing the hub'), tags: ['hub'], summary: "Pause the hub (the reference's form: admin key only): non-operator writes answer 423 until resumed",
+      body: pauseBody,
+      handler: ({ principal, body }) => hub.pause.pause(principal.id, body.reason),
+    }),
+    route({
       method: 'DELETE', path: '/admin/pause', auth: hub.auth.seatOrAdminKey, tags: ['hub'], summary: 'Lift a pause (operator or admin key)',
       handler: operatorAct('lifting a pause is an operator act', () => hub.pause.resume()),
     }),

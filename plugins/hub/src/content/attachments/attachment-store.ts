@@ -170,10 +170,12 @@ export class Attachments {
   resolveIn(channel: string, refs: Array<{ id: string; filename?: string }>): AttachmentRef[] {
     const nextSeq = this.db.lastSeq(channel) + 1;
     return refs.map((ref) => {
-      if (typeof ref?.id !== 'string') throw badRequest("attachment id must be the blob's sha256 hex");
-      const id = requireBlobId(ref.id);
+      // The reference's sentences (§8.1 B5): a ref that is not a blob of this channel is bad input (400).
+      if (typeof ref?.id !== 'string') throw badRequest("each attachment ref needs an id (the blob's sha256 from the upload)");
+      const id = ref.id.trim().toLowerCase();
+      if (!SHA256_HEX.test(id)) throw badRequest('attachment id must be the sha256 hex the upload returned');
       const row = this.rows.get([channel, id]);
-      if (!row) throw notFound(`attachment '${id}' not found in '${channel}' — upload it to this channel first`);
+      if (!row) throw badRequest(`attachment ${id.slice(0, 12)}… is not uploaded to '${channel}' — POST the bytes to /channels/{channel}/attachments first`);
       this.carriers.put([channel, id, nextSeq], 1);
       return { id, filename: ref.filename === undefined ? row.filename : cleanFilename(ref.filename), content_type: row.content_type, size: row.size };
     });

@@ -1,6 +1,7 @@
 /**
  * Rules for vfs paths (reference §1.5): 1..512 characters, relative, segments separated by `/`,
- * none empty, `.`, `..` or padded with whitespace. The router already percent-decodes the path.
+ * none empty, `.`, `..` or padded with whitespace, no backslash or control character. The router
+ * already percent-decodes the path, so an encoded `%2E%2E` segment is checked as `..` (400, not 404).
  */
 import { badRequest } from '@keel/plugin-sdk';
 
@@ -11,27 +12,25 @@ export const MAX_PATH_BYTES = 1024;
 export const CHANNEL_PREFIX = 'channel/';
 export const ROOM_CHARTER_PATH = 'channel/charter.md';
 
-/** The reason a path breaks the rules, or null when it is valid. */
+/** The refusal (the reference's sentence, §8.1 B5) for a path that breaks the rules, or null when it is valid. */
 export function pathProblem(path: string): string | null {
   const length = [...path].length;
-  if (length < 1 || length > MAX_PATH_CHARS) return `is ${length} characters; paths are 1 to ${MAX_PATH_CHARS}`;
+  if (length < 1 || length > MAX_PATH_CHARS) return `fs path must be 1..${MAX_PATH_CHARS} chars`;
   const bytes = Buffer.byteLength(path);
-  if (bytes > MAX_PATH_BYTES) return `is ${bytes} bytes in UTF-8; paths are at most ${MAX_PATH_BYTES} bytes`;
-  if (path.startsWith('/')) return 'is absolute; paths are relative to the channel';
+  if (bytes > MAX_PATH_BYTES) return `fs path is ${bytes} bytes in UTF-8; paths are at most ${MAX_PATH_BYTES} bytes`;
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains control characters';
-  for (const segment of path.split('/')) {
-    if (segment === '') return 'has an empty segment';
-    if (segment === '.' || segment === '..') return `has a '${segment}' segment`;
-    if (segment !== segment.trim()) return `has a segment padded with whitespace ('${segment}')`;
+  if (/[\\\u0000-\u001f\u007f]/.test(path)) return 'fs path contains illegal characters';
+  if (path.startsWith('/')) return "fs path must be relative (no leading '/')";
+  if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..' || segment !== segment.trim())) {
+    return "fs path has empty, '.', '..' or whitespace-padded segments";
   }
   return null;
 }
 
-/** The path, or 400 naming the rule it breaks. */
+/** The path, or 400 with the rule it breaks. */
 export function requireValidPath(path: string): string {
   const problem = pathProblem(path);
-  if (problem) throw badRequest(`file path '${path}' ${problem} — use relative segments separated by '/', none empty, '.', '..' or whitespace-padded`);
+  if (problem) throw badRequest(problem);
   return path;
 }
 
