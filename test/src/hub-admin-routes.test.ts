@@ -194,6 +194,14 @@ describe('hub admin routes', () => {
       expect(status.fleet).to.include({ min_eligible: 3 });
       expect(status.fleet.live).to.be.at.most(status.fleet.eligible);
     });
+
+    it("reception: a seat's GET /owed with X-Agora-Reception arms it; a seat that never polled stays unknown", async () => {
+      expect((await hub.call('GET', '/owed', key.cat, undefined, { 'x-agora-reception': '1' })).status).to.equal(200);
+      const status = await ok('GET', '/admin/status', admin);
+      const row = (id: string) => status.agents.find((a: { agent_id: string }) => a.agent_id === id);
+      expect(row('cat')).to.include({ reception: 'armed' });
+      expect(row('ann')).to.include({ reception: 'unknown' });
+    });
   });
 
   describe('doctor', () => {

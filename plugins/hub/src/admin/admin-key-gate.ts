@@ -3,23 +3,18 @@
  * an operator's seat key included → 403 with the route's own sentence. `GET /admin/slow` answers a
  * missing key with that 403 too (`missingIsForbidden`), as the reference's app-level route does.
  */
-import { defineAuthenticator, forbidden, isHttpError, type Authenticator } from '@keel/plugin-sdk';
+import { defineAuthenticator, forbidden, type Authenticator } from '@keel/plugin-sdk';
 import type { ADMIN_PRINCIPAL, SeatAuth } from '../identity/seat-auth.js';
 
 export function adminKeyOnly(auth: SeatAuth, refusal: string, missingIsForbidden = false): Authenticator<typeof ADMIN_PRINCIPAL> {
-  const adminKey = auth.adminKey('this route');
+  const adminKey = auth.adminKey('this route', refusal);
+  if (!missingIsForbidden) return adminKey;
   return defineAuthenticator({
     name: adminKey.name,
     scheme: adminKey.scheme,
-    refusals: { missing: 'missing bearer token' },
-    authenticate: async (key, request) => {
-      if (key === null && !missingIsForbidden) return null;
-      try {
-        return await adminKey.authenticate(key, request);
-      } catch (err) {
-        // The admin-key check refuses in its own words; this route has the reference's sentence.
-        throw isHttpError(err) && err.status === 403 ? forbidden(refusal) : err;
-      }
+    authenticate: (key, request) => {
+      if (key === null) throw forbidden(refusal);
+      return adminKey.authenticate(key, request);
     },
   });
 }
