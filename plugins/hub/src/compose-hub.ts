@@ -11,6 +11,8 @@
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
+import { PinnedObligations } from './attention/pinned-obligations.js';
+import { ThreadState } from './attention/thread-state.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
@@ -108,7 +110,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
     auth: new SeatAuth(db, agents, kernelAuth),
-    reading: new Reading(db, facts, envelopes),
+    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, facts, new ThreadState(db, facts, delegations))),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),
     whoamiParts: [(seat) => content.whoamiPart(seat), (seat) => ({ delegations: delegations.activeFor(seat.id) })],

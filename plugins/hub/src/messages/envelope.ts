@@ -4,6 +4,7 @@
  * addressed to the viewer, else up to 1200 bytes.
  */
 import type { AttachmentRef, Envelope } from '@keel/hub-client';
+import { isDirectiveDebt, SETTLING_STATUSES } from '../attention/pinned-obligations.js';
 import type { StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import type { MessageFacts } from './message-views.js';
@@ -101,7 +102,9 @@ class PreparedMessage implements PreparedEnvelope {
       addressed: m.to.length > 0, from_operator: this.fromOperator, reply_to_me: v.replyToMe,
       title: m.title, body_bytes: bytes, body: inline ? m.body : null, data: inline ? m.data : null, reply_to: m.reply_to,
       pending_asks: [...this.pending], your_pending_asks: v.yours, ask_progress: this.askIds.length ? `${this.askIds.length - this.pending.length}/${this.askIds.length}` : '',
-      declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply, redelivery: v.read,
+      declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply,
+      // Served again after a read only because it still obliges the viewer (reference §8.1 B1).
+      redelivery: v.read && (SETTLING_STATUSES.has(m.status) || isDirectiveDebt(m, v, this.fromOperator)),
       retracted: false, attachments: Array.isArray(m.data?.attachments) ? (m.data.attachments as AttachmentRef[]) : [],
       signature: typeof m.data?.signature === 'string' ? m.data.signature : null, verified_by: null, created_at: m.created_at,
     };

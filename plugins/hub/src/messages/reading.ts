@@ -8,6 +8,7 @@ import { badRequest, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
+import type { PinnedObligations } from '../attention/pinned-obligations.js';
 import type { EnvelopeBuilder } from './envelope.js';
 import { toMessage, type MessageFacts, type MessageRow } from './message-views.js';
 
@@ -15,7 +16,7 @@ const INBOX_PER_CHANNEL = 100;
 const MAX_UNREAD_ANCESTORS = 5;
 
 export class Reading {
-  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly envelopes: EnvelopeBuilder) {}
+  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly envelopes: EnvelopeBuilder, private readonly pinned?: PinnedObligations) {}
 
   /** Rows with `seq > since`, oldest first, at most `limit`. */
   history(channel: string, viewer: string, since: number, limit: number): MessageRow[] {
@@ -53,7 +54,10 @@ export class Reading {
     return chain.map(toMessage);
   }
 
-  /** Unread rows per member channel (not the viewer's own), sticky unread criticals first. */
+  /**
+   * Unread rows per member channel (not the viewer's own), with sticky unread criticals and the
+   * pinned obligations whatever the cursor says (reference §8.1 B1); criticals first.
+   */
   inbox(viewer: string): Envelope[] {
     const critical: Envelope[] = [];
     const rest: Envelope[] = [];
@@ -71,6 +75,8 @@ export class Reading {
         }
       }
     }
+    const served = new Set([...critical, ...rest].map((e) => e.id));
+    for (const m of this.pinned?.of(viewer) ?? []) if (!served.has(m.id)) rest.push(this.envelopes.build(m, viewer));
     const byArrival = (a: Envelope, b: Envelope) => a.created_at - b.created_at || a.seq - b.seq;
     const restCritical = rest.filter((e) => e.critical);
     return [...critical, ...restCritical].sort(byArrival).concat(rest.filter((e) => !e.critical).sort(byArrival));
