@@ -10,6 +10,7 @@
  */
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
+import { InboxWaits } from './attention/inbox-waits.js';
 import { OwedReporter } from './attention/owed-report.js';
 import { PinnedObligations } from './attention/pinned-obligations.js';
 import { ThreadState } from './attention/thread-state.js';
@@ -77,6 +78,7 @@ export interface HubServices {
   owed: OwedReporter;
   desk: Desk;
   search: SearchService;
+  inboxWaits: InboxWaits;
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
@@ -131,6 +133,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     groups: new Groups(hub, store),
     archive: new ChannelArchive(hub),
     joinTokens: new JoinTokens(hub),
+    inboxWaits: new InboxWaits(live, config.inboxWait),
     owed: new OwedReporter(hub, {
       charters: (seat) => content.charterDebts(seat),
       // A phase is owed by its steward while it is open.

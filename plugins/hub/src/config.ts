@@ -12,6 +12,8 @@ export interface HubConfig {
   socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
+  /** `GET /inbox?wait=`: parked long-polls per seat (429 beyond) and seconds between recomputations while nothing arrives. */
+  inboxWait: { maxPerSeat: number; recheckSeconds: number };
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -27,6 +29,12 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
+    inboxWait: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { maxPerSeat: { type: 'integer', minimum: 1, default: 4 }, recheckSeconds: { type: 'number', minimum: 0.1, maximum: 55, default: 5 } },
     },
   },
 });

@@ -9,4 +9,7 @@ export const inboxAckBody = {
 } as const;
 export type InboxAckBody = WireInput<typeof inboxAckBody>;
 
+/** `GET /inbox`: `wait` long-polls for up to 55 s (the reference's bounds; outside them, 422). */
+export const inboxQuery = { type: 'object', properties: { wait: { type: 'number', minimum: 0, maximum: 55, default: 0 } } } as const;
+
 export const ledgerQuery = { type: 'object', properties: { verify: { type: 'boolean', default: true } } } as const;

@@ -35,7 +35,7 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...identityRoutes(hub),
     ...channelRoutes(hub),
     ...messageRoutes(hub),
-    ...inboxRoutes(hub),
+    ...inboxRoutes(hub, s.inboxWaits),
     ...ledgerRoutes(hub),
     ...fsRoutes(hub, content),
     ...storeRoutes(hub, content),
