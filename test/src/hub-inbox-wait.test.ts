@@ -93,13 +93,15 @@ describe('hub inbox: ?wait= long-poll', function () {
   });
 
   it('ends parked waits cleanly when the kernel stops', async () => {
-    const other = await startHub();
+    const other = await startHub({ inboxWait: { maxPerSeat: 1 } });
     const seat = await other.seat('solo');
     await other.room('quiet', seat);
     for (const e of (await other.call('GET', '/inbox', seat)).body as Array<{ channel: string; seq: number }>) {
       await other.call('POST', '/inbox/ack', seat, { channel: e.channel, seq: e.seq });
     }
     const waiting = timed(other.call('GET', '/inbox?wait=55', seat));
+    // Parked for sure once a second wait is refused at the cap of one.
+    await until(() => other.call('GET', '/inbox?wait=0.2', seat), { what: 'the first wait parked (a second refused)', ok: (r) => r.status === 429 });
     const stopped = timed(other.stop());
     const { res, elapsed } = await waiting;
     expect(res.status).to.equal(200);
