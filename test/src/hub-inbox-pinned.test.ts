@@ -143,4 +143,33 @@ describe('hub inbox: pinned obligations', function () {
     const env = await find(keys.dan, m.id);
     expect(env, 'still unread by cursor').to.include({ redelivery: false, body: null });
   });
+
+  it("a closed thread serves no pending asks, and pins nobody", async () => {
+    await hub.room('shut', keys.alice, [keys.bob]);
+    const m = await post(keys.alice, 'shut', { status: 'open', to: ['bob'], asks: [{ id: 'x', text: 'still needed?' }] });
+    await post(keys.alice, 'shut', { status: 'resolved', reply_to: m.id, body: 'no longer needed' });
+    const env = await find(keys.bob, m.id) as unknown as { pending_asks: string[]; your_pending_asks: string[] };
+    expect(env.pending_asks, 'served through the cursor flow, closed').to.deep.equal([]);
+    expect(env.your_pending_asks).to.deep.equal([]);
+    await ackAll(keys.bob, 'shut');
+    expect(await find(keys.bob, m.id)).to.equal(undefined);
+  });
+
+  it("the reporting delegate owes the operators' unaddressed lines, and its evidenced resolve settles an operator's question", async () => {
+    await hub.room('report', keys.alice, [keys.op, keys.dan, keys.carol]);
+    await ok('PUT', '/admin/agents/dan/mission', hub.kernel.adminToken, { mission: 'report on the hub' });
+    const grant = await hub.call('PUT', '/admin/delegation', hub.kernel.adminToken, { agent_id: 'dan', powers: ['reporting'], ttl_seconds: 3600 });
+    expect(grant.status, JSON.stringify(grant.body)).to.equal(200);
+    const line = await post(keys.op, 'report', { status: 'fyi', body: 'status by friday' });
+    await ackAll(keys.dan, 'report');
+    await ackAll(keys.carol, 'report');
+    expect(await find(keys.dan, line.id), "an operator's unaddressed line is the reporter's debt").to.not.equal(undefined);
+    expect(await find(keys.carol, line.id), 'not a plain seat\'s').to.equal(undefined);
+
+    const q = await post(keys.op, 'report', { status: 'open', to: ['carol'], body: 'is the migration done?' });
+    await ackAll(keys.carol, 'report');
+    expect(await find(keys.carol, q.id)).to.not.equal(undefined);
+    await post(keys.dan, 'report', { status: 'resolved', reply_to: q.id, body: 'done, see the log', data: { settled_by: 'carol', evidence: ['fs:logs/migration.txt'] } });
+    expect(await find(keys.carol, q.id), 'settled by the reporter with evidence').to.equal(undefined);
+  });
 });

@@ -99,7 +99,8 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const agents = new AgentRegistry(db, writer, channels);
   const delegations = new Delegations(db, agents);
   const facts = new MessageFacts(db);
-  const envelopes = new EnvelopeBuilder(db, facts);
+  const threads = new ThreadState(db, facts, delegations);
+  const envelopes = new EnvelopeBuilder(db, facts, (m) => threads.closed(m));
   const pause = new HubPause(db);
   const content = new HubContent({ db, config, dataDir, facts, channels, delegations, fs, store, roomCharters });
   const poster = new MessagePoster(db, writer, config.postRate, {
@@ -112,7 +113,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
     auth: new SeatAuth(db, agents, kernelAuth),
-    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, facts, new ThreadState(db, facts, delegations))),
+    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, facts, threads)),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),
     whoamiParts: [(seat) => content.whoamiPart(seat), (seat) => ({ delegations: delegations.activeFor(seat.id) })],
@@ -133,7 +134,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     groups: new Groups(hub, store),
     archive: new ChannelArchive(hub),
     joinTokens: new JoinTokens(hub),
-    inboxWaits: new InboxWaits(live, config.inboxWait),
+    inboxWaits: new InboxWaits(live, config.inboxWait, (seat, m) => m.sender !== seat && db.isMember(m.channel, seat)),
     owed: new OwedReporter(hub, {
       charters: (seat) => content.charterDebts(seat),
       // A phase is owed by its steward while it is open.

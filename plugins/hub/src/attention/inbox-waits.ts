@@ -1,16 +1,18 @@
 /**
  * `GET /inbox?wait=<seconds>` (reference §8.1 B4): a long-poll over the inbox. A non-empty inbox
  * answers at once (pinned obligations count, so a seat with standing debts never waits);
- * otherwise the request parks until a row is committed anywhere on the hub (posts, notices, fs
- * audit rows, retractions: everything the live bus carries), recomputes, and answers as soon as
- * the inbox is non-empty, or `[]` at the deadline. It also recomputes every `recheckSeconds`
- * (time alone can change an inbox: a block expires). Bounded: at most `maxPerSeat` parked waits
+ * otherwise the request parks until a row is committed (posts, notices, fs audit rows,
+ * retractions: everything the live bus carries) in one of the seat's channels by someone else,
+ * recomputes, and answers as soon as the inbox is non-empty, or `[]` at the deadline. Rows
+ * elsewhere cannot change its inbox (the reference wakes on them only to wait again); it also
+ * recomputes every `recheckSeconds`, since time and hub-wide acts (a block lifted) can too. Bounded: at most `maxPerSeat` parked waits
  * per seat (429 beyond), and a wait ends with `[]` when its request's signal aborts — the client
  * went away or the kernel is stopping — so shutdown never waits on a long-poll.
  */
 import type { Envelope } from '@keel/hub-client';
 import { tooManyRequests } from '@keel/plugin-sdk';
 import type { LiveBus } from '../live/live-bus.js';
+import type { StoredMessage } from '../records.js';
 
 export interface InboxWaitLimits {
   /** Parked long-polls one seat may hold at once. */
@@ -20,17 +22,13 @@ export interface InboxWaitLimits {
 }
 
 export class InboxWaits {
-  /** Resolvers of parked waits; a committed row resolves (and clears) them all. */
-  private sleepers = new Set<() => void>();
+  /** Resolvers of parked waits by seat; a committed row the seat may see resolves (and clears) its own. */
+  private readonly sleepers = new Map<string, Set<() => void>>();
   private readonly perSeat = new Map<string, number>();
 
-  constructor(live: LiveBus, private readonly limits: InboxWaitLimits) {
-    live.subscribe(() => this.wakeAll());
-  }
-
-  /** Parked waits now (all seats). */
-  get parked(): number {
-    return this.sleepers.size;
+  /** `concerns`: whether a committed row can change the seat's inbox (a row in one of its channels, not its own). */
+  constructor(live: LiveBus, private readonly limits: InboxWaitLimits, private readonly concerns: (seat: string, m: StoredMessage) => boolean) {
+    live.subscribe((m) => this.wake(m));
   }
 
   async wait(seat: string, seconds: number, signal: AbortSignal, compute: () => Envelope[]): Promise<Envelope[]> {
@@ -46,7 +44,7 @@ export class InboxWaits {
       for (;;) {
         const left = deadline - Date.now();
         if (left <= 0) return [];
-        await this.sleep(Math.min(left, this.limits.recheckSeconds * 1000), signal);
+        await this.sleep(seat, Math.min(left, this.limits.recheckSeconds * 1000), signal);
         if (signal.aborted) return [];
         const rows = compute();
         if (rows.length) return rows;
@@ -58,25 +56,30 @@ export class InboxWaits {
     }
   }
 
-  private wakeAll(): void {
-    if (!this.sleepers.size) return;
-    const woken = this.sleepers;
-    this.sleepers = new Set();
-    for (const wake of woken) wake();
+  private wake(m: StoredMessage): void {
+    for (const [seat, wakes] of this.sleepers) {
+      if (!this.concerns(seat, m)) continue;
+      this.sleepers.delete(seat);
+      for (const wake of wakes) wake();
+    }
   }
 
-  /** Until a row is committed, `ms` pass, or the signal aborts. */
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+  /** Until a row that concerns the seat is committed, `ms` pass, or the signal aborts. */
+  private sleep(seat: string, ms: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.sleepers.delete(done);
+        const wakes = this.sleepers.get(seat);
+        wakes?.delete(done);
+        if (wakes?.size === 0) this.sleepers.delete(seat);
         resolve();
       };
       const timer = setTimeout(done, ms);
       signal.addEventListener('abort', done, { once: true });
-      this.sleepers.add(done);
+      let wakes = this.sleepers.get(seat);
+      if (!wakes) this.sleepers.set(seat, (wakes = new Set()));
+      wakes.add(done);
     });
   }
 }

@@ -10,7 +10,8 @@
  *     channel, not blocked from the hub); then it is pinned as a broadcast.
  *   - a broadcast: pinned until the viewer reads it (a reply counts as a read, except of a critical).
  * - A directive debt (`isDirectiveDebt`): pinned until the viewer posts any reply to it or the
- *   thread is authoritatively closed.
+ *   thread is authoritatively closed. The reporting delegate also owes the operators' unaddressed
+ *   `reply`/`fyi` lines.
  */
 import { nowSeconds } from '../ids.js';
 import type { MessageFacts } from '../messages/message-views.js';
@@ -63,8 +64,10 @@ export class PinnedObligations {
 
   private debtPinned(m: StoredMessage, viewer: string): boolean {
     const parent = m.reply_to ? this.db.messageById(m.reply_to) : undefined;
-    const facts = { toMe: m.to.includes(viewer), replyToMe: parent?.sender === viewer };
-    if (!isDirectiveDebt(m, facts, this.threads.isOperator(m.sender))) return false;
+    const fromOperator = this.threads.isOperator(m.sender);
+    // The reporting delegate also owes the operators' unaddressed lines.
+    const toMe = m.to.includes(viewer) || (fromOperator && !m.to.length && this.threads.isReportingDelegate(viewer, m.channel));
+    if (!isDirectiveDebt(m, { toMe, replyToMe: parent?.sender === viewer }, fromOperator)) return false;
     const replies = this.threads.replies(m);
     return !replies.some((r) => r.sender === viewer) && !this.threads.authoritativelyClosed(m, replies);
   }

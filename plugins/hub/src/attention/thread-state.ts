@@ -3,7 +3,8 @@
  * The inbox's pinned obligations and the digest's `decided` list both judge threads by it.
  *
  * - Authoritative close: a live `resolved` reply from the asker, an operator, or a ruling delegate
- *   of the channel (a live grant holding `ruling` or `operational` that reaches it).
+ *   of the channel (a live grant holding `ruling` or `operational` that reaches it); on an
+ *   operator's message also the reporting delegate's, with `data.settled_by` and evidence.
  * - Discharge with asks: no ask pending (declines count: they discharge an ask); on an operator's
  *   message the operator-settled test must pass too.
  * - Discharge without asks: an operator's message by the operator-settled test; a hub `system`
@@ -39,11 +40,19 @@ export class ThreadState {
     return this.authoritativelyClosed(m, replies) || this.discharged(m, replies);
   }
 
-  /** A live `resolved` reply from the asker, an operator or a ruling delegate of the channel. */
+  /**
+   * A live `resolved` reply from the asker, an operator or a ruling delegate of the channel; on an
+   * operator's message also from the reporting delegate, saying who settled it and citing evidence.
+   */
   authoritativelyClosed(m: StoredMessage, replies = this.replies(m)): boolean {
     return replies.some((r) => r.retracted_at === null && r.status === 'resolved' && (
       r.sender === m.sender || this.isOperator(r.sender)
-      || this.delegations.hasPower(r.sender, 'ruling', m.channel) || this.delegations.hasPower(r.sender, 'operational', m.channel)));
+      || this.delegations.hasPower(r.sender, 'ruling', m.channel) || this.delegations.hasPower(r.sender, 'operational', m.channel)
+      || (this.isOperator(m.sender) && this.isReportingDelegate(r.sender, m.channel) && Boolean(r.data?.settled_by) && hasEvidence(r))));
+  }
+
+  isReportingDelegate(seat: string, channel: string): boolean {
+    return this.delegations.hasPower(seat, 'reporting', channel);
   }
 
   discharged(m: StoredMessage, replies = this.replies(m)): boolean {
@@ -62,7 +71,7 @@ export class ThreadState {
   private operatorSettled(m: StoredMessage, replies: StoredMessage[]): boolean {
     if (replies.some((r) => this.isOperator(r.sender))) return true;
     return replies.some((r) => r.retracted_at === null && r.status === 'resolved' && hasEvidence(r)
-      && (this.named(m).includes(r.sender) || this.delegations.hasPower(r.sender, 'reporting', m.channel)));
+      && (this.named(m).includes(r.sender) || this.isReportingDelegate(r.sender, m.channel)));
   }
 
   /** The seats a message names: its `to` and every ask's `to`. */

@@ -19,7 +19,8 @@ export interface ViewerFacts {
 }
 
 export class EnvelopeBuilder {
-  constructor(private readonly db: HubDb, private readonly facts: MessageFacts) {}
+  /** `closed`: whether a message's thread is closed (its pending asks are then served as none). */
+  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly closed: (m: StoredMessage) => boolean = () => false) {}
 
   build(m: StoredMessage, viewer: string): Envelope {
     const prepared = this.prepare(m);
@@ -31,7 +32,7 @@ export class EnvelopeBuilder {
    * (the live fan-out). Use it within one synchronous pass: it does not see later writes.
    */
   prepare(m: StoredMessage): PreparedEnvelope {
-    return m.retracted_at !== null ? new PreparedTombstone(m) : new PreparedMessage(this.db, this.facts, m);
+    return m.retracted_at !== null ? new PreparedTombstone(m) : new PreparedMessage(this.db, this.facts, m, this.closed);
   }
 
   tombstone(m: StoredMessage): Envelope {
@@ -70,9 +71,11 @@ class PreparedMessage implements PreparedEnvelope {
   private readonly fromOperator: boolean;
   private readonly hasResolvedReply: boolean;
 
-  constructor(private readonly db: HubDb, facts: MessageFacts, private readonly m: StoredMessage) {
+  constructor(private readonly db: HubDb, facts: MessageFacts, private readonly m: StoredMessage, closed: (m: StoredMessage) => boolean) {
     this.askIds = facts.askIds(m);
     this.pending = facts.pendingAsks(m);
+    // A closed thread (say its asker resolved it) owes nothing more, whatever asks were left.
+    if (this.pending.length && closed(m)) this.pending = [];
     this.askTo = new Map(this.pending.map((id) => [id, db.asks.get([m.channel, id])?.to ?? []]));
     this.declined = this.askIds.filter((id) => db.asks.get([m.channel, id])?.declined === true);
     this.parentSender = m.reply_to ? db.messageById(m.reply_to)?.sender : undefined;
