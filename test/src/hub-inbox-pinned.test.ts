@@ -172,4 +172,21 @@ describe('hub inbox: pinned obligations', function () {
     await post(keys.dan, 'report', { status: 'resolved', reply_to: q.id, body: 'done, see the log', data: { settled_by: 'carol', evidence: ['fs:logs/migration.txt'] } });
     expect(await find(keys.carol, q.id), 'settled by the reporter with evidence').to.equal(undefined);
   });
+
+  it('an ask naming several seats stays pending, and pins those who have not answered, until every one of them has', async () => {
+    await hub.room('both', keys.alice, [keys.bob, keys.carol]);
+    const m = await post(keys.alice, 'both', { status: 'open', asks: [{ id: 'both', text: 'do you both agree?', to: ['bob', 'carol'] }] });
+    await post(keys.bob, 'both', { status: 'reply', reply_to: m.id, answers: ['both'] });
+    await ackAll(keys.carol, 'both');
+    await ackAll(keys.bob, 'both');
+    expect(await find(keys.carol, m.id), 'carol has not answered yet').to.not.equal(undefined);
+    expect(await find(keys.bob, m.id), 'bob answered').to.equal(undefined);
+    let digest = await ok('GET', '/channels/both/digest', keys.alice);
+    expect(digest.open_questions.map((q: { id: string }) => q.id)).to.deep.equal([m.id]);
+    await post(keys.carol, 'both', { status: 'reply', reply_to: m.id, answers: ['both'] });
+    await ackAll(keys.carol, 'both');
+    expect(await find(keys.carol, m.id)).to.equal(undefined);
+    digest = await ok('GET', '/channels/both/digest', keys.alice);
+    expect(digest.decided.find((d: { id: string }) => d.id === m.id)).to.deep.include({ answered_by: ['bob', 'carol'] });
+  });
 });

@@ -113,7 +113,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
     auth: new SeatAuth(db, agents, kernelAuth),
-    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, facts, threads)),
+    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, threads)),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),
     whoamiParts: [(seat) => content.whoamiPart(seat), (seat) => ({ delegations: delegations.activeFor(seat.id) })],

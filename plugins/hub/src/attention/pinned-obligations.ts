@@ -14,7 +14,6 @@
  *   `reply`/`fyi` lines.
  */
 import { nowSeconds } from '../ids.js';
-import type { MessageFacts } from '../messages/message-views.js';
 import type { StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import type { ThreadState } from './thread-state.js';
@@ -33,7 +32,7 @@ export function isDirectiveDebt(m: StoredMessage, viewer: { toMe: boolean; reply
 }
 
 export class PinnedObligations {
-  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly threads: ThreadState) {}
+  constructor(private readonly db: HubDb, private readonly threads: ThreadState) {}
 
   /** The rows pinned for `viewer` across its channels, in seq order per channel. */
   of(viewer: string): StoredMessage[] {
@@ -55,7 +54,7 @@ export class PinnedObligations {
     if (addressees.includes(viewer)) {
       if (replied) return false;
       // Named only by asks: released once no pending ask names the viewer any more.
-      return m.to.includes(viewer) || this.facts.pendingAsks(m).some((id) => this.db.asks.get([m.channel, id])?.to.includes(viewer));
+      return m.to.includes(viewer) || this.threads.pendingAsks(m, replies).some((id) => this.db.asks.get([m.channel, id])?.to.includes(viewer));
     }
     if (addressees.some((s) => this.available(s, m.channel))) return false;
     const read = this.db.reads.doesExist([viewer, m.id]) || (replied && !m.critical);

@@ -5,8 +5,9 @@
  * - Authoritative close: a live `resolved` reply from the asker, an operator, or a ruling delegate
  *   of the channel (a live grant holding `ruling` or `operational` that reaches it); on an
  *   operator's message also the reporting delegate's, with `data.settled_by` and evidence.
- * - Discharge with asks: no ask pending (declines count: they discharge an ask); on an operator's
- *   message the operator-settled test must pass too.
+ * - Discharge with asks: no ask pending (declines count: they discharge an ask; an ask naming
+ *   several seats waits for every one of them); on an operator's message the operator-settled
+ *   test must pass too.
  * - Discharge without asks: an operator's message by the operator-settled test; a hub `system`
  *   row with `to` by any reply from an addressee; a peer's addressed message never; a peer's
  *   unaddressed message by any reply from someone other than the asker.
@@ -55,9 +56,24 @@ export class ThreadState {
     return this.delegations.hasPower(seat, 'reporting', channel);
   }
 
+  /**
+   * Ask ids still pending: those the ask table holds unanswered, and those naming several seats that
+   * not every named seat has answered yet (by a live direct reply; a decline is an answer here).
+   */
+  pendingAsks(m: StoredMessage, replies = this.replies(m)): string[] {
+    const pending = new Set(this.facts.pendingAsks(m));
+    for (const id of this.facts.askIds(m)) {
+      const named = this.db.asks.get([m.channel, id])?.to ?? [];
+      if (pending.has(id) || named.length < 2) continue;
+      const answered = new Set(replies.filter((r) => r.retracted_at === null && stringsIn(r.data?.answers).includes(id)).map((r) => r.sender));
+      if (named.some((seat) => seat !== m.sender && !answered.has(seat))) pending.add(id);
+    }
+    return this.facts.askIds(m).filter((id) => pending.has(id));
+  }
+
   discharged(m: StoredMessage, replies = this.replies(m)): boolean {
     const fromOperator = this.isOperator(m.sender);
-    if (this.facts.askIds(m).length) return this.facts.pendingAsks(m).length === 0 && (!fromOperator || this.operatorSettled(m, replies));
+    if (this.facts.askIds(m).length) return this.pendingAsks(m, replies).length === 0 && (!fromOperator || this.operatorSettled(m, replies));
     if (fromOperator) return this.operatorSettled(m, replies);
     if (m.kind === 'system') return m.to.length > 0 && replies.some((r) => m.to.includes(r.sender));
     if (m.to.length) return false;
@@ -80,6 +96,10 @@ export class ThreadState {
     for (const id of this.facts.askIds(m)) for (const s of this.db.asks.get([m.channel, id])?.to ?? []) seats.add(s);
     return [...seats];
   }
+}
+
+function stringsIn(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 function hasEvidence(r: StoredMessage): boolean {

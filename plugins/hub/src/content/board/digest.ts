@@ -41,7 +41,7 @@ export class Digests {
         decided.push(row);
       } else {
         const asks = (Array.isArray(m.data?.asks) ? m.data.asks : []) as Ask[];
-        const pending = new Set(this.facts.pendingAsks(m));
+        const pending = new Set(this.threads.pendingAsks(m, replies));
         open.push({ ...brief, status: m.status, pending_asks: asks.filter((a) => pending.has(a.id)) });
       }
     }
@@ -86,7 +86,7 @@ export class Digests {
         if (declines.some((id) => askIds.includes(id))) declinedBy.add(r.sender);
       }
       row.answered_by = [...answeredBy].sort();
-      const pending = new Set(this.facts.pendingAsks(m));
+      const pending = new Set(this.threads.pendingAsks(m, replies));
       const declinedAsks = askIds.filter((id) => !pending.has(id) && !answered.has(id));
       if (declinedBy.size || declinedAsks.length) {
         row.declined_by = [...declinedBy].sort();
