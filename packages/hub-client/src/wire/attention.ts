@@ -1,4 +1,4 @@
-// The inbox acknowledgement.
+// The inbox: its long-poll query and its acknowledgement.
 
 import type { WireInput } from './infer.js';
 

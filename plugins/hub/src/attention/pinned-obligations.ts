@@ -34,16 +34,25 @@ export function isDirectiveDebt(m: StoredMessage, viewer: { toMe: boolean; reply
 export class PinnedObligations {
   constructor(private readonly db: HubDb, private readonly threads: ThreadState) {}
 
-  /** The rows pinned for `viewer` across its channels, in seq order per channel. */
-  of(viewer: string): StoredMessage[] {
-    const pinned: StoredMessage[] = [];
-    for (const channel of this.db.channelsOf(viewer)) {
-      for (const { value: m } of this.db.messages.getRange({ start: [channel, 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
-        if (m.retracted_at !== null || m.sender === viewer) continue;
-        if (SETTLING_STATUSES.has(m.status) ? this.openPinned(m, viewer) : this.debtPinned(m, viewer)) pinned.push(m);
-      }
-    }
-    return pinned;
+  /**
+   * Judges the rows of one inbox computation for `viewer`: whether a live row of one of its
+   * channels is pinned. Who is an operator and where the viewer reports are remembered for this
+   * pass only, since every row of every channel is asked about.
+   */
+  forViewer(viewer: string): (m: StoredMessage) => boolean {
+    const operators = new Map<string, boolean>();
+    const reports = new Map<string, boolean>();
+    const isOperator = (seat: string) => memo(operators, seat, () => this.threads.isOperator(seat));
+    const reportsIn = (channel: string) => memo(reports, channel, () => this.threads.isReportingDelegate(viewer, channel));
+    return (m) => {
+      if (m.retracted_at !== null || m.sender === viewer) return false;
+      if (SETTLING_STATUSES.has(m.status)) return this.openPinned(m, viewer);
+      // Cheap exits first: most rows are neither addressed to the viewer nor an operator's line to its reporter.
+      if (m.kind !== 'message' || (m.status !== 'reply' && m.status !== 'fyi')) return false;
+      const fromOperator = isOperator(m.sender);
+      const toMe = m.to.includes(viewer) || (!m.to.length && fromOperator && reportsIn(m.channel));
+      return toMe && this.debtPinned(m, viewer, fromOperator);
+    };
   }
 
   private openPinned(m: StoredMessage, viewer: string): boolean {
@@ -61,12 +70,10 @@ export class PinnedObligations {
     return !read;
   }
 
-  private debtPinned(m: StoredMessage, viewer: string): boolean {
+  /** A row addressed to the viewer (or an operator's unaddressed line to its reporter): a debt still owed? */
+  private debtPinned(m: StoredMessage, viewer: string, fromOperator: boolean): boolean {
     const parent = m.reply_to ? this.db.messageById(m.reply_to) : undefined;
-    const fromOperator = this.threads.isOperator(m.sender);
-    // The reporting delegate also owes the operators' unaddressed lines.
-    const toMe = m.to.includes(viewer) || (fromOperator && !m.to.length && this.threads.isReportingDelegate(viewer, m.channel));
-    if (!isDirectiveDebt(m, { toMe, replyToMe: parent?.sender === viewer }, fromOperator)) return false;
+    if (!isDirectiveDebt(m, { toMe: true, replyToMe: parent?.sender === viewer }, fromOperator)) return false;
     const replies = this.threads.replies(m);
     return !replies.some((r) => r.sender === viewer) && !this.threads.authoritativelyClosed(m, replies);
   }
@@ -77,4 +84,10 @@ export class PinnedObligations {
     const block = this.db.blocks.get(['hub', seat]);
     return !block || (block.expires_at !== null && block.expires_at <= nowSeconds());
   }
+}
+
+function memo<K, V>(cache: Map<K, V>, key: K, compute: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) cache.set(key, (value = compute()));
+  return value;
 }

@@ -61,22 +61,23 @@ export class Reading {
   inbox(viewer: string): Envelope[] {
     const critical: Envelope[] = [];
     const rest: Envelope[] = [];
+    const pinned = this.pinned?.forViewer(viewer);
     for (const channel of this.db.channelsOf(viewer)) {
       const cursor = this.db.cursors.get([viewer, channel]) ?? 0;
       let taken = 0;
-      for (const { value } of this.db.messages.getRange({ start: [channel, cursor + 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
-        if (value.sender === viewer) continue;
-        rest.push(this.envelopes.build(value, viewer));
-        if (++taken >= INBOX_PER_CHANNEL) break;
-      }
-      for (const { value } of this.db.messages.getRange({ start: [channel, 1], end: [channel, cursor + 1] })) {
-        if (value.critical && value.retracted_at === null && value.sender !== viewer && !this.db.reads.doesExist([viewer, value.id])) {
-          critical.push(this.envelopes.build(value, viewer));
+      // One pass over the channel: the transcript is read once, whatever the cursor.
+      for (const { value: m } of this.db.messages.getRange({ start: [channel, 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
+        if (m.sender === viewer) continue;
+        if (m.seq > cursor && taken < INBOX_PER_CHANNEL) {
+          taken++;
+          rest.push(this.envelopes.build(m, viewer));
+        } else if (m.retracted_at === null && m.critical && !this.db.reads.doesExist([viewer, m.id])) {
+          critical.push(this.envelopes.build(m, viewer));
+        } else if (pinned?.(m)) {
+          rest.push(this.envelopes.build(m, viewer));
         }
       }
     }
-    const served = new Set([...critical, ...rest].map((e) => e.id));
-    for (const m of this.pinned?.of(viewer) ?? []) if (!served.has(m.id)) rest.push(this.envelopes.build(m, viewer));
     const byArrival = (a: Envelope, b: Envelope) => a.created_at - b.created_at || a.seq - b.seq;
     const restCritical = rest.filter((e) => e.critical);
     return [...critical, ...restCritical].sort(byArrival).concat(rest.filter((e) => !e.critical).sort(byArrival));
