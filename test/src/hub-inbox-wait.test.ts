@@ -38,7 +38,7 @@ describe('hub inbox: ?wait= long-poll', function () {
   after(async () => hub?.stop());
 
   it('refuses wait below 0, above 55 or not a number with 422 and a detail list', async () => {
-    for (const wait of ['-1', '55.5', '56', 'soon']) {
+    for (const wait of ['-1', '55.5', '56', 'soon', '']) {
       const res = await hub.call('GET', `/inbox?wait=${wait}`, keys.bob);
       expect(res.status, `wait=${wait}`).to.equal(422);
       expect(res.body.detail, `wait=${wait}`).to.be.an('array').with.length.greaterThan(0);
