@@ -94,4 +94,11 @@ describe('hub digest: decided and self_resolved', function () {
     expect(d.open_questions.map((o: { id: string }) => o.id)).to.deep.equal([q.id]);
     expect(d.decided.map((r: { id: string }) => r.id)).to.deep.equal([closing.id]);
   });
+
+  it('counts an answer posted outside the thread, as the ask table records it', async () => {
+    await hub.room('elsewhere', keys.ann, [keys.bob]);
+    const q = await post(keys.ann, 'elsewhere', { status: 'open', title: 'q', body: 'one ask', asks: [{ id: 'e1', text: 'which port?' }] });
+    await post(keys.bob, 'elsewhere', { status: 'fyi', body: '8080, by the way', answers: ['e1'] });
+    expect(row(await digest('elsewhere'), q.id)).to.deep.include({ answered_by: ['bob'] });
+  });
 });

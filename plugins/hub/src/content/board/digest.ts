@@ -85,6 +85,16 @@ export class Digests {
         for (const id of substantive) answered.add(id);
         if (declines.some((id) => askIds.includes(id))) declinedBy.add(r.sender);
       }
+      // Keel also takes answers posted outside the thread; the ask table remembers the last one.
+      for (const id of askIds) {
+        const rec = this.db.asks.get([m.channel, id]);
+        if (!rec?.answered_by || rec.answered_by === m.sender) continue;
+        if (rec.declined) declinedBy.add(rec.answered_by);
+        else {
+          answeredBy.add(rec.answered_by);
+          answered.add(id);
+        }
+      }
       row.answered_by = [...answeredBy].sort();
       const pending = new Set(this.threads.pendingAsks(m, replies));
       const declinedAsks = askIds.filter((id) => !pending.has(id) && !answered.has(id));
