@@ -113,7 +113,8 @@ describe('hub-wide seat reads (reference §8.3)', () => {
       expect(r.open_phases).to.deep.equal([{ key: 'phase:build', current: 'build', next: 'ship', steward: 'ann' }]);
       expect(r.seats.map((s: { seat: string }) => s.seat)).to.deep.equal(['ann', 'bob', 'carol']);
       const bob = r.seats.find((s: { seat: string }) => s.seat === 'bob');
-      expect(bob).to.include({ live: false, holds_nothing: false, reception: 'offline' });
+      // Recent seat-key calls read as `active` (presence, reference §8.1 B3): bob is live, and holds a claim.
+      expect(bob).to.include({ live: true, holds_nothing: false, reception: 'active' });
       expect(bob.working_on).to.deep.equal(['claim:ship']);
       expect(bob.quiet_minutes).to.equal(0);
       const carol = r.seats.find((s: { seat: string }) => s.seat === 'carol');
@@ -123,8 +124,9 @@ describe('hub-wide seat reads (reference §8.3)', () => {
       ]);
       expect(r.blocked.find((b: { key: string }) => b.key === 'claim:wait')).to.include({ owner: 'carol', needs: 'a review', needs_from: 'bob' });
       expect(r.needs_the_operator).to.deep.equal(['claim:stuck']);
-      expect(r.idle_but_live).to.deep.equal([]);
-      expect(r.summary).to.equal('3 seat(s); 0 live and holding nothing; 2 blocked, 1 you can end yourself');
+      // ann's recent calls make her live too, and she holds no claim.
+      expect(r.idle_but_live).to.deep.equal(['ann']);
+      expect(r.summary).to.equal('3 seat(s); 1 live and holding nothing; 2 blocked, 1 you can end yourself');
     });
 
     it('a seat holding a live socket and no claim is idle_but_live', async () => {
@@ -148,7 +150,7 @@ describe('hub-wide seat reads (reference §8.3)', () => {
       expect(Object.keys(res.body.rooms)).to.deep.equal(['proj']);
       expect(res.body.needs_the_operator).to.deep.equal(['proj/claim:stuck']);
       expect(res.body.blocked.every((b: { channel: string }) => b.channel === 'proj')).to.equal(true);
-      expect(res.body.summary).to.equal('1 room(s); 0 seat(s) live and holding nothing; 2 blocked');
+      expect(res.body.summary).to.equal('1 room(s); 1 seat(s) live and holding nothing; 2 blocked');
     });
 
     it('refuses a seat without a grant (even an operator, even before the membership gate) with the delegate sentence', async () => {

@@ -96,26 +96,31 @@ describe('hub content: phases, work rows, rulings and the digest', () => {
       await hub.call('POST', `/channels/dig/messages/${gone.id}/retract`, ann, {});
       let digest = (await hub.call('GET', '/channels/dig/digest', bob)).body;
       expect(digest.channel).to.equal('dig');
-      expect(digest.open_questions.map((q: { id: string }) => q.id)).to.deep.equal([q1.id, q2.id]);
+      // An open question without asks is open too, until its thread closes (reference §8.1 B2).
+      expect(digest.open_questions.map((q: { id: string }) => q.id)).to.deep.equal([q1.id, q2.id, q3.id]);
       expect(digest.open_questions[0]).to.include({ seq: q1.seq, sender: 'ann', title: 'q1', status: 'open' });
       expect(digest.open_questions[0].pending_asks).to.deep.equal([{ id: 'a1', text: 'first?' }, { id: 'a2', text: 'second?', to: ['bob'] }]);
       expect(digest.decided).to.deep.equal([]);
 
       await post(bob, { status: 'reply', reply_to: q1.id, body: 'both', answers: ['a1', 'a2'] }, 'dig');
       await post(bob, { status: 'reply', reply_to: q2.id, body: 'no', declines: ['b1'] }, 'dig');
-      await post(bob, { status: 'resolved', reply_to: q3.id, body: 'done myself' }, 'dig');
+      const closing = await post(bob, { status: 'resolved', reply_to: q3.id, body: 'done myself' }, 'dig');
       await put('dig', 'decision:db', owner, 'lmdb');
       digest = (await hub.call('GET', '/channels/dig/digest', bob)).body;
       expect(digest.open_questions).to.deep.equal([]);
-      expect(digest.decided.map((d: { id: string }) => d.id)).to.deep.equal([q3.id, q2.id, q1.id]);
-      expect(digest.decided[0]).to.include({ resolved: true, self_resolved: true });
-      expect(digest.decided[0].answered_by).to.deep.equal(['bob']);
-      expect(digest.decided[1].declined_asks).to.deep.equal(['b1']);
-      expect(digest.decided[1].declined_by).to.deep.equal(['bob']);
-      expect(digest.decided[2]).to.not.have.property('declined_asks');
+      // The asker's closing `resolved` reply is a row of its own beside the question it closed.
+      expect(digest.decided.map((d: { id: string }) => d.id)).to.deep.equal([closing.id, q3.id, q2.id, q1.id]);
+      expect(digest.decided[0]).to.deep.equal({ seq: closing.seq, id: closing.id, sender: 'bob', title: closing.title, created_at: closing.created_at, resolved: true });
+      expect(digest.decided[1]).to.include({ self_resolved: true });
+      expect(digest.decided[1].answered_by, 'the asker never answers itself').to.deep.equal([]);
+      expect(digest.decided[2].answered_by, 'a decline is not an answer').to.deep.equal([]);
+      expect(digest.decided[2].declined_asks).to.deep.equal(['b1']);
+      expect(digest.decided[2].declined_by).to.deep.equal(['bob']);
+      expect(digest.decided[3].answered_by).to.deep.equal(['bob']);
+      expect(digest.decided[3]).to.not.have.property('declined_asks');
       expect(digest.decisions).to.deep.equal([{ key: 'decision:db', value: 'lmdb', version: 1, updated_by: 'owner' }]);
       expect(digest.counts).to.deep.equal({
-        open_questions: 0, decided_shown: 3, decided_total: 3, declined_asks: 1, decisions: 1, rulings: 0, phases: 0, unacknowledged_rulings: 0,
+        open_questions: 0, decided_shown: 4, decided_total: 4, declined_asks: 1, decisions: 1, rulings: 0, phases: 0, unacknowledged_rulings: 0,
       });
     });
 

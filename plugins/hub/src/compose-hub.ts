@@ -15,10 +15,13 @@ import { FleetStatus } from './admin/fleet-status.js';
 import { RefusedSends } from './admin/refused-sends.js';
 import { SlowRequests } from './admin/slow-requests.js';
 import { Desk } from './attention/desk.js';
+import { InboxWaits } from './attention/inbox-waits.js';
 import { composeReads, type ReadServices } from './compose-reads.js';
 import { OwedReporter } from './attention/owed-report.js';
 import { HeadSigner } from './chain/head-signer.js';
 import { Erasure } from './messages/erasure.js';
+import { PinnedObligations } from './attention/pinned-obligations.js';
+import { ThreadState } from './attention/thread-state.js';
 import { ChannelDirectory } from './channels/channel-directory.js';
 import { Invites } from './channels/invites.js';
 import type { HubConfig } from './config.js';
@@ -91,6 +94,7 @@ export interface HubServices {
   headSigner: HeadSigner;
   /** The admin routes' instruments; `refusals` and `slow` also wrap the routes that feed them. */
   admin: { slow: SlowRequests; refusals: RefusedSends; fleet: FleetStatus; doctor: Doctor };
+  inboxWaits: InboxWaits;
 }
 
 export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: HubDeps): HubServices {
@@ -111,7 +115,8 @@ export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: 
   const agents = new AgentRegistry(db, writer, channels);
   const delegations = new Delegations(db, agents);
   const facts = new MessageFacts(db);
-  const envelopes = new EnvelopeBuilder(db, facts);
+  const threads = new ThreadState(db, facts, delegations);
+  const envelopes = new EnvelopeBuilder(db, facts, (m) => threads.closed(m));
   const pause = new HubPause(db, writer);
   const content = new HubContent({ db, config, dataDir, facts, channels, delegations, fs, store, roomCharters });
   const poster = new MessagePoster(db, writer, config.postRate, {
@@ -124,7 +129,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: 
   const hub = new Hub({
     db, config, log, dataDir, live, presence, writer, channels, agents, facts, envelopes, poster, pause, delegations,
     auth: new SeatAuth(db, agents, kernelAuth, (seat) => presence.seen(seat.id)),
-    reading: new Reading(db, facts, envelopes),
+    reading: new Reading(db, facts, envelopes, new PinnedObligations(db, threads)),
     retraction: new Retraction(db, writer),
     invites: new Invites(db),
     whoamiParts: [(seat) => content.whoamiPart(seat), (seat) => ({ delegations: delegations.activeFor(seat.id) })],
@@ -154,6 +159,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: 
     groups: new Groups(hub, store),
     archive: new ChannelArchive(hub),
     joinTokens: new JoinTokens(hub),
+    inboxWaits: new InboxWaits(live, config.inboxWait, (seat, m) => m.sender !== seat && db.isMember(m.channel, seat)),
     owed: new OwedReporter(hub, {
       charters: (seat) => content.charterDebts(seat),
       // A phase is owed by its steward while it is open.

@@ -18,6 +18,8 @@ export interface HubConfig {
   slowRequests: { thresholdMs: number; keep: number };
   /** Presence windows: how long HTTP activity (`activeSeconds`) or a reception poll (`receptionSeconds`) keeps a seat `active`. */
   presence: { activeSeconds: number; receptionSeconds: number };
+  /** `GET /inbox?wait=`: parked long-polls per seat (429 beyond) and seconds between recomputations while nothing arrives. */
+  inboxWait: { maxPerSeat: number; recheckSeconds: number };
 }
 
 export interface ReadLimits {
@@ -76,6 +78,12 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { activeSeconds: { type: 'number', minimum: 1, default: 600 }, receptionSeconds: { type: 'number', minimum: 1, default: 2700 } },
+    },
+    inboxWait: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { maxPerSeat: { type: 'integer', minimum: 1, default: 4 }, recheckSeconds: { type: 'number', minimum: 0.1, maximum: 55, default: 5 } },
     },
   },
 });

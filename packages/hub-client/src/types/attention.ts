@@ -124,7 +124,7 @@ export interface PresenceRow {
   updated_at: number | null;
 }
 
-/** A digest row: a live message with pending asks. */
+/** A digest row: a live `open`/`blocked` message whose thread is not closed. */
 export interface OpenQuestion {
   seq: number;
   id: string;
@@ -135,14 +135,17 @@ export interface OpenQuestion {
   pending_asks: Ask[];
 }
 
-/** A digest row: a message whose asks are all discharged, or that has a `resolved` reply. */
+/**
+ * A digest row: either a closed question (`answered_by`, optional `declined_by`/`declined_asks`/
+ * `self_resolved`) or a `resolved` post (`resolved: true` and nothing else).
+ */
 export interface DecidedRow {
   seq: number;
   id: string;
   sender: string;
   title: string;
   created_at: number;
-  answered_by: string[];
+  answered_by?: string[];
   declined_by?: string[];
   declined_asks?: string[];
   self_resolved?: boolean;

@@ -1,4 +1,4 @@
-// The inbox acknowledgement.
+// The inbox: its long-poll query and its acknowledgement.
 
 import type { WireInput } from './infer.js';
 
@@ -8,6 +8,9 @@ export const inboxAckBody = {
   properties: { channel: { type: 'string', maxLength: 200 }, seq: { type: 'integer', minimum: 0 }, cursors: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } },
 } as const;
 export type InboxAckBody = WireInput<typeof inboxAckBody>;
+
+/** `GET /inbox`: `wait` long-polls for up to 55 s (the reference's bounds; outside them, 422). */
+export const inboxQuery = { type: 'object', properties: { wait: { type: 'number', minimum: 0, maximum: 55, default: 0 } } } as const;
 
 export const ledgerQuery = { type: 'object', properties: { verify: { type: 'boolean', default: true } } } as const;
 

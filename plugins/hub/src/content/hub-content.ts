@@ -17,6 +17,7 @@ import type { PostGate } from '../messages/post-message.js';
 import type { AgentRecord, ChannelRecord } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import { Attachments } from './attachments/attachment-store.js';
+import { ThreadState } from '../attention/thread-state.js';
 import { Digests } from './board/digest.js';
 import { phaseRows, phaseRule } from './board/phases.js';
 import { Rulings } from './board/rulings.js';
@@ -88,7 +89,7 @@ export class HubContent {
     });
     this.rulings = new Rulings(db, this.store, meta, isAdmin);
     this.work = new WorkItems(db, this.store);
-    this.digests = new Digests(db, deps.facts, this.store, this.rulings);
+    this.digests = new Digests(db, deps.facts, this.store, this.rulings, new ThreadState(db, deps.facts, deps.delegations));
     this.storeRules = [
       fsKeyRule,
       exactRule(META_KEY, ({ c, seat, value, previous }) => {

@@ -4,6 +4,7 @@
  * addressed to the viewer, else up to 1200 bytes.
  */
 import type { AttachmentRef, Envelope } from '@keel/hub-client';
+import { isDirectiveDebt, SETTLING_STATUSES } from '../attention/pinned-obligations.js';
 import type { StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
 import type { MessageFacts } from './message-views.js';
@@ -18,7 +19,8 @@ export interface ViewerFacts {
 }
 
 export class EnvelopeBuilder {
-  constructor(private readonly db: HubDb, private readonly facts: MessageFacts) {}
+  /** `closed`: whether a message's thread is closed (its pending asks are then served as none). */
+  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly closed: (m: StoredMessage) => boolean = () => false) {}
 
   build(m: StoredMessage, viewer: string): Envelope {
     const prepared = this.prepare(m);
@@ -30,7 +32,7 @@ export class EnvelopeBuilder {
    * (the live fan-out). Use it within one synchronous pass: it does not see later writes.
    */
   prepare(m: StoredMessage): PreparedEnvelope {
-    return m.retracted_at !== null ? new PreparedTombstone(m) : new PreparedMessage(this.db, this.facts, m);
+    return m.retracted_at !== null ? new PreparedTombstone(m) : new PreparedMessage(this.db, this.facts, m, this.closed);
   }
 
   tombstone(m: StoredMessage): Envelope {
@@ -69,9 +71,11 @@ class PreparedMessage implements PreparedEnvelope {
   private readonly fromOperator: boolean;
   private readonly hasResolvedReply: boolean;
 
-  constructor(private readonly db: HubDb, facts: MessageFacts, private readonly m: StoredMessage) {
+  constructor(private readonly db: HubDb, facts: MessageFacts, private readonly m: StoredMessage, closed: (m: StoredMessage) => boolean) {
     this.askIds = facts.askIds(m);
     this.pending = facts.pendingAsks(m);
+    // A closed thread (say its asker resolved it) owes nothing more, whatever asks were left.
+    if (this.pending.length && closed(m)) this.pending = [];
     this.askTo = new Map(this.pending.map((id) => [id, db.asks.get([m.channel, id])?.to ?? []]));
     this.declined = this.askIds.filter((id) => db.asks.get([m.channel, id])?.declined === true);
     this.parentSender = m.reply_to ? db.messageById(m.reply_to)?.sender : undefined;
@@ -101,7 +105,9 @@ class PreparedMessage implements PreparedEnvelope {
       addressed: m.to.length > 0, from_operator: this.fromOperator, reply_to_me: v.replyToMe,
       title: m.title, body_bytes: bytes, body: inline ? m.body : null, data: inline ? m.data : null, reply_to: m.reply_to,
       pending_asks: [...this.pending], your_pending_asks: v.yours, ask_progress: this.askIds.length ? `${this.askIds.length - this.pending.length}/${this.askIds.length}` : '',
-      declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply, redelivery: v.read,
+      declined_asks: [...this.declined], has_resolved_reply: this.hasResolvedReply,
+      // Served again after a read only because it still obliges the viewer (reference §8.1 B1).
+      redelivery: v.read && (SETTLING_STATUSES.has(m.status) || isDirectiveDebt(m, v, this.fromOperator)),
       retracted: false, attachments: Array.isArray(m.data?.attachments) ? (m.data.attachments as AttachmentRef[]) : [],
       signature: typeof m.data?.signature === 'string' ? m.data.signature : null, verified_by: null, created_at: m.created_at,
     };

@@ -8,6 +8,7 @@ import { badRequest, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
+import type { PinnedObligations } from '../attention/pinned-obligations.js';
 import type { EnvelopeBuilder } from './envelope.js';
 import { toMessage, type MessageFacts, type MessageRow } from './message-views.js';
 
@@ -15,7 +16,7 @@ const INBOX_PER_CHANNEL = 100;
 const MAX_UNREAD_ANCESTORS = 5;
 
 export class Reading {
-  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly envelopes: EnvelopeBuilder) {}
+  constructor(private readonly db: HubDb, private readonly facts: MessageFacts, private readonly envelopes: EnvelopeBuilder, private readonly pinned?: PinnedObligations) {}
 
   /** Rows with `seq > since`, oldest first, at most `limit`. */
   history(channel: string, viewer: string, since: number, limit: number): MessageRow[] {
@@ -53,21 +54,27 @@ export class Reading {
     return chain.map(toMessage);
   }
 
-  /** Unread rows per member channel (not the viewer's own), sticky unread criticals first. */
+  /**
+   * Unread rows per member channel (not the viewer's own), with sticky unread criticals and the
+   * pinned obligations whatever the cursor says (reference §8.1 B1); criticals first.
+   */
   inbox(viewer: string): Envelope[] {
     const critical: Envelope[] = [];
     const rest: Envelope[] = [];
+    const pinned = this.pinned?.forViewer(viewer);
     for (const channel of this.db.channelsOf(viewer)) {
       const cursor = this.db.cursors.get([viewer, channel]) ?? 0;
       let taken = 0;
-      for (const { value } of this.db.messages.getRange({ start: [channel, cursor + 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
-        if (value.sender === viewer) continue;
-        rest.push(this.envelopes.build(value, viewer));
-        if (++taken >= INBOX_PER_CHANNEL) break;
-      }
-      for (const { value } of this.db.messages.getRange({ start: [channel, 1], end: [channel, cursor + 1] })) {
-        if (value.critical && value.retracted_at === null && value.sender !== viewer && !this.db.reads.doesExist([viewer, value.id])) {
-          critical.push(this.envelopes.build(value, viewer));
+      // One pass over the channel: the transcript is read once, whatever the cursor.
+      for (const { value: m } of this.db.messages.getRange({ start: [channel, 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
+        if (m.sender === viewer) continue;
+        if (m.seq > cursor && taken < INBOX_PER_CHANNEL) {
+          taken++;
+          rest.push(this.envelopes.build(m, viewer));
+        } else if (m.retracted_at === null && m.critical && !this.db.reads.doesExist([viewer, m.id])) {
+          critical.push(this.envelopes.build(m, viewer));
+        } else if (pinned?.(m)) {
+          rest.push(this.envelopes.build(m, viewer));
         }
       }
     }

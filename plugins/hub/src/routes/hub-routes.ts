@@ -44,7 +44,7 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...identityRoutes(hub),
     ...channelRoutes(hub),
     ...messageRoutes(hub),
-    ...inboxRoutes(hub),
+    ...inboxRoutes(hub, s.inboxWaits),
     ...ledgerRoutes(hub, s.headSigner),
     ...erasureRoutes(hub, s.erasure),
     ...fsRoutes(hub, content),

@@ -1,16 +1,19 @@
 /** The inbox and its explicit acknowledgement. */
-import { inboxAckBody } from '@keel/hub-client/wire';
+import { inboxAckBody, inboxQuery as inboxQueryWire } from '@keel/hub-client/wire';
 import { badRequest, route, defineSchema } from '@keel/plugin-sdk';
+import type { InboxWaits } from '../attention/inbox-waits.js';
 import type { Hub } from '../hub.js';
 
 const ackBody = defineSchema(inboxAckBody);
+const inboxQuery = defineSchema(inboxQueryWire);
 
-export function inboxRoutes(hub: Hub) {
+export function inboxRoutes(hub: Hub, waits: InboxWaits) {
   return [
     route({
-      method: 'GET', path: '/inbox', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Unread envelopes of every member channel (never acknowledges)',
-      handler: ({ principal: seat, koa }) => {
-        const rows = hub.reading.inbox(seat.id);
+      method: 'GET', path: '/inbox', auth: hub.auth.seatKey, tags: ['hub'], summary: 'Unread envelopes and pinned obligations of every member channel (never acknowledges); `wait` long-polls up to 55 s',
+      query: inboxQuery,
+      handler: async ({ principal: seat, koa, query, signal }) => {
+        const rows = await waits.wait(seat.id, query.wait, signal, () => hub.reading.inbox(seat.id));
         // A client that does not identify itself is probably outdated: say so once, never stored.
         if (rows.length && !koa.get('x-hub-client') && !koa.get('x-agora-client')) {
           const first = rows[0]!;
