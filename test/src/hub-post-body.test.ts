@@ -27,7 +27,7 @@ describe('hub: a post needs a body (seed §2.5)', () => {
     for (const payload of [{}, { title: 'only a title', status: 'open' }]) {
       const res = await hub.call('POST', '/channels/plan/messages', ann, payload);
       expect(res.status, JSON.stringify(payload)).to.equal(422);
-      expect(res.body.detail).to.be.an('array').that.is.not.empty;
+      expect(res.body.detail).to.be.an('array').with.length.above(0);
       expect(JSON.stringify(res.body.detail[0].loc)).to.include('body');
     }
     expect(await head()).to.equal(before);
