@@ -17,7 +17,7 @@ export class ChannelCreator {
     this.element = h('form', { testid: 'channel-create', class: 'tp-rail__form tp-rail__form--stacked', on: { submit: (event) => { event.preventDefault(); void this.send(); } } },
       h('h2', { class: 'tp-rail__heading' }, 'New channel'),
       h('div', { class: 'tp-rail__inline' }, this.name, this.submit),
-      h('label', { class: 'tp-check' }, this.isPrivate, h('span', {}, 'private (members join by invite)')));
+      h('label', { class: 'tp-check' }, this.isPrivate, h('span', {}, 'private (invite only)')));
   }
 
   private async send(): Promise<void> {

@@ -9,7 +9,7 @@
  * yet only title, body and status apply.
  */
 import { assistantQuestion, ASSISTANT_COMMAND } from './assistant-command.js';
-import { button, field, h, replaceChildren } from './dom.js';
+import { button, h, replaceChildren } from './dom.js';
 import type { Ask, MessageRow, PostMessageArgs } from './hub-types.js';
 
 export const STATUSES = ['fyi', 'open', 'blocked', 'reply', 'resolved'] as const;
@@ -72,7 +72,7 @@ export class Composer {
     this.element = h('form', { testid: 'composer', class: 'tp-composer', on: { submit: (event) => { event.preventDefault(); void this.send(); } } },
       this.replyBox,
       h('div', { class: 'tp-composer__row' }, this.title, this.status),
-      field('Message', this.body),
+      this.body,
       extras,
       this.fileList,
       h('div', { class: 'tp-composer__row tp-composer__row--send' }, this.note, this.submit),
