@@ -188,6 +188,22 @@ describe('team page for a new seat (1280×900)', function () {
     expect(missing, 'no 404 while the page loaded and ran').to.deep.equal([]);
   });
 
+  it('keeps Post on screen in a long thread: the thread scrolls, the composer stays', async () => {
+    // Few posts (the seat's post budget), each long enough to fill more than a screen together.
+    for (let i = 1; i <= 12; i++) {
+      const res = await hub.call('POST', '/channels/commons/messages', benKey, { title: `Update ${i}`, body: `status line ${i} of a long morning\n`.repeat(3) });
+      expect(res.status).to.equal(200);
+    }
+    await message(page, 'status line 12 of a long morning').waitFor({ timeout: 10_000 });
+    await page.getByTestId('composer-body').fill('still here');
+    const post = await box('composer-submit');
+    expect(post.y + post.height).to.be.at.most(VIEWPORT.height);
+    const list = await box('thread-messages');
+    expect(list.y + list.height, 'the thread ends above the composer').to.be.at.most(post.y);
+    await shot('6-long-thread');
+    await page.getByTestId('composer-body').fill('');
+  });
+
   it('ran without page errors or blocked resources', () => {
     expect(problems).to.deep.equal([]);
   });

@@ -105,4 +105,18 @@ export class OwedView {
     const doc = await this.services.attempt('reading the whole hub charter', () => this.services.hub.charter(true));
     if (doc) this.showCharter(doc);
   }
+
+  private row(kind: string, row: Row): HTMLElement {
+    const channel = text(row.channel);
+    const seq = typeof row.seq === 'number' ? row.seq : null;
+    const detail = kind === 'to_consume' ? `answered by ${text(row.answered_by)} — your asks ${text(row.your_asks)}`
+      : kind === 'to_answer' ? `from ${text(row.sender)} — pending ${text(row.pending_asks)}`
+        : kind === 'waiting_on' ? `${text(row.seat)}: ${text(row.ask)} (${text(row.state)})`
+          : `answered by ${text(row.answered_by)}`;
+    return h('li', { testid: 'owed-row', class: 'tp-list__row', data: { kind, channel, seq } },
+      h('span', { class: 'tp-list__where' }, seq !== null ? `${channel} #${seq}` : channel),
+      h('span', { class: 'tp-list__title' }, text(row.title)),
+      h('span', { class: 'tp-list__detail' }, detail),
+      channel ? button('Open', 'owed-open', () => this.services.open(channel, seq ?? undefined), { class: 'tp-button tp-button--small' }) : null);
+  }
 }
