@@ -201,6 +201,13 @@ describe('team page for a new seat (1280×900)', function () {
     const list = await box('thread-messages');
     expect(list.y + list.height, 'the thread ends above the composer').to.be.at.most(post.y);
     await shot('6-long-thread');
+    // The channel info drawer scrolls within its own height; Post stays on screen beside it.
+    await page.getByTestId('channel-info-toggle').click();
+    await page.locator('[data-testid="channel-member"][data-agent="ben"]').waitFor();
+    const withInfo = await box('composer-submit');
+    expect(withInfo.y + withInfo.height, 'Post on screen with the info drawer open').to.be.at.most(VIEWPORT.height);
+    await shot('7-info-drawer');
+    await page.getByTestId('channel-info-toggle').click();
     await page.getByTestId('composer-body').fill('');
   });
 

@@ -18,6 +18,7 @@ export type ComposerMode = 'channel' | 'new-dm';
 
 /** Shown while there is nothing to send. */
 export const EMPTY_NOTE = 'Write a message (or attach a file) to post.';
+const EMPTY_DM_NOTE = 'Write a message to send.';
 const PREVIEW_CHARS = 60;
 
 export interface ComposerHandlers {
@@ -111,6 +112,7 @@ export class Composer {
       this.asks.value = '';
       this.clearFiles();
     }
+    this.refresh();
   }
 
   /** Files chosen for the next post. */
@@ -162,7 +164,7 @@ export class Composer {
   private refresh(): void {
     const empty = !this.hasContent();
     this.submit.disabled = !this.enabled || this.busy || empty;
-    this.note.textContent = this.reason || (this.enabled && empty ? EMPTY_NOTE : '');
+    this.note.textContent = this.reason || (this.enabled && empty ? (this.mode === 'new-dm' ? EMPTY_DM_NOTE : EMPTY_NOTE) : '');
   }
 
   private setTarget(message: MessageRow, answers: Ask[]): void {
