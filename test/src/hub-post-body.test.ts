@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
+import { SocketClient } from './helpers/socket-client.js';
 
 describe('hub: a post needs a body (seed §2.5)', () => {
   let hub: HubHarness;
@@ -38,6 +39,22 @@ describe('hub: a post needs a body (seed §2.5)', () => {
     expect(res.status).to.equal(422);
     expect(JSON.stringify(res.body.detail[0].loc)).to.include('body');
     expect((await hub.call('GET', '/channels', ann)).body.map((c: { name: string }) => c.name)).not.to.include('dm:ann--ben');
+  });
+
+  it("refuses a socket post frame without a body with an error frame, and stores nothing", async () => {
+    const base = (await hub.kernel.listen()).url.replace(/^http/, 'ws');
+    const client = await SocketClient.open(`${base}/hub/ws?token=${encodeURIComponent(ann)}`);
+    try {
+      const before = await head();
+      client.send({ type: 'post', channel: 'plan', title: 'no body' });
+      client.send({ type: 'post', channel: 'plan', body: 'with a body' });
+      await client.until(() => client.ofType('error').length + client.ofType('posted').length >= 2, 'two replies');
+      expect(client.ofType('error').map((e) => e.detail)).to.deep.equal(['malformed frame: post needs body (a string; empty when the post carries only attachments or data)']);
+      expect(client.ofType('posted')).to.have.length(1);
+      expect(await head()).to.equal(before + 1);
+    } finally {
+      client.ws.terminate();
+    }
   });
 
   it('takes an empty body that carries attachments or data, as the reference does', async () => {
