@@ -174,6 +174,24 @@ describe('team page for a new seat (1280×900)', function () {
     await page.getByTestId('tab-thread').click();
   });
 
+  it('reads an owed room charter from the Owed panel: it opens in Files and the receipt is recorded', async () => {
+    await hub.room('crossing', benKey, [newKey]);
+    const owed = await hub.call('GET', '/owed', newKey);
+    expect(owed.body.charters.map((c: { scope: string }) => c.scope)).to.include('crossing');
+    await page.getByTestId('tab-owed').click();
+    const row = page.locator('[data-testid="owed-row"][data-kind="charter"][data-scope="crossing"]');
+    await row.waitFor({ timeout: 10_000 });
+    await row.getByTestId('owed-read-charter').click();
+    await page.locator('[data-testid="vfs-version"][data-version="1"]').waitFor();
+    expect(await page.getByTestId('vfs-path').inputValue()).to.equal('channel/charter.md');
+    await page.locator('[data-testid="vfs-entry"][data-path="channel/charter.md"]').waitFor();
+    await shot('5b-room-charter');
+    await waitForAsync(async () => (await hub.call('GET', '/owed', newKey)).body.charters.every((c: { scope: string }) => c.scope !== 'crossing'), 5000, 'the room charter receipt');
+    await page.locator('[data-testid="channel-row"][data-channel="commons"]').click();
+    await page.getByTestId('tab-thread').click();
+    await message(page, 'Who can check the lights').waitFor();
+  });
+
   it('serves a favicon (200, same origin, the page CSP intact) and no request of the page is a 404', async () => {
     const href = await page.locator('link[rel="icon"]').getAttribute('href');
     expect(href).to.be.a('string');
