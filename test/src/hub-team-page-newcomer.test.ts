@@ -77,6 +77,10 @@ describe('team page for a new seat (1280×900)', function () {
     expect(post.y + post.height, 'the Post button is on screen without scrolling').to.be.at.most(VIEWPORT.height);
     expect(post.x + post.width).to.be.at.most(VIEWPORT.width);
     expect(create.y + create.height).to.be.at.most(VIEWPORT.height);
+    // Beside its field and as tall as it, like Post (not a thin full-width strip under a checkbox).
+    expect(Math.abs(create.height - post.height), 'Create as tall as Post').to.be.at.most(2);
+    expect(Math.abs(create.y - name.y), 'Create on the name field’s line').to.be.at.most(2);
+    expect(create.x, 'Create right of the name field').to.be.at.least(name.x + name.width);
     // Styled like the page's other buttons (not the browser's default grey button).
     const style = (testid: string) => page.getByTestId(testid).first().evaluate((el) => {
       const s = (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el);
