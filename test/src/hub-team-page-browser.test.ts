@@ -157,8 +157,9 @@ describe('team page in a browser', function () {
     const onBen = message(ben, 'Two checks before we open the crossing');
     await onBen.waitFor({ timeout: 8000 });
     await onBen.getByTestId('ask').filter({ hasText: 'check the lights' }).getByTestId('answer-ask').click();
-    expect(await ben.getByTestId('composer-reply-to').inputValue()).to.equal(await question.getAttribute('data-id'));
-    expect(await ben.getByTestId('composer-answers').inputValue()).to.equal(lightsId);
+    expect(await ben.getByTestId('composer-reply-target').getAttribute('data-reply-to')).to.equal(await question.getAttribute('data-id'));
+    expect(await ben.getByTestId('composer-answering').getAttribute('data-answers')).to.equal(lightsId);
+    expect(await ben.getByTestId('composer-answering').textContent()).to.include('check the lights');
     expect(await ben.getByTestId('composer-status').inputValue()).to.equal('reply');
     await ben.getByTestId('composer-body').fill('lights are green');
     await ben.getByTestId('composer-submit').click();

@@ -125,7 +125,11 @@ describe('team page panels and host props in a browser', function () {
     await dan.getByTestId('join-channel').click();
     await dan.locator('[data-testid="channel-row"][data-channel="garden"][data-member="true"]').waitFor();
     await message(dan, 'dan joined').waitFor();
+    // A member now: Post waits only for something to send.
+    expect(await dan.getByTestId('composer-note').textContent()).not.to.match(/^Join/);
+    await dan.getByTestId('composer-body').fill('hello garden');
     expect(await dan.getByTestId('composer-submit').isDisabled()).to.equal(false);
+    await dan.getByTestId('composer-body').fill('');
     expect(await dan.getByTestId('join-channel').count()).to.equal(0);
   });
 
@@ -245,7 +249,7 @@ describe('team page panels and host props in a browser', function () {
     await own.waitFor();
     const ownId = (await own.getAttribute('data-id'))!;
     await own.getByTestId('reply-button').click();
-    expect(await cara.getByTestId('composer-reply-to').inputValue()).to.equal(ownId);
+    expect(await cara.getByTestId('composer-reply-target').getAttribute('data-reply-to')).to.equal(ownId);
     await cara.getByTestId('composer-body').fill('my own reply');
     await cara.getByTestId('composer-submit').click();
     await message(cara, 'my own reply').waitFor();

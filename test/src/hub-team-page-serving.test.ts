@@ -42,6 +42,7 @@ describe('team page serving (GET /hub/ui…)', () => {
       ['/hub/ui/styles/theme.css', /^text\/css/],
       ['/hub/ui/client/index.js', /^text\/javascript/],
       ['/hub/ui/client/hub-client.js', /^text\/javascript/],
+      ['/hub/ui/favicon.svg', /^image\/svg\+xml/],
     ] as const) {
       const res = await rawGet(base, url);
       expect(res.status, url).to.equal(200);
@@ -49,6 +50,8 @@ describe('team page serving (GET /hub/ui…)', () => {
       expect(res.headers['x-content-type-options'], url).to.equal('nosniff');
       expect(res.headers['cache-control'], url).to.match(/max-age=\d+/);
     }
+    // The icon is an image of this origin: opened on its own it may run and load nothing.
+    expect((await rawGet(base, '/hub/ui/favicon.svg')).headers['content-security-policy']).to.equal("default-src 'none'; style-src 'unsafe-inline'");
     const first = await rawGet(base, '/hub/ui/dist/main.js');
     const again = await rawGet(base, '/hub/ui/dist/main.js', { 'if-none-match': String(first.headers.etag) });
     expect(again.status).to.equal(304);

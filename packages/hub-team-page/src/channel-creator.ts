@@ -11,14 +11,13 @@ export class ChannelCreator {
   private readonly submit: HTMLButtonElement;
 
   constructor(private readonly onCreate: (name: string, isPrivate: boolean) => Promise<boolean>) {
-    this.name = h('input', { testid: 'channel-create-name', class: 'tp-input tp-input--small', attrs: { type: 'text', placeholder: 'new-channel', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'New channel name' } });
+    this.name = h('input', { testid: 'channel-create-name', class: 'tp-input tp-input--small', attrs: { type: 'text', placeholder: 'channel-name', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'New channel name' } });
     this.isPrivate = h('input', { testid: 'channel-create-private', class: 'tp-checkbox', attrs: { type: 'checkbox', checked: true } });
-    this.submit = h('button', { testid: 'channel-create-submit', class: 'tp-button tp-button--small', attrs: { type: 'submit' } }, 'Create');
+    this.submit = h('button', { testid: 'channel-create-submit', class: 'tp-button tp-button--primary', attrs: { type: 'submit' } }, 'Create');
     this.element = h('form', { testid: 'channel-create', class: 'tp-rail__form tp-rail__form--stacked', on: { submit: (event) => { event.preventDefault(); void this.send(); } } },
       h('h2', { class: 'tp-rail__heading' }, 'New channel'),
-      this.name,
-      h('label', { class: 'tp-check' }, this.isPrivate, h('span', {}, 'private')),
-      this.submit);
+      h('div', { class: 'tp-rail__inline' }, this.name, this.submit),
+      h('label', { class: 'tp-check' }, this.isPrivate, h('span', {}, 'private (invite only)')));
   }
 
   private async send(): Promise<void> {

@@ -1,17 +1,25 @@
 /**
- * The composer: title, body, status, reply-to, the ask ids this post answers, new asks (one per
- * line) and files to attach (uploaded when the post is sent). Answering an ask pre-fills reply-to,
- * answers and status `reply`. With a host advisor, a body of `/assistant <question>` asks the
- * advisor instead of posting. The composer is disabled while the hub is paused; the fields are kept
- * when the hub refuses a post. For a direct message not created yet only title, body and status apply.
+ * The composer: title, status, body, new asks (one per line) and files to attach (uploaded when the
+ * post is sent). A reply is started from a message (its Reply or Answer control), never by typing
+ * an id: the composer shows what it replies to (and which asks it answers, by their text) with a
+ * Cancel. Post stays disabled, with a note, until there is a body or a file to send (the hub takes
+ * an empty body only with attachments or data). With a host advisor, a body of
+ * `/assistant <question>` asks the advisor instead of posting. The composer is disabled while the
+ * hub is paused; the fields are kept when the hub refuses a post. For a direct message not created
+ * yet only title, body and status apply.
  */
 import { assistantQuestion, ASSISTANT_COMMAND } from './assistant-command.js';
-import { button, field, h, replaceChildren } from './dom.js';
-import type { PostMessageArgs } from './hub-types.js';
+import { button, h, replaceChildren } from './dom.js';
+import type { Ask, MessageRow, PostMessageArgs } from './hub-types.js';
 
 export const STATUSES = ['fyi', 'open', 'blocked', 'reply', 'resolved'] as const;
 
 export type ComposerMode = 'channel' | 'new-dm';
+
+/** Shown while there is nothing to send. */
+export const EMPTY_NOTE = 'Write a message (or attach a file) to post.';
+const EMPTY_DM_NOTE = 'Write a message to send.';
+const PREVIEW_CHARS = 60;
 
 export interface ComposerHandlers {
   /** Posts; resolves true when the hub took it (the fields are then cleared). */
@@ -20,13 +28,21 @@ export interface ComposerHandlers {
   assistant(question: string): Promise<boolean>;
 }
 
+/** The message a reply answers, and the asks of it the reply answers. */
+interface ReplyTarget {
+  id: string;
+  seq: number;
+  sender: string;
+  preview: string;
+  answers: Ask[];
+}
+
 export class Composer {
   readonly element: HTMLFormElement;
   private readonly title: HTMLInputElement;
   private readonly body: HTMLTextAreaElement;
   private readonly status: HTMLSelectElement;
-  private readonly replyTo: HTMLInputElement;
-  private readonly answers: HTMLInputElement;
+  private readonly replyBox: HTMLElement;
   private readonly asks: HTMLTextAreaElement;
   private readonly files: HTMLInputElement;
   private readonly fileList: HTMLElement;
@@ -34,6 +50,7 @@ export class Composer {
   private readonly note: HTMLElement;
   /** Fields that only apply to a channel that exists (hidden for a new direct message). */
   private readonly channelOnly: HTMLElement[];
+  private target: ReplyTarget | null = null;
   private busy = false;
   private enabled = true;
   private assistantOn = false;
@@ -41,30 +58,25 @@ export class Composer {
   private reason = '';
 
   constructor(private readonly handlers: ComposerHandlers) {
-    this.title = h('input', { testid: 'composer-title', class: 'tp-input', attrs: { type: 'text', maxlength: 120, placeholder: 'Title (optional)' } });
-    this.body = h('textarea', { testid: 'composer-body', class: 'tp-input tp-input--area', attrs: { rows: 3, placeholder: 'Message' } });
-    this.status = h('select', { testid: 'composer-status', class: 'tp-input' }, ...STATUSES.map((s) => h('option', { attrs: { value: s } }, s)));
-    this.replyTo = h('input', { testid: 'composer-reply-to', class: 'tp-input', attrs: { type: 'text', placeholder: 'message id' } });
-    this.answers = h('input', { testid: 'composer-answers', class: 'tp-input', attrs: { type: 'text', placeholder: 'ask ids, comma separated' } });
-    this.asks = h('textarea', { testid: 'composer-asks', class: 'tp-input tp-input--area', attrs: { rows: 2, placeholder: 'One ask per line' } });
-    this.files = h('input', { testid: 'composer-file', class: 'tp-input tp-input--file', attrs: { type: 'file', multiple: true }, on: { change: () => this.showFiles() } });
+    this.title = h('input', { testid: 'composer-title', class: 'tp-input', attrs: { type: 'text', maxlength: 120, placeholder: 'Title (optional)', 'aria-label': 'Title' } });
+    this.body = h('textarea', { testid: 'composer-body', class: 'tp-input tp-input--area', attrs: { rows: 3, placeholder: 'Message', 'aria-label': 'Message' }, on: { input: () => this.refresh() } });
+    this.status = h('select', { testid: 'composer-status', class: 'tp-input tp-input--status', attrs: { 'aria-label': 'Status', title: 'Status: fyi informs, open asks for answers, reply answers a message' } },
+      ...STATUSES.map((s) => h('option', { attrs: { value: s } }, s)));
+    this.replyBox = h('div', { testid: 'composer-reply-target', class: 'tp-composer__reply', attrs: { hidden: true } });
+    this.asks = h('textarea', { testid: 'composer-asks', class: 'tp-input tp-input--area tp-input--asks', attrs: { rows: 1, placeholder: 'Asks: one per line (optional)', 'aria-label': 'Asks, one per line' } });
+    this.files = h('input', { testid: 'composer-file', class: 'tp-input tp-input--file', attrs: { type: 'file', multiple: true, 'aria-label': 'Attach files' }, on: { change: () => this.showFiles() } });
     this.fileList = h('ul', { testid: 'composer-files', class: 'tp-composer__files' });
     this.submit = h('button', { testid: 'composer-submit', class: 'tp-button tp-button--primary', attrs: { type: 'submit' } }, 'Post');
-    this.note = h('span', { testid: 'composer-note', class: 'tp-composer__note' });
-    const replyRow = h('div', { class: 'tp-composer__row' },
-      field('Reply to', this.replyTo),
-      field('Answers', this.answers),
-      button('Clear reply', 'composer-clear-reply', () => this.clearReply(), { class: 'tp-button tp-button--quiet' }));
-    const asksField = field('Asks', this.asks);
-    const filesRow = h('div', { class: 'tp-composer__row' }, field('Attach files', this.files), this.fileList);
-    this.channelOnly = [replyRow, asksField, filesRow];
+    this.note = h('span', { testid: 'composer-note', class: 'tp-composer__note', attrs: { 'aria-live': 'polite' } });
+    const extras = h('div', { class: 'tp-composer__row tp-composer__row--extras' }, this.asks, this.files);
+    this.channelOnly = [extras, this.fileList];
     this.element = h('form', { testid: 'composer', class: 'tp-composer', on: { submit: (event) => { event.preventDefault(); void this.send(); } } },
-      h('div', { class: 'tp-composer__row' }, field('Title', this.title), field('Status', this.status)),
-      field('Body', this.body),
-      replyRow,
-      asksField,
-      filesRow,
-      h('div', { class: 'tp-composer__row' }, this.submit, this.note),
+      this.replyBox,
+      h('div', { class: 'tp-composer__row' }, this.title, this.status),
+      this.body,
+      extras,
+      this.fileList,
+      h('div', { class: 'tp-composer__row tp-composer__row--send' }, this.note, this.submit),
     );
     this.body.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
@@ -72,14 +84,14 @@ export class Composer {
         void this.send();
       }
     });
+    this.refresh();
   }
 
   /** Enables or disables posting (hub paused, no channel), with the reason shown. */
   setEnabled(enabled: boolean, reason = ''): void {
     this.enabled = enabled;
     this.reason = enabled ? '' : reason;
-    this.submit.disabled = !enabled || this.busy;
-    this.note.textContent = this.reason;
+    this.refresh();
   }
 
   /** Recognises `/assistant <question>` (only when the host gave an advisor). */
@@ -100,6 +112,7 @@ export class Composer {
       this.asks.value = '';
       this.clearFiles();
     }
+    this.refresh();
   }
 
   /** Files chosen for the next post. */
@@ -107,27 +120,26 @@ export class Composer {
     return this.mode === 'new-dm' ? [] : [...(this.files.files ?? [])];
   }
 
-  /** Prepares a reply to a message. */
-  prepareReply(messageId: string): void {
-    this.replyTo.value = messageId;
+  /** Prepares a reply to a message (its Reply control). */
+  prepareReply(message: MessageRow): void {
+    if (this.target?.id !== message.id) this.setTarget(message, []);
     if (this.status.value === 'fyi') this.status.value = 'reply';
     this.body.focus();
   }
 
-  /** Prepares the answer to one ask of a message. */
-  prepareAnswer(messageId: string, askId: string): void {
-    this.replyTo.value = messageId;
-    const current = splitList(this.answers.value);
-    if (!current.includes(askId)) current.push(askId);
-    this.answers.value = current.join(', ');
+  /** Prepares the answer to one ask of a message (its Answer control); more asks of the same message add up. */
+  prepareAnswer(message: MessageRow, ask: Ask): void {
+    const answers = this.target?.id === message.id ? this.target.answers : [];
+    this.setTarget(message, answers.some((a) => a.id === ask.id) ? answers : [...answers, ask]);
     this.status.value = 'reply';
     this.body.focus();
   }
 
+  /** Back to a plain post (the Cancel of the reply target). */
   clearReply(): void {
-    this.replyTo.value = '';
-    this.answers.value = '';
+    this.target = null;
     if (this.status.value === 'reply') this.status.value = 'fyi';
+    this.showTarget();
   }
 
   /** The post arguments the fields describe. */
@@ -135,14 +147,49 @@ export class Composer {
     const args: PostMessageArgs = { body: this.body.value, status: this.status.value };
     const title = this.title.value.trim();
     if (title) args.title = title;
-    const replyTo = this.replyTo.value.trim();
-    if (replyTo) args.reply_to = replyTo;
-    const answers = splitList(this.answers.value);
-    if (answers.length) args.answers = answers;
+    if (this.target) args.reply_to = this.target.id;
+    if (this.target?.answers.length) args.answers = this.target.answers.map((a) => a.id);
     const asks = this.asks.value.split('\n').map((line) => line.trim()).filter(Boolean);
     // Ask ids are unique per channel and minted by the hub when the post leaves them out.
     if (asks.length) args.asks = asks.map((text) => ({ text }));
     return args;
+  }
+
+  /** Something to send: a body that is not only whitespace, or a file. */
+  private hasContent(): boolean {
+    return this.body.value.trim() !== '' || this.chosenFiles().length > 0;
+  }
+
+  /** Post's state and the note under the composer follow the fields. */
+  private refresh(): void {
+    const empty = !this.hasContent();
+    this.submit.disabled = !this.enabled || this.busy || empty;
+    this.note.textContent = this.reason || (this.enabled && empty ? (this.mode === 'new-dm' ? EMPTY_DM_NOTE : EMPTY_NOTE) : '');
+  }
+
+  private setTarget(message: MessageRow, answers: Ask[]): void {
+    const text = (message.title || message.body || '').replace(/\s+/g, ' ').trim();
+    const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+    this.target = { id: message.id, seq: message.seq, sender: message.sender, preview, answers };
+    this.showTarget();
+  }
+
+  private showTarget(): void {
+    const t = this.target;
+    this.replyBox.hidden = !t;
+    if (!t) {
+      replaceChildren(this.replyBox);
+      delete this.replyBox.dataset.replyTo;
+      return;
+    }
+    this.replyBox.dataset.replyTo = t.id;
+    replaceChildren(this.replyBox,
+      h('span', { class: 'tp-composer__reply-text' }, `↳ Replying to #${t.seq} ${t.sender}`, t.preview ? h('span', { class: 'tp-composer__reply-preview' }, ` — ${t.preview}`) : null),
+      t.answers.length
+        ? h('span', { testid: 'composer-answering', class: 'tp-composer__answering', data: { answers: t.answers.map((a) => a.id).join(' ') } },
+          `answering ${t.answers.map((a) => `“${a.text || a.id}”`).join(', ')}`)
+        : null,
+      button('Cancel reply', 'composer-clear-reply', () => this.clearReply(), { class: 'tp-button tp-button--small tp-button--quiet', attrs: { title: 'Post this as a new message instead' } }));
   }
 
   private async send(): Promise<void> {
@@ -152,9 +199,14 @@ export class Composer {
       this.note.textContent = `Type a question after ${ASSISTANT_COMMAND}.`;
       return;
     }
+    // Never an empty post: the button is disabled, and Ctrl+Enter lands here.
+    if (question === null && !this.hasContent()) {
+      this.refresh();
+      this.body.focus();
+      return;
+    }
     this.busy = true;
-    this.submit.disabled = true;
-    this.note.textContent = this.reason;
+    this.refresh();
     try {
       if (question !== null) {
         if (await this.handlers.assistant(question)) this.body.value = '';
@@ -163,12 +215,13 @@ export class Composer {
       }
     } finally {
       this.busy = false;
-      this.submit.disabled = !this.enabled;
+      this.refresh();
     }
   }
 
   private showFiles(): void {
     replaceChildren(this.fileList, ...[...(this.files.files ?? [])].map((f) => h('li', { testid: 'composer-file-chip', class: 'tp-chip', data: { name: f.name } }, f.name)));
+    this.refresh();
   }
 
   private clearFiles(): void {
@@ -184,8 +237,4 @@ export class Composer {
     this.clearFiles();
     this.status.value = 'fyi';
   }
-}
-
-function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
 }

@@ -4,13 +4,13 @@
  * Row shapes are the client's own.
  */
 import type {
-  AckResult, Channel, ChannelInfo, ChannelRow, FsEntry, FsFile, FsPutArgs, Health, Envelope, JoinResult, Message,
+  AckResult, Channel, ChannelInfo, ChannelRow, FsEntry, FsFile, FsPutArgs, Health, Envelope, HubCharterDoc, JoinResult, Message,
   MessageRow, MessagesQuery, Meta, OwedReport, PostMessageArgs, PresenceRow, RetractThreadResult, SearchArgs,
   SearchReport, SendDmArgs, UploadOptions, UploadedAttachment, VerifiedLedger,
 } from '@keel/hub-client';
 
 export type {
-  Ask, AttachmentRef, Channel, ChannelCharterDescriptor, ChannelInfo, ChannelRow, Envelope, FsEntry, FsFile, Health,
+  Ask, AttachmentRef, Channel, ChannelCharterDescriptor, ChannelInfo, ChannelRow, CharterDebtRow, Envelope, FsEntry, FsFile, Health, HubCharterDoc,
   LedgerTurn, LedgerVerification, Member, Message, MessageRow, Meta, OwedReport, PostMessageArgs, PresenceRow,
   RetractThreadResult, SearchHit, SearchReport, SearchSection, VerifiedLedger,
 } from '@keel/hub-client';
@@ -35,6 +35,8 @@ export interface TeamHub {
   inbox(): Promise<Envelope[]>;
   ack(channel: string, seq: number): Promise<AckResult>;
   owed(): Promise<OwedReport>;
+  /** The hub charter as cut for this seat; reading it records the seat's receipt (the Owed panel's Read action). */
+  charter(full?: boolean): Promise<HubCharterDoc>;
   fs_list(channel: string, prefix?: string): Promise<FsEntry[]>;
   fs_read(channel: string, path: string): Promise<FsFile>;
   fs_put(channel: string, path: string, body: FsPutArgs): Promise<FsFile>;

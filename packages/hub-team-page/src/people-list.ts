@@ -15,8 +15,8 @@ export class PeopleList {
     this.list = h('ul', { testid: 'people-list', class: 'tp-rail__list' });
     this.seatInput = h('input', { testid: 'dm-seat-input', class: 'tp-input tp-input--small', attrs: { type: 'text', placeholder: 'seat id', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Seat id to message' } });
     const form = h('form', { testid: 'dm-seat-form', class: 'tp-rail__form', on: { submit: (event) => { event.preventDefault(); this.submit(); } } },
-      this.seatInput,
-      h('button', { testid: 'dm-seat-submit', class: 'tp-button tp-button--small', attrs: { type: 'submit' } }, 'Message'));
+      h('div', { class: 'tp-rail__inline' }, this.seatInput,
+        h('button', { testid: 'dm-seat-submit', class: 'tp-button', attrs: { type: 'submit' } }, 'Message')));
     this.element = h('section', { testid: 'people', class: 'tp-rail__section' },
       h('h2', { class: 'tp-rail__heading' }, 'People'), this.list, form);
   }

@@ -21,9 +21,14 @@ export const askItem = {
   properties: { id: { type: ['string', 'null'] }, text: { type: 'string' }, to: stringList },
 } as const;
 
-/** `POST /channels/{c}/messages` and `POST /dms/{peer}/messages`: the post arguments (seed §2.5). */
+/**
+ * `POST /channels/{c}/messages` and `POST /dms/{peer}/messages`: the post arguments (seed §2.5).
+ * `body` is required (seed §2.5), so `{}` is a 422 like any missing field; an empty string is a
+ * body, as on the reference (a post of only attachments or data).
+ */
 export const postMessageBody = {
   type: 'object',
+  required: ['body'],
   properties: {
     body: { type: 'string' }, title: { type: 'string' }, status: { type: 'string' }, urgency: { type: 'string' }, critical: { type: 'boolean' },
     to: stringList, data: { type: ['object', 'null'] }, reply_to: { type: ['string', 'null'] },

@@ -37,12 +37,12 @@ export class ThreadActs {
   }
 
   reply(message: MessageRow): void {
-    this.ctx.views.composer.prepareReply(message.id);
+    this.ctx.views.composer.prepareReply(message);
   }
 
   answer(message: MessageRow, ask: Ask): void {
     this.ctx.views.tabs.show('thread', false);
-    this.ctx.views.composer.prepareAnswer(message.id, ask.id);
+    this.ctx.views.composer.prepareAnswer(message, ask);
   }
 
   async rate(message: MessageRow, value: 1 | -1): Promise<void> {

@@ -89,7 +89,8 @@ export class ChannelNavigation {
   async openFile(channel: string, path: string): Promise<void> {
     if (channel !== this.ctx.state.selected) await this.select(channel);
     this.ctx.views.tabs.show('files', false);
-    await this.ctx.views.vfs.openPath(path);
+    // The list too: the Files tab was not shown through its own control, which lists.
+    await Promise.all([this.ctx.views.vfs.openPath(path), this.ctx.views.vfs.load()]);
   }
 
   /** Opens the direct message with `peer`: the existing channel, or a new one its first message creates. */

@@ -153,6 +153,8 @@ class Connection {
         case 'subscribe': return this.subscribe(frame);
         case 'post': {
           if (typeof frame.channel !== 'string') return this.send({ type: 'error', detail: 'malformed frame: post needs channel' });
+          // body is required as on the HTTP route (seed §2.5); '' is a body.
+          if (typeof frame.body !== 'string') return this.send({ type: 'error', detail: 'malformed frame: post needs body (a string; empty when the post carries only attachments or data)' });
           const c = this.hub.channels.requireMember(frame.channel, agent.id);
           const { type: _t, channel: _c, ...fields } = frame;
           let args: PostMessageBody;

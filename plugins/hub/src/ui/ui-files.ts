@@ -1,5 +1,5 @@
 /**
- * The files of the team page: `index.html`, `dist/**` and `styles/**` of `@keel/hub-team-page`,
+ * The files of the team page: `index.html`, `favicon.svg`, `dist/**` and `styles/**` of `@keel/hub-team-page`,
  * and `client/**` mapped to `@keel/hub-client`'s `dist/`. Nothing else of either package is
  * served: only page file types, and no declaration maps. Keeping requests inside the folders
  * (segments, symlinks, regular files) is the SDK's `staticFolder`.
@@ -13,7 +13,11 @@ export const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
+
+/** The page's icon (linked from index.html, so browsers never ask for /favicon.ico). */
+export const FAVICON = 'favicon.svg';
 
 const PAGE_PREFIXES = ['dist/', 'styles/'];
 
@@ -42,7 +46,7 @@ export function defaultUiRoots(): UiRoots {
 
 /** A file of the page package the page may load: index.html, its modules and styles (no declaration maps). */
 export function isPageFile(relative: string): boolean {
-  return (relative === 'index.html' || PAGE_PREFIXES.some((p) => relative.startsWith(p))) && isClientFile(relative);
+  return (relative === 'index.html' || relative === FAVICON || PAGE_PREFIXES.some((p) => relative.startsWith(p))) && isClientFile(relative);
 }
 
 /** A compiled module of the hub client the page may load (no declaration maps). */

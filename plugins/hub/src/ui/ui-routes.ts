@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { staticFolder, type AnyRoute, type StaticFile } from '@keel/plugin-sdk';
-import { CONTENT_TYPES, defaultUiRoots, isClientFile, isPageFile, type UiRoots } from './ui-files.js';
+import { CONTENT_TYPES, defaultUiRoots, FAVICON, isClientFile, isPageFile, type UiRoots } from './ui-files.js';
 
 const ASSET_CACHE = 'public, max-age=60';
 const PAGE_CACHE = 'no-cache';
@@ -36,9 +36,13 @@ function pagePolicy(html: string): string {
   ].join('; ');
 }
 
-/** The page's policy is computed from the page as served (its import map's hash); other files need none. */
+/** An SVG opened on its own is a document of this origin: it may run nothing and load nothing. */
+const IMAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+
+/** The page's policy is computed from the page as served (its import map's hash); the icon gets a closed one; other files need none. */
 async function policyOf(file: StaticFile): Promise<string | undefined> {
-  return file.relative === PAGE ? pagePolicy((await file.read()).toString('utf8')) : undefined;
+  if (file.relative === PAGE) return pagePolicy((await file.read()).toString('utf8'));
+  return file.relative === FAVICON ? IMAGE_POLICY : undefined;
 }
 
 /** The team page routes; `locate` finds the two package folders (at the first request). */
