@@ -8,6 +8,7 @@
  * Cycles (a room's charter gates posts; the charter's views ask who administers the room) are closed
  * by functions that read services only when a request runs, never during construction.
  */
+import type { InferenceService } from '@keel/plugin-inference';
 import type { AuthService, Logger } from '@keel/plugin-sdk';
 import { Desk } from './attention/desk.js';
 import { OwedReporter } from './attention/owed-report.js';
@@ -47,6 +48,13 @@ import { FileSource } from './search/file-source.js';
 import { MessageIndex } from './search/message-index.js';
 import { MessageSource } from './search/message-source.js';
 import { SearchService } from './search/search-service.js';
+import { Embedder } from './search/semantic/embedder.js';
+import { EmbeddingSetting } from './search/semantic/embedding-setting.js';
+import { SearchIndexes } from './search/semantic/search-indexes.js';
+import { SemanticCorpus } from './search/semantic/semantic-docs.js';
+import { SemanticIndexer } from './search/semantic/semantic-indexer.js';
+import { SemanticSearch } from './search/semantic/semantic-search.js';
+import { VectorStore } from './search/semantic/vector-store.js';
 import { StoreSource } from './search/store-source.js';
 import type { HubDb } from './store/hub-db.js';
 
@@ -58,6 +66,8 @@ export interface HubDeps {
   log: Logger;
   /** The plugin's data directory (`<data>/plugins/hub`). */
   dataDir: string;
+  /** The inference plugin's service when it is loaded (semantic search embeds with it). */
+  inference?: InferenceService;
 }
 
 /** Every service of a hub, built: what `setup` hands the route factories and the socket. */
@@ -75,9 +85,12 @@ export interface HubServices {
   owed: OwedReporter;
   desk: Desk;
   search: SearchService;
+  indexes: SearchIndexes;
+  /** Keeps semantic search's vectors current; null without the inference plugin. */
+  semanticIndexer: SemanticIndexer | null;
 }
 
-export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): HubServices {
+export function composeHub({ db, config, kernelAuth, log, dataDir, inference }: HubDeps): HubServices {
   const live = new LiveBus();
   const presence = new Presence();
   const writer = new HubWriter(db, live);
@@ -118,6 +131,12 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
   sockets = new SocketServer(hub, presence);
 
   const index = new MessageIndex(db, live);
+  const embedder = inference ? new Embedder(inference) : null;
+  const embedding = new EmbeddingSetting(db);
+  const vectors = new VectorStore(db);
+  const corpus = new SemanticCorpus(db, fs, config.semantic.maxChunksPerDoc);
+  const semanticIndexer = embedder ? new SemanticIndexer(embedder, embedding, corpus, vectors, config.semantic, log) : null;
+  const semantic = new SemanticSearch(db, embedding, vectors, corpus, config.semantic, embedder, semanticIndexer);
   return {
     hub,
     content,
@@ -136,5 +155,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir }: HubDeps): H
     }),
     desk: new Desk(hub),
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
+    indexes: new SearchIndexes(db, fs, index, semantic),
+    semanticIndexer,
   };
 }

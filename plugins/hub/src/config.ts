@@ -12,6 +12,8 @@ export interface HubConfig {
   socketFrameMaxDepth: number;
   /** Posting pace per seat (posts, direct messages, socket posts); `perMinute: 0` turns it off. */
   postRate: { perMinute: number; burst: number };
+  /** Semantic search (with the inference plugin): the embedding queue and batch bounds. */
+  semantic: { queueCap: number; batchSize: number; maxChunksPerDoc: number; topDocs: number };
 }
 
 export const hubConfigSchema = schema<HubConfig>({
@@ -27,6 +29,17 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { perMinute: { type: 'number', minimum: 0, default: 60 }, burst: { type: 'integer', minimum: 1, default: 20 } },
+    },
+    semantic: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        queueCap: { type: 'integer', minimum: 1, default: 10000 },
+        batchSize: { type: 'integer', minimum: 1, maximum: 1000, default: 32 },
+        maxChunksPerDoc: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
+        topDocs: { type: 'integer', minimum: 1, maximum: 10000, default: 400 },
+      },
     },
   },
 });

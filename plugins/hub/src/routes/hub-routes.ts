@@ -28,6 +28,7 @@ import { presenceRoutes } from './presence-routes.js';
 import { reputationRoutes } from './reputation-routes.js';
 import { roomLifecycleRoutes } from './room-lifecycle-routes.js';
 import { searchRoutes } from './search-routes.js';
+import { semanticRoutes } from './semantic-routes.js';
 
 export function hubRoutes(s: HubServices): AnyRoute[] {
   const { hub, content } = s;
@@ -45,7 +46,8 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...referenceRoutes(hub, content),
     ...channelInfoRoutes(hub),
     ...attentionRoutes(hub, s.owed, s.desk),
-    ...searchRoutes(hub, s.search),
+    ...searchRoutes(hub, s.search, s.indexes.semantic),
+    ...semanticRoutes(hub, s.indexes),
     ...reputationRoutes(hub, s.votes, s.leaderboard),
     ...roomLifecycleRoutes(hub, s.archive, s.groups),
     ...moderationRoutes(hub, s.blocks),

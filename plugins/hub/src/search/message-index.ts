@@ -23,10 +23,13 @@ export interface IndexedRef {
 
 export class MessageIndex {
   /** bucket → ids of documents holding a word filed there (ascending, append-only). */
-  private readonly buckets = new Map<string, number[]>();
-  private readonly docs: IndexedRef[] = [];
-  private readonly known = new Set<string>();
+  private buckets = new Map<string, number[]>();
+  private docs: IndexedRef[] = [];
+  private known = new Set<string>();
+  /** Ids filed and since retracted: still in the buckets (the search re-checks), no longer counted as indexed. */
+  private retracted = new Set<string>();
   private built = false;
+  private subscribed = false;
 
   constructor(private readonly db: HubDb, private readonly live: LiveBus) {}
 
@@ -39,15 +42,33 @@ export class MessageIndex {
     return [...ids].sort((a, b) => a - b).map((id) => this.docs[id]!);
   }
 
+  /** Live messages the index holds (for `GET /admin/search/drift`). */
+  indexedCount(): number {
+    this.ensureBuilt();
+    return this.known.size - this.retracted.size;
+  }
+
+  /** Drops everything and re-reads every message (`POST /admin/search/rebuild`); the number indexed. */
+  rebuild(): number {
+    this.buckets = new Map();
+    this.docs = [];
+    this.known = new Set();
+    this.retracted = new Set();
+    this.built = false;
+    return this.indexedCount();
+  }
+
   private ensureBuilt(): void {
     if (this.built) return;
     this.built = true;
     // Subscribe first: a row committed during the scan arrives twice and is filed once.
-    this.live.subscribe((m) => this.add(m));
+    if (!this.subscribed) this.live.subscribe((m) => this.add(m));
+    this.subscribed = true;
     for (const { value } of this.db.messages.getRange()) this.add(value);
   }
 
   private add(m: StoredMessage): void {
+    if (m.retracted_at !== null && this.known.has(m.id)) this.retracted.add(m.id);
     if (m.kind !== 'message' || m.retracted_at !== null || this.known.has(m.id)) return;
     this.known.add(m.id);
     const id = this.docs.push({ channel: m.channel, seq: m.seq }) - 1;
