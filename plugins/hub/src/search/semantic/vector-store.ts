@@ -37,6 +37,8 @@ export class VectorStore {
   private readonly db: Database<StoredVectors, VectorKey>;
   /** model → docId → vectors; only the models a query has asked for. */
   private readonly loaded = new Map<string, Map<string, DocVectors>>();
+  /** model → documents with vectors, counted once from LMDB, then kept by every write here (searches ask for it). */
+  private readonly counts = new Map<string, number>();
 
   constructor(hubDb: HubDb) {
     this.db = hubDb.openDB<StoredVectors, VectorKey>('vectors');
@@ -49,20 +51,29 @@ export class VectorStore {
 
   async put(model: string, items: Array<{ key: DocKey; hash: string; vectors: number[][] }>): Promise<void> {
     const ready = items.map((item) => ({ ...item, vec: normalised(item.vectors) }));
+    const count = this.count(model);
+    let added = 0;
     await this.db.transaction(() => {
       for (const { key, hash, vectors, vec } of ready) {
+        if (!this.db.doesExist([model, key.kind, key.channel, key.ref])) added++;
         this.db.putSync([model, key.kind, key.channel, key.ref], { hash, dim: vectors[0]?.length ?? 0, chunks: vectors.length, vec: new Uint8Array(vec.buffer, vec.byteOffset, vec.byteLength) });
       }
     });
+    this.counts.set(model, count + added);
     const cache = this.loaded.get(model);
     if (cache) for (const { key, hash, vectors, vec } of ready) cache.set(docId(key), { key, hash, dim: vectors[0]?.length ?? 0, vec });
   }
 
   async remove(keys: DocKey[], models: string[]): Promise<void> {
+    const removed = new Map(models.map((m) => [m, 0]));
+    const before = new Map(models.map((m) => [m, this.count(m)]));
     await this.db.transaction(() => {
-      for (const model of models) for (const key of keys) this.db.removeSync([model, key.kind, key.channel, key.ref]);
+      for (const model of models) {
+        for (const key of keys) if (this.db.removeSync([model, key.kind, key.channel, key.ref])) removed.set(model, removed.get(model)! + 1);
+      }
     });
     for (const model of models) {
+      this.counts.set(model, before.get(model)! - removed.get(model)!);
       const cache = this.loaded.get(model);
       if (cache) for (const key of keys) cache.delete(docId(key));
     }
@@ -81,7 +92,9 @@ export class VectorStore {
   }
 
   count(model: string): number {
-    return this.db.getKeysCount({ start: [model], end: [model, '\uffff'] });
+    let n = this.counts.get(model);
+    if (n === undefined) this.counts.set(model, (n = this.db.getKeysCount({ start: [model], end: [model, '\uffff'] })));
+    return n;
   }
 
   /** Deletes every vector of `model`; the number of documents it had. */
@@ -91,6 +104,7 @@ export class VectorStore {
       for (const key of keys) this.db.removeSync(key);
     });
     this.loaded.delete(model);
+    this.counts.delete(model);
     return keys.length;
   }
 
