@@ -122,9 +122,10 @@ describe('hub semantic search with the inference plugin (real glove-sif-50d embe
     expect(h.hits(report)).to.deep.equal([]);
   });
 
-  it('refuses a model the inference plugin cannot run, naming the probe failure', async () => {
+  it('refuses a model the inference plugin does not serve, naming the probe failure', async () => {
+    // A model the inference plugin does not know is the caller's mistake: 400 (a model that fails to run would be 502).
     const res = await h.call('PUT', '/hub/admin/embedding', k.adminToken, { model: 'local/no-such-model' });
-    expect(res.status).to.equal(502);
+    expect(res.status).to.equal(400);
     expect(res.body.detail).to.match(/^embedding model refused the probe: .*no-such-model/);
     const url = await h.call('PUT', '/hub/admin/embedding', k.adminToken, { model: GLOVE, url: 'http://127.0.0.1:1234/v1' });
     expect(url.status).to.equal(400);

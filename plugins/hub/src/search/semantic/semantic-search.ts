@@ -3,7 +3,7 @@
  * meaning side of a search (the query embedded, nearest documents the viewer may see), and the
  * drift report. Without the inference plugin every part reports `unavailable` with the reason.
  */
-import { conflict, HttpError } from '@keel/plugin-sdk';
+import { conflict, HttpError, isHttpError } from '@keel/plugin-sdk';
 import { nowSeconds } from '../../ids.js';
 import type { AgentRecord } from '../../records.js';
 import type { HubDb } from '../../store/hub-db.js';
@@ -79,7 +79,8 @@ export class SemanticSearch {
       throw conflict(`changing the embedding model erases ${rows} docs' vectors and recomputes them. Pass accept_recompute=true to proceed; until the new fill completes, search serves keyword results with a notice.`);
     }
     const probe = await this.probe(model);
-    if (!probe.ok) throw new HttpError(502, `embedding model refused the probe: ${probe.error} — GET /api/gateway/discovery/providers/local/models lists the models this server serves`);
+    // A model the inference plugin does not know is the caller's mistake (400); a model that fails to run is the reference's 502.
+    if (!probe.ok) throw new HttpError(probe.unknown ? 400 : 502, `embedding model refused the probe: ${probe.error} — GET /api/gateway/discovery/providers/local/models lists the models this server serves`);
     await this.setting.set(model, by);
     indexer.clearError();
     indexer.requestReconcile();
@@ -169,12 +170,12 @@ export class SemanticSearch {
     return { state: settled && coverage >= 0.99 ? 'ready' : 'filling', resolved, coverage };
   }
 
-  private async probe(model: string): Promise<{ ok: true; dim: number } | { ok: false; error: string }> {
+  private async probe(model: string): Promise<{ ok: true; dim: number } | { ok: false; error: string; unknown: boolean }> {
     try {
       const out = await this.require().embedder.embed(model, ['probe']);
       return { ok: true, dim: out.vectors[0]?.length ?? 0 };
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      return { ok: false, error: err instanceof Error ? err.message : String(err), unknown: isHttpError(err) && err.status < 500 };
     }
   }
 
