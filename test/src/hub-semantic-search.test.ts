@@ -229,3 +229,35 @@ describe('hub semantic search with the inference plugin (real glove-sif-50d embe
     expect((await drift()).vectors).to.deep.equal({ state: 'disabled', model: null, resolved_model: null });
   });
 });
+
+describe('hub semantic search: a bounded embedding queue loses nothing', function () {
+  this.timeout(180_000);
+  let k: TestKernel;
+  const h = harness(() => k);
+
+  before(async function () {
+    requireGloveModel(this);
+    k = await createTestKernel({
+      plugins: [
+        { plugin: inferencePlugin, config: { modelsDirs: [embeddingsDir], defaultChatModel: TINY_CHAT, defaultEmbeddingModel: 'local/glove-sif-50d' } },
+        // Two documents queued at most, one text per embedding call: every fill below overflows the queue.
+        { plugin: hubPlugin, config: { semantic: { queueCap: 2, batchSize: 1 } } },
+      ],
+    });
+    await h.register('alice');
+    for (let i = 0; i < 8; i++) await h.ok('POST', '/hub/channels/commons/messages', h.keys.alice!, { body: `The garden needs water before the summer number ${i}.` });
+  });
+  after(() => k?.stop());
+
+  it('embeds every document when a fill and a burst of posts overflow the queue', async () => {
+    await h.ok('PUT', '/hub/admin/embedding', k.adminToken, { model: 'local/glove-sif-50d' });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => h.ok('POST', '/hub/channels/commons/messages', h.keys.alice!, { body: `The river flows past the old bridge, day ${i}.` })));
+    const drift = await until(() => h.ok('GET', '/hub/admin/search/drift', k.adminToken), {
+      what: 'every document to be embedded', ok: (d) => d.vectors.state === 'ready', deadline: 120_000, every: 100,
+    });
+    expect(drift.vectors).to.include({ missing: 0, stale: 0, orphaned: 0 });
+    expect(drift.vectors.current).to.equal(drift.vectors.docs);
+    expect(drift.vectors.docs).to.be.at.least(16);
+    expect((await h.ok('GET', '/hub/admin/embedding', k.adminToken)).queued).to.equal(0);
+  });
+});

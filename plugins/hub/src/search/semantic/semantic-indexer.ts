@@ -72,6 +72,11 @@ export class SemanticIndexer {
     this.wake?.();
   }
 
+  /** A reconcile for `model` finished and none is due (an overflow leaves documents it has not queued yet). */
+  settledFor(model: string): boolean {
+    return this.reconciledFor === model && !this.reconciling && !this.overflowed && !this.reconcileWanted;
+  }
+
   queued(): number {
     return this.queue.size;
   }

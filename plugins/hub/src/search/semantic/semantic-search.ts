@@ -165,9 +165,8 @@ export class SemanticSearch {
     const queued = indexer.queued();
     const coverage = rows + queued === 0 ? 1 : rows / (rows + queued);
     if (indexer.lastError) return { state: `degraded(${short(indexer.lastError)})`, resolved, coverage };
-    // Ready once a reconcile for this very model finished and the queue is (nearly) drained.
-    const settled = indexer.reconciledFor === resolved && !indexer.reconciling;
-    return { state: settled && coverage >= 0.99 ? 'ready' : 'filling', resolved, coverage };
+    // Ready once a reconcile for this very model finished, none is due, and the queue is (nearly) drained.
+    return { state: indexer.settledFor(resolved) && coverage >= 0.99 ? 'ready' : 'filling', resolved, coverage };
   }
 
   private async probe(model: string): Promise<{ ok: true; dim: number } | { ok: false; error: string; unknown: boolean }> {
