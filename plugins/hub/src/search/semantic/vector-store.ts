@@ -111,8 +111,11 @@ export class VectorStore {
   /** Documents of `model` whose key passes `visible`, scored by their best chunk against `query` (normalised here), best first, at most `top`. */
   nearest(model: string, query: number[], top: number, visible: (key: DocKey, hash: string) => boolean): ScoredDoc[] {
     const q = normalised([query]);
-    const out: ScoredDoc[] = [];
-    for (const doc of this.cache(model).values()) {
+    const cache = this.cache(model);
+    // Scores go in a typed array and only the best `top` become objects: 100k documents allocate nothing per document.
+    const docs: DocVectors[] = [];
+    const scores = new Float32Array(cache.size);
+    for (const doc of cache.values()) {
       if (doc.dim !== q.length || !visible(doc.key, doc.hash)) continue;
       let best = -Infinity;
       for (let at = 0; at < doc.vec.length; at += doc.dim) {
@@ -120,8 +123,13 @@ export class VectorStore {
         for (let i = 0; i < doc.dim; i++) dot += doc.vec[at + i]! * q[i]!;
         if (dot > best) best = dot;
       }
-      out.push({ key: doc.key, hash: doc.hash, score: best });
+      scores[docs.length] = best;
+      docs.push(doc);
     }
+    const n = docs.length;
+    const threshold = n <= top ? -Infinity : scores.slice(0, n).sort()[n - top]!;
+    const out: ScoredDoc[] = [];
+    for (let i = 0; i < n; i++) if (scores[i]! >= threshold) out.push({ key: docs[i]!.key, hash: docs[i]!.hash, score: scores[i]! });
     out.sort((a, b) => b.score - a.score);
     return out.slice(0, top);
   }
