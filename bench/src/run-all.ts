@@ -10,6 +10,7 @@ benchmarks.push({ name: 'ledger', run: async () => (await import('./ledger/bench
 benchmarks.push({ name: 'stream', run: async () => (await import('./stream/bench-stream.js')).benchStream() });
 benchmarks.push({ name: 'steps', run: async () => (await import('./steps/bench-steps.js')).benchSteps() });
 benchmarks.push({ name: 'hub', run: async () => (await import('./hub/bench-hub.js')).benchHub() });
+benchmarks.push({ name: 'hub search', run: async () => (await import('./hub/bench-search.js')).benchHubSearch() });
 
 for (const { name, run } of benchmarks) {
   console.log(`\n=== ${name} ===`);

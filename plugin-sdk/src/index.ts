@@ -3,8 +3,8 @@
  * package, engine interfaces and other plugins' public tokens.
  */
 export { SDK_VERSION } from './version.js';
-export { isToken, providedValues, token } from './tokens.js';
-export type { Token, DepsMap, ProvidedTokens, Provides, ResolvedDeps } from './tokens.js';
+export { isOptional, isToken, optional, providedValues, token } from './tokens.js';
+export type { Token, OptionalToken, DepsMap, ProvidedTokens, Provides, ResolvedDeps } from './tokens.js';
 export { defineSchema, defineSchemaFor, schema } from './schema.js';
 export type { Schema, JsonSchema, FromJsonSchema, JsonSchemaInput, Infer, SameType, SchemaTypeMismatch } from './schema.js';
 export { core } from './core-tokens.js';

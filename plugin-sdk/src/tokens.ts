@@ -17,11 +17,30 @@ export function token<T>(name: string): Token<T> {
   return Object.freeze({ key: Symbol.for(`keel.token:${name}`), name });
 }
 
+/**
+ * A dependency the plugin can run without: `deps: { inference: optional(inferenceToken) }` resolves
+ * to the provider's value when a loaded plugin provides the token (the provider is then set up
+ * first, as for any dependency), and to `undefined` when none does, where a plain token is a boot
+ * error.
+ */
+export interface OptionalToken<T> extends Token<T | undefined> {
+  readonly optional: true;
+}
+
+/** Marks a dependency as optional (see `OptionalToken`); the same key, so it resolves to the same provider. */
+export function optional<T>(token: Token<T>): OptionalToken<T> {
+  return Object.freeze({ key: token.key, name: token.name, optional: true as const });
+}
+
+export function isOptional(token: Token<unknown>): boolean {
+  return (token as { optional?: unknown }).optional === true;
+}
+
 /** A map of dependency names to tokens, as a plugin declares it. */
 export type DepsMap = Record<string, Token<unknown>>;
 
-/** The values the tokens of a `DepsMap` resolve to. */
-export type ResolvedDeps<D extends DepsMap> = { [K in keyof D]: D[K] extends Token<infer T> ? T : never };
+/** The values the tokens of a `DepsMap` resolve to (`T | undefined` for an `optional(...)` one). */
+export type ResolvedDeps<D extends DepsMap> = { [K in keyof D]: D[K] extends OptionalToken<infer T> ? T | undefined : D[K] extends Token<infer T> ? T : never };
 
 /** Several tokens one plugin provides, by name; its `exports` then has one value under each name. */
 export type ProvidedTokens<E> = { [K in keyof E]: Token<E[K]> };

@@ -47,3 +47,28 @@ export const HUB_TOKEN_ENV = 'KEEL_BENCH_HUB_TOKEN';
 /** The raw server's one channel and its sender (the keel side uses a real room and a real seat). */
 export const RAW_CHANNEL = 'bench';
 export const RAW_SENDER = 'poster';
+
+/** The folder holding `glove-sif-50d/` the search benchmark's keel child serves (unset: keyword search only). */
+export const SEARCH_EMBEDDINGS_DIR_ENV = 'KEEL_BENCH_HUB_EMBEDDINGS_DIR';
+
+export interface HubSearchBenchSettings {
+  /** Messages in the hub before searching, spread over `channels` rooms. */
+  messages: number;
+  channels: number;
+  /** Posts in flight while loading them. */
+  loadConcurrency: number;
+  /** Measured searches per mode (each after one discarded warm-up search). */
+  queries: number;
+  /** Longest wait for the semantic index to fill, seconds. */
+  fillTimeoutSec: number;
+}
+
+export function hubSearchSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSearchBenchSettings {
+  return {
+    messages: envInt('BENCH_HUB_SEARCH_MESSAGES', 100_000, env),
+    channels: envInt('BENCH_HUB_SEARCH_CHANNELS', 10, env),
+    loadConcurrency: envInt('BENCH_HUB_SEARCH_CONCURRENCY', 32, env),
+    queries: envInt('BENCH_HUB_SEARCH_QUERIES', 200, env),
+    fillTimeoutSec: envInt('BENCH_HUB_SEARCH_FILL_TIMEOUT', 1800, env),
+  };
+}

@@ -5,7 +5,7 @@
  * resolves its deps from a scope in which the core tokens hold its own values (its logger, its
  * storage, ...). Test and embedding overrides win over both.
  */
-import type { DepsMap, ResolvedDeps, Token } from '@keel/plugin-sdk';
+import { isOptional, type DepsMap, type ResolvedDeps, type Token } from '@keel/plugin-sdk';
 
 export class KernelContainer {
   private readonly root = new Map<symbol, unknown>();
@@ -52,8 +52,9 @@ export class PluginScope {
   }
 }
 
-/** The value of `token` in the first map that has it; boot ordering makes a miss a kernel bug. */
+/** The value of `token` in the first map that has it; boot ordering makes a miss a kernel bug (an optional dependency's miss is `undefined`). */
 function lookup(token: Token<unknown>, ...maps: Array<Map<symbol, unknown>>): unknown {
   for (const map of maps) if (map.has(token.key)) return map.get(token.key);
+  if (isOptional(token)) return undefined;
   throw new Error(`no value is registered for token '${token.name}'`);
 }

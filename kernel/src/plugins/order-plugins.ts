@@ -1,8 +1,8 @@
 /**
  * Orders plugins so every provider is set up before the plugins that depend on it. A token no
- * one provides, two providers of one token, and a dependency cycle are boot errors naming the plugins.
+ * one provides (unless the dependency is `optional`), two providers of one token, and a dependency cycle are boot errors naming the plugins.
  */
-import { providedValues, type AnyPlugin } from '@keel/plugin-sdk';
+import { isOptional, providedValues, type AnyPlugin } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 
 export function orderPlugins<T extends { plugin: AnyPlugin }>(entries: T[], hostProvided: Set<symbol>): T[] {
@@ -24,6 +24,8 @@ export function orderPlugins<T extends { plugin: AnyPlugin }>(entries: T[], host
       if (hostProvided.has(token.key)) continue;
       const provider = providerOf.get(token.key);
       if (!provider) {
+        // An optional dependency no loaded plugin provides resolves to undefined.
+        if (isOptional(token)) continue;
         problems.push(`plugin '${entry.plugin.id}' needs token '${token.name}' (deps.${name}), which no loaded plugin provides.`);
       } else if (provider !== entry) {
         needs.push(provider);

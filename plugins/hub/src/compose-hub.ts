@@ -9,6 +9,7 @@
  * by functions that read services only when a request runs, never during construction.
  */
 import { postMessageBody } from '@keel/hub-client/wire';
+import type { InferenceService } from '@keel/plugin-inference';
 import type { AuthService, Logger, Validator } from '@keel/plugin-sdk';
 import { Doctor } from './admin/doctor.js';
 import { FleetStatus } from './admin/fleet-status.js';
@@ -58,6 +59,13 @@ import { FileSource } from './search/file-source.js';
 import { MessageIndex } from './search/message-index.js';
 import { MessageSource } from './search/message-source.js';
 import { SearchService } from './search/search-service.js';
+import { Embedder } from './search/semantic/embedder.js';
+import { EmbeddingSetting } from './search/semantic/embedding-setting.js';
+import { SearchIndexes } from './search/semantic/search-indexes.js';
+import { SemanticCorpus } from './search/semantic/semantic-docs.js';
+import { SemanticIndexer } from './search/semantic/semantic-indexer.js';
+import { SemanticSearch } from './search/semantic/semantic-search.js';
+import { VectorStore } from './search/semantic/vector-store.js';
 import { StoreSource } from './search/store-source.js';
 import type { HubDb } from './store/hub-db.js';
 
@@ -71,6 +79,8 @@ export interface HubDeps {
   dataDir: string;
   /** The kernel's schema validator: socket frames are held to the HTTP routes' request schemas. */
   validator: Validator;
+  /** The inference plugin's service when it is loaded (semantic search embeds with it). */
+  inference?: InferenceService;
 }
 
 /** Every service of a hub, built: what `setup` hands the route factories and the socket. */
@@ -95,9 +105,12 @@ export interface HubServices {
   /** The admin routes' instruments; `refusals` and `slow` also wrap the routes that feed them. */
   admin: { slow: SlowRequests; refusals: RefusedSends; fleet: FleetStatus; doctor: Doctor };
   inboxWaits: InboxWaits;
+  indexes: SearchIndexes;
+  /** Keeps semantic search's vectors current; null without the inference plugin. */
+  semanticIndexer: SemanticIndexer | null;
 }
 
-export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: HubDeps): HubServices {
+export function composeHub({ db, config, kernelAuth, log, dataDir, validator, inference }: HubDeps): HubServices {
   const live = new LiveBus();
   const presence = new Presence(config.presence);
   const writer = new HubWriter(db, live);
@@ -141,13 +154,18 @@ export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: 
 
   const index = new MessageIndex(db, live);
   const refusals = new RefusedSends();
-  // Reception polls (`X-Agora-Reception`) are not recorded by this hub yet: every seat reads `unknown`.
   const fleet = new FleetStatus(hub, { owed: new OwedReporter(hub), store, refusals, lastReception: (agent) => presence.lastReceptionOf(agent) });
   const admin = {
     refusals, fleet,
     slow: new SlowRequests(config.slowRequests, log),
     doctor: new Doctor(hub, { fleet, owed: new OwedReporter(hub), store, refusals, charterDebts: (seat) => content.charterDebts(seat) }),
   };
+  const embedder = inference ? new Embedder(inference) : null;
+  const embedding = new EmbeddingSetting(db);
+  const vectors = new VectorStore(db);
+  const corpus = new SemanticCorpus(db, fs, config.semantic.maxChunksPerDoc);
+  const semanticIndexer = embedder ? new SemanticIndexer(embedder, embedding, corpus, vectors, config.semantic, log) : null;
+  const semantic = new SemanticSearch(db, embedding, vectors, corpus, config.semantic, embedder, semanticIndexer);
   return {
     hub,
     content,
@@ -171,5 +189,7 @@ export function composeHub({ db, config, kernelAuth, log, dataDir, validator }: 
     admin,
     search: new SearchService(hub, [new MessageSource(hub, index), new StoreSource(store), new AgentSource(hub), new FileSource(fs)]),
     reads: composeReads(hub, content),
+    indexes: new SearchIndexes(db, fs, index, semantic),
+    semanticIndexer,
   };
 }

@@ -20,6 +20,8 @@ export interface HubConfig {
   presence: { activeSeconds: number; receptionSeconds: number };
   /** `GET /inbox?wait=`: parked long-polls per seat (429 beyond) and seconds between recomputations while nothing arrives. */
   inboxWait: { maxPerSeat: number; recheckSeconds: number };
+  /** Semantic search (with the inference plugin): the embedding queue and batch bounds. */
+  semantic: { queueCap: number; batchSize: number; maxChunksPerDoc: number; topDocs: number };
 }
 
 export interface ReadLimits {
@@ -84,6 +86,17 @@ export const hubConfigSchema = schema<HubConfig>({
       additionalProperties: false,
       default: {},
       properties: { maxPerSeat: { type: 'integer', minimum: 1, default: 4 }, recheckSeconds: { type: 'number', minimum: 0.1, maximum: 55, default: 5 } },
+    },
+    semantic: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        queueCap: { type: 'integer', minimum: 1, default: 10000 },
+        batchSize: { type: 'integer', minimum: 1, maximum: 1000, default: 32 },
+        maxChunksPerDoc: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
+        topDocs: { type: 'integer', minimum: 1, maximum: 10000, default: 400 },
+      },
     },
   },
 });

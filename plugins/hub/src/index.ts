@@ -3,7 +3,8 @@
  * with asks and answers, a hash-chained transcript per channel, a live socket and the team page.
  * Mounted at `/hub`; wire-compatible with clients written for the `agora/0.4` protocol.
  */
-import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { inferenceToken } from '@keel/plugin-inference';
+import { core, definePlugin, optional, token } from '@keel/plugin-sdk';
 import { composeHub } from './compose-hub.js';
 import { hubConfigSchema } from './config.js';
 import type { Hub } from './hub.js';
@@ -26,7 +27,8 @@ export const hubPlugin = definePlugin({
   defaultPrefix: '/hub',
   errorFormat: hubErrorFormat,
   configSchema: hubConfigSchema,
-  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator },
+  // Semantic search embeds with the inference plugin's models when it is loaded; without it the hub runs keyword search only.
+  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator, inference: optional(inferenceToken) },
   provides: hubToken,
   // The client name every hub client sends (seed §2.2; the real hub's own client says X-Agora-Client).
   headers: ['x-hub-client', 'x-agora-client'],
@@ -39,14 +41,19 @@ export const hubPlugin = definePlugin({
   },
   async setup({ config, deps }) {
     // The composition root builds every service and wires every hook; the routes only declare.
-    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir, validator: deps.validator });
+    const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir, validator: deps.validator, inference: deps.inference });
     await services.hub.channels.ensureCommons();
     return {
       exports: services.hub,
       routes: hubRoutes(services),
       sockets: [services.sockets.route()],
       pages: [{ path: '/ui/', title: 'Team page' }],
-      stop: () => services.sockets.close(),
+      // Embedding starts once every plugin is up (the inference plugin's models among them).
+      start: () => services.semanticIndexer?.start(services.hub.live),
+      stop: () => {
+        services.semanticIndexer?.stop();
+        return services.sockets.close();
+      },
     };
   },
 });

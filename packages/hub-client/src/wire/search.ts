@@ -21,3 +21,24 @@ export const searchQuery = {
     mode: { type: 'string' },
   },
 } as const;
+
+// `PUT /admin/embedding`: the model the hub embeds with, as the Keel inference plugin names it
+// (`local/<name>`, `<endpoint>/<model>`, `default`). `url` and `api_key` are the reference hub's
+// (it calls an endpoint itself); Keel's hub reaches models only through the inference plugin, so a
+// non-empty `url` is refused with a sentence saying where endpoints are configured.
+export const embeddingSettingBody = {
+  type: 'object',
+  required: ['model'],
+  properties: {
+    model: { type: 'string', minLength: 1, maxLength: 200 },
+    url: { type: 'string', maxLength: 2000 },
+    api_key: { type: 'string', maxLength: 2000 },
+    accept_recompute: { type: 'boolean', default: false },
+  },
+} as const;
+
+// `DELETE /admin/embedding?erase=true|false`.
+export const embeddingDisableQuery = {
+  type: 'object',
+  properties: { erase: { type: 'boolean', default: false } },
+} as const;

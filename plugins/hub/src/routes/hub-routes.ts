@@ -37,6 +37,7 @@ import { channelExtraRoutes } from './channel-extra-routes.js';
 import { colleagueRoutes } from './colleague-routes.js';
 import { seatRoutes } from './seat-routes.js';
 import { superviseRoutes } from './supervise-routes.js';
+import { semanticRoutes } from './semantic-routes.js';
 
 export function hubRoutes(s: HubServices): AnyRoute[] {
   const { hub, content } = s;
@@ -55,7 +56,8 @@ export function hubRoutes(s: HubServices): AnyRoute[] {
     ...referenceRoutes(hub, content),
     ...channelInfoRoutes(hub),
     ...attentionRoutes(hub, s.owed, s.desk),
-    ...searchRoutes(hub, s.search),
+    ...searchRoutes(hub, s.search, s.indexes.semantic),
+    ...semanticRoutes(hub, s.indexes),
     ...reputationRoutes(hub, s.votes, s.leaderboard),
     ...roomLifecycleRoutes(hub, s.archive, s.groups),
     ...moderationRoutes(hub, s.blocks),

@@ -5,7 +5,7 @@
  */
 import type { ChannelFs } from '../content/fs/channel-fs.js';
 import type { HitKind } from './search-request.js';
-import { inWindow, type Candidate, type MatchMode, type SearchScope, type SearchSource } from './search-hit.js';
+import { inWindow, type Candidate, type MatchMode, type MeaningDoc, type SearchScope, type SearchSource } from './search-hit.js';
 import { scoreText, snippetOf } from './text-match.js';
 
 export class FileSource implements SearchSource {
@@ -19,23 +19,36 @@ export class FileSource implements SearchSource {
     const out: Candidate[] = [];
     for (const channel of scope.channels) {
       for (const entry of this.fs.list(channel)) {
-        if ((r.sender !== null && entry.updated_by !== r.sender) || !inWindow(entry.updated_at, r)) continue;
-        const file = this.fs.head(channel, entry.path);
-        if (!file) continue;
-        const text = file.content_b64 === null ? file.content : file.description;
-        if (r.ref !== null && !text.toLowerCase().includes(r.ref.toLowerCase())) continue;
-        const score = scoreText(file.path.replace(/[/._-]+/g, ' '), text, r.terms, mode);
-        if (score === null) continue;
-        out.push({
-          ref: file.path,
-          hit: () => ({
-            kind: 'file', ref: file.path, channel, seq: null, sender: file.updated_by, status: null, created_at: file.updated_at,
-            ...snippetOf(text || file.path, r.terms), title: file.path, thread_hits: null, ratings: null,
-          }),
-          section: 'files', score, votes: 0, at: file.updated_at,
-        });
+        const candidate = this.candidate(scope, channel, entry.path, (path, text) => scoreText(path, text, r.terms, mode));
+        if (candidate) out.push(candidate);
       }
     }
     return out;
+  }
+
+  /** Files found by meaning, through the same filters as `find`, scored by closeness. */
+  byMeaning(scope: SearchScope, docs: MeaningDoc[]): Candidate[] {
+    const r = scope.request;
+    if (r.rated !== null || r.minVotes > 0) return [];
+    return docs.flatMap((doc) => (scope.channels.has(doc.channel) ? [this.candidate(scope, doc.channel, doc.ref, () => doc.score)] : [])).filter((c): c is Candidate => c !== null);
+  }
+
+  private candidate(scope: SearchScope, channel: string, path: string, score: (path: string, text: string) => number | null): Candidate | null {
+    const r = scope.request;
+    const file = this.fs.head(channel, path);
+    if (!file) return null;
+    if ((r.sender !== null && file.updated_by !== r.sender) || !inWindow(file.updated_at, r)) return null;
+    const text = file.content_b64 === null ? file.content : file.description;
+    if (r.ref !== null && !text.toLowerCase().includes(r.ref.toLowerCase())) return null;
+    const value = score(file.path.replace(/[/._-]+/g, ' '), text);
+    if (value === null) return null;
+    return {
+      ref: file.path,
+      hit: () => ({
+        kind: 'file', ref: file.path, channel, seq: null, sender: file.updated_by, status: null, created_at: file.updated_at,
+        ...snippetOf(text || file.path, r.terms), title: file.path, thread_hits: null, ratings: null,
+      }),
+      section: 'files', score: value, votes: 0, at: file.updated_at, fuseKey: `file\u0000${channel}\u0000${file.path}`,
+    };
   }
 }

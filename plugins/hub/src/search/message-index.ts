@@ -23,11 +23,14 @@ export interface IndexedRef {
 
 export class MessageIndex {
   /** bucket → ids of documents holding a word filed there (ascending, append-only). */
-  private readonly buckets = new Map<string, number[]>();
-  private readonly docs: IndexedRef[] = [];
+  private buckets = new Map<string, number[]>();
+  private docs: IndexedRef[] = [];
   /** message id → document id, for every filed message. */
-  private readonly known = new Map<string, number>();
+  private known = new Map<string, number>();
+  /** Ids filed and since retracted: still in the buckets (the search re-checks), no longer counted as indexed. */
+  private retracted = new Set<string>();
   private built = false;
+  private subscribed = false;
 
   constructor(private readonly db: HubDb, private readonly live: LiveBus) {}
 
@@ -40,16 +43,34 @@ export class MessageIndex {
     return [...ids].sort((a, b) => a - b).map((id) => this.docs[id]!);
   }
 
+  /** Live messages the index holds (for `GET /admin/search/drift`). */
+  indexedCount(): number {
+    this.ensureBuilt();
+    return this.known.size - this.retracted.size;
+  }
+
+  /** Drops everything and re-reads every message (`POST /admin/search/rebuild`); the number indexed. */
+  rebuild(): number {
+    this.buckets = new Map();
+    this.docs = [];
+    this.known = new Map();
+    this.retracted = new Set();
+    this.built = false;
+    return this.indexedCount();
+  }
+
   private ensureBuilt(): void {
     if (this.built) return;
     this.built = true;
     // Subscribe first: a row committed during the scan arrives twice and is filed once.
-    this.live.subscribe((m) => this.add(m));
+    if (!this.subscribed) this.live.subscribe((m) => this.add(m));
+    this.subscribed = true;
     for (const { value } of this.db.messages.getRange()) this.add(value);
   }
 
   private add(m: StoredMessage): void {
     if (typeof m.erased_at === 'number') return this.forget(m.id);
+    if (m.retracted_at !== null && this.known.has(m.id)) this.retracted.add(m.id);
     if (m.kind !== 'message' || m.retracted_at !== null || this.known.has(m.id)) return;
     const id = this.docs.push({ channel: m.channel, seq: m.seq }) - 1;
     this.known.set(m.id, id);

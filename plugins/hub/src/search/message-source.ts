@@ -9,7 +9,7 @@ import type { Hub } from '../hub.js';
 import type { StoredMessage } from '../records.js';
 import type { MessageIndex } from './message-index.js';
 import type { HitKind, SearchRequest } from './search-request.js';
-import { inWindow, type Candidate, type MatchMode, type SearchScope, type SearchSource } from './search-hit.js';
+import { inWindow, type Candidate, type MatchMode, type MeaningDoc, type SearchScope, type SearchSource } from './search-hit.js';
 import { scoreText, snippetOf } from './text-match.js';
 
 type Ratings = { up: number; down: number; mine: -1 | 0 | 1 };
@@ -45,6 +45,22 @@ export class MessageSource implements SearchSource {
     return this.collapse(matches, r, scope.viewer.id);
   }
 
+  /** Messages found by meaning, through the same filters as `find`, scored by closeness, collapsed per thread. */
+  byMeaning(scope: SearchScope, docs: MeaningDoc[]): Candidate[] {
+    const r = scope.request;
+    const matches: Match[] = [];
+    const needRatings = r.rated !== null || r.minVotes > 0 || r.sort === 'votes';
+    for (const doc of docs) {
+      const m = this.hub.db.messageById(doc.ref);
+      if (!m || m.kind !== 'message' || m.retracted_at !== null || m.channel !== doc.channel || !scope.channels.has(m.channel)) continue;
+      if ((r.sender !== null && m.sender !== r.sender) || !inWindow(m.created_at, r) || !refMatches(m, r.ref)) continue;
+      const ratings = needRatings ? this.hub.facts.ratings(m, scope.viewer.id) : null;
+      if (ratings && !ratedMatches(ratings, r)) continue;
+      matches.push({ m, score: doc.score, ratings });
+    }
+    return this.collapse(matches, r, scope.viewer.id, true).sort((a, b) => b.score - a.score);
+  }
+
   /** Messages that may match: from the index by the rarest term (`all`) or every term (`any`), else every rated row. */
   private *candidates(scope: SearchScope, mode: MatchMode): Generator<StoredMessage> {
     const db = this.hub.db;
@@ -73,7 +89,7 @@ export class MessageSource implements SearchSource {
     }
   }
 
-  private collapse(matches: Match[], r: SearchRequest, viewer: string): Candidate[] {
+  private collapse(matches: Match[], r: SearchRequest, viewer: string, byScore = false): Candidate[] {
     const threads = new Map<string, Match[]>();
     const roots = new Map<string, StoredMessage>();
     for (const match of matches) {
@@ -84,7 +100,7 @@ export class MessageSource implements SearchSource {
     }
     const better = (a: Match, b: Match): boolean => {
       const net = (x: Match) => (x.ratings ? x.ratings.up - x.ratings.down : 0);
-      if (r.sort === 'relevance' && a.score !== b.score) return a.score > b.score;
+      if ((byScore || r.sort === 'relevance') && a.score !== b.score) return a.score > b.score;
       if (r.sort === 'votes' && net(a) !== net(b)) return net(a) > net(b);
       return a.m.created_at > b.m.created_at;
     };
@@ -100,7 +116,7 @@ export class MessageSource implements SearchSource {
           ratings: best.ratings ?? this.hub.facts.ratings(m, viewer),
         }),
         section: this.isOpen(roots.get(rootId)!) ? 'open_threads' : 'messages',
-        score: best.score, votes: best.ratings ? best.ratings.up - best.ratings.down : 0, at: m.created_at,
+        score: best.score, votes: best.ratings ? best.ratings.up - best.ratings.down : 0, at: m.created_at, fuseKey: `thread\u0000${rootId}`,
       });
     }
     return out;

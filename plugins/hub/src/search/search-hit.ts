@@ -27,6 +27,8 @@ export interface Candidate {
   votes: number;
   /** Recency key: when the hit was written or last updated. */
   at: number;
+  /** What fusing keyword and meaning results merges on (a message thread's root, a file's channel and path); default section + ref. */
+  fuseKey?: string;
 }
 
 export interface SearchScope {
@@ -38,9 +40,18 @@ export interface SearchScope {
 
 export type MatchMode = 'all' | 'any';
 
+/** A document semantic search ranked: its channel, `ref` (message id or file path) and closeness. */
+export interface MeaningDoc {
+  channel: string;
+  ref: string;
+  score: number;
+}
+
 export interface SearchSource {
   readonly kinds: readonly HitKind[];
   find(scope: SearchScope, mode: MatchMode): Candidate[];
+  /** Candidates for documents found by meaning (best first), filtered as `find` filters; sources semantic search does not cover leave it out. */
+  byMeaning?(scope: SearchScope, docs: MeaningDoc[]): Candidate[];
 }
 
 /** The time filters every source applies. */

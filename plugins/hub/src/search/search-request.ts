@@ -12,6 +12,7 @@ export const HIT_KINDS = ['message', 'decision', 'claim', 'work', 'file', 'agent
 export type HitKind = (typeof HIT_KINDS)[number];
 export type SearchSort = 'relevance' | 'recent' | 'votes';
 export type RatedFilter = 'up' | 'down' | 'any';
+export type SearchMode = 'auto' | 'lexical' | 'semantic';
 
 /** The raw query as the schema leaves it. */
 export type SearchQuery = WireValue<typeof searchQuery>;
@@ -31,8 +32,8 @@ export interface SearchRequest {
   sort: SearchSort;
   rated: RatedFilter | null;
   minVotes: number;
-  /** The mode the caller asked for (`lexical` is the only one served). */
-  mode: string;
+  /** `auto` (unset: fused when the semantic index is ready, else lexical), `lexical` or `semantic`. */
+  mode: SearchMode;
 }
 
 const SORTS: readonly SearchSort[] = ['relevance', 'recent', 'votes'];
@@ -49,11 +50,15 @@ export function searchRequest(query: SearchQuery): SearchRequest {
   if (!terms.length && rated === null) {
     throw badRequest('q is empty — give words to search for, or set rated=up|down|any to list rated messages without a query');
   }
+  const mode = query.mode || 'auto';
+  if (mode !== 'auto' && mode !== 'lexical' && mode !== 'semantic') {
+    throw badRequest("mode must be 'lexical' or 'semantic' (unset = auto: the hub fuses when its semantic index is ready)");
+  }
   const channels = [...(query.channel ?? []), ...(query['channel[]'] ?? [])].filter(Boolean);
   return {
     terms, channels: channels.length ? [...new Set(channels)] : null, kind: kind as HitKind | null,
     sender: query.sender || null, ref: query.ref || null, since: query.since ?? null, until: query.until ?? null,
     limit: query.limit, cursor: query.cursor || null, sort: query.sort as SearchSort, rated: rated as RatedFilter | null,
-    minVotes: query.min_votes, mode: query.mode || 'lexical',
+    minVotes: query.min_votes, mode,
   };
 }
