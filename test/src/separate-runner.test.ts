@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { runKeel, startRunner, startServer, type KeelProcess, type ServerProcess } from './helpers/cli.js';
 import { ServedKeel, until } from './helpers/gateway-runs.js';
+import { HeldStreamEndpoint } from './helpers/held-stream-endpoint.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
 import { json, openSse } from './helpers/sse.js';
 
@@ -93,37 +92,21 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
 describe('a server restarted while a separate runner is mid-call', function () {
   this.timeout(180_000);
   const keel = new ServedKeel();
-  // A streaming OpenAI-compatible endpoint (a stand-in inside the test) that sends one chunk, then
-  // holds the rest until the test releases it.
-  let release: () => void = () => {};
-  const released = new Promise<void>((r) => (release = r));
-  let firstChunkSent: () => void = () => {};
-  const firstChunk = new Promise<void>((r) => (firstChunkSent = r));
-  const endpoint = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (content: string, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'slow', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
-      res.write(chunk('Hello'));
-      firstChunkSent();
-      void released.then(() => res.end(`${chunk(' world', 'stop')}data: [DONE]\n\n`));
-    });
-  });
+  // Streams one chunk, then holds the rest until the test releases it.
+  const endpoint = new HeldStreamEndpoint();
   after(async () => {
-    release();
+    await endpoint.stop();
     await keel.dispose();
-    await new Promise((r) => endpoint.close(r));
   });
 
   it('replays the runner\'s live file: a late subscriber gets the text so far as a snapshot, then the rest', async () => {
-    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
-    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    const baseUrl = await endpoint.start();
     keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.start(['--no-runner']);
     await keel.startRunner();
     const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
     const runId = started.body.run_id as string;
-    await firstChunk;
+    await endpoint.firstChunk;
     // Wait until the runner has written the delta to the run tree's live file, then restart the server.
     const liveFile = () => readdirSync(path.join(keel.dataDir, 'live')).find((f) => f.endsWith('.jsonl') && f !== '_wake.jsonl');
     await until(liveFile, { ok: (file) => file !== undefined && readFileSync(path.join(keel.dataDir, 'live', file), 'utf8').includes('Hello'), deadline: 60_000, what: "the runner's live file to hold the first delta" });
@@ -133,7 +116,7 @@ describe('a server restarted while a separate runner is mid-call', function () {
     await stream.collect({ until: (s) => s.named('llm.delta').length > 0, deadline: 60_000, what: 'the first delta' });
     const first = json<{ text: string; snapshot: boolean }>(stream.named('llm.delta')[0]!);
     expect(first).to.include({ text: 'Hello', snapshot: true });
-    release();
+    endpoint.release();
     await stream.collect({ until: () => false, deadline: 60_000, what: 'the end of the run stream' });
     const deltas = stream.named('llm.delta').map((e) => json<{ text: string }>(e).text);
     expect(deltas.join('')).to.equal('Hello world');
@@ -144,30 +127,15 @@ describe('a server restarted while a separate runner is mid-call', function () {
 describe('keel serve started while a keel runner already holds the data directory', function () {
   this.timeout(180_000);
   const keel = new ServedKeel();
-  // A streaming OpenAI-compatible endpoint (a stand-in inside the test): one chunk, then the rest once released.
-  let release: () => void = () => {};
-  const released = new Promise<void>((r) => (release = r));
-  let firstChunkSent: () => void = () => {};
-  const firstChunk = new Promise<void>((r) => (firstChunkSent = r));
-  const endpoint = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (content: string, finish: string | null = null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'slow', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
-      res.write(chunk('Hello'));
-      firstChunkSent();
-      void released.then(() => res.end(`${chunk(' world', 'stop')}data: [DONE]\n\n`));
-    });
-  });
+  // Streams one chunk, then holds the rest until the test releases it.
+  const endpoint = new HeldStreamEndpoint();
   after(async () => {
-    release();
+    await endpoint.stop();
     await keel.dispose();
-    await new Promise((r) => endpoint.close(r));
   });
 
   it("follows that runner's live traffic: its streams get the deltas, the steps and done", async () => {
-    await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
-    const baseUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/v1`;
+    const baseUrl = await endpoint.start();
     keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.startRunner();
     // With its runner on (no --no-runner): the lock is held, so this server only serves.
@@ -175,7 +143,7 @@ describe('keel serve started while a keel runner already holds the data director
     const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
     expect(started.body.runner_warning).to.be.a('string').and.contain('Another runner');
     const runId = started.body.run_id as string;
-    await firstChunk;
+    await endpoint.firstChunk;
 
     // A deadline of its own, so a stream that is never woken fails here rather than at mocha's timeout.
     const stream = await fetch(`${keel.url}/api/gateway/runs/${runId}/ledger/stream`, { headers: { authorization: `Bearer ${keel.adminToken}` }, signal: AbortSignal.timeout(90_000) });
@@ -189,7 +157,7 @@ describe('keel serve started while a keel runner already holds the data director
       }
     };
     await read((t) => t.includes('event: llm.delta'));
-    release();
+    endpoint.release();
     await read((t) => /event: done/.test(t));
     const deltas = [...text.matchAll(/event: llm\.delta\ndata: (.+)/g)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
     expect(deltas.join('')).to.equal('Hello world');

@@ -1,5 +1,5 @@
 /** The hub plugin's config. */
-import { schema } from '@keel/plugin-sdk';
+import { defineSchemaFor } from '@keel/plugin-sdk';
 
 export interface HubConfig {
   /** Largest attachment in bytes (operator-configurable; reference default 16 MiB). */
@@ -41,7 +41,7 @@ export interface ReadLimits {
   superviseScanRows: number;
 }
 
-export const hubConfigSchema = schema<HubConfig>({
+export const hubConfigSchema = defineSchemaFor<HubConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {
