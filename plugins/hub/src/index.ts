@@ -3,13 +3,13 @@
  * with asks and answers, a hash-chained transcript per channel, a live socket and the team page.
  * Mounted at `/hub`; wire-compatible with clients written for the `agora/0.4` protocol.
  */
-import { inferenceToken } from '@keel/plugin-inference';
 import { core, definePlugin, optional, token } from '@keel/plugin-sdk';
 import { composeHub } from './compose-hub.js';
 import { hubConfigSchema } from './config.js';
 import type { Hub } from './hub.js';
 import { hubErrorFormat } from './hub-error-format.js';
 import { hubRoutes } from './routes/hub-routes.js';
+import { inferenceServiceToken } from './search/semantic/inference-token.js';
 import { HubDb } from './store/hub-db.js';
 
 export { Hub, HUB_PROTOCOL, HUB_VERSION } from './hub.js';
@@ -28,7 +28,7 @@ export const hubPlugin = definePlugin({
   errorFormat: hubErrorFormat,
   configSchema: hubConfigSchema,
   // Semantic search embeds with the inference plugin's models when it is loaded; without it the hub runs keyword search only.
-  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator, inference: optional(inferenceToken) },
+  deps: { storage: core.storage, auth: core.auth, logger: core.logger, paths: core.paths, validator: core.validator, inference: optional(inferenceServiceToken) },
   provides: hubToken,
   // The client name every hub client sends (seed §2.2; the real hub's own client says X-Agora-Client).
   headers: ['x-hub-client', 'x-agora-client'],
