@@ -37,3 +37,14 @@ export function openWorkerStorage<V = unknown, K extends Key = Key>(handle: Work
   const env = open({ path: handle.path, ...handle.env });
   return { env, db: env.openDB<V, K>({ ...handle.db, name: handle.dbName }) };
 }
+
+/**
+ * Opens the handle on first use, not when the worker module loads. A pool may start a thread and the
+ * host end it at once (a boot that fails in a later plugin, a quick stop): a thread ended while it is
+ * inside lmdb's native open aborts the whole process, so a worker opens storage only when its first
+ * task needs it. Returns the same `WorkerStorage` on every call.
+ */
+export function workerStorageOnDemand<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): () => WorkerStorage<V, K> {
+  let opened: WorkerStorage<V, K> | undefined;
+  return () => (opened ??= openWorkerStorage<V, K>(handle));
+}

@@ -5,7 +5,7 @@
  * bytes (at least one record), so one task never serialises a whole large ledger.
  */
 import { workerData } from 'node:worker_threads';
-import { openWorkerStorage, type WorkerStorageHandle } from '@keel/plugin-sdk/worker';
+import { workerStorageOnDemand, type WorkerStorageHandle } from '@keel/plugin-sdk/worker';
 import type { StepRecord } from './records.js';
 
 export interface ReadTask {
@@ -27,10 +27,12 @@ export interface ReadResult {
   more: boolean;
 }
 
-const { env, db: records } = openWorkerStorage<StepRecord, [string, number]>(workerData as WorkerStorageHandle);
+// Opened at the first read: a thread the pool starts and the host ends at once never enters lmdb.
+const storage = workerStorageOnDemand<StepRecord, [string, number]>(workerData as WorkerStorageHandle);
 const encoder = new TextEncoder();
 
 export default function read(task: ReadTask): ReadResult {
+  const { env, db: records } = storage();
   // See commits made since this thread's last read.
   env.resetReadTxn();
   const parts: string[] = [];
