@@ -34,7 +34,10 @@ export interface SocketConnection<P = unknown> {
   account: string;
   /** The upgrade request (its query string is still on `req.url`). */
   req: IncomingMessage;
-  /** The TCP socket under `ws` (to cork a burst of writes, say); the host owns its errors. */
+  /**
+   * The TCP socket under `ws` (to cork a burst of writes, say, or to write whole frames you encoded
+   * once for many sockets: no extension is negotiated, so frames are plain RFC 6455); the host owns its errors.
+   */
   socket: Duplex;
 }
 

@@ -143,4 +143,23 @@ describe('hub live socket', function () {
     await a.until(() => a.frames.filter((f) => f.type === 'pong').length === 2, 'second pong');
     expect(((await hub.call('GET', '/inbox', ada)).body as Array<{ channel: string }>).filter((e) => e.channel === 'commons')).to.have.length(0);
   });
+  it('delivers frames of every length class whole and in seq order, also when many posts settle in one commit', async () => {
+    // Frames are encoded once and written to the socket as is: a 7-bit length (pong), a 16-bit one
+    // (a short envelope), a 64-bit one (a 65,000-byte body), and a burst of posts whose frames leave together.
+    const a = await connect(bob);
+    a.send({ type: 'ping' });
+    await a.until(() => a.frames.some((f) => f.type === 'pong'), 'the pong');
+    // Critical posts carry their whole body in the envelope (long bodies are otherwise previewed).
+    const bodies = ['x'.repeat(65_000), ...Array.from({ length: 15 }, (_, i) => `burst ${i}`), 'é'.repeat(30_000)];
+    // A fresh operator seat, so the burst stays inside its posting budget (20).
+    const cy = await hub.seat('cy', { operator: true });
+    const posted = await Promise.all(bodies.map((body) => hub.call('POST', '/channels/commons/messages', cy, { body, critical: body.length > 100 })));
+    for (const r of posted) expect(r.status).to.equal(200);
+    const ids = new Set(posted.map((r) => r.body.id as string));
+    await a.until(() => envelopes(a).filter((e) => ids.has(e.id)).length === bodies.length, 'every envelope');
+    const got = envelopes(a).filter((e) => ids.has(e.id));
+    expect(got.map((e) => e.seq)).to.deep.equal([...got.map((e) => e.seq)].sort((x, y) => x - y));
+    expect(got.map((e) => e.body).sort()).to.deep.equal([...bodies].sort());
+    expect(a.ws.readyState).to.equal(a.ws.OPEN);
+  });
 });

@@ -69,7 +69,8 @@ export class SocketHost {
       this.byPath.set(s.fullPath, s);
     }
     this.slots = new AccountSlots(options.perAccount);
-    this.wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: options.maxPayloadBytes, WebSocket: GuardedWebSocket });
+    // No permessage-deflate (ws's default, said here: plugins may write whole uncompressed frames to `socket`).
+    this.wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: options.maxPayloadBytes, perMessageDeflate: false, WebSocket: GuardedWebSocket });
   }
 
   /** The listener's `upgrade` handler. */

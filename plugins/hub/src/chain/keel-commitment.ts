@@ -3,16 +3,16 @@
  * row's content and a link over its metadata, reference hash and content hash. The hub hashes the
  * same canonical text the client recomputes; erasing a row keeps both commitments and drops the salt.
  */
-import { randomBytes } from 'node:crypto';
 import { contentText, keelLinkText } from '@keel/hub-client/commitment';
 import { sha256Hex } from '../ids.js';
 import type { StoredMessage } from '../records.js';
+import { SaltPool } from './salt-pool.js';
 
-const SALT_BYTES = 16;
+const salts = new SaltPool(16);
 
 /** Fills `content_salt`, `content_hash` and `keel_hash` of a row whose reference `hash` is set. */
 export function commitContent(m: StoredMessage, prevKeelHash: string): void {
-  m.content_salt = randomBytes(SALT_BYTES).toString('hex');
+  m.content_salt = salts.take();
   m.content_hash = sha256Hex(contentText(m, m.content_salt));
   m.keel_hash = keelLinkHash(prevKeelHash, m, m.content_hash);
 }

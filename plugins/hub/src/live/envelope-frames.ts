@@ -8,23 +8,24 @@
 import type { IncomingFrame } from '@keel/hub-client';
 import type { EnvelopeBuilder, PreparedEnvelope } from '../messages/envelope.js';
 import type { StoredMessage } from '../records.js';
+import { encodeTextFrame } from './ws-text-frame.js';
 
 export class EnvelopeFrames {
   private prepared: PreparedEnvelope | null = null;
-  /** Encoded frame per distinct set of viewer facts (which, with the shared part, determine the envelope). */
+  /** Wire frame (header and UTF-8 text) per distinct set of viewer facts (which, with the shared part, determine the envelope). */
   private readonly frames = new Map<string, Buffer>();
 
   /** `live`: the message was committed this tick (no viewer can have read it yet). */
   constructor(private readonly envelopes: EnvelopeBuilder, private readonly m: StoredMessage, private readonly live = false) {}
 
-  /** The UTF-8 text of `{type: 'envelope', envelope}` as `viewer` sees the message. */
+  /** The WebSocket text frame of `{type: 'envelope', envelope}` as `viewer` sees the message. */
   for(viewer: string): Buffer {
     const prepared = (this.prepared ??= this.envelopes.prepare(this.m));
     const facts = prepared.viewer(viewer, this.live);
     const key = `${facts.toMe ? 1 : 0}${facts.replyToMe ? 1 : 0}${facts.read ? 1 : 0}${facts.yours.join('\n')}`;
     let frame = this.frames.get(key);
     if (!frame) {
-      frame = Buffer.from(JSON.stringify({ type: 'envelope', envelope: prepared.envelope(facts) } satisfies IncomingFrame));
+      frame = encodeTextFrame(Buffer.from(JSON.stringify({ type: 'envelope', envelope: prepared.envelope(facts) } satisfies IncomingFrame)));
       this.frames.set(key, frame);
     }
     return frame;

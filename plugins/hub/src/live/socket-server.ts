@@ -19,14 +19,15 @@ import type { Hub } from '../hub.js';
 import type { StoredMessage } from '../records.js';
 import { EnvelopeFrames } from './envelope-frames.js';
 import type { Presence } from './presence.js';
-import { TickCork } from './tick-cork.js';
+import { TickWrites, type FrameSink } from './tick-writes.js';
+import { encodeTextFrame } from './ws-text-frame.js';
 
 /** Checks a `post` frame's fields against the HTTP post body schema (`@keel/hub-client/wire`). */
 export type PostCheck = (fields: unknown) => PostMessageBody;
 
 export class SocketServer {
   private readonly connections = new Set<Connection>();
-  private readonly cork = new TickCork();
+  private readonly writes = new TickWrites();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly hub: Hub, private readonly presence: Presence, private readonly checkPost: PostCheck) {
@@ -57,7 +58,7 @@ export class SocketServer {
   }
 
   private connected({ ws, socket, principal: seat }: SocketConnection<string>): void {
-    const conn = new Connection(this.hub, ws, socket, this.cork, seat, this.hub.config, this.checkPost);
+    const conn = new Connection(this.hub, ws, socket, this.writes, seat, this.hub.config, this.checkPost);
     this.connections.add(conn);
     this.presence.connected(conn.seat);
     ws.on('close', () => {
@@ -79,19 +80,22 @@ export class SocketServer {
   }
 }
 
-class Connection {
+class Connection implements FrameSink {
   /** Highest seq sent per channel on this connection. */
   private readonly sent = new Map<string, number>();
   private readonly tombstonesSent = new Set<string>();
+  /** Frames handed to the socket and not yet written out (the live queue's measure). */
   private pending = 0;
+  /** Frames of this tick, written together at its end (see tick-writes.ts). */
+  private held: Buffer[] = [];
   private inbound: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly hub: Hub,
     readonly ws: WebSocket,
-    /** The upgraded TCP socket under `ws`, corked while a tick's frames are written. */
+    /** The upgraded TCP socket under `ws`: data frames are written to it directly, whole. */
     private readonly socket: Duplex,
-    private readonly cork: TickCork,
+    private readonly writes: TickWrites,
     readonly seat: string,
     private readonly limits: Pick<HubConfig, 'socketQueueFrames' | 'socketFrameMaxDepth'>,
     private readonly checkPost: PostCheck,
@@ -110,20 +114,31 @@ class Connection {
       if (live && this.pending >= this.limits.socketQueueFrames) return;
       this.sent.set(m.channel, m.seq);
     }
-    this.sendText(frames.for(this.seat));
+    this.sendFrame(frames.for(this.seat));
   }
 
   private send(frame: unknown): void {
-    this.sendText(JSON.stringify(frame));
+    this.sendFrame(encodeTextFrame(Buffer.from(JSON.stringify(frame))));
   }
 
-  /** A text frame (a string, or UTF-8 bytes shared by several sockets). */
-  private sendText(text: string | Buffer): void {
+  /** A complete text frame (possibly shared by several sockets), written at the end of the tick. */
+  private sendFrame(frame: Buffer): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.cork.hold(this.socket);
+    if (this.held.length === 0) this.writes.schedule(this);
+    this.held.push(frame);
     this.pending++;
-    this.ws.send(text, { binary: false }, (err) => {
-      this.pending--;
+  }
+
+  flush(): void {
+    const frames = this.held;
+    this.held = [];
+    // A socket closing meanwhile takes no more data frames (its close frame may already be out).
+    if (frames.length === 0 || this.ws.readyState !== this.ws.OPEN) {
+      this.pending -= frames.length;
+      return;
+    }
+    this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames), (err) => {
+      this.pending -= frames.length;
       if (err) this.ws.close(1011, 'delivery failed');
     });
   }
