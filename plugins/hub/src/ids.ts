@@ -4,13 +4,14 @@
  * hub's slug grammar.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { randomPool } from './random-pool.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export function ulid(nowMs = Date.now()): string {
   let time = '';
   for (let t = nowMs, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
-  const bytes = randomBytes(16);
+  const bytes = randomPool.take(16);
   let random = '';
   for (let i = 0; i < 16; i++) random += CROCKFORD[bytes[i]! % 32];
   return time + random;

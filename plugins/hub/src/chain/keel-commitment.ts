@@ -6,13 +6,13 @@
 import { contentText, keelLinkText } from '@keel/hub-client/commitment';
 import { sha256Hex } from '../ids.js';
 import type { StoredMessage } from '../records.js';
-import { SaltPool } from './salt-pool.js';
+import { randomPool } from '../random-pool.js';
 
-const salts = new SaltPool(16);
+const SALT_BYTES = 16;
 
 /** Fills `content_salt`, `content_hash` and `keel_hash` of a row whose reference `hash` is set. */
 export function commitContent(m: StoredMessage, prevKeelHash: string): void {
-  m.content_salt = salts.take();
+  m.content_salt = randomPool.take(SALT_BYTES).toString('hex');
   m.content_hash = sha256Hex(contentText(m, m.content_salt));
   m.keel_hash = keelLinkHash(prevKeelHash, m, m.content_hash);
 }
