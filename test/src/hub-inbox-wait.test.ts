@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { HubClient } from '@keel/hub-client';
 import { startHub, type HubHarness } from './helpers/hub.js';
 import { until } from './helpers/until.js';
 
@@ -79,6 +80,21 @@ describe('hub inbox: ?wait= long-poll', function () {
     expect(res.body.map((e: { id: string }) => e.id)).to.deep.equal([q.id]);
     expect(elapsed).to.be.lessThan(50_000);
     await post(keys.bob, 'poll', { status: 'reply', reply_to: q.id, body: 'done' });
+  });
+
+  it('HubClient.inbox({wait}) long-polls past the client timeout and wakes on the next post', async () => {
+    await drain(keys.bob);
+    const url = (await hub.kernel.listen()).url;
+    // A client timeout shorter than the wait: the wait stretches it, so the poll is not cut off.
+    const bob = new HubClient({ base_url: `${url}/hub`, bearer_token: keys.bob, timeout_ms: 1000 });
+    const waiting = bob.inbox({ wait: 30 });
+    let settled = false;
+    void waiting.finally(() => (settled = true));
+    // Still parked well past the client's own 1 s timeout, then woken by a post.
+    await new Promise<void>((resolve) => setTimeout(resolve, 2500));
+    expect(settled, 'parked, not cut off by the 1 s client timeout').to.equal(false);
+    const m = await post(keys.ann, 'poll', { body: 'client wake' });
+    expect((await waiting).map((e) => e.id)).to.deep.equal([m.id]);
   });
 
   it('caps parked waits per seat (429 beyond the setting); the parked one still answers', async () => {

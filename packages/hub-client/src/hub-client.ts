@@ -323,8 +323,14 @@ export class HubClient {
   // -------------------------------------------------------------------------------------------
   // Inbox, owed, desk, presence
 
-  inbox(): Promise<Envelope[]> {
-    return this.#request('inbox', 'GET', '/inbox');
+  /**
+   * The inbox. `wait` (0..55 s, Keel's extension; the reference client never sets it) long-polls: the
+   * answer comes as soon as something arrives, or empty at the deadline; the request's own timeout
+   * is stretched by the wait.
+   */
+  inbox(options: { wait?: number } = {}): Promise<Envelope[]> {
+    if (options.wait === undefined) return this.#request('inbox', 'GET', '/inbox');
+    return this.#request('inbox', 'GET', '/inbox', { query: { wait: String(options.wait) }, timeout_ms: this.#timeoutMs + options.wait * 1000 });
   }
 
   /** Explicit cursor acknowledgement `POST /inbox/ack {channel, seq}`; never done on render. */
