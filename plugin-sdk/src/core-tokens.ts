@@ -27,7 +27,10 @@ export type SubDatabaseOptions = Omit<DatabaseOptions, 'name' | 'path'>;
 export interface PluginStorage {
   /** Opens (creating if needed) the sub-database `<plugin id>:<name>`. */
   openDB<V = unknown, K extends Key = Key>(name: string, options?: SubDatabaseOptions): Database<V, K>;
-  /** Runs `fn` in one write transaction across all sub-databases; resolves once the commit is durable. */
+  /**
+   * Runs `fn` in one write transaction across all sub-databases; resolves once the commit is durable.
+   * Atomic: when `fn` throws, none of its writes are kept (and the promise rejects with the error).
+   */
   transaction<T>(fn: () => T): Promise<T>;
   /**
    * The sub-database `<plugin id>:<name>` as a worker thread opens it: a serialisable handle with the

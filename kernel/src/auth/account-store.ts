@@ -69,7 +69,8 @@ export class AccountStore {
       disabled: false,
     };
     const token = this.makeToken(record.account, label);
-    const created = await this.root.transaction(() => {
+    // Child transactions: a callback that throws keeps none of its writes (see storage/lmdb-env.ts).
+    const created = await this.root.childTransaction(() => {
       if (this.accounts.get(record.account)) return false;
       this.accounts.put(record.account, record);
       this.writeToken(token);
@@ -89,7 +90,7 @@ export class AccountStore {
 
   async issue(account: string, label: string | null = null): Promise<IssuedToken> {
     const token = this.makeToken(account, label);
-    const ok = await this.root.transaction(() => {
+    const ok = await this.root.childTransaction(() => {
       const record = this.accounts.get(account);
       if (!record || record.disabled) return false;
       this.writeToken(token);
@@ -102,7 +103,7 @@ export class AccountStore {
   /** Registers a token value chosen elsewhere (the bootstrap file, KEEL_ADMIN_TOKEN) under a fixed id. */
   async register(account: string, tokenValue: string, tokenId: string, label: string): Promise<void> {
     const hash = hashToken(tokenValue);
-    await this.root.transaction(() => {
+    await this.root.childTransaction(() => {
       const previous = this.tokenIndex.get([account, tokenId]);
       if (previous === hash) return;
       if (previous) this.tokens.remove(previous);
@@ -121,7 +122,7 @@ export class AccountStore {
   }
 
   async revoke(account: string, tokenId: string): Promise<boolean> {
-    return this.root.transaction(() => {
+    return this.root.childTransaction(() => {
       const hash = this.tokenIndex.get([account, tokenId]);
       if (!hash) return false;
       this.tokens.remove(hash);
@@ -132,7 +133,7 @@ export class AccountStore {
 
   /** Disables an account and revokes all its tokens; the id stays taken. */
   async disable(account: string): Promise<boolean> {
-    return this.root.transaction(() => {
+    return this.root.childTransaction(() => {
       const record = this.accounts.get(account);
       if (!record) return false;
       this.accounts.put(account, { ...record, disabled: true });

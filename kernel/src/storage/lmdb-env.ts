@@ -38,8 +38,13 @@ export class ScopedStorage implements PluginStorage {
     return db as unknown as Database<V, K>;
   }
 
+  /**
+   * A child transaction per callback: lmdb-js runs every transaction of an event turn in one commit,
+   * and a plain callback that throws keeps the writes it made before throwing. As a child, its
+   * writes are rolled back and the others in the commit stand.
+   */
   transaction<T>(fn: () => T): Promise<T> {
-    return this.root.transaction(fn);
+    return this.root.childTransaction(fn);
   }
 
   workerHandle(name: string, options: SubDatabaseOptions = {}): WorkerStorageHandle {
