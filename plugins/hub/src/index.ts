@@ -42,6 +42,7 @@ export const hubPlugin = definePlugin({
   async setup({ config, deps }) {
     // The composition root builds every service and wires every hook; the routes only declare.
     const services = composeHub({ db: new HubDb(deps.storage), config, kernelAuth: deps.auth, log: deps.logger, dataDir: deps.paths.pluginDir, validator: deps.validator, inference: deps.inference });
+    await services.hub.db.ensureIndexes();
     await services.hub.channels.ensureCommons();
     return {
       exports: services.hub,

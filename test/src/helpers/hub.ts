@@ -28,8 +28,8 @@ export interface HubHarness {
   stop(): Promise<void>;
 }
 
-export async function startHub(config: Record<string, unknown> = {}): Promise<HubHarness> {
-  const kernel = await createTestKernel({ plugins: [{ plugin: hubPlugin, config }] });
+export async function startHub(config: Record<string, unknown> = {}, options: { dataDir?: string } = {}): Promise<HubHarness> {
+  const kernel = await createTestKernel({ plugins: [{ plugin: hubPlugin, config }], dataDir: options.dataDir });
   const call = async (method: string, url: string, token?: string, payload?: unknown, headers: Record<string, string> = {}): Promise<HubCall> => {
     const res = await kernel.inject({ method, url: `/hub${url}`, token, payload, headers: { 'x-hub-client': 'keel-tests/1', ...headers } });
     let body: unknown = res.body;

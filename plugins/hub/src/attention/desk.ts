@@ -61,7 +61,7 @@ export class Desk {
 
   /** Live open messages without asks, addressed to an operator, with no reply from anyone but their sender. */
   private *unansweredOpenMessages(channel: string, isOperator: Set<string>): Generator<StoredMessage> {
-    for (const { value: m } of this.hub.db.messages.getRange({ start: [channel, 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
+    for (const m of this.hub.db.questionsOf(channel)) {
       if (m.kind !== 'message' || m.retracted_at !== null || !SETTLING.has(m.status)) continue;
       if (!m.to.some((s) => isOperator.has(s) && s !== m.sender)) continue;
       if (this.hub.facts.askIds(m).length) continue;

@@ -88,7 +88,7 @@ export class SeatBoard {
 
   /** Live open/blocked message rows of a channel, not the viewer's own and not closed. */
   private *openRows(channel: string, viewer: AgentRecord): Generator<StoredMessage> {
-    for (const { value: m } of this.hub.db.messages.getRange({ start: [channel, 1], end: [channel, Number.MAX_SAFE_INTEGER] })) {
+    for (const m of this.hub.db.questionsOf(channel)) {
       if (m.kind !== 'message' || m.retracted_at !== null || !OPEN.has(m.status) || m.sender === viewer.id) continue;
       if (this.hub.facts.decorate(m, viewer.id).closed) continue;
       yield m;

@@ -49,6 +49,7 @@ export class HubWriter {
     this.db.messages.put([m.channel, seq], m);
     this.db.messageIds.put(m.id, [m.channel, seq]);
     if (m.reply_to) this.db.replies.put([m.channel, m.reply_to, seq], 1);
+    this.db.indexQuestionRow(m);
     return m;
   }
 }

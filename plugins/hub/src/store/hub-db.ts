@@ -6,6 +6,9 @@ import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
 import type { AgentRecord, AskRecord, BlockRecord, ChannelRecord, MemberRecord, RatingRecord, StoredMessage } from '../records.js';
 
+/** The statuses `questionRows` indexes: a question (open, blocked) and a decision (resolved). */
+const QUESTION_STATUSES: ReadonlySet<string> = new Set(['open', 'blocked', 'resolved']);
+
 export class HubDb {
   readonly agents: Database<AgentRecord, string>;
   /** sha256(seat key) → agent id. */
@@ -31,6 +34,13 @@ export class HubDb {
   readonly ratings: Database<RatingRecord, [string, string, string]>;
   /** `[scope, agent]` → block (scope is a channel name or `hub`). */
   readonly blocks: Database<BlockRecord, [string, string]>;
+  /**
+   * `[channel, seq]` → status, for the message rows posted `open`, `blocked` or `resolved`: the rows
+   * the board, the desk and the digest look at, so they read those instead of whole transcripts.
+   */
+  readonly questionRows: Database<string, [string, number]>;
+  /** Versions of the indexes built from the messages (so a hub upgraded in place backfills them once). */
+  readonly indexVersions: Database<number, string>;
 
   constructor(private readonly storage: PluginStorage) {
     this.agents = storage.openDB('agents');
@@ -46,6 +56,30 @@ export class HubDb {
     this.reads = storage.openDB('reads');
     this.ratings = storage.openDB('ratings');
     this.blocks = storage.openDB('blocks');
+    this.questionRows = storage.openDB('question-rows');
+    this.indexVersions = storage.openDB('index-versions');
+  }
+
+  /** Fills the message indexes a hub written before they existed lacks (once; before the hub serves). */
+  async ensureIndexes(): Promise<void> {
+    if (this.indexVersions.get('question-rows') === 1) return;
+    await this.transaction(() => {
+      for (const { value: m } of this.messages.getRange()) this.indexQuestionRow(m);
+      this.indexVersions.put('question-rows', 1);
+    });
+  }
+
+  /** Records a newly written message row in `questionRows` when it asks or settles something (in a write transaction). */
+  indexQuestionRow(m: StoredMessage): void {
+    if (m.kind === 'message' && QUESTION_STATUSES.has(m.status)) this.questionRows.put([m.channel, m.seq], m.status);
+  }
+
+  /** A channel's message rows posted open, blocked or resolved, in seq order (callers still check retraction and closure). */
+  *questionsOf(channel: string): Generator<StoredMessage> {
+    for (const key of this.questionRows.getKeys({ start: [channel, 0], end: [channel, Number.MAX_SAFE_INTEGER] })) {
+      const m = this.messages.get(key);
+      if (m) yield m;
+    }
   }
 
   /** One durable write transaction across the hub's databases (use `putSync`/`removeSync` inside). */

@@ -27,7 +27,7 @@ export class Digests {
     const open: OpenQuestion[] = [];
     const decided: DecidedRow[] = [];
     let declinedTotal = 0;
-    for (const { value: m } of this.db.messages.getRange({ start: [c.name, 1], end: [c.name, Number.MAX_SAFE_INTEGER] })) {
+    for (const m of this.db.questionsOf(c.name)) {
       // Retracted rows are `fyi` tombstones: they fall out.
       if (m.kind !== 'message' || m.retracted_at !== null) continue;
       const brief = { seq: m.seq, id: m.id, sender: m.sender, title: m.title, created_at: m.created_at };
