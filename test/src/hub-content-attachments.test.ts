@@ -138,12 +138,15 @@ describe('hub content: content-addressed attachments', () => {
 
   it('resolves post refs into {id, filename, content_type, size}; unknown or foreign ids and malformed ones 400', async () => {
     const bytes = Buffer.from('%PDF-1.4 not really');
-    const post = await hub.call('POST', '/channels/proj/messages', ann, { body: 'see attached', attachments: [{ id: sha(bytes) }, { id: sha(bytes), filename: 'renamed.pdf' }] });
+    const post = await hub.call('POST', '/channels/proj/messages', ann, { body: 'see attached', attachments: [{ id: sha(bytes) }] });
     expect(post.status).to.equal(200);
-    expect(post.body.data.attachments).to.deep.equal([
-      { id: sha(bytes), filename: 'résumé "v2".pdf', content_type: 'application/pdf', size: bytes.length },
-      { id: sha(bytes), filename: 'renamed.pdf', content_type: 'application/pdf', size: bytes.length },
-    ]);
+    expect(post.body.data.attachments).to.deep.equal([{ id: sha(bytes), filename: 'résumé "v2".pdf', content_type: 'application/pdf', size: bytes.length }]);
+    const renamed = await hub.call('POST', '/channels/proj/messages', ann, { body: 'again', attachments: [{ id: sha(bytes), filename: 'renamed.pdf' }] });
+    expect(renamed.body.data.attachments).to.deep.equal([{ id: sha(bytes), filename: 'renamed.pdf', content_type: 'application/pdf', size: bytes.length }]);
+    // The same blob cited twice in one post is refused (the reference's sentence).
+    const twice = await hub.call('POST', '/channels/proj/messages', ann, { body: 'x', attachments: [{ id: sha(bytes) }, { id: sha(bytes), filename: 'renamed.pdf' }] });
+    expect(twice.status).to.equal(400);
+    expect(twice.body.detail).to.equal(`duplicate attachment ref ${sha(bytes).slice(0, 12)}…`);
     // Seed §2.4: the message carries its attachment refs at the top level too, and history serves them.
     expect(post.body.attachments).to.deep.equal(post.body.data.attachments);
     const row = ((await hub.call('GET', '/channels/proj/messages?limit=1000', ann)).body as Array<{ id: string; attachments: unknown }>).find((m) => m.id === post.body.id)!;

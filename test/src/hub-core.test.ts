@@ -141,10 +141,10 @@ describe('hub core', function () {
       expect((await hub.call('POST', '/channels/commons/messages', bob, { body: 'x', answers: ['nope'] })).status).to.equal(400);
       // Ids far beyond any real one are refused as bad input, not as a storage error.
       expect((await hub.call('POST', '/channels/commons/messages', bob, { body: 'x', answers: ['q'.repeat(3000)] })).status).to.equal(400);
-      const longAsk = await hub.call('POST', '/channels/commons/messages', ada, { body: 'x', asks: [{ id: 'q'.repeat(65), text: 'long id?' }] });
+      const longAsk = await hub.call('POST', '/channels/commons/messages', ada, { body: 'x', status: 'open', asks: [{ id: 'q'.repeat(65), text: 'long id?' }] });
       expect(longAsk.status).to.equal(400);
       expect(longAsk.body.detail).to.match(/^asks\[0\]\.id is 65 characters; the cap is 64\./);
-      expect((await hub.call('POST', '/channels/commons/messages', ada, { body: 'dup', asks: [{ id: 'q1', text: 'again?' }] })).status).to.equal(409);
+      expect((await hub.call('POST', '/channels/commons/messages', ada, { body: 'dup', status: 'open', asks: [{ id: 'q1', text: 'again?' }] })).status).to.equal(409);
 
       await hub.call('POST', '/channels/commons/messages', cyd, { body: 'done', status: 'resolved', reply_to: q.id });
       expect((await messageRow(q.id, ada)).has_resolved_reply).to.equal(true);

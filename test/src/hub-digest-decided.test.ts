@@ -89,7 +89,7 @@ describe('hub digest: decided and self_resolved', function () {
     await hub.room('bystander', keys.ann, [keys.bob, keys.cat]);
     const q = await post(keys.ann, 'bystander', { status: 'open', title: 'q', body: 'for bob', to: ['bob'] });
     const closing = await post(keys.cat, 'bystander', { status: 'resolved', reply_to: q.id, body: 'I think it is done' });
-    await post(keys.cat, 'bystander', { status: 'fyi', title: 'note', body: 'just so you know', asks: [{ id: 'f1', text: 'ok?' }] });
+    await post(keys.cat, 'bystander', { status: 'fyi', title: 'note', body: 'just so you know' });
     const d = await digest('bystander');
     expect(d.open_questions.map((o: { id: string }) => o.id)).to.deep.equal([q.id]);
     expect(d.decided.map((r: { id: string }) => r.id)).to.deep.equal([closing.id]);

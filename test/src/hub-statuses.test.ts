@@ -98,6 +98,28 @@ describe('hub statuses: vfs paths, structured data, attachments and socket posts
     expect(ok.body.data.asks).to.deep.equal([{ id: 'hb1', text: 'ok?' }]);
   });
 
+  it('typed asks on a post that is not open or blocked, and the same attachment cited twice, are 400 with the reference sentences', async () => {
+    // bob posts here: ann's posting budget (20 at once) belongs to the other tests.
+    const parent = (await h.call('POST', '/channels/proj/messages', key.bob, { body: 'parent' })).body.id as string;
+    for (const status of ['fyi', 'reply', 'resolved']) {
+      const res = await h.call('POST', '/channels/proj/messages', key.bob, { body: 'x', status, asks: [{ id: 'q1', text: 'why?' }], ...(status === 'reply' ? { reply_to: parent } : {}) });
+      expect(res.status, status).to.equal(400);
+      expect(res.body.detail, status).to.equal('asks[] are only allowed on open/blocked messages');
+    }
+    const bytes = Buffer.from('cited twice');
+    const id = createHash('sha256').update(bytes).digest('hex');
+    expect((await h.call('POST', '/channels/proj/attachments?filename=t.txt', key.bob, bytes, { 'content-type': 'text/plain' })).status).to.equal(200);
+    const before = (await h.call('GET', '/channels/proj/messages?limit=500', key.bob)).body.length;
+    for (const payload of [{ body: 'x', attachments: [{ id }, { id }] }, { body: 'x', attachments: [{ id }], data: { attachments: [{ id: ` ${id.toUpperCase()} ` }] } }]) {
+      const res = await h.call('POST', '/channels/proj/messages', key.bob, payload);
+      expect(res.status).to.equal(400);
+      expect(res.body.detail).to.equal(`duplicate attachment ref ${id.slice(0, 12)}…`);
+    }
+    // Refused posts leave nothing behind; citing it once is fine.
+    expect((await h.call('GET', '/channels/proj/messages?limit=500', key.bob)).body.length).to.equal(before);
+    expect((await h.call('POST', '/channels/proj/messages', key.bob, { body: 'x', attachments: [{ id }] })).status).to.equal(200);
+  });
+
   it("citing an attachment uploaded to another channel is 400 naming the channel; the id is trimmed and lower-cased first", async () => {
     const bytes = Buffer.from('only elsewhere');
     const id = createHash('sha256').update(bytes).digest('hex');

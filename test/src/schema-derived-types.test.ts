@@ -147,7 +147,7 @@ describe('schema-derived types and checked responses', function () {
         expect(res.status, JSON.stringify(asks)).to.equal(422);
         expect(res.body.detail[0].loc.join('.'), JSON.stringify(asks)).to.match(/^body\.asks\[0\]/);
       }
-      const ok = await hub.call('POST', '/channels/commons/messages', ada, { body: 'x', asks: [{ text: 'ship?', id: null }] });
+      const ok = await hub.call('POST', '/channels/commons/messages', ada, { body: 'x', status: 'open', asks: [{ text: 'ship?', id: null }] });
       expect(ok.status).to.equal(200);
       expect(ok.body.data.asks[0].text).to.equal('ship?');
     });

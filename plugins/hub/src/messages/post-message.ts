@@ -85,6 +85,8 @@ export class MessagePoster {
     const data: Record<string, unknown> = args.data ? { ...args.data } : {};
     if (args.data !== undefined && args.data !== null && (typeof args.data !== 'object' || Array.isArray(args.data))) throw badRequest('data must be a JSON object or null');
 
+    // Typed asks fall under the same rule as hand-built ones: only an open or blocked post asks.
+    if (args.asks?.length && status !== 'open' && status !== 'blocked') throw badRequest('asks[] are only allowed on open/blocked messages');
     const asks = this.normalizeAsks(channel, [...handBuiltAsks(data.asks, status), ...(args.asks ?? [])]);
     const declines = unique([...stringsOf(data.declines, 'declines'), ...(args.declines ?? [])]);
     const answers = unique([...stringsOf(data.answers, 'answers'), ...(args.answers ?? []), ...declines]);

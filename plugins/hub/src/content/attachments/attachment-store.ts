@@ -169,11 +169,14 @@ export class Attachments {
    */
   resolveIn(channel: string, refs: Array<{ id: string; filename?: string }>): AttachmentRef[] {
     const nextSeq = this.db.lastSeq(channel) + 1;
+    const seen = new Set<string>();
     return refs.map((ref) => {
       // The reference's sentences (§8.1 B5): a ref that is not a blob of this channel is bad input (400).
       if (typeof ref?.id !== 'string') throw badRequest("each attachment ref needs an id (the blob's sha256 from the upload)");
       const id = ref.id.trim().toLowerCase();
       if (!SHA256_HEX.test(id)) throw badRequest('attachment id must be the sha256 hex the upload returned');
+      if (seen.has(id)) throw badRequest(`duplicate attachment ref ${id.slice(0, 12)}…`);
+      seen.add(id);
       const row = this.rows.get([channel, id]);
       if (!row) throw badRequest(`attachment ${id.slice(0, 12)}… is not uploaded to '${channel}' — POST the bytes to /channels/{channel}/attachments first`);
       this.carriers.put([channel, id, nextSeq], 1);
