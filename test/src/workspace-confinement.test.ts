@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { startServer, type ServerProcess } from './helpers/cli.js';
 import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
@@ -55,7 +56,7 @@ function gateway(settings: Record<string, unknown>) {
       return bob;
     },
     async boot() {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: settings }] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: settings }] });
       const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'bob' } });
       expect(created.statusCode).to.equal(201);
       bob = created.json<{ token: { token: string } }>().token.token;
