@@ -106,7 +106,7 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
   describe('on the defaults, in a real keel serve process', () => {
     const keel = new ServedKeel();
     before(async () => {
-      keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+      keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
       await keel.start();
       for (const [id, flow] of [['doubling', doubling], ['echo', echo]] as const) {
         const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });

@@ -189,6 +189,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
     before(() => keel.configure([
       { use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
       { use: '@keel/plugin-ledger' },
+      { use: '@keel/plugin-workspaces' },
       { use: '@keel/plugin-gateway-runs', config: { retry: { backoffBaseMs: 8000, backoffMaxMs: 8000 } } },
     ]));
     after(() => keel.dispose());

@@ -11,7 +11,7 @@ import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
-const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
+const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }];
 
 /** start → wait `seconds` → end with the response "waited enough". */
 function waitFlow(seconds: number) {

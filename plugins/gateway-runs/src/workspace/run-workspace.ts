@@ -16,7 +16,9 @@ export interface RootRunIdentity {
 export async function runWorkspaceOf(workspaces: WorkspaceService, run: RootRunIdentity): Promise<RunWorkspace> {
   const recorded = workspaces.recorded(run.run_id);
   if (recorded) return recorded;
-  return workspaces.resolveRunStart({ account: run.account, admin: run.started_by_admin === true, rootRunId: run.run_id, sessionId: run.session_id, oneOff: run.input_data.workspace, door: 'clamp' });
+  // A run started without a session_id gets its own id as its session: it has no conversation to share a folder with.
+  const sessionId = run.session_id && run.session_id !== run.run_id ? run.session_id : null;
+  return workspaces.resolveRunStart({ account: run.account, admin: run.started_by_admin === true, rootRunId: run.run_id, sessionId, oneOff: run.input_data.workspace, door: 'clamp' });
 }
 
 /** What a run shows as `_gateway_workspace` (seed §2.2): `{level, summary, clamped?, kind, path}`, without the layer. */
