@@ -22,7 +22,8 @@ export interface PathCheck {
 
 /** Shown for a path as the caller gave it (quoted, cut when very long). */
 export function shownPath(value: string): string {
-  const printable = value.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Control characters (NUL above all) are shown escaped, never sent raw.
+  const printable = [...value].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
   return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
 }
 
