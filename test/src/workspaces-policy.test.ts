@@ -308,9 +308,15 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
       expect(eff.gateway_summary).to.equal(`Allow everything, refuse listed workspaces (rw)${DOT}${realpathSync(shared)} (ro)${DOT}${realpathSync(path.join(work, 'src', 'secret'))} (refused)`);
       // Under an allowed_only layer, gateway rows the layer does not reach are not listed.
       expect(eff.folders).to.deep.equal([]);
-      // The session level wins over the account level.
+      // The session level is chosen over the account level, and capped by it: bob's account level is
+      // the non-admin default, so his own session cannot reach past his own folder.
       eff = (await call('GET', '/api/gateway/workspace/effective/me?session=s1', bob)).json<Effective>();
       expect(eff).to.deep.include({ level: 'session', session_id: 's1', posture: 'allowed_only', default_mode: null });
+      expect(eff.folders[0]).to.deep.equal({ path: realpathSync(work), mode: 'deny', cap: 'deny', source: 'session' });
+      expect(eff.summary).to.equal(`Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (refused)`);
+      // Once an admin opens the folder to bob's account, his session reaches it at its own mode.
+      await call('PUT', '/api/gateway/workspace/policy/bob', k.adminToken, { posture: 'allowed_only', folders: [{ path: work, mode: 'rw' }] });
+      eff = (await call('GET', '/api/gateway/workspace/effective/me?session=s1', bob)).json<Effective>();
       expect(eff.folders[0]).to.deep.equal({ path: realpathSync(work), mode: 'rw', cap: 'rw', source: 'session' });
       expect(eff.summary).to.equal(`Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (rw)`);
       // An account level replaces the default; the admin reads bob's with his name.
