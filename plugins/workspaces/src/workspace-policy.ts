@@ -111,8 +111,6 @@ export class WorkspacePolicy implements WorkspaceService {
     let chosen: Chosen = this.chosen(account, input.sessionId, admin);
     // A run's own layer (one-off, narrowing) is capped by the account level, as a session's is.
     const accountCap = this.accountLevel(account, admin)?.layer ?? null;
-    // Stored layers were checked when written; a gateway tightened since clamps them (never widens).
-    if (chosen.layer) chosen = { ...chosen, layer: (await this.clampStored(chosen.layer, ctx, clamped)) ?? chosen.layer };
     const oneOff = input.oneOff;
     const useDefault = oneOff !== null && typeof oneOff === 'object' && (oneOff as { configured?: unknown }).configured === false && Object.keys(oneOff).length === 1;
     if (oneOff !== undefined && oneOff !== null && !useDefault) {
@@ -125,6 +123,8 @@ export class WorkspacePolicy implements WorkspaceService {
         if (result.layer) chosen = { level: 'run', layer: result.layer, cap: accountCap };
       }
     }
+    // A stored layer was checked when written; a gateway tightened since clamps it (never widens).
+    if (chosen.level !== 'run' && chosen.layer) chosen = { ...chosen, layer: (await this.clampStored(chosen.layer, ctx, clamped)) ?? chosen.layer };
     if (input.accessMode !== undefined && input.accessMode !== null) {
       if (input.accessMode === 'workspace_only') chosen = { level: 'run', layer: OWN_FOLDER_LAYER, cap: null };
       else if (input.accessMode !== 'workspace_or_allowed' && door === 'refuse') {
