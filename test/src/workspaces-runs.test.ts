@@ -259,4 +259,18 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
       await put('/api/gateway/workspace/policy', k.adminToken, { folders: [] });
     }
   });
+  it("keeps an account's other conversation folders refused until one of its levels lists them", async () => {
+    const alpha = await run(k.adminToken, [call('w', 'write_file', { path: 'a.txt', content: 'alpha' })], { session_id: 'alpha' });
+    const alphaFile = path.join(data, alpha.workspace.path, 'a.txt');
+    let beta = await run(k.adminToken, [call('r', 'read_file', { path: alphaFile })], { session_id: 'beta' });
+    expect(beta.results.get('r')!.error).to.match(/is protected \(the gateway's data directory\)\.$/);
+    await put('/api/gateway/sessions/beta/workspaces', k.adminToken, { posture: 'any_except_denied', default_mode: 'rw', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] });
+    beta = await run(k.adminToken, [call('r', 'read_file', { path: alphaFile }), call('w', 'write_file', { path: alphaFile, content: 'x' })], { session_id: 'beta' });
+    expect(beta.results.get('r')).to.deep.include({ success: true, output: 'alpha' });
+    expect(beta.results.get('w')!.error).to.equal(`This run may only read ${alphaFile} (Allow everything, refuse listed workspaces (rw)${DOT}${path.join(data, alpha.workspace.path)} (ro)).`);
+    // Another account cannot list it at all.
+    const res = await k.inject({ method: 'PUT', url: '/api/gateway/sessions/x/workspaces', token: carol, payload: { posture: 'allowed_only', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] } });
+    expect(res.statusCode).to.equal(400);
+    expect(res.json<{ detail: { reason: string; message: string } }>().detail).to.deep.include({ reason: 'workspace_refused', message: `${path.join(data, alpha.workspace.path)} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.` });
+  });
 });

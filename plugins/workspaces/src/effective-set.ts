@@ -36,14 +36,14 @@ export interface Chosen {
 }
 
 /** The cap of a real path from the levels above the chosen layer: the gateway's, lowered by the account level's. */
-export function capOf(caps: GatewayCaps, gateway: PolicyLayer, upper: PolicyLayer | null | undefined, real: string, account: string): FolderMode {
-  const cap = caps.cap(gateway, real, account).mode;
+export function capOf(caps: GatewayCaps, gateway: PolicyLayer, upper: PolicyLayer | null | undefined, real: string, account: string, layerRows: PolicyLayer['folders'] = []): FolderMode {
+  const cap = caps.cap(gateway, real, account, null, [...layerRows, ...(upper?.folders ?? [])]).mode;
   return upper ? minMode(cap, layerMode(upper, real)) : cap;
 }
 
 /** The effective mode of a real path for `account` under `gateway`, the account cap and the chosen layer. */
 export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, real: string, account: string): FolderMode {
-  const cap = capOf(caps, gateway, chosen.cap, real, account);
+  const cap = capOf(caps, gateway, chosen.cap, real, account, chosen.layer?.folders);
   return chosen.layer ? minMode(cap, layerMode(chosen.layer, real)) : cap;
 }
 
@@ -54,14 +54,14 @@ export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Ch
   const folders: EffectiveRow[] = [];
   if (layer) {
     for (const row of layer.folders) {
-      const cap = capOf(caps, gateway, upper, row.path, account);
+      const cap = capOf(caps, gateway, upper, row.path, account, layer.folders);
       folders.push({ path: row.path, mode: minMode(cap, row.mode), cap, source: level });
     }
   }
   const reachableListed = folders.filter((r) => r.mode !== 'deny');
   for (const row of visible.folders) {
     if (folders.some((r) => r.path === row.path)) continue;
-    const cap = capOf(caps, gateway, upper, row.path, account);
+    const cap = capOf(caps, gateway, upper, row.path, account, layer?.folders);
     const mode = layer ? minMode(cap, layerMode(layer, row.path)) : cap;
     // Under an allowed_only layer, a gateway row this layer does not reach is simply not one of its workspaces.
     if (layer?.posture === 'allowed_only' && mode === 'deny' && !reachableListed.some((r) => inside(row.path, r.path))) continue;

@@ -108,7 +108,8 @@ export async function validateLayer(merged: Record<string, unknown>, level: Laye
         refuse(`${shown} is ${what}; it is never a workspace.${conversation}`, shown);
       }
       if (level !== 'gateway') {
-        const cap = ctx.caps.cap(ctx.gateway, real, ctx.account).mode;
+        // The row itself lifts the data folder's refusal inside the account's own folders (its own plane).
+        const cap = ctx.caps.cap(ctx.gateway, real, ctx.account, null, [{ path: real, mode: rowMode }]).mode;
         if (cap === 'deny') refuse(`${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway(ctx))}).`, shown);
         if (RANK[rowMode] > RANK[cap]) refuse(`The gateway allows this workspace read-only: ${shown}.`, shown);
       }
@@ -164,7 +165,7 @@ export async function clampLayer(value: unknown, ctx: RuleContext): Promise<{ la
       layer.folders.push({ path: check.real, mode: 'deny' });
       continue;
     }
-    const cap = ctx.caps.cap(ctx.gateway, check.real, ctx.account);
+    const cap = ctx.caps.cap(ctx.gateway, check.real, ctx.account, null, [{ path: check.real, mode: asked }]);
     if (cap.mode === 'deny') {
       drop(cap.refused ? `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.` : `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway(ctx))}).`);
       continue;

@@ -208,7 +208,7 @@ export class WorkspacePolicy implements WorkspaceService {
       if (!own) return `${shown} is inside the gateway's data directory; a run's workspace_root may be there only when it is your own conversation folder.`;
       return null;
     }
-    const cap = this.caps.cap(gateway, check.real, account);
+    const cap = this.caps.cap(gateway, check.real, account, null, [...(chosen.layer?.folders ?? []), ...(chosen.cap?.folders ?? [])]);
     if (cap.refused) return `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.`;
     if (cap.mode === 'deny') return `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).`;
     if (effectiveMode(this.caps, gateway, chosen, check.real, account) === 'deny') {
@@ -251,15 +251,15 @@ export class WorkspacePolicy implements WorkspaceService {
   async judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access> {
     if (ws.kind !== 'launch_folder' && inside(real, root)) return { ok: true, path: real, mode: 'rw' };
     const gateway = this.store.gateway();
-    const cap = this.caps.cap(gateway, real, account, root);
+    const layer = this.layerOf(ws);
+    const upper = ws.cap ? readLayer(ws.cap) : null;
+    const cap = this.caps.cap(gateway, real, account, root, [...(layer?.folders ?? []), ...(upper?.folders ?? [])]);
     if (cap.refused) {
       const given = path.isAbsolute(shown) ? path.normalize(shown) : null;
       const where = given && inside(given, cap.refused.path) ? `is inside ${cap.refused.path}, which` : 'leads into a folder that';
       return { ok: false, sentence: `${shown} ${where} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}).` };
     }
     if (cap.mode === 'deny') return { ok: false, sentence: `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).` };
-    const layer = this.layerOf(ws);
-    const upper = ws.cap ? readLayer(ws.cap) : null;
     const upperMode: FolderMode = upper ? layerMode(upper, real) : 'rw';
     const layerOwn: FolderMode = layer ? layerMode(layer, real) : 'rw';
     const mode: FolderMode = minMode(minMode(cap.mode, upperMode), layerOwn);
