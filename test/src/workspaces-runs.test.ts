@@ -248,9 +248,15 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
       const res = await k.inject({ method: 'PUT', url: '/api/gateway/workspace/policy', token: k.adminToken, payload: { folders: [{ path: folder, mode: 'ro' }, { path: db, mode: 'ro' }] } });
       expect(res.statusCode).to.equal(400);
       expect(res.json<{ detail: { reason: string; path: string } }>().detail).to.deep.include({ reason: 'workspace_refused', path: db });
-      // bob sees the row (his own plane); carol sees neither it nor the data folder's path.
+      // bob sees the row (his own plane), relative to the data folder; carol sees neither it nor the data folder's path.
       const bobView = await k.inject({ url: '/api/gateway/workspace/policy', token: bob });
-      expect(bobView.body).to.contain(first.workspace.path);
+      expect(bobView.json<{ policy: { folders: unknown[]; summary: string } }>().policy).to.deep.include({ folders: [{ path: first.workspace.path, mode: 'ro' }], summary: `Allow everything, refuse listed workspaces (rw)${DOT}${first.workspace.path} (ro)` });
+      expect(bobView.body).to.not.contain(data);
+      const bobEffective = await k.inject({ url: '/api/gateway/workspace/effective/me', token: bob });
+      expect(bobEffective.body).to.contain(first.workspace.path);
+      expect(bobEffective.body).to.not.contain(data);
+      const adminView = await k.inject({ url: '/api/gateway/workspace/policy', token: k.adminToken });
+      expect(adminView.body).to.contain(folder);
       const carolView = await k.inject({ url: '/api/gateway/workspace/policy', token: carol });
       expect(carolView.body).to.not.contain(data);
       const carolEffective = await k.inject({ url: '/api/gateway/workspace/effective/me', token: carol });
@@ -267,7 +273,9 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
     await put('/api/gateway/sessions/beta/workspaces', k.adminToken, { posture: 'any_except_denied', default_mode: 'rw', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] });
     beta = await run(k.adminToken, [call('r', 'read_file', { path: alphaFile }), call('w', 'write_file', { path: alphaFile, content: 'x' })], { session_id: 'beta' });
     expect(beta.results.get('r')).to.deep.include({ success: true, output: 'alpha' });
-    expect(beta.results.get('w')!.error).to.equal(`This run may only read ${alphaFile} (Allow everything, refuse listed workspaces (rw)${DOT}${path.join(data, alpha.workspace.path)} (ro)).`);
+    // What a run is told names a folder of the data directory relative to it, never where the data directory is.
+    expect(beta.results.get('w')!.error).to.equal(`This run may only read ${alphaFile} (Allow everything, refuse listed workspaces (rw)${DOT}${alpha.workspace.path} (ro)).`);
+    expect(beta.workspace.summary).to.equal(`Allow everything, refuse listed workspaces (rw)${DOT}${alpha.workspace.path} (ro)`);
     // Another account cannot list it at all.
     const res = await k.inject({ method: 'PUT', url: '/api/gateway/sessions/x/workspaces', token: carol, payload: { posture: 'allowed_only', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] } });
     expect(res.statusCode).to.equal(400);

@@ -47,7 +47,8 @@ export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, chosen: C
   return chosen.layer ? minMode(cap, layerMode(chosen.layer, real)) : cap;
 }
 
-export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null): EffectiveSet {
+/** `hideData`: rows inside the data folder are shown relative to it (a non-admin never learns where it is). */
+export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null, hideData: boolean): EffectiveSet {
   const { layer, level } = chosen;
   const upper = chosen.cap ?? null;
   const visible = visibleGateway({ caps, gateway, account });
@@ -75,6 +76,8 @@ export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Ch
     defaultMode = gateway.posture === 'any_except_denied' ? minMode(layer.default_mode, gateway.default_mode) : layer.default_mode;
     if (upper?.posture === 'any_except_denied') defaultMode = minMode(defaultMode, upper.default_mode);
   }
-  const summary = layer ? summaryOf({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) }) : summaryOf(visible);
-  return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders, summary, gateway_summary: summaryOf(visible) };
+  const shown = (l: PolicyLayer) => (hideData ? caps.masked(l) : l);
+  const shownRows = hideData ? folders.map((r) => ({ ...r, path: caps.maskedPath(r.path) })) : folders;
+  const summary = layer ? summaryOf(shown({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) })) : summaryOf(shown(visible));
+  return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders: shownRows, summary, gateway_summary: summaryOf(shown(visible)) };
 }

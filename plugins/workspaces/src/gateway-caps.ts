@@ -95,6 +95,19 @@ export class GatewayCaps {
     return { mode: gateway.posture === 'any_except_denied' ? gateway.default_mode : 'deny' };
   }
 
+  /**
+   * `layer` as it may be shown where the data folder's place must not be told (to a non-admin, and
+   * to every run): a row inside the data folder is shown relative to it (`workspaces/session-…`).
+   */
+  masked(layer: PolicyLayer): PolicyLayer {
+    return { ...layer, folders: layer.folders.map((row) => ({ ...row, path: this.maskedPath(row.path) })) };
+  }
+
+  /** A path inside the data folder relative to it, any other as it is. */
+  maskedPath(p: string): string {
+    return inside(p, this.dataDir) ? path.relative(this.dataDir, p) || '.' : p;
+  }
+
   /** Whether a real path is protected whatever the policy (data or credential folders, and the rest of the built-in list). */
   isProtected(real: string): boolean {
     return this.refusals.find(real) !== null;
