@@ -282,3 +282,38 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
     expect(res.json<{ detail: { reason: string; message: string } }>().detail).to.deep.include({ reason: 'workspace_refused', message: `${path.join(data, alpha.workspace.path)} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.` });
   });
 });
+
+describe('workspaces: no configured gateway row opens a built-in refused folder', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('keel-wsc-');
+  const home = path.join(tmp.dir, 'home');
+  const previousHome = process.env.HOME;
+  let k: TestKernel;
+  after(async () => {
+    process.env.HOME = previousHome;
+    await k?.stop();
+    tmp.remove();
+  });
+
+  it("refuses an admin run a credential file even when the setting gatewayPolicy lists its folder rw (the PUT rules are the setting's too)", async () => {
+    mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+    process.env.HOME = home;
+    try {
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: workspacesPlugin, config: { gatewayPolicy: { folders: [{ path: path.join(home, '.ssh'), mode: 'rw' }, { path: '/proc', mode: 'ro' }] } } }, gatewayRunsPlugin] });
+    } finally {
+      process.env.HOME = previousHome;
+    }
+    const body = multipart({}, { name: 'tools.flow', bytes: bundle('tools', '1.0.0', toolCallsFlow()) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    const calls = [call('key', 'read_file', { path: path.join(home, '.ssh', 'id_rsa') }), call('environ', 'read_file', { path: '/proc/self/environ' })];
+    const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'tools', input_data: { calls } } });
+    expect(started.statusCode, started.body).to.equal(200);
+    const runId = started.json<{ run_id: string }>().run_id;
+    const done = await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token: k.adminToken })).json<RunRecord>(), (r) => TERMINAL.includes(r.status), 60_000);
+    const results = new Map(((done.output?.results ?? []) as ToolResult[]).map((r) => [r.call_id, r]));
+    expect(results.get('key')).to.deep.include({ success: false, output: null });
+    expect(results.get('key')!.error).to.equal(`${path.join(home, '.ssh', 'id_rsa')} is inside ${realpathSync(path.join(home, '.ssh'))}, which is protected (a credential directory).`);
+    expect(results.get('environ')!.error).to.equal('/proc/self/environ is inside /proc, which is protected (a system folder of processes and devices).');
+  });
+});

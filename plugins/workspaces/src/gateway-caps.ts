@@ -85,8 +85,9 @@ export class GatewayCaps {
     const row = decidingRow(rows, real);
     const refused = this.refusals.find(real, runRoot);
     if (refused) {
-      // A usable row that opens part of a refused folder decides inside it; anything else there is refused.
-      if (row && row.mode !== 'deny' && inside(row.path, refused.path)) return { mode: row.mode };
+      // A usable row that opens part of the data folder (a conversation folder) decides inside it;
+      // nothing opens the other built-in folders, not even a row of the gateway's configuration.
+      if (refused.kind === 'data' && row && row.mode !== 'deny' && inside(row.path, refused.path)) return { mode: row.mode };
       const listed = decidingRow(layerRows, real);
       const lifted = refused.kind === 'data' && this.inOwnPlane(real, account) && listed !== null && listed.mode !== 'deny';
       if (!lifted) return { mode: 'deny', refused };
