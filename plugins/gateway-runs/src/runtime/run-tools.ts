@@ -2,7 +2,9 @@
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
-import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { FolderUsage } from '../workspace/folder-quota.js';
+import { runWorkspaceOf } from '../workspace/run-workspace.js';
 import type { RunSignalSource } from './collaborators.js';
 import type { RunState } from './run-state.js';
 
@@ -12,21 +14,23 @@ export interface ToolRunner {
 }
 
 export interface RunToolsDeps {
-  workspaces: WorkspacePolicy;
-  nonAdminWorkspace: NonAdminReach;
+  workspaces: WorkspaceService;
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   signals: RunSignalSource;
 }
 
 export class RunTools implements ToolRunner {
+  /** What the run folders hold, for their quota (see folder-quota.ts). */
+  private readonly usage = new FolderUsage();
+
   constructor(private readonly deps: RunToolsDeps) {}
 
   async runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>> {
-    const reach = reachOf(run.started_by_admin, this.deps.nonAdminWorkspace);
-    await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
+    // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
+    const ws = await runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
-    const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id) };
+    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id) };
     return runToolStep(step, calls, allowed);
   }
 }
