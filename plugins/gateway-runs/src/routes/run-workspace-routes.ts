@@ -38,7 +38,7 @@ export function runWorkspaceRoutes(d: RunWorkspaceRoutesDeps) {
   const ownRun = (principal: Principal, runId: string): { run: RunState; ws: RunWorkspace | null } => {
     const run = d.load(runId);
     if (!run || run.account !== principal.account) throw notFound(`Run '${runId}' not found.`);
-    return { run, ws: workspaceOf(run.root_run_id === run.run_id ? run : d.load(run.root_run_id)) };
+    return { run, ws: workspaceOf(d.workspaces, run.root_run_id === run.run_id ? run : d.load(run.root_run_id)) };
   };
   const placeOf = async (principal: Principal, runId: string): Promise<WorkspacePlace> => {
     const { run, ws } = ownRun(principal, runId);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { badRequest, contentTypeOfName, dispositionHeader, forbidden, notFound, writeFileReply, type HANDLED, type RouteContext } from '@keel/plugin-sdk';
 
 type KoaContext = RouteContext<unknown, unknown, unknown>['koa'];
-import { inside } from '../workspace/real-path.js';
+import { inside } from '@keel/plugin-workspaces';
 import type { RunWorkspaceSettings } from './settings.js';
 import { isMissing, type WorkspacePlace } from './workspace-place.js';
 

@@ -11,7 +11,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, opendir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { inside } from '../workspace/real-path.js';
+import { inside } from '@keel/plugin-workspaces';
 import type { RunWorkspaceSettings } from './settings.js';
 import type { WorkspacePlace } from './workspace-place.js';
 

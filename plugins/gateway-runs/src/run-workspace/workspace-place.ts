@@ -10,10 +10,8 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { forbidden, notFound } from '@keel/plugin-sdk';
 import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
-import { inside } from '../workspace/real-path.js';
+import { inside, MARKER_FILE } from '@keel/plugin-workspaces';
 
-/** The ownership marker at the root of a gateway-made folder: never listed, never served. */
-export const WORKSPACE_MARKER = '.keel-workspace.json';
 
 /** Errors that mean "nothing there to show" (the path is missing, not a folder on the way, a link loop). */
 const MISSING = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EACCES', 'EPERM']);
@@ -23,6 +21,7 @@ export function isMissing(err: unknown): boolean {
 }
 
 export class WorkspacePlace {
+  // The marker at the root of a gateway-made folder (MARKER_FILE) is never listed, never served.
   private constructor(
     private readonly service: WorkspaceService,
     readonly ws: RunWorkspace,
@@ -43,7 +42,7 @@ export class WorkspacePlace {
       if (isMissing(err)) return null;
       throw err;
     }
-    const marker = await lstat(path.join(root, WORKSPACE_MARKER)).then((st) => ({ dev: st.dev, ino: st.ino }), () => null);
+    const marker = await lstat(path.join(root, MARKER_FILE)).then((st) => ({ dev: st.dev, ino: st.ino }), () => null);
     return new WorkspacePlace(service, ws, account, root, marker, service.isProtected(root));
   }
 
