@@ -22,6 +22,8 @@ import { CommandStore } from './runner/command-store.js';
 import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
+import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
+import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
@@ -32,11 +34,17 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
+import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 
 export { effectNode, pureNode } from './flow/node-types.js';
 export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
 export type { FlowNode } from './flow/visualflow.js';
+export { runsDirectoryToken } from './extensions/runs-directory.js';
+export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
+export { runHooksToken } from './extensions/run-hooks.js';
+export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput } from './extensions/run-hooks.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
 export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types');
@@ -60,6 +68,8 @@ interface GatewayRunsConfig {
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
   limits: RunLimitsConfig;
+  /** The run workspace routes' limits and the folder opener (`/runs/{id}/workspace*`). */
+  runWorkspace: RunWorkspaceSettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -99,6 +109,19 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxPathDepth: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_TOOL_LIMITS.maxPathDepth },
       },
     },
+    runWorkspace: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxListEntries: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListEntries },
+        maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListScan },
+        maxListDepth: { type: 'integer', minimum: 0, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListDepth },
+        maxRanges: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxRanges },
+        opener: { type: ['string', 'null'], minLength: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.opener },
+        openTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.openTimeoutMs },
+      },
+    },
     bundleLimits: {
       type: 'object',
       additionalProperties: false,
@@ -134,7 +157,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
@@ -154,6 +177,7 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
     nodeTypes.register('gateway-runs', builtinNodeTypes());
     const runs = new RunStore(deps.storage);
+    const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
@@ -179,12 +203,17 @@ export const gatewayRunsPlugin = definePlugin({
       limits: new RunLimits(config.limits),
       nodeTypes,
       scheduler: queue,
+      fileProduced: (file) => hooks.fileProduced(file),
     });
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
     return {
-      exports: { nodeTypes: nodeTypes as NodeTypeRegistry },
+      exports: {
+        nodeTypes: nodeTypes as NodeTypeRegistry,
+        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces }),
+        runHooks: hooks,
+      },
       routes: [
         ...runsRoutes({
           runs,
@@ -199,7 +228,10 @@ export const gatewayRunsPlugin = definePlugin({
           streamingDefault: config.streamingDefault,
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
+          hooks,
+          workspaces: deps.workspaces,
         }),
+        ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),

@@ -1,4 +1,8 @@
 /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy and the step's budgets. */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { inside } from '@keel/plugin-workspaces';
+import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
@@ -10,7 +14,20 @@ import type { RunState } from './run-state.js';
 
 /** Runs a TOOL_CALLS payload's calls in the run's workspace: `{mode: 'executed', results}`. */
 export interface ToolRunner {
-  runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>>;
+  /** `wrote` is told the real path of each file the calls wrote (also when the step then fails). */
+  runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>>;
+  /** Tells the `runs.hooks` listeners about files a step wrote, once its ledger record is stored (`cursor`). */
+  announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void>;
+  /** The real path of the run's workspace folder (its root run's), made when missing. */
+  workspaceRoot(run: RunState): Promise<string>;
+}
+
+/** A file an effect wrote: the agent's file tools anywhere they may write, a plugin's effect node only inside the run's folder. */
+export interface WrittenFile {
+  realPath: string;
+  contentType?: string;
+  /** Announced only when it lies inside the run's workspace folder. */
+  insideOnly?: boolean;
 }
 
 export interface RunToolsDeps {
@@ -18,6 +35,8 @@ export interface RunToolsDeps {
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   signals: RunSignalSource;
+  /** The `runs.hooks` file listeners. */
+  fileProduced?: (file: ProducedFile) => Promise<void>;
 }
 
 export class RunTools implements ToolRunner {
@@ -26,11 +45,37 @@ export class RunTools implements ToolRunner {
 
   constructor(private readonly deps: RunToolsDeps) {}
 
-  async runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>> {
+  async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
     // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
-    const ws = await runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
+    const ws = await this.workspaceOf(run);
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
-    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id) };
+    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
     return runToolStep(step, calls, allowed);
+  }
+
+  /** The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped). */
+  private workspaceOf(run: RunState) {
+    return runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
+  }
+
+  async workspaceRoot(run: RunState): Promise<string> {
+    return realpath(await this.deps.workspaces.rootOf(await this.workspaceOf(run)));
+  }
+
+  async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void> {
+    if (!this.deps.fileProduced || !files.length) return;
+    // The folder may be gone (removed by hand): the file is then named by its real path.
+    const ws = this.deps.workspaces.recorded(run.root_run_id);
+    const root = ws ? await this.deps.workspaces.rootOf(ws).then((r) => realpath(r)).catch(() => null) : null;
+    // A file written twice in one step is announced once.
+    const seen = new Set<string>();
+    for (const file of files) {
+      const real = path.resolve(file.realPath);
+      const within = root !== null && inside(real, root);
+      if (seen.has(real) || (file.insideOnly && !within)) continue;
+      seen.add(real);
+      const rel = within ? path.relative(root, real).split(path.sep).join('/') : real;
+      await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel, ...(file.contentType ? { content_type: file.contentType } : {}) });
+    }
   }
 }

@@ -7,6 +7,7 @@
  *
  * `Runtime` is what the runner, the command applier and the routes see of it.
  */
+import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
@@ -57,6 +58,8 @@ export interface RuntimeDeps {
   scheduler: RunScheduler;
   /** The node types flows may use: gateway-runs' own and those other plugins registered. */
   nodeTypes: NodeTypes;
+  /** The `runs.hooks` listeners told about files a run wrote. */
+  fileProduced?: (file: ProducedFile) => Promise<void>;
 }
 
 export class Runtime {
@@ -77,7 +80,7 @@ export class Runtime {
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
     const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
-    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals });
+    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced });
     const executor = new EffectExecutor({
       ledger,
       hub,

@@ -20,6 +20,8 @@ export interface ToolStep {
   limits: ToolLimits;
   /** The run's cancel signal. */
   signal: AbortSignal;
+  /** Told each file the step's calls wrote. */
+  wrote?: (realPath: string) => void;
 }
 
 /** The calls and allowed tools of a TOOL_CALLS effect's payload; a call without an id gets `call_<effectIndex>_<n>`. */
@@ -47,7 +49,7 @@ export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: st
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   stopped.catch(() => undefined);
-  const ctx: ToolContext = { workspaces: step.workspaces, ws: step.ws, account: step.account, usage: step.usage, limits, signal };
+  const ctx: ToolContext = { workspaces: step.workspaces, ws: step.ws, account: step.account, usage: step.usage, limits, signal, wrote: step.wrote };
   const results: ToolResult[] = [];
   let bytes = 0;
   try {
