@@ -1,0 +1,68 @@
+/**
+ * The LMDB index of artifact records: one record per `[account, artifact_id]`, and three secondary
+ * indexes kept in the same write transaction (by run, by session, by created time), so every scan
+ * stays inside one account's plane and comes out in created order.
+ */
+import type { Database } from 'lmdb';
+import type { PluginStorage } from '@keel/plugin-sdk';
+import type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
+
+type IndexKey = [string, ...string[]];
+
+const END = '\uffff';
+
+export class ArtifactIndex implements ArtifactStore {
+  private readonly records: Database<ArtifactRecord, [string, string]>;
+  private readonly byRun: Database<null, IndexKey>;
+  private readonly bySession: Database<null, IndexKey>;
+  private readonly byCreated: Database<null, IndexKey>;
+
+  constructor(private readonly storage: PluginStorage) {
+    this.records = storage.openDB<ArtifactRecord, [string, string]>('records');
+    this.byRun = storage.openDB<null, IndexKey>('by-run');
+    this.bySession = storage.openDB<null, IndexKey>('by-session');
+    this.byCreated = storage.openDB<null, IndexKey>('by-created');
+  }
+
+  get(account: string, artifactId: string): ArtifactRecord | undefined {
+    return this.records.get([account, artifactId]);
+  }
+
+  /** Stores a new record and its index rows; resolves once the commit is durable. */
+  async add(record: ArtifactRecord): Promise<void> {
+    await this.storage.transaction(() => {
+      const { account, artifact_id: id, created_at: at } = record;
+      this.records.put([account, id], record);
+      this.byCreated.put([account, at, id], null);
+      if (record.run_id) this.byRun.put([account, record.run_id, at, id], null);
+      if (record.session_id) this.bySession.put([account, record.session_id, at, id], null);
+    });
+  }
+
+  /** Replaces the tags of a record (the index rows do not depend on them). */
+  async setTags(account: string, artifactId: string, tags: Record<string, string>): Promise<ArtifactRecord | undefined> {
+    let updated: ArtifactRecord | undefined;
+    await this.storage.transaction(() => {
+      const current = this.records.get([account, artifactId]);
+      if (!current) return;
+      updated = { ...current, tags };
+      this.records.put([account, artifactId], updated);
+    });
+    return updated;
+  }
+
+  *scan(account: string, opts: { runId?: string; sessionId?: string } = {}): Iterable<ArtifactRecord> {
+    const prefix: IndexKey = opts.runId !== undefined ? [account, opts.runId] : opts.sessionId !== undefined ? [account, opts.sessionId] : [account];
+    const db = opts.runId !== undefined ? this.byRun : opts.sessionId !== undefined ? this.bySession : this.byCreated;
+    for (const key of db.getKeys({ start: prefix, end: [...prefix, END] as IndexKey })) {
+      const record = this.records.get([account, key[key.length - 1]!]);
+      if (record) yield record;
+    }
+  }
+
+  /** Whether any record of the account already uses this blob (a blob is never removed while one does). */
+  hasBlob(account: string, sha256: string): boolean {
+    for (const record of this.scan(account)) if (record.sha256 === sha256) return true;
+    return false;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * `@keel/plugin-artifacts`: attachments and artifacts (seed 000 §2.6, §4.6, §7): content-addressed
+ * blobs, multipart uploads per session, the artifact index in LMDB, lists per run and per session,
+ * content with `access_action`, export to and import from a workspace through the workspace policy,
+ * `artifact_not_in_session` at run start and the files runs produce.
+ */
+import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { artifactsConfigSchema } from './artifact-config.js';
+import type { ArtifactStore } from './artifact-record.js';
+import { ArtifactIndex } from './artifact-index.js';
+
+export type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
+export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
+export type { ArtifactsConfig } from './artifact-config.js';
+
+/** What other plugins get: read access to the artifact records of every account. */
+export type ArtifactsService = ArtifactStore;
+
+export const artifactsToken = token<ArtifactsService>('artifacts.service');
+
+export const artifactsPlugin = definePlugin({
+  id: 'artifacts',
+  version: '0.1.0',
+  sdk: '^1.0.0',
+  description: 'Attachments and artifacts: uploads, lists, content, export and import through the workspace policy',
+  configSchema: artifactsConfigSchema,
+  defaultPrefix: '/api/gateway',
+  guardUnmatched: true,
+  deps: { storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock, auth: core.auth },
+  provides: artifactsToken,
+  setup({ deps }) {
+    const index = new ArtifactIndex(deps.storage);
+    return {
+      exports: index as ArtifactsService,
+      routes: [],
+    };
+  },
+});
+
+export default artifactsPlugin;
