@@ -4,14 +4,10 @@ import { defineSchemaFor } from '@keel/plugin-sdk';
 export interface ArtifactsConfig {
   /** Largest file one upload or import may store, in bytes (the policy's `max_attachment_bytes` wins when the workspaces plugin reports one). */
   maxAttachmentBytes: number;
-  /** Files one multipart upload may carry. */
-  maxFilesPerUpload: number;
   /** Non-file fields one multipart upload may carry. */
   maxFields: number;
   /** Bytes of one non-file field (`session_id`, `source_path`, ...). */
   maxFieldBytes: number;
-  /** Bytes of the multipart part headers (a file name included). */
-  maxPartHeaderBytes: number;
   /** Rows a list answers when the caller asks for no `limit`, and the cap of `limit`. */
   listDefaultLimit: number;
   listMaxLimit: number;
@@ -22,10 +18,8 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
   additionalProperties: false,
   properties: {
     maxAttachmentBytes: { type: 'integer', minimum: 1, default: 25 * 1024 * 1024 },
-    maxFilesPerUpload: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
     maxFields: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     maxFieldBytes: { type: 'integer', minimum: 256, maximum: 1024 * 1024, default: 8 * 1024 },
-    maxPartHeaderBytes: { type: 'integer', minimum: 1024, maximum: 1024 * 1024, default: 16 * 1024 },
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
     listMaxLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000 },
   },

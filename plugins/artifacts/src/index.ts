@@ -4,10 +4,14 @@
  * content with `access_action`, export to and import from a workspace through the workspace policy,
  * `artifact_not_in_session` at run start and the files runs produce.
  */
+import path from 'node:path';
 import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { artifactsConfigSchema } from './artifact-config.js';
 import type { ArtifactStore } from './artifact-record.js';
 import { ArtifactIndex } from './artifact-index.js';
+import { ArtifactService } from './artifact-service.js';
+import { BlobStore } from './blob-store.js';
+import { uploadRoute } from './routes/upload-route.js';
 
 export type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
 export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
@@ -26,13 +30,18 @@ export const artifactsPlugin = definePlugin({
   configSchema: artifactsConfigSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  deps: { storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock, auth: core.auth },
+  deps: { storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock },
   provides: artifactsToken,
-  setup({ deps }) {
+  setup({ config, deps }) {
     const index = new ArtifactIndex(deps.storage);
+    const blobs = new BlobStore((account) => deps.paths.forAccount(account), path.join(deps.paths.pluginDir, 'tmp'));
+    const service = new ArtifactService(index, blobs, deps.clock);
     return {
       exports: index as ArtifactsService,
-      routes: [],
+      routes: [
+        uploadRoute(service, config, () => config.maxAttachmentBytes),
+      ],
+      start: () => blobs.sweep(),
     };
   },
 });

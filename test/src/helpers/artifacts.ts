@@ -1,0 +1,96 @@
+/**
+ * Helpers for the artifacts tests: a kernel on the real boot path with the gateway plugins and
+ * `artifacts`, an admin and the non-admin accounts `bob` and `eve`, and multipart bodies built by hand
+ * (so a test can send exactly the broken or hostile body it means).
+ */
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { artifactsPlugin } from '@keel/plugin-artifacts';
+import { inferencePlugin } from '@keel/plugin-inference';
+import { ledgerPlugin } from '@keel/plugin-ledger';
+import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+
+export interface Part {
+  name: string;
+  value?: string;
+  /** A file part: its name as sent in the Content-Disposition header (quoted as is). */
+  filename?: string;
+  contentType?: string;
+  bytes?: Buffer;
+}
+
+/** A multipart body of these parts, in order. */
+export function form(parts: Part[], boundary = `----keelart${Math.random().toString(16).slice(2)}`): { payload: Buffer; headers: Record<string, string> } {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
+    if (part.filename !== undefined) head += `; filename="${part.filename}"`;
+    head += '\r\n';
+    if (part.contentType) head += `Content-Type: ${part.contentType}\r\n`;
+    chunks.push(Buffer.from(`${head}\r\n`), part.bytes ?? Buffer.from(part.value ?? ''), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+export interface ArtifactRef {
+  $artifact: string;
+  artifact_id: string;
+  run_id: string | null;
+  content_type: string;
+  filename: string;
+  modality: string | null;
+  source_path?: string;
+  sha256: string;
+  target: string;
+}
+
+export interface UploadAnswer {
+  ok: boolean;
+  run_id: string;
+  artifact: ArtifactRef;
+  attachment: ArtifactRef;
+  metadata: Record<string, unknown> & { tags: Record<string, string>; path: string; size_bytes: number };
+}
+
+/** A test kernel with the artifacts plugin (`config` its settings) and two non-admin accounts. */
+export function artifactsGateway(config: Record<string, unknown> = {}) {
+  let k: TestKernel;
+  const tokens = { bob: '', eve: '' };
+  return {
+    get k() {
+      return k;
+    },
+    get admin() {
+      return k.adminToken;
+    },
+    get bob() {
+      return tokens.bob;
+    },
+    get eve() {
+      return tokens.eve;
+    },
+    async boot() {
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
+      for (const account of ['bob', 'eve'] as const) {
+        const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
+        expect(created.statusCode, created.body).to.equal(201);
+        tokens[account] = created.json<{ token: { token: string } }>().token.token;
+      }
+    },
+    stop: () => k?.stop(),
+    /** Posts a multipart upload; answers the raw response. */
+    upload: (token: string, parts: Part[]) => {
+      const body = form(parts);
+      return k.inject({ method: 'POST', url: '/api/gateway/attachments/upload', token, payload: body.payload, headers: body.headers });
+    },
+    /** Uploads `bytes` as `filename` into `session` (200 expected) and answers the body. */
+    async put(token: string, session: string, filename: string, bytes: Buffer | string, extra: Part[] = [], contentType?: string): Promise<UploadAnswer> {
+      const res = await this.upload(token, [{ name: 'session_id', value: session }, ...extra, { name: 'file', filename, contentType, bytes: Buffer.from(bytes) }]);
+      expect(res.statusCode, res.body).to.equal(200);
+      return res.json<UploadAnswer>();
+    },
+    get: (token: string, url: string) => k.inject({ url, token }),
+    post: (token: string, url: string, payload: unknown) => k.inject({ method: 'POST', url, token, payload: payload as Record<string, unknown> }),
+  };
+}
