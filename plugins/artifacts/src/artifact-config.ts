@@ -11,6 +11,8 @@ export interface ArtifactsConfig {
   /** Rows a list answers when the caller asks for no `limit`, and the cap of `limit`. */
   listDefaultLimit: number;
   listMaxLimit: number;
+  /** Hosted user-auth mode (seed §5): import from and export to server paths need an admin. */
+  hostedUserAuth: boolean;
 }
 
 export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
@@ -22,5 +24,6 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
     maxFieldBytes: { type: 'integer', minimum: 256, maximum: 1024 * 1024, default: 8 * 1024 },
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
     listMaxLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000 },
+    hostedUserAuth: { type: 'boolean', default: false },
   },
 });

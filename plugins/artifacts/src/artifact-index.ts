@@ -6,6 +6,7 @@
 import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
 import type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
+import { memoryRunIdOf } from './session-memory.js';
 
 type IndexKey = [string, ...string[]];
 
@@ -16,12 +17,26 @@ export class ArtifactIndex implements ArtifactStore {
   private readonly byRun: Database<null, IndexKey>;
   private readonly bySession: Database<null, IndexKey>;
   private readonly byCreated: Database<null, IndexKey>;
+  /** `[account, memory run id]` → session id, for the hashed memory run ids that cannot be read back. */
+  private readonly memoryRuns: Database<string, [string, string]>;
 
   constructor(private readonly storage: PluginStorage) {
     this.records = storage.openDB<ArtifactRecord, [string, string]>('records');
     this.byRun = storage.openDB<null, IndexKey>('by-run');
     this.bySession = storage.openDB<null, IndexKey>('by-session');
     this.byCreated = storage.openDB<null, IndexKey>('by-created');
+    this.memoryRuns = storage.openDB<string, [string, string]>('memory-runs');
+  }
+
+  /** The session whose memory run id this is, for this account (null when it holds no artifact). */
+  sessionOfMemoryRun(account: string, memoryRunId: string): string | null {
+    return this.memoryRuns.get([account, memoryRunId]) ?? null;
+  }
+
+  /** Whether the account holds any artifact in this session. */
+  hasSession(account: string, sessionId: string): boolean {
+    for (const _key of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, END], limit: 1 })) return true;
+    return false;
   }
 
   get(account: string, artifactId: string): ArtifactRecord | undefined {
@@ -35,7 +50,10 @@ export class ArtifactIndex implements ArtifactStore {
       this.records.put([account, id], record);
       this.byCreated.put([account, at, id], null);
       if (record.run_id) this.byRun.put([account, record.run_id, at, id], null);
-      if (record.session_id) this.bySession.put([account, record.session_id, at, id], null);
+      if (record.session_id) {
+        this.bySession.put([account, record.session_id, at, id], null);
+        this.memoryRuns.put([account, memoryRunIdOf(record.session_id)], record.session_id);
+      }
     });
   }
 

@@ -6,7 +6,7 @@
  * the same bytes, so the second copy is simply dropped.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -52,6 +52,11 @@ export class BlobStore {
   relativePath(sha256: string): string {
     if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256 digest: '${sha256}'`);
     return `${sha256.slice(0, 2)}/${sha256}`;
+  }
+
+  /** The blob's bytes as a stream (the record that names it was read first). */
+  open(account: string, sha256: string): Readable {
+    return createReadStream(path.join(this.rootOf(account), this.relativePath(sha256)));
   }
 
   async exists(account: string, sha256: string): Promise<boolean> {

@@ -6,12 +6,19 @@
  */
 import path from 'node:path';
 import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { runHooksToken, runsDirectoryToken } from '@keel/plugin-gateway-runs';
+import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsConfigSchema } from './artifact-config.js';
 import type { ArtifactStore } from './artifact-record.js';
 import { ArtifactIndex } from './artifact-index.js';
+import { ArtifactScopes } from './artifact-scope.js';
 import { ArtifactService } from './artifact-service.js';
 import { BlobStore } from './blob-store.js';
+import { producedFileListener } from './produced-files.js';
+import { artifactRoutes } from './routes/artifact-routes.js';
+import { transferRoutes } from './routes/transfer-routes.js';
 import { uploadRoute } from './routes/upload-route.js';
+import { sessionViolation } from './session-references.js';
 
 export type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
 export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
@@ -30,16 +37,30 @@ export const artifactsPlugin = definePlugin({
   configSchema: artifactsConfigSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  deps: { storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock },
+  deps: {
+    storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock, auth: core.auth,
+    workspaces: workspacesToken, runs: runsDirectoryToken, hooks: runHooksToken,
+  },
   provides: artifactsToken,
   setup({ config, deps }) {
     const index = new ArtifactIndex(deps.storage);
     const blobs = new BlobStore((account) => deps.paths.forAccount(account), path.join(deps.paths.pluginDir, 'tmp'));
     const service = new ArtifactService(index, blobs, deps.clock);
+    const scopes = new ArtifactScopes(index, deps.runs);
+    const maxBytes = () => config.maxAttachmentBytes;
+
+    deps.hooks.addStartCheck(async ({ principal, sessionId, inputData }) => {
+      const refused = sessionViolation(index, principal.account, sessionId, inputData);
+      if (refused) throw refused;
+    });
+    deps.hooks.onFileProduced(producedFileListener(service, maxBytes, deps.log));
+
     return {
       exports: index as ArtifactsService,
       routes: [
-        uploadRoute(service, config, () => config.maxAttachmentBytes),
+        uploadRoute(service, config, maxBytes),
+        ...artifactRoutes(index, scopes, blobs, config),
+        ...transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }),
       ],
       start: () => blobs.sweep(),
     };

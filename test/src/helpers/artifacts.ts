@@ -9,6 +9,9 @@ import { artifactsPlugin } from '@keel/plugin-artifacts';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
+import { askUserFlow, bundle, multipart, toolCallsFlow } from './flow-builder.js';
+import { until } from './until.js';
 
 export interface Part {
   name: string;
@@ -71,13 +74,33 @@ export function artifactsGateway(config: Record<string, unknown> = {}) {
       return tokens.eve;
     },
     async boot() {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
       for (const account of ['bob', 'eve'] as const) {
         const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
         expect(created.statusCode, created.body).to.equal(201);
         tokens[account] = created.json<{ token: { token: string } }>().token.token;
       }
+      // Every account its own private bundles: one that waits for an answer, one that runs tool calls from input_data.
+      for (const token of [k.adminToken, tokens.bob, tokens.eve]) {
+        for (const [id, flow] of [['ask', askUserFlow()], ['tools', toolCallsFlow()]] as const) {
+          const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });
+          const res = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token, payload: body.payload, headers: body.headers });
+          expect(res.statusCode, res.body).to.equal(201);
+        }
+      }
     },
+    /** Starts a run of the caller's bundle `ask` (it waits) or `tools`; answers the raw response. */
+    start: (token: string, payload: { bundle?: 'ask' | 'tools'; session_id?: string; input_data?: Record<string, unknown> }) =>
+      k.inject({ method: 'POST', url: '/api/gateway/runs/start', token, payload: { bundle_id: payload.bundle ?? 'ask', ...(payload.session_id ? { session_id: payload.session_id } : {}), input_data: payload.input_data ?? {} } }),
+    /** Starts a run (200 expected) and answers its id. */
+    async run(token: string, payload: { bundle?: 'ask' | 'tools'; session_id?: string; input_data?: Record<string, unknown> }): Promise<string> {
+      const res = await this.start(token, payload);
+      expect(res.statusCode, res.body).to.equal(200);
+      return res.json<{ run_id: string }>().run_id;
+    },
+    /** Waits until the run is finished (completed, failed or cancelled); answers its record. */
+    finished: (token: string, runId: string) =>
+      until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token })).json<{ status: string; error: string | null; output: Record<string, unknown> | null }>(), { what: `run ${runId} to finish`, ok: (r) => ['completed', 'failed', 'cancelled'].includes(r.status), deadline: 60_000 }),
     stop: () => k?.stop(),
     /** Posts a multipart upload; answers the raw response. */
     upload: (token: string, parts: Part[]) => {

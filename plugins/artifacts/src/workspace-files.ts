@@ -1,0 +1,117 @@
+/**
+ * Files of a workspace the policy allowed, used on the descriptor: a source is opened without
+ * following a final link and without blocking (a FIFO would hang), and served only when it is a
+ * regular file that really is the path the policy judged; a destination is written to a temporary
+ * sibling, fsynced, then renamed (or linked when nothing may be replaced), so nothing half written
+ * ever has the destination's name.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, createWriteStream, type Stats } from 'node:fs';
+import { link, lstat, open, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type TransformCallback } from 'node:stream';
+
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+export type OpenedSource = { ok: true; handle: FileHandle; stats: Stats } | { ok: false; why: 'missing' | 'not_a_file' | 'moved' };
+
+/** Opens the file the policy allowed at `realPath`, judged on the descriptor. */
+export async function openSource(realPath: string): Promise<OpenedSource> {
+  let handle: FileHandle;
+  try {
+    handle = await open(realPath, READ_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing' };
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return { ok: false, why: 'not_a_file' };
+    throw err;
+  }
+  const stats = await handle.stat();
+  const opened = await descriptorPath(handle.fd);
+  if (!stats.isFile() || (opened !== null && opened !== realPath)) {
+    await handle.close();
+    return { ok: false, why: stats.isFile() ? 'moved' : 'not_a_file' };
+  }
+  return { ok: true, handle, stats };
+}
+
+/** Where an open descriptor really points (Linux), else null. */
+async function descriptorPath(fd: number): Promise<string | null> {
+  if (process.platform !== 'linux') return null;
+  try {
+    return await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+export type Destination = 'absent' | 'file' | 'folder';
+
+export async function destinationState(realPath: string): Promise<Destination> {
+  try {
+    return (await lstat(realPath)).isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'absent';
+  }
+}
+
+/** The real path of an existing folder, or null when it does not exist (or is not a folder). */
+export async function existingFolder(folder: string): Promise<string | null> {
+  try {
+    const real = await realpath(folder);
+    return (await lstat(real)).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+export class DestinationExists extends Error {}
+
+/**
+ * Writes `source` as `folder/name` (folder: a real path already checked): temporary sibling, fsync,
+ * then rename (`overwrite`) or link (fails with DestinationExists when the name is taken meanwhile).
+ * Answers the bytes written and their sha256.
+ */
+export async function writeThenRename(source: Readable, folder: string, name: string, overwrite: boolean): Promise<{ bytes: number; sha256: string }> {
+  const target = path.join(folder, name);
+  const tmp = path.join(folder, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.keel-export`);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+      bytes += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    // `wx`: O_EXCL, so the temporary name cannot be a link planted in advance.
+    await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+    await syncPath(tmp);
+    if (overwrite) {
+      await rename(tmp, target);
+    } else {
+      try {
+        await link(tmp, target);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new DestinationExists();
+        throw err;
+      }
+    }
+    await syncPath(folder);
+    return { bytes, sha256: hash.digest('hex') };
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+async function syncPath(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
