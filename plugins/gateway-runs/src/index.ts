@@ -21,6 +21,8 @@ import { CommandStore } from './runner/command-store.js';
 import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
+import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
+import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
@@ -37,6 +39,10 @@ import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type NonAdminReach, type Wor
 export { effectNode, pureNode } from './flow/node-types.js';
 export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
 export type { FlowNode } from './flow/visualflow.js';
+export { runsDirectoryToken } from './extensions/runs-directory.js';
+export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
+export { runHooksToken } from './extensions/run-hooks.js';
+export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput } from './extensions/run-hooks.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
 export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types');
@@ -156,7 +162,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken },
   commands: {
     runner: {
@@ -176,6 +182,7 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
     nodeTypes.register('gateway-runs', builtinNodeTypes());
     const runs = new RunStore(deps.storage);
+    const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
@@ -202,12 +209,17 @@ export const gatewayRunsPlugin = definePlugin({
       limits: new RunLimits(config.limits),
       nodeTypes,
       scheduler: queue,
+      fileProduced: (file) => hooks.fileProduced(file),
     });
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
     return {
-      exports: { nodeTypes: nodeTypes as NodeTypeRegistry },
+      exports: {
+        nodeTypes: nodeTypes as NodeTypeRegistry,
+        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p) }),
+        runHooks: hooks,
+      },
       routes: [
         ...runsRoutes({
           runs,
@@ -222,6 +234,7 @@ export const gatewayRunsPlugin = definePlugin({
           streamingDefault: config.streamingDefault,
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
+          hooks,
         }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),

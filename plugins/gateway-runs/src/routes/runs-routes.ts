@@ -15,6 +15,7 @@ import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
 import { bundleListResponse } from './listing-responses.js';
 import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
+import type { RunHooksRegistry } from '../extensions/run-hooks.js';
 import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
@@ -57,6 +58,8 @@ export interface RunsRoutesDeps {
   streamingDefault: boolean;
   kick(runId: string): void;
   kickCommands(): void;
+  /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
+  hooks: Pick<RunHooksRegistry, 'checkStart'>;
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
@@ -89,6 +92,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
+        await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
         await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
         d.kick(run.run_id);
@@ -105,6 +109,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
         const run = newScheduledRun(body, principal.account, resolution);
+        await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
         await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
         d.kick(run.run_id);

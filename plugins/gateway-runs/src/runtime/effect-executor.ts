@@ -172,8 +172,15 @@ export class EffectExecutor {
         return { status: 'completed', result: { message: effect.payload.message, level: effect.payload.level } };
       case 'emit_event':
         return this.emitEvent(run, effect.payload, nodeId);
-      case 'tool_calls':
-        return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload) };
+      case 'tool_calls': {
+        // Files the calls wrote are announced once the step's record is stored (with its cursor), also when the step failed.
+        const written: string[] = [];
+        try {
+          return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload, (real) => written.push(real)) };
+        } finally {
+          if (written.length) this.pendingEnds.set(stepId, (cursor: number) => void this.deps.tools.announceWritten(run, nodeId, cursor, written));
+        }
+      }
       case 'start_subworkflow': {
         const p = effect.payload;
         const child = await this.deps.children.startChild(run, key, p);

@@ -1,14 +1,19 @@
 /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy and the step's budgets. */
+import path from 'node:path';
+import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
-import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import { inside, reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
 import type { RunSignalSource } from './collaborators.js';
 import type { RunState } from './run-state.js';
 
 /** Runs a TOOL_CALLS payload's calls in the run's workspace: `{mode: 'executed', results}`. */
 export interface ToolRunner {
-  runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>>;
+  /** `wrote` is told the real path of each file the calls wrote (also when the step then fails). */
+  runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>>;
+  /** Tells the `runs.hooks` listeners about files a step wrote, once its ledger record is stored (`cursor`). */
+  announceWritten(run: RunState, nodeId: string | null, cursor: number | null, realPaths: string[]): Promise<void>;
 }
 
 export interface RunToolsDeps {
@@ -17,16 +22,29 @@ export interface RunToolsDeps {
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   signals: RunSignalSource;
+  /** The `runs.hooks` file listeners. */
+  fileProduced?: (file: ProducedFile) => Promise<void>;
 }
 
 export class RunTools implements ToolRunner {
   constructor(private readonly deps: RunToolsDeps) {}
 
-  async runTools(run: RunState, payload: ToolCallsPayload): Promise<Record<string, unknown>> {
+  async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
     const reach = reachOf(run.started_by_admin, this.deps.nonAdminWorkspace);
     await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
-    const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id) };
+    const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
     return runToolStep(step, calls, allowed);
+  }
+
+  async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, realPaths: string[]): Promise<void> {
+    if (!this.deps.fileProduced || !realPaths.length) return;
+    // The folder may be gone (removed by hand): the file is then named by its real path.
+    const root = await this.deps.workspaces.runRoot(run.root_run_id).catch(() => null);
+    // A file written twice in one step is announced once.
+    for (const real of new Set(realPaths)) {
+      const rel = root && inside(real, root) ? path.relative(root, real).split(path.sep).join('/') : real;
+      await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel });
+    }
   }
 }

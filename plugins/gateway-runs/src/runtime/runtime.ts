@@ -7,6 +7,7 @@
  *
  * `Runtime` is what the runner, the command applier and the routes see of it.
  */
+import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
@@ -59,6 +60,8 @@ export interface RuntimeDeps {
   scheduler: RunScheduler;
   /** The node types flows may use: gateway-runs' own and those other plugins registered. */
   nodeTypes: NodeTypes;
+  /** The `runs.hooks` listeners told about files a run wrote. */
+  fileProduced?: (file: ProducedFile) => Promise<void>;
 }
 
 export class Runtime {
@@ -79,7 +82,7 @@ export class Runtime {
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
     const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, nonAdminWorkspace });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
-    const tools = new RunTools({ workspaces, nonAdminWorkspace, toolLimits: deps.toolLimits, signals });
+    const tools = new RunTools({ workspaces, nonAdminWorkspace, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced });
     const executor = new EffectExecutor({
       ledger,
       hub,

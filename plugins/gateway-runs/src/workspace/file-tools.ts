@@ -59,6 +59,8 @@ export interface ToolContext {
   limits: ToolLimits;
   /** Aborted when the effect's time budget is over or the run is cancelled: a read in progress stops. */
   signal: AbortSignal;
+  /** Told the real path of each file write_file or edit_file wrote (after the write, judged on its descriptor). */
+  wrote?: (realPath: string) => void;
 }
 
 /** Runs one call; a failure the model should read comes back as `success: false`. */
@@ -152,6 +154,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
         } finally {
           settle(written);
         }
+        ctx.wrote?.(real);
         return `Wrote ${bytes.length} bytes to ${where}.`;
       });
     }
@@ -180,6 +183,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
         } finally {
           await handle.close();
         }
+        ctx.wrote?.(real);
         return `Edited ${where}: replaced 1 occurrence.`;
       });
     }

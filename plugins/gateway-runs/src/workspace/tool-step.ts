@@ -16,6 +16,8 @@ export interface ToolStep {
   limits: ToolLimits;
   /** The run's cancel signal. */
   signal: AbortSignal;
+  /** Told each file the step's calls wrote. */
+  wrote?: (realPath: string) => void;
 }
 
 /** The calls and allowed tools of a TOOL_CALLS effect's payload; a call without an id gets `call_<effectIndex>_<n>`. */
@@ -43,7 +45,7 @@ export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: st
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   stopped.catch(() => undefined);
-  const ctx: ToolContext = { policy: step.policy, rootRunId: step.rootRunId, reach: step.reach, limits, signal };
+  const ctx: ToolContext = { policy: step.policy, rootRunId: step.rootRunId, reach: step.reach, limits, signal, wrote: step.wrote };
   const results: ToolResult[] = [];
   let bytes = 0;
   try {

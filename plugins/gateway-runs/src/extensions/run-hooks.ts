@@ -1,0 +1,79 @@
+/**
+ * `runs.hooks` (issue 12, Contract 2): other plugins take part in a run's life without gateway-runs
+ * knowing them — start checks (run by `POST /runs/start` before anything is stored) and listeners
+ * told when a run wrote a file into its workspace.
+ */
+import { token, type Logger, type Principal } from '@keel/plugin-sdk';
+
+export interface StartCheckInput {
+  principal: Principal;
+  /** The session the start named; null when it named none (the run then opens its own). */
+  sessionId: string | null;
+  inputData: Record<string, unknown>;
+  body: Record<string, unknown>;
+}
+
+/** Throws an HttpError (400 with the seed's body) to refuse the start. */
+export type StartCheck = (input: StartCheckInput) => Promise<void>;
+
+/** A file a run wrote into its workspace. */
+export interface ProducedFile {
+  account: string;
+  run_id: string;
+  root_run_id: string;
+  session_id: string | null;
+  /** The node whose effect wrote it, when known. */
+  node_id: string | null;
+  /** The ledger cursor of the record that completed the writing step, when known. */
+  ledger_cursor: number | null;
+  /** The real path of the file as it was written (judged on the written descriptor). */
+  real_path: string;
+  /** The path relative to the run's workspace root (`/`-separated); the real path when outside it. */
+  rel_path: string;
+  content_type?: string;
+}
+
+export type FileProducedListener = (file: ProducedFile) => Promise<void> | void;
+
+export interface RunHooks {
+  addStartCheck(check: StartCheck): void;
+  /** Called after a run wrote a file into its workspace (agent write_file/edit_file, file nodes). */
+  onFileProduced(listener: FileProducedListener): void;
+}
+
+export const runHooksToken = token<RunHooks>('runs.hooks');
+
+/** The registry behind the token, and the two places gateway-runs calls it from. */
+export class RunHooksRegistry implements RunHooks {
+  private readonly checks: StartCheck[] = [];
+  private readonly listeners: FileProducedListener[] = [];
+
+  constructor(private readonly log: Logger) {}
+
+  addStartCheck(check: StartCheck): void {
+    this.checks.push(check);
+  }
+
+  onFileProduced(listener: FileProducedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Every start check in registration order; the first refusal (thrown) ends the start. */
+  async checkStart(input: StartCheckInput): Promise<void> {
+    for (const check of this.checks) await check(input);
+  }
+
+  /**
+   * Tells every listener about a written file. A listener's failure is logged, never the run's:
+   * the file is written whatever another plugin makes of it.
+   */
+  async fileProduced(file: ProducedFile): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(file);
+      } catch (err) {
+        this.log.warn('a runs.hooks file listener failed', { error: (err as Error).message ?? String(err), run_id: file.run_id, rel_path: file.rel_path });
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `runs.directory` (issue 12, Contract 2): what other plugins (artifacts) may know about runs —
+ * whether a caller may see one, and whether an account has a session — without reading the run store.
+ */
+import { token, type Principal } from '@keel/plugin-sdk';
+import type { RunWorkspace } from '@keel/plugin-workspaces';
+import type { RunState } from '../runtime/run-state.js';
+import type { RunStore } from '../runtime/run-store.js';
+
+/** The facts of a run another plugin may rely on. `workspace` is the root run's (children share it). */
+export interface RunFacts {
+  run_id: string;
+  root_run_id: string;
+  parent_run_id: string | null;
+  account: string;
+  session_id: string | null;
+  workflow_id: string | null;
+  status: string;
+  created_at: string;
+  workspace: RunWorkspace | null;
+}
+
+export interface RunsDirectory {
+  /** The run if `principal` may see it (its owner, or an admin), else null (answer 404). */
+  visibleRun(principal: Principal, runId: string): Promise<RunFacts | null>;
+  /** Whether the account owns a session with this id (has a run in it). */
+  sessionExists(account: string, sessionId: string): Promise<boolean>;
+}
+
+export const runsDirectoryToken = token<RunsDirectory>('runs.directory');
+
+export interface RunsDirectoryDeps {
+  /** The run's current state (the in-memory one while this process works on it). */
+  load(runId: string): RunState | undefined;
+  runs: Pick<RunStore, 'listByAccount'>;
+  isAdmin(principal: Principal): boolean;
+}
+
+/** What a root run recorded about its workspace: the full record, else the public `_gateway_workspace` of older runs (no layer). */
+export function workspaceOf(root: RunState | undefined): RunWorkspace | null {
+  if (!root) return null;
+  if (root.workspace) return root.workspace;
+  const recorded = root.input_data?._gateway_workspace as Partial<RunWorkspace> | undefined;
+  if (!recorded || typeof recorded !== 'object' || typeof recorded.path !== 'string') return null;
+  return { level: recorded.level ?? 'gateway', summary: recorded.summary ?? '', kind: recorded.kind ?? 'run', path: recorded.path, layer: null, ...(recorded.clamped ? { clamped: recorded.clamped } : {}) };
+}
+
+export class RunsDirectoryService implements RunsDirectory {
+  constructor(private readonly deps: RunsDirectoryDeps) {}
+
+  async visibleRun(principal: Principal, runId: string): Promise<RunFacts | null> {
+    const run = this.deps.load(runId);
+    if (!run || (run.account !== principal.account && !this.deps.isAdmin(principal))) return null;
+    return this.factsOf(run);
+  }
+
+  /** The facts of a run the caller already knows it may see (no visibility check). */
+  factsOf(run: RunState): RunFacts {
+    const root = run.root_run_id === run.run_id ? run : this.deps.load(run.root_run_id);
+    return {
+      run_id: run.run_id,
+      root_run_id: run.root_run_id,
+      parent_run_id: run.parent_run_id,
+      account: run.account,
+      session_id: run.session_id,
+      workflow_id: run.workflow_id ?? null,
+      status: run.status,
+      created_at: run.created_at,
+      workspace: workspaceOf(root),
+    };
+  }
+
+  async sessionExists(account: string, sessionId: string): Promise<boolean> {
+    return this.deps.runs.listByAccount(account).some((r) => r.session_id === sessionId);
+  }
+}
