@@ -35,6 +35,8 @@ const SOURCE_OF_ORIGIN: Record<ArtifactRecord['origin'], string> = { upload: 'up
 export class ArtifactService {
   /** One naming at a time per session (or run): two uploads of one name cannot both take it. */
   private readonly naming = new Map<string, Promise<unknown>>();
+  /** Creation times strictly increase, so "created order" is the order artifacts were made in. */
+  private lastCreatedMs = 0;
 
   constructor(readonly index: ArtifactIndex, readonly blobs: BlobStore, private readonly clock: Clock) {}
 
@@ -90,10 +92,15 @@ export class ArtifactService {
       ledger_cursor: input.ledger_cursor ?? null,
       producer: input.producer ?? null,
       generation: null,
-      created_at: this.clock.now().toISOString(),
+      created_at: this.nextCreatedAt(),
     };
     await this.index.add(record);
     return record;
+  }
+
+  private nextCreatedAt(): string {
+    this.lastCreatedMs = Math.max(this.clock.nowMs(), this.lastCreatedMs + 1);
+    return new Date(this.lastCreatedMs).toISOString();
   }
 
   /** The records a new artifact's names must not clash with: its session's, else its run's. */

@@ -5,7 +5,7 @@
  * `artifact_not_in_session` at run start and the files runs produce.
  */
 import path from 'node:path';
-import { core, definePlugin, token } from '@keel/plugin-sdk';
+import { core, definePlugin, optional, token } from '@keel/plugin-sdk';
 import { runHooksToken, runsDirectoryToken } from '@keel/plugin-gateway-runs';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsConfigSchema } from './artifact-config.js';
@@ -39,7 +39,7 @@ export const artifactsPlugin = definePlugin({
   guardUnmatched: true,
   deps: {
     storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock, auth: core.auth,
-    workspaces: workspacesToken, runs: runsDirectoryToken, hooks: runHooksToken,
+    workspaces: optional(workspacesToken), runs: runsDirectoryToken, hooks: runHooksToken,
   },
   provides: artifactsToken,
   setup({ config, deps }) {
@@ -60,7 +60,8 @@ export const artifactsPlugin = definePlugin({
       routes: [
         uploadRoute(service, config, maxBytes),
         ...artifactRoutes(index, scopes, blobs, config),
-        ...transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }),
+        // Without the workspaces plugin there is no policy to judge server paths by: no export, no import.
+        ...(deps.workspaces ? transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }) : []),
       ],
       start: () => blobs.sweep(),
     };

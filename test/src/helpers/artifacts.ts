@@ -4,12 +4,13 @@
  * (so a test can send exactly the broken or hostile body it means).
  */
 import { expect } from 'chai';
+import type { AnyPlugin } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { artifactsPlugin } from '@keel/plugin-artifacts';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { workspacesPlugin } from '@keel/plugin-workspaces';
+import * as workspaces from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, multipart, toolCallsFlow } from './flow-builder.js';
 import { until } from './until.js';
 
@@ -74,7 +75,7 @@ export function artifactsGateway(config: Record<string, unknown> = {}) {
       return tokens.eve;
     },
     async boot() {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, ...workspacePlugins(), gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
       for (const account of ['bob', 'eve'] as const) {
         const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
         expect(created.statusCode, created.body).to.equal(201);
@@ -116,4 +117,10 @@ export function artifactsGateway(config: Record<string, unknown> = {}) {
     get: (token: string, url: string) => k.inject({ url, token }),
     post: (token: string, url: string, payload: unknown) => k.inject({ method: 'POST', url, token, payload: payload as Record<string, unknown> }),
   };
+}
+
+/** The workspaces plugin once its package exports one (its contract came first). */
+function workspacePlugins(): AnyPlugin[] {
+  const plugin = (workspaces as Record<string, unknown>).workspacesPlugin;
+  return plugin ? [plugin as AnyPlugin] : [];
 }
