@@ -164,4 +164,11 @@ describe('artifacts: uploads', function () {
       expect(res.statusCode, bad).to.equal(400);
     }
   });
+
+  it('documents the form in /openapi.json as multipart/form-data (the body is streamed by the route, not read by the kernel)', async () => {
+    const doc = (await gw.k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }> } }>> }>();
+    const form = doc.paths['/api/gateway/attachments/upload']!.post!.requestBody!.content['multipart/form-data']!.schema;
+    expect(form.required).to.deep.equal(['file', 'session_id']);
+    expect(Object.keys(form.properties)).to.include.members(['file', 'session_id', 'source_path']);
+  });
 });

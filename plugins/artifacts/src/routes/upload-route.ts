@@ -1,5 +1,5 @@
 /** `POST /attachments/upload` (seed §4.6, reference §2.4): one file into a session, multipart, bounded. */
-import { badRequest, route, type AnyRoute } from '@keel/plugin-sdk';
+import { badRequest, defineSchema, route, type AnyRoute } from '@keel/plugin-sdk';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactService } from '../artifact-service.js';
@@ -7,6 +7,20 @@ import { callerTags } from '../caller-tags.js';
 import { FILE_FIELD, readUpload } from '../multipart-upload.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, cleanSourcePath, resolveContentType } from '../upload-names.js';
+
+/** The form as `/openapi.json` shows it (read and bounded by `readUpload`, not by this schema). */
+const uploadForm = defineSchema({
+  type: 'object',
+  required: ['file', 'session_id'],
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'The file (one per upload).' },
+    session_id: { type: 'string', description: 'The conversation the file belongs to.' },
+    source_path: { type: 'string', description: 'Member path of a folder upload (relative; no `..`, nothing absolute).' },
+    filename: { type: 'string', description: 'A name instead of the uploaded one.' },
+    content_type: { type: 'string', description: 'A content type instead of the uploaded one.' },
+    tags: { type: 'string', description: 'A JSON object of string tags, e.g. {"shared": "user"}.' },
+  },
+});
 
 export function uploadRoute(service: ArtifactService, config: ArtifactsConfig, maxBytes: () => number): AnyRoute {
   return route({
@@ -16,7 +30,8 @@ export function uploadRoute(service: ArtifactService, config: ArtifactsConfig, m
     description: `multipart/form-data with one file part \`file\`, \`session_id\`, and optionally \`source_path\` (the member path of a folder upload), \`filename\`, \`content_type\`, \`tags\` (JSON object). Limits: the file at most maxAttachmentBytes (413), at most maxFields fields of maxFieldBytes each.`,
     tags: ['artifacts'],
     auth: 'user',
-    bodyKind: 'none',
+    body: uploadForm,
+    bodyKind: 'multipart-stream',
     handler: async ({ principal, koa }) => {
       const upload = await readUpload(koa.req, principal.account, service.blobs, { maxFileBytes: maxBytes(), maxFields: config.maxFields, maxFieldBytes: config.maxFieldBytes });
       const { fields, file } = upload;
