@@ -17,8 +17,7 @@
 import { formatBytes } from '@keel/plugin-sdk';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolRefusal } from './checked-open.js';
-import { inside } from './real-path.js';
+import { inside, ToolRefusal } from '@keel/plugin-workspaces';
 
 export interface FolderQuota {
   /** Total bytes of the files in a root run's folder. */
