@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsGateway, type UploadAnswer } from './helpers/artifacts.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -13,15 +14,11 @@ import { tempDir } from './helpers/paths.js';
  * written or read there.
  */
 
-interface WorkspaceInfo {
-  workspace_root: string;
-}
-
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('artifacts: export and import through the workspace policy', function () {
   this.timeout(180_000);
-  const gw = artifactsGateway({ maxAttachmentBytes: 1024 });
+  const gw = artifactsGateway({}, { maxAttachmentBytes: 1024 });
   const outside = tempDir('keel-art-outside-');
   let upload: UploadAnswer;
   let runId = '';
@@ -30,9 +27,9 @@ describe('artifacts: export and import through the workspace policy', function (
     await gw.boot();
     upload = await gw.put(gw.bob, 'xfer', 'report.txt', 'the report');
     runId = await gw.run(gw.bob, { session_id: 'xfer' });
-    const info = await gw.get(gw.bob, `/api/gateway/runs/${runId}/workspace`);
-    expect(info.statusCode, info.body).to.equal(200);
-    root = info.json<WorkspaceInfo>().workspace_root;
+    // The run's folder, as the workspace policy recorded it at the start.
+    const workspaces = gw.k.resolve(workspacesToken);
+    root = await workspaces.rootOf(workspaces.recorded(runId)!);
     mkdirSync(root, { recursive: true });
   });
   after(async () => {

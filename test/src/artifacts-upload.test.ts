@@ -19,7 +19,7 @@ const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).diges
 
 describe('artifacts: uploads', function () {
   this.timeout(120_000);
-  const gw = artifactsGateway({ maxAttachmentBytes: 4096, maxFields: 4, maxFieldBytes: 512 });
+  const gw = artifactsGateway({ maxFields: 4, maxFieldBytes: 512 }, { maxAttachmentBytes: 4096 });
   before(() => gw.boot());
   after(() => gw.stop());
 

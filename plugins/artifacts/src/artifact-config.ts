@@ -2,8 +2,6 @@
 import { defineSchemaFor } from '@keel/plugin-sdk';
 
 export interface ArtifactsConfig {
-  /** Largest file one upload or import may store, in bytes (the policy's `max_attachment_bytes` wins when the workspaces plugin reports one). */
-  maxAttachmentBytes: number;
   /** Non-file fields one multipart upload may carry. */
   maxFields: number;
   /** Bytes of one non-file field (`session_id`, `source_path`, ...). */
@@ -19,7 +17,6 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {
-    maxAttachmentBytes: { type: 'integer', minimum: 1, default: 25 * 1024 * 1024 },
     maxFields: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     maxFieldBytes: { type: 'integer', minimum: 256, maximum: 1024 * 1024, default: 8 * 1024 },
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },

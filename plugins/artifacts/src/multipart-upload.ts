@@ -76,7 +76,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
         (err: unknown) => {
           // Stop reading at once: the rest of a too-large file is not worth receiving.
           fail(err instanceof BlobTooLarge
-            ? payloadTooLarge(`Attachment too large (more than ${formatBytes(limits.maxFileBytes)}); the limit is the setting maxAttachmentBytes.`, { code: 'attachment_too_large', headers: { connection: 'close' } })
+            ? payloadTooLarge(`Attachment too large (more than ${formatBytes(limits.maxFileBytes)}); the limit is the workspaces setting maxAttachmentBytes.`, { code: 'attachment_too_large', headers: { connection: 'close' } })
             : typeof (err as NodeJS.ErrnoException).code === 'string' ? err // the server's disk, not the client's body
               : unreadable(err as Error));
           resolve();

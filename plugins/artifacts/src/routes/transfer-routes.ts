@@ -148,7 +148,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         }
         const max = deps.maxBytes();
         try {
-          if (opened.stats.size > max) throw payloadTooLarge(`Artifact too large (${opened.stats.size} bytes > ${max} bytes); the limit is the setting maxAttachmentBytes (${formatBytes(max)}).`, { code: 'attachment_too_large' });
+          if (opened.stats.size > max) throw payloadTooLarge(`Artifact too large (${opened.stats.size} bytes > ${max} bytes); the limit is the workspaces setting maxAttachmentBytes (${formatBytes(max)}).`, { code: 'attachment_too_large' });
           const pending = await service.blobs.write(account, opened.handle.createReadStream({ autoClose: false, start: 0 }), max).catch((err: unknown) => {
             if (err instanceof BlobTooLarge) throw payloadTooLarge(`Artifact too large (more than ${max} bytes); the file grew while it was read.`, { code: 'attachment_too_large' });
             throw err;

@@ -27,7 +27,7 @@ export function uploadRoute(service: ArtifactService, config: ArtifactsConfig, m
     method: 'POST',
     path: '/attachments/upload',
     summary: 'Upload a file into a session (multipart: file, session_id, optional source_path, filename, content_type, tags)',
-    description: `multipart/form-data with one file part \`file\`, \`session_id\`, and optionally \`source_path\` (the member path of a folder upload), \`filename\`, \`content_type\`, \`tags\` (JSON object). Limits: the file at most maxAttachmentBytes (413), at most maxFields fields of maxFieldBytes each.`,
+    description: `multipart/form-data with one file part \`file\`, \`session_id\`, and optionally \`source_path\` (the member path of a folder upload), \`filename\`, \`content_type\`, \`tags\` (JSON object). Limits: the file at most the workspaces setting maxAttachmentBytes (413), at most maxFields fields of maxFieldBytes each.`,
     tags: ['artifacts'],
     auth: 'user',
     body: uploadForm,
