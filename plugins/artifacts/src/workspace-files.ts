@@ -69,41 +69,66 @@ export async function existingFolder(folder: string): Promise<string | null> {
 
 export class DestinationExists extends Error {}
 
+/** The policy refused the folder as the descriptor really found it (the sentence says why). */
+export class DestinationRefused extends Error {}
+
+const FOLDER_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /**
- * Writes `source` as `folder/name` (folder: a real path already checked): temporary sibling, fsync,
- * then rename (`overwrite`) or link (fails with DestinationExists when the name is taken meanwhile).
- * Answers the bytes written and their sha256.
+ * Writes `source` as `name` inside `folder` (a real path already checked), through the folder's
+ * descriptor: the folder is opened without following a link, its real location is judged again
+ * (`judgeTarget(real path the file will have)` answers a refusal sentence or null), and every later
+ * step names files through `/proc/self/fd/<n>` on Linux, so a folder swapped meanwhile is never
+ * written into. Bytes go to a temporary sibling (`O_EXCL`), are fsynced, then renamed (`overwrite`)
+ * or hard-linked (DestinationExists when the name was taken meanwhile). Answers the bytes written
+ * and their sha256.
  */
-export async function writeThenRename(source: Readable, folder: string, name: string, overwrite: boolean): Promise<{ bytes: number; sha256: string }> {
-  const target = path.join(folder, name);
-  const tmp = path.join(folder, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.keel-export`);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
-      bytes += chunk.length;
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
+export async function writeIntoFolder(source: Readable, folder: string, name: string, overwrite: boolean, judgeTarget: (real: string) => Promise<string | null>): Promise<{ bytes: number; sha256: string }> {
+  let dir: FileHandle;
   try {
-    // `wx`: O_EXCL, so the temporary name cannot be a link planted in advance.
-    await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
-    await syncPath(tmp);
-    if (overwrite) {
-      await rename(tmp, target);
-    } else {
-      try {
-        await link(tmp, target);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new DestinationExists();
-        throw err;
+    dir = await open(folder, FOLDER_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') throw new DestinationRefused(`The folder of '${name}' changed while it was checked; try again.`);
+    throw err;
+  }
+  try {
+    const where = (await descriptorPath(dir.fd)) ?? folder;
+    const refusal = await judgeTarget(path.join(where, name));
+    if (refusal) throw new DestinationRefused(refusal);
+    const base = process.platform === 'linux' ? `/proc/self/fd/${dir.fd}` : folder;
+    const target = path.join(base, name);
+    const tmp = path.join(base, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.keel-export`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+        bytes += chunk.length;
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      // `wx`: O_EXCL, so the temporary name cannot be a link planted in advance.
+      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+      await syncPath(tmp);
+      if (overwrite) {
+        await rename(tmp, target);
+      } else {
+        try {
+          await link(tmp, target);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new DestinationExists();
+          throw err;
+        }
       }
+      await dir.sync();
+      return { bytes, sha256: hash.digest('hex') };
+    } finally {
+      await rm(tmp, { force: true });
     }
-    await syncPath(folder);
-    return { bytes, sha256: hash.digest('hex') };
   } finally {
-    await rm(tmp, { force: true });
+    await dir.close();
   }
 }
 

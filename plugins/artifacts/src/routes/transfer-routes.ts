@@ -17,7 +17,7 @@ import { callerTags } from '../caller-tags.js';
 import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
-import { DestinationExists, destinationState, existingFolder, openSource, writeThenRename } from '../workspace-files.js';
+import { DestinationExists, DestinationRefused, destinationState, existingFolder, openSource, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
 
@@ -97,6 +97,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const record = scopes.artifactIn(scope, params.artifact_id);
         const ws = scope.run?.workspace ?? null;
         if (!ws) throw badRequest(`Run '${params.run_id}' has no workspace to export into; export through a run that has one (any run of the artifact's session).`, { code: 'no_workspace' });
+        const root = await workspaces.rootOf(ws);
         const access = await workspaces.check(ws, scope.account, wanted, 'rw');
         if (!access.ok) throw forbidden(access.sentence);
         const state = await destinationState(access.path);
@@ -110,18 +111,22 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
           folder = await existingFolder(parent);
           if (!folder) throw forbidden(`The folder '${path.dirname(wanted)}' could not be made as a folder; try again.`);
         }
-        // The folder is judged again as it really is now: a link swapped in after the first check is refused.
-        const target = path.join(folder, path.basename(access.path));
-        const again = await workspaces.check(ws, scope.account, target, 'rw');
-        if (!again.ok || again.path !== target) throw forbidden(again.ok ? `'${wanted}' moved while it was checked; try again.` : again.sentence);
-        const blob = await service.blobs.open(record.account, record.sha256);
+        const name = path.basename(access.path);
+        const blob = service.blobs.open(record.account, record.sha256);
         let written: { bytes: number; sha256: string };
         try {
-          written = await writeThenRename(blob, folder, path.basename(target), body.overwrite);
+          // Judged again where the folder's descriptor really is: a link swapped in after the first check is refused.
+          written = await writeIntoFolder(blob, folder, name, body.overwrite, async (real) => {
+            const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
+            return again.ok ? null : again.sentence;
+          });
         } catch (err) {
+          blob.destroy();
           if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
+          if (err instanceof DestinationRefused) throw forbidden(err.message);
           throw err;
         }
+        const target = path.join(folder, name);
         return { ok: true, artifact_id: record.artifact_id, run_id: ownerRunId(record), path: await canonical(ws, target), bytes_written: written.bytes, content_type: record.content_type, sha256: written.sha256 };
       },
     }),
