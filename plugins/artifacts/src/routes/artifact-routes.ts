@@ -7,7 +7,6 @@ import { defineSchema, KEY_ID_MAX_LENGTH, notFound, route, sendFile, type AnyRou
 import type { ArtifactsConfig } from '../artifact-config.js';
 import type { ArtifactIndex } from '../artifact-index.js';
 import { pageOf, rowOf } from '../artifact-page.js';
-import { isSharedWithUser } from '../artifact-record.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
 import type { BlobStore } from '../blob-store.js';
 import { accessActionOf, dispositionFor } from '../content-disposition-policy.js';
@@ -60,7 +59,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
         }
         const own = [...index.scan(account, { sessionId: params.session_id })];
         const ids = new Set(own.map((r) => r.artifact_id));
-        const shared = [...index.scan(account)].filter((r) => isSharedWithUser(r) && !ids.has(r.artifact_id));
+        const shared = [...index.sharedOf(account)].filter((r) => !ids.has(r.artifact_id));
         return pageOf([...own, ...shared], query, limits);
       },
     }),
