@@ -51,7 +51,6 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
       [{ bundle_id: 'keel-chat', kind: 'chat' }, 400, 'body.kind'],
       [{ bundle_id: 'keel-chat', kind: 'docs' }, 400, 'body.kind'],
       [{ bundle_id: 'keel-chat', input_data: { _runtime: { stream: 'yes' } } }, 400, 'body.input_data._runtime.stream'],
-      [{ bundle_id: 'keel-chat', workspace_access_mode: 'all_except_ignored' }, 400, 'body.workspace_access_mode'],
       [{ bundle_id: 'keel-chat', registry_scope: 'framework_catalog' }, 400, 'body.registry_scope'],
     ];
     for (const [payload, status, field] of cases) {

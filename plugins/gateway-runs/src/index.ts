@@ -34,6 +34,8 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
+import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 
 export { effectNode, pureNode } from './flow/node-types.js';
@@ -66,6 +68,8 @@ interface GatewayRunsConfig {
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
   limits: RunLimitsConfig;
+  /** The run workspace routes' limits and the folder opener (`/runs/{id}/workspace*`). */
+  runWorkspace: RunWorkspaceSettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -103,6 +107,19 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxFolderBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderBytes },
         maxFolderEntries: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderEntries },
         maxPathDepth: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_TOOL_LIMITS.maxPathDepth },
+      },
+    },
+    runWorkspace: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxListEntries: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListEntries },
+        maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListScan },
+        maxListDepth: { type: 'integer', minimum: 0, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListDepth },
+        maxRanges: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxRanges },
+        opener: { type: ['string', 'null'], minLength: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.opener },
+        openTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.openTimeoutMs },
       },
     },
     bundleLimits: {
@@ -212,7 +229,9 @@ export const gatewayRunsPlugin = definePlugin({
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
           hooks,
+          workspaces: deps.workspaces,
         }),
+        ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
