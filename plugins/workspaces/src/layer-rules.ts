@@ -6,7 +6,7 @@
  */
 import { PROTECTED_KIND_NAMES } from './builtin-refusals.js';
 import type { GatewayCaps } from './gateway-caps.js';
-import { checkPath, shownPath } from './path-check.js';
+import { checkPath, shownPath, type PathCheck } from './path-check.js';
 import { MODES, POSTURES, RANK, summaryOf } from './policy-layer.js';
 import { WorkspaceRefused, type ClampRecord, type FolderMode, type PolicyLayer } from './workspace-service.js';
 
@@ -29,6 +29,18 @@ export interface RuleContext {
   account: string;
   maxRows: number;
   maxPathLength: number;
+  /**
+   * The writer is not an admin: whatever lies inside a protected folder reads as missing (no sentence
+   * tells whether a file exists in a credential folder, or where the data folder is).
+   */
+  hideProtected: boolean;
+}
+
+/** `checkPath` as `ctx`'s writer may see it. */
+export async function checkedPath(value: unknown, ctx: Pick<RuleContext, 'caps' | 'account' | 'maxPathLength' | 'hideProtected'>): Promise<PathCheck> {
+  const check = await checkPath(value, ctx.maxPathLength);
+  if (!ctx.hideProtected || !check.real || ctx.caps.refusal(check.real, ctx.account) === null) return check;
+  return { ...check, exists: false, is_dir: false, valid: false, real: null, sentence: `${shownPath(value as string)} does not exist: a workspace must be an existing folder.` };
 }
 
 export function refuse(message: string, path: string | null = null): never {
@@ -75,7 +87,7 @@ export async function validateLayer(merged: Record<string, unknown>, level: Laye
     if (extra.length) refuse(`Unknown folder row field(s) [${extra.map((k) => shownPath(k)).join(', ')}]; nothing was saved. Accepted: [path, mode].`, typeof given === 'string' ? shownPath(given) : null);
     const shown = typeof given === 'string' ? shownPath(given) : null;
     if (!MODES.includes(mode as FolderMode)) refuse(`The mode of ${shown ?? 'a row'} must be 'ro', 'rw' or 'deny', not ${shownValue(mode)}; nothing was saved.`, shown);
-    const check = await checkPath(given, ctx.maxPathLength);
+    const check = await checkedPath(given, ctx);
     if (!check.valid || !check.real) refuse(`${check.sentence} Nothing was saved.`, shown);
     const real = check.real;
     const twice = seen.get(real);
@@ -124,7 +136,7 @@ export async function clampLayer(value: unknown, ctx: RuleContext): Promise<{ la
       drop(`The mode of ${shown} must be 'ro', 'rw' or 'deny'; the row was left out.`);
       continue;
     }
-    const check = await checkPath(r.path, ctx.maxPathLength);
+    const check = await checkedPath(r.path, ctx);
     if (!check.valid || !check.real) {
       drop(check.sentence);
       continue;

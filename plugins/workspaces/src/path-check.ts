@@ -22,8 +22,9 @@ export interface PathCheck {
 
 /** Shown for a path as the caller gave it (quoted, cut when very long). */
 export function shownPath(value: string): string {
-  const printable = value.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return printable.length > 200 ? `${printable.slice(0, 200)}…` : printable;
+  // Control characters (NUL above all) are shown escaped, never sent raw.
+  const printable = [...value.slice(0, 201)].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
+  return printable.length > 200 || value.length > 201 ? `${printable.slice(0, 200)}…` : printable;
 }
 
 export async function checkPath(value: unknown, maxPathLength: number): Promise<PathCheck> {

@@ -13,7 +13,7 @@ import type { PluginStorage } from '@keel/plugin-sdk';
 import { PROTECTED_KIND_NAMES } from './builtin-refusals.js';
 import { effectiveMode, effectiveSet, type Chosen, type EffectiveSet } from './effective-set.js';
 import { MARKER_FILE, type GatewayCaps } from './gateway-caps.js';
-import { clampLayer, refuse, validateLayer, visibleGateway, type RuleContext } from './layer-rules.js';
+import { checkedPath, clampLayer, refuse, validateLayer, visibleGateway, type RuleContext } from './layer-rules.js';
 import { checkPath, shownPath } from './path-check.js';
 import { OWN_FOLDER_LAYER, layerMode, minMode, readLayer, summaryOf } from './policy-layer.js';
 import type { PolicyStore } from './policy-store.js';
@@ -58,8 +58,9 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** The rule context for `account`'s layers under the current gateway level. */
-  rules(account: string, gateway: PolicyLayer = this.store.gateway()): RuleContext {
-    return { caps: this.caps, gateway, account, maxRows: this.settings.maxRows, maxPathLength: this.settings.maxPathLength };
+  /** `admin`: the writer (or the run's owner) is an admin; for anyone else protected folders read as missing. */
+  rules(account: string, admin: boolean, gateway: PolicyLayer = this.store.gateway()): RuleContext {
+    return { caps: this.caps, gateway, account, maxRows: this.settings.maxRows, maxPathLength: this.settings.maxPathLength, hideProtected: !admin };
   }
 
   /** The layer a run of `account` starts from without a one-off: session, else account, else the non-admin default, else none. */
@@ -94,7 +95,7 @@ export class WorkspacePolicy implements WorkspaceService {
   async resolveRunStart(input: RunStartWorkspace): Promise<RunWorkspace> {
     const { account, admin, door } = input;
     const gateway = this.store.gateway();
-    const ctx = this.rules(account, gateway);
+    const ctx = this.rules(account, admin, gateway);
     const clamped: ClampRecord[] = [];
     let chosen: Chosen = this.chosen(account, input.sessionId, admin);
     // Stored layers were checked when written; a gateway tightened since clamps them (never widens).
@@ -118,9 +119,9 @@ export class WorkspacePolicy implements WorkspaceService {
       }
     }
     if (input.legacyAllowedPaths !== undefined && input.legacyAllowedPaths !== null && input.legacyAllowedPaths !== '') {
-      chosen = { level: 'run', layer: await this.narrowed(input.legacyAllowedPaths, gateway, chosen.layer, account, clamped) };
+      chosen = { level: 'run', layer: await this.narrowed(input.legacyAllowedPaths, ctx, chosen.layer, clamped) };
     }
-    const folder = await this.folderOf(input, gateway, chosen.layer, door, clamped);
+    const folder = await this.folderOf(input, ctx, chosen.layer, door, clamped);
     const summary = chosen.layer ? summaryOf(chosen.layer) : summaryOf(visibleGateway(ctx));
     const ws: RunWorkspace = { level: chosen.level, summary, ...(clamped.length ? { clamped } : {}), kind: folder.kind, path: folder.path, layer: chosen.layer };
     await this.runs.put(input.rootRunId, ws);
@@ -137,17 +138,17 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** Legacy `workspace_allowed_paths` may only narrow: the entries the run can reach, at their effective modes. */
-  private async narrowed(value: unknown, gateway: PolicyLayer, layer: PolicyLayer | null, account: string, clamped: ClampRecord[]): Promise<PolicyLayer> {
+  private async narrowed(value: unknown, ctx: RuleContext, layer: PolicyLayer | null, clamped: ClampRecord[]): Promise<PolicyLayer> {
     const entries = Array.isArray(value) ? value : typeof value === 'string' ? value.split('\n').map((s) => s.trim()).filter(Boolean) : [value];
     const rows: PolicyLayer['folders'] = [];
     for (const entry of entries.slice(0, this.settings.maxRows)) {
-      const check = await checkPath(entry, this.settings.maxPathLength);
+      const check = await checkedPath(entry, ctx);
       const shown = typeof entry === 'string' ? shownPath(entry) : '(not a path)';
       if (!check.valid || !check.real) {
         clamped.push({ path: shown, asked: 'rw', got: null, sentence: check.sentence });
         continue;
       }
-      const mode = effectiveMode(this.caps, gateway, layer, check.real, account);
+      const mode = effectiveMode(this.caps, ctx.gateway, layer, check.real, ctx.account);
       if (mode === 'deny') {
         clamped.push({ path: shown, asked: 'rw', got: null, sentence: `${shown} is not one of this run's workspaces; workspace_allowed_paths may only narrow them.` });
         continue;
@@ -158,10 +159,10 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** The run's root folder: a launch folder (`workspace_root`), else the conversation folder, else the run's own. */
-  private async folderOf(input: RunStartWorkspace, gateway: PolicyLayer, layer: PolicyLayer | null, door: 'refuse' | 'clamp', clamped: ClampRecord[]): Promise<{ kind: RunWorkspace['kind']; path: string }> {
+  private async folderOf(input: RunStartWorkspace, ctx: RuleContext, layer: PolicyLayer | null, door: 'refuse' | 'clamp', clamped: ClampRecord[]): Promise<{ kind: RunWorkspace['kind']; path: string }> {
     const root = input.workspaceRoot;
     if (root !== undefined && root !== null && root !== '') {
-      const refusal = await this.launchFolderRefusal(root, gateway, layer, input.account);
+      const refusal = await this.launchFolderRefusal(root, ctx, layer);
       if (!refusal) {
         const real = (await checkPath(root, this.settings.maxPathLength)).real!;
         // The account's own gateway-made folder is used as what it is.
@@ -179,12 +180,18 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** Why `workspace_root` cannot be the run's root, or null. */
-  private async launchFolderRefusal(root: unknown, gateway: PolicyLayer, layer: PolicyLayer | null, account: string): Promise<string | null> {
+  private async launchFolderRefusal(root: unknown, ctx: RuleContext, layer: PolicyLayer | null): Promise<string | null> {
+    const { gateway, account } = ctx;
+    // The caller's own conversation folder is checked as what it is (it lies in the data folder, which hides it from a non-admin otherwise).
     const check = await checkPath(root, this.settings.maxPathLength);
+    const own = check.real !== null && this.caps.ownerOf(check.real) === account && this.caps.gatewayFolderOf(check.real) === check.real;
+    if (!own) {
+      const seen = await checkedPath(root, ctx);
+      if (!seen.valid || !seen.real) return `workspace_root: ${seen.sentence}`;
+    }
     if (!check.valid || !check.real) return `workspace_root: ${check.sentence}`;
     const shown = shownPath(root as string);
     if (inside(check.real, this.dataDir)) {
-      const own = this.caps.ownerOf(check.real) === account && this.caps.gatewayFolderOf(check.real) === check.real;
       if (!own) return `${shown} is inside the gateway's data directory; a run's workspace_root may be there only when it is your own conversation folder.`;
       return null;
     }

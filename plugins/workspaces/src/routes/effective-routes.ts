@@ -5,8 +5,7 @@
 import { badRequest, defineSchema, KEY_ID_MAX_LENGTH, route, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { resolveAccount } from '../account-names.js';
 import type { AuditLog } from '../audit-log.js';
-import { validateLayer } from '../layer-rules.js';
-import { checkPath } from '../path-check.js';
+import { checkedPath, validateLayer } from '../layer-rules.js';
 import type { WorkspacePolicy } from '../workspace-policy.js';
 import { accountParams, anyObject, refusing } from './route-helpers.js';
 
@@ -57,7 +56,7 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
           const sessionId = typeof session === 'string' ? session : null;
           if (workspace === undefined) throw badRequest('workspace is required: a layer {posture, default_mode, folders}, or null for the level left unconfigured.');
           const level = sessionId ? 'session' : 'account';
-          const layer = workspace === null ? null : await validateLayer(workspace as Record<string, unknown>, level, policy.rules(who.account));
+          const layer = workspace === null ? null : await validateLayer(workspace as Record<string, unknown>, level, policy.rules(who.account, auth.isAdmin(principal)));
           return policy.effectiveWith(who.account, sessionId, who.admin, layer, who.shown);
         }),
     }),
@@ -68,12 +67,8 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
       summary: 'Whether a path can be a workspace: {path} → {path, normalized, absolute, exists, is_dir, valid, sentence}',
       body: anyObject,
       handler: async ({ principal, body }) => {
-        const value = body.path;
-        const { real, ...check } = await checkPath(value, policy.settings.maxPathLength);
         // A non-admin learns nothing about protected folders (the data folder's place above all): they read as missing.
-        if (real && !auth.isAdmin(principal) && policy.caps.refusal(real, principal.account) !== null) {
-          return { ...check, exists: false, is_dir: false, valid: false, sentence: `${value as string} does not exist: a workspace must be an existing folder.` };
-        }
+        const { real: _real, ...check } = await checkedPath(body.path, policy.rules(principal.account, auth.isAdmin(principal)));
         return check;
       },
     }),

@@ -94,7 +94,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
     const gateway = store.gateway();
     const base: PolicyLayer = stored ?? { posture: gateway.posture, default_mode: gateway.default_mode, folders: [] };
     const merged = { ...base, ...named };
-    const layer = await validateLayer(merged, level, policy.rules(owner.account, gateway));
+    const layer = await validateLayer(merged, level, policy.rules(owner.account, auth.isAdmin(actor), gateway));
     return { layer: { ...layer, updated_at: new Date().toISOString(), updated_by: shownAccount(actor) }, changed: Object.keys(named) };
   };
 
@@ -118,7 +118,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
           const named = namedFields(body, 'gateway');
           const gateway = store.gateway();
           const merged = { ...gateway, ...named };
-          const layer = await validateLayer(merged, 'gateway', policy.rules(principal.account, merged as PolicyLayer));
+          const layer = await validateLayer(merged, 'gateway', policy.rules(principal.account, true, merged as PolicyLayer));
           await store.putGateway(layer, auditRecord(principal, 'gateway', Object.keys(named)));
           return gatewayAnswer(principal);
         }),
