@@ -55,6 +55,11 @@ describe('artifacts: artifact_not_in_session at run start', function () {
     expect(shared.statusCode, shared.body).to.equal(200);
   });
 
+  it("lets a run without a session use its own account's uploads (only starts with a session are checked for them)", async () => {
+    const res = await gw.start(gw.bob, { input_data: { context: { attachments: [s1.artifact] } } });
+    expect(res.statusCode, res.body).to.equal(200);
+  });
+
   it('leaves unknown ids and strings that are no artifact alone', async () => {
     const res = await gw.start(gw.bob, { session_id: 's2', input_data: { attachments: ['https://example.com/x.png', 'nope'], context: { media: [{ $artifact: 'missing' }] } } });
     expect(res.statusCode, res.body).to.equal(200);
