@@ -17,6 +17,7 @@ import { callerTags } from '../caller-tags.js';
 import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
+import { exportResponse, importResponse } from './response-schemas.js';
 import { DestinationExists, DestinationRefused, destinationState, existingFolder, openSource, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
@@ -89,6 +90,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       tags: ['artifacts'],
       params: exportParams,
       body: exportBody,
+      responses: { 200: { schema: exportResponse } },
       handler: async ({ params, body, principal }) => {
         requireAllowed(principal);
         const wanted = body.path ?? body.destination;
@@ -136,6 +138,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       summary: 'Store a workspace file as an artifact of a session (`{session_id, source: {kind: workspace_path, path}, pin_id}`), through the workspace policy',
       tags: ['artifacts'],
       body: importBody,
+      responses: { 200: { schema: importResponse } },
       handler: async ({ body, principal }) => {
         requireAllowed(principal);
         const sessionId = checkSessionId(body.session_id);

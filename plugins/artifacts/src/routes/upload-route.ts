@@ -6,6 +6,7 @@ import type { ArtifactService } from '../artifact-service.js';
 import { callerTags } from '../caller-tags.js';
 import { FILE_FIELD, readUpload } from '../multipart-upload.js';
 import { checkSessionId } from '../session-id.js';
+import { uploadResponse } from './response-schemas.js';
 import { cleanFilename, cleanSourcePath, resolveContentType } from '../upload-names.js';
 
 /** The form as `/openapi.json` shows it (read and bounded by `readUpload`, not by this schema). */
@@ -31,6 +32,7 @@ export function uploadRoute(service: ArtifactService, config: ArtifactsConfig, m
     tags: ['artifacts'],
     auth: 'user',
     body: uploadForm,
+    responses: { 200: { schema: uploadResponse } },
     bodyKind: 'multipart-stream',
     handler: async ({ principal, koa }) => {
       const upload = await readUpload(koa.req, principal.account, service.blobs, { maxFileBytes: maxBytes(), maxFields: config.maxFields, maxFieldBytes: config.maxFieldBytes });
