@@ -75,6 +75,15 @@ describe('artifacts: uploads', function () {
     await gw.put(gw.bob, 'big', 'edge.bin', Buffer.alloc(4096, 7));
   });
 
+  it('answers a too-large upload over a real socket with 413 before reading the rest', async () => {
+    const { url } = await gw.k.listen();
+    const body = form([{ name: 'session_id', value: 'sock' }, { name: 'file', filename: 'huge.bin', bytes: Buffer.alloc(2 * 1024 * 1024, 3) }]);
+    const res = await fetch(`${url}/api/gateway/attachments/upload`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${gw.bob}` }, body: body.payload });
+    expect(res.status).to.equal(413);
+    expect(((await res.json()) as { detail: { reason_code: string } }).detail.reason_code).to.equal('attachment_too_large');
+    expect(tmpFiles()).to.deep.equal([]);
+  });
+
   it('refuses two files, too many fields, a field above maxFieldBytes and a repeated field', async () => {
     const two = await gw.upload(gw.bob, [{ name: 'session_id', value: 's' }, { name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }, { name: 'file', filename: 'b.txt', bytes: Buffer.from('b') }]);
     expect(two.statusCode).to.equal(400);
