@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
+import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
@@ -191,7 +191,13 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       if (!scope.run?.workspace) throw badRequest(`Run '${runId}' has no workspace to import from.`, { code: 'no_workspace' });
       return { account: scope.account, ws: scope.run.workspace };
     }
-    const ws = await workspaces.resolveRunStart({ account: principal.account, admin: auth.isAdmin(principal), rootRunId: memoryRunIdOf(sessionId), sessionId, door: 'refuse' });
-    return { account: principal.account, ws };
+    try {
+      const ws = await workspaces.resolveRunStart({ account: principal.account, admin: auth.isAdmin(principal), rootRunId: memoryRunIdOf(sessionId), sessionId, door: 'refuse' });
+      return { account: principal.account, ws };
+    } catch (err) {
+      // The seed's body for every workspace refusal (§7).
+      if (err instanceof WorkspaceRefused) throw badRequest({ reason: 'workspace_refused', message: err.message, path: err.path });
+      throw err;
+    }
   }
 }
