@@ -74,6 +74,7 @@ describe('artifacts: export and import through the workspace policy', function (
       '../escape.txt',
       `../${path.basename(root)}/../escape2.txt`,
       'link-out/through-link.txt',
+      'link-out/new-folder/deeper/x.txt',
       path.join(gw.k.dataDir, 'stolen.txt'),
       path.join(gw.k.dataDir, 'auth', 'x.txt'),
       '/etc/keel-art.txt',
@@ -87,6 +88,7 @@ describe('artifacts: export and import through the workspace policy', function (
     }
     expect(existsSync(path.join(outside.dir, 'abs.txt'))).to.equal(false);
     expect(existsSync(path.join(outside.dir, 'through-link.txt'))).to.equal(false);
+    expect(existsSync(path.join(outside.dir, 'new-folder'))).to.equal(false);
     expect(existsSync(path.join(path.dirname(root), 'escape.txt'))).to.equal(false);
     expect(existsSync(path.join(gw.k.dataDir, 'stolen.txt'))).to.equal(false);
   });

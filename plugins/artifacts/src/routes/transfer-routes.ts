@@ -4,7 +4,6 @@
  * paths, with the current gateway caps) and done on the opened descriptor. With `hostedUserAuth`
  * they are admin-only (seed §5).
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
@@ -18,7 +17,7 @@ import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
 import { exportResponse, importResponse } from './response-schemas.js';
-import { DestinationExists, DestinationRefused, destinationState, existingFolder, openSource, writeIntoFolder } from '../workspace-files.js';
+import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
 
@@ -106,22 +105,26 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         if (state === 'folder') throw badRequest(`'${wanted}' is a folder; name a file to write.`, { code: 'destination_is_folder', field: 'path' });
         if (state === 'file' && !body.overwrite) throw conflict('Destination already exists; set overwrite=true to replace it');
         const parent = path.dirname(access.path);
+        const name = path.basename(access.path);
+        // Judged again where a folder's descriptor really is: a link swapped in after the first check is refused.
+        const judgeTarget = async (real: string) => {
+          const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
+          return again.ok ? null : again.sentence;
+        };
         let folder = await existingFolder(parent);
         if (!folder) {
           if (!body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
-          await mkdir(parent, { recursive: true });
-          folder = await existingFolder(parent);
-          if (!folder) throw forbidden(`The folder '${path.dirname(wanted)}' could not be made as a folder; try again.`);
+          try {
+            folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+          } catch (err) {
+            if (err instanceof DestinationRefused) throw forbidden(err.message);
+            throw err;
+          }
         }
-        const name = path.basename(access.path);
         const blob = service.blobs.open(record.account, record.sha256);
         let written: { bytes: number; sha256: string };
         try {
-          // Judged again where the folder's descriptor really is: a link swapped in after the first check is refused.
-          written = await writeIntoFolder(blob, folder, name, body.overwrite, async (real) => {
-            const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
-            return again.ok ? null : again.sentence;
-          });
+          written = await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget);
         } catch (err) {
           blob.destroy();
           if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
