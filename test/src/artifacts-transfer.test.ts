@@ -52,6 +52,10 @@ describe('artifacts: export and import through the workspace policy', function (
     expect(made.statusCode, made.body).to.equal(200);
     expect(made.json()).to.deep.include({ ok: true, artifact_id: upload.artifact.artifact_id, path: 'out/deep/report.txt', bytes_written: 10, content_type: 'text/plain', sha256: sha('the report') });
     expect(readFileSync(path.join(root, 'out/deep/report.txt'), 'utf8')).to.equal('the report');
+    // An absolute path inside the run's folder is the same place; the answer names it relative to the root.
+    const absolute = await exportTo({ path: path.join(root, 'abs.txt') });
+    expect(absolute.statusCode, absolute.body).to.equal(200);
+    expect(absolute.json<{ path: string }>().path).to.equal('abs.txt');
   });
 
   it('never replaces a file without overwrite, and never writes over a folder', async () => {
