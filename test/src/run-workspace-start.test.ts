@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { bootWorkspaceGateway, call, type WorkspaceGateway } from './helpers/run-workspace.js';
@@ -74,7 +74,8 @@ describe('run workspace: what a run start may ask for (issue 12 item 2)', functi
     await g.waitFor(g.eve, eveRun, ['completed']);
     const eveFolder = realpathSync(await g.folderOf(g.eve, eveRun));
     expect(eveFolder.startsWith(path.join(data, 'workspaces', 'session-'))).to.equal(true);
-    await expectRefused(g.bob, { workspace_root: eveFolder }, eveFolder, "your own conversation folder");
+    // To a non-admin, what lies in a protected folder reads as missing (no oracle for the data folder).
+    await expectRefused(g.bob, { workspace_root: eveFolder }, eveFolder, /^workspace_root: .* does not exist/);
     await expectRefused(g.admin, { workspace_root: eveFolder }, eveFolder, "your own conversation folder");
     const bobRun = await g.startTools(g.bob, [call('w', 'write_file', { path: 'shared.txt', content: 'from the chat' })], { session_id: 'bob-chat' });
     await g.waitFor(g.bob, bobRun, ['completed']);
@@ -147,5 +148,22 @@ describe('run workspace: what a run start may ask for (issue 12 item 2)', functi
     const res = await g.k.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: g.bob, payload: { bundle_id: 'tools', start_at: 'now', workspace_root: outside.dir } });
     expect(res.statusCode, res.body).to.equal(400);
     expect(res.json<Refusal>().detail).to.include({ reason: 'workspace_refused', path: outside.dir });
+  });
+
+  it('leaves no workspace folder behind when a start is refused for too many active runs (429)', async () => {
+    const capped = await bootWorkspaceGateway({ limits: { maxActiveRunsPerAccount: 1 } });
+    try {
+      const waiting = await capped.startTools(capped.bob, [], {}, true);
+      await capped.waitFor(capped.bob, waiting, ['waiting']);
+      const folders = () => readdirSync(path.join(capped.k.dataDir, 'workspaces')).sort();
+      const before = folders();
+      const refused = await capped.start(capped.bob, { bundle_id: 'tools', input_data: { calls: [] } });
+      expect(refused.statusCode, refused.body).to.equal(429);
+      const inSession = await capped.start(capped.bob, { bundle_id: 'tools', session_id: 'never-made', input_data: { calls: [] } });
+      expect(inSession.statusCode).to.equal(429);
+      expect(folders()).to.deep.equal(before);
+    } finally {
+      await capped.stop();
+    }
   });
 });

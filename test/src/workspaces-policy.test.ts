@@ -337,6 +337,10 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
       res = await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'any_except_denied', default_mode: 'ro', folders: [] }, session: 's9' });
       expect(res.json<Effective>()).to.deep.include({ level: 'session', session_id: 's9', default_mode: 'ro' });
       expect((await call('GET', '/api/gateway/sessions/s9/workspaces', bob)).json<Layer>().configured).to.equal(false);
+      refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', shared_workspace: true } }), /shared_workspace no longer exists/, null);
+      refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', allowed_paths: [work] } }), /Unknown workspace policy field\(s\) \[allowed_paths\]/, null);
+      refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { default_mode: 'ro' } }), /^posture must be/, null);
+      refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: 'allowed_only' }), /must be an object/, null);
       expect((await call('POST', '/api/gateway/workspace/effective/me', bob, { session: 's1' })).statusCode).to.equal(400);
       expect((await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: null, extra: 1 })).statusCode).to.equal(400);
       expect((await call('POST', '/api/gateway/workspace/effective/carol', bob, { workspace: null })).statusCode).to.equal(403);

@@ -31,7 +31,7 @@ export class AuditLog {
   appendInTransaction(record: AuditRecord): void {
     let next = 1;
     for (const key of this.db.getKeys({ reverse: true, limit: 1 })) next = Number(key) + 1;
-    this.db.putSync(next, record);
+    void this.db.put(next, record);
   }
 
   /** Records after sequence `after`, oldest first, at most `limit`. */

@@ -114,6 +114,15 @@ export async function validateLayer(merged: Record<string, unknown>, level: Laye
 }
 
 /**
+ * A whole layer given at once (a one-off at a run start, the dry run): the write rules, with
+ * `default_mode` `rw` and no rows when left out; `posture` is required.
+ */
+export async function validateWholeLayer(value: unknown, level: LayerLevel, ctx: RuleContext): Promise<PolicyLayer> {
+  const named = namedFields(value, level);
+  return validateLayer({ default_mode: 'rw', folders: [], ...named }, level, ctx);
+}
+
+/**
  * A layer clamped instead of refused (reference §1.5): not an object or an unknown posture → no
  * layer; rows that are not existing absolute folders, duplicates and non-deny rows the gateway
  * refuses are dropped; a mode above its cap is lowered; deny rows are kept.

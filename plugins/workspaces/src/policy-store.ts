@@ -63,8 +63,8 @@ export class PolicyStore {
 
   private async write(key: Key, value: PolicyLayer | null, audit: AuditRecord): Promise<void> {
     await this.storage.transaction(() => {
-      if (value === null) this.db.removeSync(key);
-      else this.db.putSync(key, value);
+      if (value === null) void this.db.remove(key);
+      else void this.db.put(key, value);
       this.audit.appendInTransaction(audit);
     });
   }

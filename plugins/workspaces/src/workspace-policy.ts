@@ -13,7 +13,7 @@ import type { PluginStorage } from '@keel/plugin-sdk';
 import { PROTECTED_KIND_NAMES } from './builtin-refusals.js';
 import { effectiveMode, effectiveSet, type Chosen, type EffectiveSet } from './effective-set.js';
 import { MARKER_FILE, type GatewayCaps } from './gateway-caps.js';
-import { checkedPath, clampLayer, refuse, validateLayer, visibleGateway, type RuleContext } from './layer-rules.js';
+import { checkedPath, clampLayer, refuse, validateWholeLayer, visibleGateway, type RuleContext } from './layer-rules.js';
 import { checkPath, shownPath } from './path-check.js';
 import { OWN_FOLDER_LAYER, layerMode, minMode, readLayer, summaryOf } from './policy-layer.js';
 import type { PolicyStore } from './policy-store.js';
@@ -104,7 +104,7 @@ export class WorkspacePolicy implements WorkspaceService {
     const useDefault = oneOff !== null && typeof oneOff === 'object' && (oneOff as { configured?: unknown }).configured === false && Object.keys(oneOff).length === 1;
     if (oneOff !== undefined && oneOff !== null && !useDefault) {
       if (door === 'refuse') {
-        const layer = await validateLayer(oneOff as Record<string, unknown>, 'run', ctx);
+        const layer = await validateWholeLayer(oneOff, 'run', ctx);
         chosen = { level: 'run', layer };
       } else {
         const result = await clampLayer(oneOff, ctx);
@@ -278,4 +278,3 @@ function isOwnFolderLayer(layer: PolicyLayer): boolean {
   return layer.posture === 'allowed_only' && layer.folders.length === 0;
 }
 
-export { validateLayer };

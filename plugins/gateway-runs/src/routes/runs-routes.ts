@@ -98,8 +98,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
-        await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin, run.input_data.workspace);
-        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
+        // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
+        await d.activeRuns.admit(principal, async () => {
+          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
+          await d.runtime.createRun(run);
+        });
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
@@ -117,8 +120,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
         const inputs = (run.input_data.input_data ?? {}) as Record<string, unknown>;
-        await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin, body.workspace ?? inputs.workspace);
-        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
+        await d.activeRuns.admit(principal, async () => {
+          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, body.workspace ?? inputs.workspace);
+          await d.runtime.createRun(run);
+        });
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },

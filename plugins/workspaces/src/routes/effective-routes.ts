@@ -5,7 +5,7 @@
 import { badRequest, defineSchema, KEY_ID_MAX_LENGTH, route, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { resolveAccount } from '../account-names.js';
 import type { AuditLog } from '../audit-log.js';
-import { checkedPath, validateLayer } from '../layer-rules.js';
+import { checkedPath, validateWholeLayer } from '../layer-rules.js';
 import type { WorkspacePolicy } from '../workspace-policy.js';
 import { accountParams, anyObject, refusing } from './route-helpers.js';
 
@@ -56,7 +56,7 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
           const sessionId = typeof session === 'string' ? session : null;
           if (workspace === undefined) throw badRequest('workspace is required: a layer {posture, default_mode, folders}, or null for the level left unconfigured.');
           const level = sessionId ? 'session' : 'account';
-          const layer = workspace === null ? null : await validateLayer(workspace as Record<string, unknown>, level, policy.rules(who.account, auth.isAdmin(principal)));
+          const layer = workspace === null ? null : await validateWholeLayer(workspace, level, policy.rules(who.account, auth.isAdmin(principal)));
           return policy.effectiveWith(who.account, sessionId, who.admin, layer, who.shown);
         }),
     }),
