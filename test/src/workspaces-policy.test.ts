@@ -286,12 +286,12 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
       symlinkSync(data, intoData);
       // To a non-admin, what lies in a protected folder reads as missing: no oracle for the data folder or a credential file.
       const res = await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: intoData, mode: 'ro' }] });
-      refused(res, `${intoData} does not exist: a workspace must be an existing folder. Nothing was saved.`, intoData);
+      refused(res, `${intoData} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, intoData);
       expect(res.body).to.not.contain(data);
       writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'key');
       for (const probe of [path.join(home, '.ssh'), path.join(home, '.ssh', 'id_rsa'), path.join(home, '.ssh', 'missing')]) {
-        refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: probe, mode: 'deny' }] }), `${probe} does not exist: a workspace must be an existing folder. Nothing was saved.`, probe);
-        refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: probe, mode: 'ro' }] } }), `${probe} does not exist: a workspace must be an existing folder. Nothing was saved.`, probe);
+        refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: probe, mode: 'deny' }] }), `${probe} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
+        refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: probe, mode: 'ro' }] } }), `${probe} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
       }
       refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { shared_workspace: true }), /shared_workspace no longer exists/, null);
       refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { mode: 'rw' }), /Unknown workspace policy field\(s\) \[mode\]/, null);

@@ -36,11 +36,16 @@ export interface RuleContext {
   hideProtected: boolean;
 }
 
-/** `checkPath` as `ctx`'s writer may see it. */
+/**
+ * `checkPath` as `ctx`'s writer may see it: to a non-admin, a missing path and one inside a
+ * protected folder get the same answer (`exists: false`, one sentence true of both).
+ */
 export async function checkedPath(value: unknown, ctx: Pick<RuleContext, 'caps' | 'account' | 'maxPathLength' | 'hideProtected'>): Promise<PathCheck> {
   const check = await checkPath(value, ctx.maxPathLength);
-  if (!ctx.hideProtected || !check.real || ctx.caps.refusal(check.real, ctx.account) === null) return check;
-  return { ...check, exists: false, is_dir: false, valid: false, real: null, sentence: `${shownPath(value as string)} does not exist: a workspace must be an existing folder.` };
+  if (!ctx.hideProtected || typeof value !== 'string') return check;
+  const hidden = check.real !== null && ctx.caps.refusal(check.real, ctx.account) !== null;
+  if (!hidden && check.problem !== 'missing') return check;
+  return { ...check, problem: 'missing', exists: false, is_dir: false, valid: false, real: null, sentence: `${shownPath(value)} is not an existing folder you can use: a workspace must be an existing folder you may reach.` };
 }
 
 export function refuse(message: string, path: string | null = null): never {

@@ -68,7 +68,7 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
       body: anyObject,
       handler: async ({ principal, body }) => {
         // A non-admin learns nothing about protected folders (the data folder's place above all): they read as missing.
-        const { real: _real, ...check } = await checkedPath(body.path, policy.rules(principal.account, auth.isAdmin(principal)));
+        const { real: _real, problem: _problem, ...check } = await checkedPath(body.path, policy.rules(principal.account, auth.isAdmin(principal)));
         return check;
       },
     }),
