@@ -46,6 +46,13 @@ describe('artifacts: artifact_not_in_session at run start', function () {
     }
   });
 
+  it('finds a reference hidden behind a large amount of filler', async () => {
+    const filler = Array.from({ length: 150_000 }, () => 0);
+    const res = await gw.start(gw.bob, { session_id: 's2', input_data: { filler, attachments: [{ $artifact: id() }] } });
+    expect(res.statusCode).to.equal(400);
+    expect(res.json<Refusal>().detail).to.include({ reason_code: 'artifact_not_in_session', path: '$.attachments[0]' });
+  });
+
   it('lets the same session use its files in every shape, and every session use a shared one', async () => {
     for (const [shape, input] of shapes()) {
       const res = await gw.start(gw.bob, { session_id: 's1', input_data: input });
