@@ -25,8 +25,12 @@ export type RouteAuth = 'public' | 'user' | 'admin' | 'none' | Authenticator<any
 export type PrincipalFor<A extends RouteAuth> =
   A extends Authenticator<infer P> ? P : A extends 'user' | 'admin' ? Principal : A extends 'public' ? Principal | null : null;
 
-/** How the request body is read before the handler runs. */
-export type BodyKind = 'json' | 'multipart' | 'raw' | 'none';
+/**
+ * How the request body is read before the handler runs. `multipart-stream` reads nothing: the
+ * handler parses `koa.req` itself (a bounded streaming parser such as busboy), and `body`, if
+ * given, only documents the form fields in OpenAPI (`multipart/form-data`); it is not validated.
+ */
+export type BodyKind = 'json' | 'multipart' | 'multipart-stream' | 'raw' | 'none';
 
 export interface UploadedFile {
   fieldName: string;

@@ -106,7 +106,7 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
   const bodyKind = route.bodyKind ?? (route.body ? 'json' : 'none');
   const validateParams = route.params ? deps.validator.compileCoercing(route.params, 'params') : null;
   const validateQuery = route.query ? deps.validator.compileCoercing(route.query, 'query') : null;
-  const validateBody = route.body
+  const validateBody = route.body && bodyKind !== 'multipart-stream'
     ? bodyKind === 'multipart' ? deps.validator.compileCoercing(route.body, 'body') : deps.validator.compile(route.body, 'body')
     : null;
   const readBody = readers.reader(bodyKind, route.bodyLimitBytes);
@@ -232,7 +232,7 @@ class BodyReaders {
   constructor(private readonly deps: RouteMountDeps) {}
 
   reader(kind: string, limit?: number): ((ctx: Koa.Context) => Promise<void>) | null {
-    if (kind === 'none') return null;
+    if (kind === 'none' || kind === 'multipart-stream') return null;
     const bytes = limit ?? this.deps.bodyLimitBytes;
     if (kind === 'raw') return (ctx) => readRawBody(ctx, bytes);
     const key = `${kind}:${bytes}`;

@@ -36,7 +36,7 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
     };
     if (auth === 'admin') operation['x-keel-admin'] = true;
     if (route.body) {
-      const media = route.bodyKind === 'multipart' ? 'multipart/form-data' : route.bodyKind === 'raw' ? 'application/octet-stream' : 'application/json';
+      const media = route.bodyKind === 'multipart' || route.bodyKind === 'multipart-stream' ? 'multipart/form-data' : route.bodyKind === 'raw' ? 'application/octet-stream' : 'application/json';
       // Swagger UI fills "Try it out" from the media type's example: the schema's first `examples` entry.
       const example = Array.isArray(route.body.json.examples) ? route.body.json.examples[0] : undefined;
       operation.requestBody = { required: true, content: { [media]: { schema: route.body.json, ...(example === undefined ? {} : { example }) } } };
