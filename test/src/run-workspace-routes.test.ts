@@ -227,12 +227,27 @@ describe('run workspace routes: info, listing, content, open (issue 12 item 3)',
     expect(await until(() => readFileSync(openerLog, 'utf8'), (s) => s.length > 0, 30_000)).to.equal(folder);
   });
 
-  it('says clearly when no opener exists (501), and when it fails (500)', async () => {
+  it('says clearly when the computer has no desktop or no opener (409), and when the opener fails (502)', async () => {
+    // The platform opener on a server without a desktop session: refused before anything runs, and not offered.
+    const saved = { DISPLAY: process.env.DISPLAY, WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY };
+    delete process.env.DISPLAY;
+    delete process.env.WAYLAND_DISPLAY;
+    const headless = await bootWorkspaceGateway({});
+    try {
+      const runId = await headless.startTools(headless.admin, []);
+      expect((await headless.k.inject({ url: ws(runId, ''), token: headless.admin })).json<{ open_supported: boolean }>().open_supported).to.equal(false);
+      const res = await headless.k.inject({ method: 'POST', url: ws(runId, '/open'), token: headless.admin });
+      expect(res.statusCode).to.equal(409);
+      expect(res.json<{ detail: { reason_code?: string; code?: string; message: string } }>().detail.message).to.contain('the gateway computer has no desktop session (DISPLAY and WAYLAND_DISPLAY are unset)');
+    } finally {
+      await headless.stop();
+      for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    }
     const none = await bootWorkspaceGateway({ runWorkspace: { opener: 'keel-no-such-file-manager' } });
     try {
       const runId = await none.startTools(none.admin, []);
       const res = await none.k.inject({ method: 'POST', url: ws(runId, '/open'), token: none.admin });
-      expect(res.statusCode).to.equal(501);
+      expect(res.statusCode).to.equal(409);
       expect(res.json<{ detail: { message: string } }>().detail.message).to.contain('No program to open folders was found on the gateway computer (looked for keel-no-such-file-manager');
     } finally {
       await none.stop();
@@ -244,7 +259,7 @@ describe('run workspace routes: info, listing, content, open (issue 12 item 3)',
     try {
       const runId = await broken.startTools(broken.admin, []);
       const res = await broken.k.inject({ method: 'POST', url: ws(runId, '/open'), token: broken.admin });
-      expect(res.statusCode).to.equal(500);
+      expect(res.statusCode).to.equal(502);
       expect(res.json<{ detail: { message: string } }>().detail.message).to.equal('The folder could not be opened: broken-opener.sh failed (exit code 3).');
     } finally {
       await broken.stop();

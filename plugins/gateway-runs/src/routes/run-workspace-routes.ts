@@ -10,7 +10,7 @@ import { conflict, defineSchema, forbidden, HttpError, KEY_ID_MAX_LENGTH, notFou
 import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
 import { workspaceOf } from '../extensions/runs-directory.js';
 import { callerIsThisMachine } from '../run-workspace/caller-place.js';
-import { findProgram, platformOpener, runOpener } from '../run-workspace/folder-opener.js';
+import { findProgram, noDesktopReason, platformOpener, runOpener } from '../run-workspace/folder-opener.js';
 import { requestSegments } from '../run-workspace/request-path.js';
 import type { RunWorkspaceSettings } from '../run-workspace/settings.js';
 import { sendWorkspaceFile } from '../run-workspace/workspace-content.js';
@@ -70,7 +70,7 @@ export function runWorkspaceRoutes(d: RunWorkspaceRoutesDeps) {
           session_id: run.session_id,
           exists: place !== null,
           host: { hostname: os.hostname(), caller_is_this_machine: local },
-          open_supported: local && d.isAdmin(principal),
+          open_supported: local && d.isAdmin(principal) && noDesktopReason(d.settings.opener) === null,
           workspace_level: ws?.level ?? null,
           workspace_summary: ws?.summary ?? null,
           workspace_clamped: ws?.clamped ?? [],
@@ -121,15 +121,19 @@ export function runWorkspaceRoutes(d: RunWorkspaceRoutesDeps) {
         if (!ws) throw conflict(`Run '${run.run_id}' has no workspace folder.`, { code: 'no_workspace' });
         const place = await WorkspacePlace.open(d.workspaces, ws, run.account);
         if (!place) throw notFound(`The workspace folder of run '${run.run_id}' does not exist (any more).`, { code: 'not_found' });
+        // What the host cannot do is a 409 with a sentence, not a server error: the request was fine.
+        const headless = noDesktopReason(d.settings.opener);
+        if (headless) throw conflict(`The folder cannot be opened: ${headless}; open ${place.root} yourself, or set gateway-runs setting runWorkspace.opener.`, { code: 'no_desktop' });
         const wanted = d.settings.opener ?? platformOpener();
         const program = await findProgram(wanted);
         if (!program) {
-          throw new HttpError(501, `No program to open folders was found on the gateway computer (looked for ${wanted}; gateway-runs setting runWorkspace.opener); open ${place.root} yourself.`, { code: 'no_opener' });
+          throw conflict(`No program to open folders was found on the gateway computer (looked for ${wanted}; gateway-runs setting runWorkspace.opener); open ${place.root} yourself.`, { code: 'no_opener' });
         }
         try {
           await runOpener(program, place.root, d.settings.openTimeoutMs);
         } catch (err) {
-          throw new HttpError(500, `The folder could not be opened: ${(err as Error).message}`, { code: 'open_failed' });
+          // The host's program failed, not this server: 502, as for any other program or service it relies on.
+          throw new HttpError(502, `The folder could not be opened: ${(err as Error).message}`, { code: 'open_failed' });
         }
         return { ok: true, opened: true, run_id: run.run_id, workspace_root: place.root, opener: path.basename(program) };
       },

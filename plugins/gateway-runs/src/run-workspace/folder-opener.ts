@@ -9,6 +9,15 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 
+/**
+ * Why the platform's opener cannot work here, or null: on Linux and BSD `xdg-open` needs a desktop
+ * session (DISPLAY or WAYLAND_DISPLAY), which a server usually lacks. A configured opener is trusted.
+ */
+export function noDesktopReason(configured: string | null, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (configured !== null || process.platform === 'darwin' || process.platform === 'win32') return null;
+  return env.DISPLAY || env.WAYLAND_DISPLAY ? null : 'the gateway computer has no desktop session (DISPLAY and WAYLAND_DISPLAY are unset)';
+}
+
 export function platformOpener(): string {
   if (process.platform === 'darwin') return 'open';
   if (process.platform === 'win32') return 'explorer';
