@@ -1,0 +1,78 @@
+/**
+ * What the search index keeps per artifact: the fields search filters, orders and counts on, already
+ * normalised (the envelope's classification), and the lower-cased text `query` looks through. It is
+ * written with the record, so one pass over these small rows answers a search without reading records.
+ */
+import { isSharedWithUser, type ArtifactRecord } from '../artifact-record.js';
+import { normalisedFields } from './artifact-envelope.js';
+
+export interface SearchRow {
+  id: string;
+  /** The run id the artifact is reached under (its producer, else its session's memory run). */
+  run: string | null;
+  /** The producing run (null for uploads and imports). */
+  producer_run: string | null;
+  session: string | null;
+  shared: boolean;
+  content_type: string;
+  size: number;
+  created_at: string;
+  semantic_kind: string;
+  render_kind: string;
+  modality: string;
+  workflow_id: string | null;
+  node_id: string | null;
+  turn_id: string | null;
+  tags: Record<string, string>;
+  /** Lower-cased text `query` matches as a substring (fields joined by newlines). */
+  hay: string;
+}
+
+/** Scalar keys and values of an object, one level down into nested objects and arrays. */
+function scalarsOf(value: unknown, out: string[], depth = 0): void {
+  if (value === null || value === undefined || depth > 3) return;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    out.push(String(value));
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) scalarsOf(item, out, depth + 1);
+    return;
+  }
+  if (typeof value === 'object') {
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      out.push(key);
+      scalarsOf(item, out, depth + 1);
+    }
+  }
+}
+
+export function searchRowOfRecord(record: ArtifactRecord): SearchRow {
+  const fields = normalisedFields(record);
+  const text: string[] = [
+    record.artifact_id, fields.run_id ?? '', record.run_id ?? '', record.content_type, record.filename, record.source_path ?? '', record.path ?? '', record.sha256,
+    fields.modality, fields.semantic_kind, fields.render_kind, fields.task ?? '', fields.workflow_id ?? '', fields.node_id ?? '', fields.turn_id ?? '',
+    fields.ledger_cursor === null ? '' : String(fields.ledger_cursor), fields.title,
+  ];
+  scalarsOf(record.generation, text);
+  scalarsOf(record.producer, text);
+  for (const [key, value] of Object.entries(record.tags)) text.push(key, value);
+  return {
+    id: record.artifact_id,
+    run: fields.run_id,
+    producer_run: record.run_id,
+    session: record.session_id,
+    shared: isSharedWithUser(record),
+    content_type: record.content_type.toLowerCase(),
+    size: record.size_bytes,
+    created_at: record.created_at,
+    semantic_kind: fields.semantic_kind,
+    render_kind: fields.render_kind,
+    modality: fields.modality,
+    workflow_id: fields.workflow_id,
+    node_id: fields.node_id,
+    turn_id: fields.turn_id,
+    tags: record.tags,
+    hay: text.filter((t) => t !== '').join('\n').toLowerCase(),
+  };
+}
