@@ -71,6 +71,11 @@ export interface AuthService {
   /** The principal the kernel attached to this request (null on public routes without a token). */
   principalOf(ctx: Koa.Context): Principal | null;
   isAdmin(principal: Principal | null): boolean;
+  /**
+   * The account named `account` as a principal (no token: `tokenId` null), or null when no such
+   * account exists or it is disabled. For routes that name another account (policies, admin views).
+   */
+  accountOf(account: string): Principal | null;
   /** Throws 403 with a sentence unless the principal is an admin. */
   requireAdmin(principal: Principal | null): asserts principal is Principal;
   /**

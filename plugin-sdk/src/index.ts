@@ -38,5 +38,6 @@ export { formatBytes } from './format-bytes.js';
 export { KEY_ID_MAX_LENGTH } from './key-id.js';
 export { staticFolder } from './files/static-folder.js';
 export type { StaticFolderOptions, StaticFile } from './files/static-folder.js';
-export { sendFile } from './files/file-reply.js';
-export type { FileReplyOptions } from './files/file-reply.js';
+export { contentTypeOfName, dispositionHeader, FALLBACK_CONTENT_TYPE, sendFile, writeFileReply } from './files/file-reply.js';
+export type { FileReplyOptions, WriteFileOptions } from './files/file-reply.js';
+export type { ConfinedFile } from './files/confined-file.js';

@@ -6,6 +6,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { edges, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
@@ -85,7 +86,8 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
   });
 
   /** A kernel with the fake endpoint and this gateway-runs config, plus the run helpers bound to it. */
-  function gateway(config: Record<string, unknown> = {}) {
+  /** `workspaces`: the workspaces plugin's settings (the gateway policy moved there from gateway-runs). */
+  function gateway(config: Record<string, unknown> = {}, workspaces: Record<string, unknown> = {}) {
     let k: TestKernel;
     const runs = gatewayRuns(() => k);
     const ctx = {
@@ -98,6 +100,7 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
           plugins: [
             { plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
             ledgerPlugin,
+            { plugin: workspacesPlugin, config: workspaces },
             { plugin: gatewayRunsPlugin, config },
           ],
         });
@@ -263,7 +266,7 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
 
   describe('configured policy: a deny row', function () {
     const refused = path.join(outside.dir, 'secret');
-    const g = gateway({ workspacePolicy: { folders: [{ path: refused, mode: 'deny' }] } });
+    const g = gateway({}, { gatewayPolicy: { folders: [{ path: refused, mode: 'deny' }] } });
     before(async () => {
       mkdirSync(refused, { recursive: true });
       writeFileSync(path.join(refused, 'plan.txt'), 'secret plan');
@@ -283,7 +286,7 @@ describe('agent file tools in the run workspace (gateway-surfaces §1), as durab
   });
 
   describe('configured policy: allowed_only with no rows', function () {
-    const g = gateway({ workspacePolicy: { posture: 'allowed_only' } });
+    const g = gateway({}, { gatewayPolicy: { posture: 'allowed_only' } });
     before(() => g.boot());
     after(() => g.stop());
 

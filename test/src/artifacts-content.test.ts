@@ -82,4 +82,16 @@ describe('artifacts: content types and dispositions', function () {
     const ref = (await gw.put(gw.bob, 'media', 'a.txt', 'a')).artifact;
     expect((await gw.get(gw.bob, `/api/gateway/runs/session_memory_other/artifacts/${ref.artifact_id}/content`)).statusCode).to.equal(404);
   });
+
+  it('reaches uploads of a session whose id is not plain under its hashed memory run id', async () => {
+    for (const session of ['team/α 1', 'sha_looks-hashed']) {
+      const ref = (await gw.put(gw.bob, session, 'n.txt', `in ${session}`)).artifact;
+      expect(ref.run_id).to.match(/^session_memory_sha_[0-9a-f]{32}$/);
+      expect((await gw.get(gw.bob, `/api/gateway/runs/${ref.run_id}/artifacts/${ref.artifact_id}/content`)).body).to.equal(`in ${session}`);
+      const list = (await gw.get(gw.bob, `/api/gateway/sessions/${encodeURIComponent(session)}/artifacts`)).json<{ items: Array<{ artifact_id: string }> }>();
+      expect(list.items.map((r) => r.artifact_id)).to.include(ref.artifact_id);
+      // Another account does not reach it by the hashed id either.
+      expect((await gw.get(gw.eve, `/api/gateway/runs/${ref.run_id}/artifacts/${ref.artifact_id}/content`)).statusCode).to.equal(404);
+    }
+  });
 });

@@ -12,7 +12,7 @@ import { ServedKeel, until } from './helpers/gateway-runs.js';
  * name is the digest of its bytes.
  */
 
-const PLUGINS = ['@keel/plugin-inference', '@keel/plugin-ledger', '@keel/plugin-gateway-runs', '@keel/plugin-artifacts'].map((use) => ({ use }));
+const PLUGINS = ['@keel/plugin-inference', '@keel/plugin-ledger', '@keel/plugin-workspaces', '@keel/plugin-gateway-runs', '@keel/plugin-artifacts'].map((use) => ({ use }));
 
 function allFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

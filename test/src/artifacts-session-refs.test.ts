@@ -46,6 +46,13 @@ describe('artifacts: artifact_not_in_session at run start', function () {
     }
   });
 
+  it('finds a reference hidden behind a large amount of filler', async () => {
+    const filler = Array.from({ length: 150_000 }, () => 0);
+    const res = await gw.start(gw.bob, { session_id: 's2', input_data: { filler, attachments: [{ $artifact: id() }] } });
+    expect(res.statusCode).to.equal(400);
+    expect(res.json<Refusal>().detail).to.include({ reason_code: 'artifact_not_in_session', path: '$.attachments[0]' });
+  });
+
   it('lets the same session use its files in every shape, and every session use a shared one', async () => {
     for (const [shape, input] of shapes()) {
       const res = await gw.start(gw.bob, { session_id: 's1', input_data: input });
@@ -53,6 +60,11 @@ describe('artifacts: artifact_not_in_session at run start', function () {
     }
     const shared = await gw.start(gw.bob, { session_id: 's9', input_data: { context: { attachments: [sharedUpload.artifact] } } });
     expect(shared.statusCode, shared.body).to.equal(200);
+  });
+
+  it("lets a run without a session use its own account's uploads (only starts with a session are checked for them)", async () => {
+    const res = await gw.start(gw.bob, { input_data: { context: { attachments: [s1.artifact] } } });
+    expect(res.statusCode, res.body).to.equal(200);
   });
 
   it('leaves unknown ids and strings that are no artifact alone', async () => {

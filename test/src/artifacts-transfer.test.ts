@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsGateway, type UploadAnswer } from './helpers/artifacts.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -13,15 +14,11 @@ import { tempDir } from './helpers/paths.js';
  * written or read there.
  */
 
-interface WorkspaceInfo {
-  workspace_root: string;
-}
-
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('artifacts: export and import through the workspace policy', function () {
   this.timeout(180_000);
-  const gw = artifactsGateway({ maxAttachmentBytes: 1024 });
+  const gw = artifactsGateway({}, { maxAttachmentBytes: 1024 });
   const outside = tempDir('keel-art-outside-');
   let upload: UploadAnswer;
   let runId = '';
@@ -30,9 +27,9 @@ describe('artifacts: export and import through the workspace policy', function (
     await gw.boot();
     upload = await gw.put(gw.bob, 'xfer', 'report.txt', 'the report');
     runId = await gw.run(gw.bob, { session_id: 'xfer' });
-    const info = await gw.get(gw.bob, `/api/gateway/runs/${runId}/workspace`);
-    expect(info.statusCode, info.body).to.equal(200);
-    root = info.json<WorkspaceInfo>().workspace_root;
+    // The run's folder, as the workspace policy recorded it at the start.
+    const workspaces = gw.k.resolve(workspacesToken);
+    root = await workspaces.rootOf(workspaces.recorded(runId)!);
     mkdirSync(root, { recursive: true });
   });
   after(async () => {
@@ -55,6 +52,10 @@ describe('artifacts: export and import through the workspace policy', function (
     expect(made.statusCode, made.body).to.equal(200);
     expect(made.json()).to.deep.include({ ok: true, artifact_id: upload.artifact.artifact_id, path: 'out/deep/report.txt', bytes_written: 10, content_type: 'text/plain', sha256: sha('the report') });
     expect(readFileSync(path.join(root, 'out/deep/report.txt'), 'utf8')).to.equal('the report');
+    // An absolute path inside the run's folder is the same place; the answer names it relative to the root.
+    const absolute = await exportTo({ path: path.join(root, 'abs.txt') });
+    expect(absolute.statusCode, absolute.body).to.equal(200);
+    expect(absolute.json<{ path: string }>().path).to.equal('abs.txt');
   });
 
   it('never replaces a file without overwrite, and never writes over a folder', async () => {
@@ -77,6 +78,7 @@ describe('artifacts: export and import through the workspace policy', function (
       '../escape.txt',
       `../${path.basename(root)}/../escape2.txt`,
       'link-out/through-link.txt',
+      'link-out/new-folder/deeper/x.txt',
       path.join(gw.k.dataDir, 'stolen.txt'),
       path.join(gw.k.dataDir, 'auth', 'x.txt'),
       '/etc/keel-art.txt',
@@ -90,6 +92,7 @@ describe('artifacts: export and import through the workspace policy', function (
     }
     expect(existsSync(path.join(outside.dir, 'abs.txt'))).to.equal(false);
     expect(existsSync(path.join(outside.dir, 'through-link.txt'))).to.equal(false);
+    expect(existsSync(path.join(outside.dir, 'new-folder'))).to.equal(false);
     expect(existsSync(path.join(path.dirname(root), 'escape.txt'))).to.equal(false);
     expect(existsSync(path.join(gw.k.dataDir, 'stolen.txt'))).to.equal(false);
   });

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
 import { artifactsGateway, form, type UploadAnswer } from './helpers/artifacts.js';
+import { until } from './helpers/until.js';
 
 /**
  * `POST /api/gateway/attachments/upload` (seed §4.6, reference §2.1–2.4) through the front door:
@@ -19,10 +21,12 @@ const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).diges
 
 describe('artifacts: uploads', function () {
   this.timeout(120_000);
-  const gw = artifactsGateway({ maxAttachmentBytes: 4096, maxFields: 4, maxFieldBytes: 512 });
+  const gw = artifactsGateway({ maxFields: 4, maxFieldBytes: 512 }, { maxAttachmentBytes: 4096 });
   before(() => gw.boot());
   after(() => gw.stop());
 
+  let listening = '';
+  const baseUrl = async () => (listening ||= (await gw.k.listen()).url);
   const pluginDir = () => path.join(gw.k.dataDir, 'plugins', 'artifacts');
   const tmpFiles = () => (existsSync(path.join(pluginDir(), 'tmp')) ? readdirSync(path.join(pluginDir(), 'tmp')) : []);
   const blobPath = (account: string, digest: string) => path.join(pluginDir(), 'accounts', account, 'blobs', digest.slice(0, 2), digest);
@@ -73,6 +77,29 @@ describe('artifacts: uploads', function () {
     expect(tmpFiles()).to.deep.equal([]);
     // Exactly the limit is fine.
     await gw.put(gw.bob, 'big', 'edge.bin', Buffer.alloc(4096, 7));
+  });
+
+  it('answers a too-large upload over a real socket with 413 before reading the rest', async () => {
+    const url = await baseUrl();
+    const body = form([{ name: 'session_id', value: 'sock' }, { name: 'file', filename: 'huge.bin', bytes: Buffer.alloc(2 * 1024 * 1024, 3) }]);
+    const res = await fetch(`${url}/api/gateway/attachments/upload`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${gw.bob}` }, body: body.payload });
+    expect(res.status).to.equal(413);
+    expect(((await res.json()) as { detail: { reason_code: string } }).detail.reason_code).to.equal('attachment_too_large');
+    expect(tmpFiles()).to.deep.equal([]);
+  });
+
+  it('drops the bytes of an upload whose client goes away in the middle of the file', async () => {
+    const url = await baseUrl();
+    const boundary = 'gone';
+    const req = http.request(`${url}/api/gateway/attachments/upload`, { method: 'POST', headers: { authorization: `Bearer ${gw.bob}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' } });
+    req.on('error', () => undefined);
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="session_id"\r\n\r\ngone\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\n\r\n`);
+    req.write(Buffer.alloc(2000, 9));
+    await until(() => tmpFiles().length > 0, { what: 'the upload to reach a temporary file' });
+    req.destroy();
+    await until(() => tmpFiles().length === 0, { what: 'the temporary file of the abandoned upload to be removed' });
+    const list = await gw.get(gw.bob, '/api/gateway/sessions/gone/artifacts');
+    expect(list.statusCode).to.equal(404);
   });
 
   it('refuses two files, too many fields, a field above maxFieldBytes and a repeated field', async () => {

@@ -192,7 +192,7 @@ describe('boot: config, plugin loading and ordering errors', function () {
     mkdirSync(dataDir, { recursive: true });
     // The lock names a live process (this test's own): a runner is up on this data dir.
     writeFileSync(path.join(dataDir, 'gateway_runner.lock'), String(process.pid));
-    const res = await runKeel(['runner', '--data-dir', dataDir, '--plugins', '@keel/plugin-inference,@keel/plugin-ledger,@keel/plugin-gateway-runs']);
+    const res = await runKeel(['runner', '--data-dir', dataDir, '--plugins', '@keel/plugin-inference,@keel/plugin-ledger,@keel/plugin-workspaces,@keel/plugin-gateway-runs']);
     expect(res.code).to.equal(1);
     expect(refusalLines(res.stderr)).to.deep.equal([`keel: cannot start: Another runner (pid ${process.pid}) holds ${path.join(dataDir, 'gateway_runner.lock')}: the runs of this data directory are executed there; stop that runner first, or point this one at another --data-dir.`]);
     expect(res.stdout).to.not.contain('Keel runner started');

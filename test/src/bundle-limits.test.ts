@@ -11,6 +11,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -79,7 +80,7 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
   let k: TestKernel;
   let bob: string;
   const boot = (bundleLimits?: Record<string, number>) =>
-    createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: bundleLimits ? { bundleLimits } : {} }] });
+    createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: bundleLimits ? { bundleLimits } : {} }] });
   const upload = (bytes: Buffer, token: string, url = '/api/gateway/bundles/upload', fields: Record<string, string> = {}) => {
     const body = multipart(fields, { name: 'x.flow', bytes });
     return k.inject({ method: 'POST', url, token, payload: body.payload, headers: body.headers });

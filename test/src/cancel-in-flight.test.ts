@@ -3,6 +3,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { requireStoriesModel, storiesDir } from './helpers/shared-models.js';
 import { EndlessEndpoint } from './helpers/endless-endpoint.js';
@@ -13,7 +14,7 @@ describe('cancel really stops the work: an in-flight LLM call is aborted in the 
   let k: TestKernel;
   let url: string;
   before(async function () {
-    k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { modelsDirs: [storiesDir] } }, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { modelsDirs: [storiesDir] } }, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     url = (await k.listen()).url;
     const flow = {
       id: 'story',
@@ -62,7 +63,7 @@ describe('cancel really stops the work: an in-flight call to a remote endpoint i
   const endpoint = new EndlessEndpoint();
   before(async () => {
     const baseUrl = await endpoint.start();
-    k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl, models: ['endless'] }] } }, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [{ plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl, models: ['endless'] }] } }, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     url = (await k.listen()).url;
     const flow = {
       id: 'talk',

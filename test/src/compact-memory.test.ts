@@ -3,6 +3,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { edges, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
@@ -52,7 +53,7 @@ describe('compact_memory (seed §4.4, reference §6): a child run summarises the
 
   const { uploadBundle, startRun, getRun, ledger, command } = gatewayRuns(() => k);
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     await uploadBundle('chat', chatFlow);
     await uploadBundle('short', shortFlow);
   });

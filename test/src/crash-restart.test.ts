@@ -6,7 +6,7 @@ describe('crash safety: kill -9 mid-run, restart, the run continues from its led
   this.timeout(180_000);
   const keel = new ServedKeel();
 
-  before(() => keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]));
+  before(() => keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]));
   after(() => keel.dispose());
 
   it('loses no acknowledged record and runs no completed effect twice', async () => {

@@ -7,6 +7,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { edges, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type RunRecord } from './helpers/gateway-runs.js';
 
@@ -30,7 +31,7 @@ describe('durations: schedule intervals and wait_until nodes read through one pa
   let k: TestKernel;
   const runs = gatewayRuns(() => k);
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
   });
   after(() => k?.stop());
 

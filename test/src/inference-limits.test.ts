@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { edges, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until } from './helpers/gateway-runs.js';
 
@@ -21,7 +22,7 @@ describe('inference input limits and model-name echo (HTTP, tiny model)', functi
   const runs = gatewayRuns(() => k);
   before(async () => {
     k = await createTestKernel({
-      plugins: [{ plugin: inferencePlugin, config: { inputLimits: { maxPromptChars: 2000, maxMessages: 4 } } }, ledgerPlugin, gatewayRunsPlugin],
+      plugins: [{ plugin: inferencePlugin, config: { inputLimits: { maxPromptChars: 2000, maxMessages: 4 } } }, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin],
     });
   });
   after(() => k?.stop());

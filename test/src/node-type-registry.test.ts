@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { edges, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type RunRecord } from './helpers/gateway-runs.js';
 import {
@@ -68,7 +69,7 @@ describe('node types contributed by other plugins', function () {
     let k: TestKernel;
     const api = gatewayRuns(() => k);
     before(async () => {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin, textNodesPlugin, tallyReaderPlugin] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, textNodesPlugin, tallyReaderPlugin] });
       await api.uploadBundle('text', textFlow);
     });
     after(() => k?.stop());
@@ -99,7 +100,7 @@ describe('node types contributed by other plugins', function () {
     const api = gatewayRuns(() => k);
     before(async () => {
       k = await createTestKernel({
-        plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 0, maxAttempts: { flaky: 2 } } } }, textNodesPlugin],
+        plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 0, maxAttempts: { flaky: 2 } } } }, textNodesPlugin],
       });
       await api.uploadBundle('flaky', flakyFlow);
     });
@@ -131,7 +132,7 @@ describe('node types contributed by other plugins', function () {
     let k: TestKernel;
     const api = gatewayRuns(() => k);
     before(async () => {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
       await api.uploadBundle('text', textFlow);
       await api.uploadBundle('image', imageFlow);
     });
@@ -159,7 +160,7 @@ describe('node types contributed by other plugins', function () {
   });
 
   describe('boot errors', () => {
-    const base = [inferencePlugin, ledgerPlugin, gatewayRunsPlugin];
+    const base = [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin];
 
     it('a node type registered by two plugins names both', async () => {
       const message = await bootError([...base, textNodesPlugin, textNodesCopyPlugin]);
@@ -182,7 +183,7 @@ describe('node types contributed by other plugins', function () {
     });
 
     it('the node-type registry without gateway-runs is a missing provider, named', async () => {
-      const message = await bootError([inferencePlugin, ledgerPlugin, textNodesPlugin]);
+      const message = await bootError([inferencePlugin, ledgerPlugin, workspacesPlugin, textNodesPlugin]);
       expect(message).to.contain("plugin 'text-nodes' needs token 'gateway-runs.node-types' (deps.nodeTypes), which no loaded plugin provides");
     });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { core } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { hubPlugin } from '@keel/plugin-hub';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
@@ -18,7 +19,7 @@ describe('OpenAPI sections and examples of the default plugins', () => {
   let kernel: TestKernel;
   let doc: OpenApiDoc;
   before(async () => {
-    kernel = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin, hubPlugin], config: { server: { logLevel: 'silent' } } });
+    kernel = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, hubPlugin], config: { server: { logLevel: 'silent' } } });
     doc = (await kernel.inject({ url: '/openapi.json' })).json<OpenApiDoc>();
   });
   after(() => kernel.stop());

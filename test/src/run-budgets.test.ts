@@ -10,6 +10,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { oddResultsPlugin } from './fixtures/odd-results-plugin.js';
@@ -75,7 +76,7 @@ describe('run budgets: unexpected step errors, processing time and active runs p
 
   before(async () => {
     k = await createTestKernel({
-      plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunCpuMs: 1000, maxActiveRunsPerAccount: 2 } } }, oddResultsPlugin],
+      plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunCpuMs: 1000, maxActiveRunsPerAccount: 2 } } }, oddResultsPlugin],
     });
     const created = await call(k.adminToken, 'POST', '/api/gateway/admin/users', { account: 'bob' });
     expect(created.statusCode).to.equal(201);

@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
@@ -105,7 +106,7 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
   describe('on the defaults, in a real keel serve process', () => {
     const keel = new ServedKeel();
     before(async () => {
-      keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+      keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
       await keel.start();
       for (const [id, flow] of [['doubling', doubling], ['echo', echo]] as const) {
         const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', flow) });
@@ -149,6 +150,7 @@ describe('run limits: a runaway workflow fails with the limit it hit, the server
         plugins: [
           inferencePlugin,
           { plugin: ledgerPlugin, config: { maxRecordBytes: 65_536, maxRunBytes: 262_144 } },
+          workspacesPlugin,
           { plugin: gatewayRunsPlugin, config: { limits: { maxSteps: 500, maxVarsDepth: 32 } } },
         ],
       });

@@ -3,6 +3,7 @@ import { badRequest, definePlugin, route } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { gatewayRunsPlugin, runHooksToken, runsDirectoryToken, type ProducedFile } from '@keel/plugin-gateway-runs';
 import { bundle, multipart, toolCallsFlow } from './helpers/flow-builder.js';
 import { until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
@@ -53,7 +54,7 @@ describe('runs.directory and runs.hooks (issue 12, Contract 2)', function () {
   let k: TestKernel;
   let bob = '';
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin, probePlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, probePlugin] });
     const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'bob' } });
     bob = created.json<{ token: { token: string } }>().token.token;
     const body = multipart({}, { name: 'tools.flow', bytes: bundle('tools', '1.0.0', toolCallsFlow()) });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { probePlugin } from './fixtures/kernel-probe-plugin.js';
@@ -15,7 +16,7 @@ import { runKeel } from './helpers/cli.js';
 import { until } from './helpers/gateway-runs.js';
 import { fixturesDir, tempDir } from './helpers/paths.js';
 
-const runsPlugins = (runner?: boolean) => [inferencePlugin, ledgerPlugin, runner === undefined ? gatewayRunsPlugin : { plugin: gatewayRunsPlugin, config: { runner } }];
+const runsPlugins = (runner?: boolean) => [inferencePlugin, ledgerPlugin, workspacesPlugin, runner === undefined ? gatewayRunsPlugin : { plugin: gatewayRunsPlugin, config: { runner } }];
 
 type Hang = { at: string; process: string; blocked_s: number; reason: string; top_frame: string | null; dump_path: string | null; file: string | null; line: number | null };
 

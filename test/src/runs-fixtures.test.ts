@@ -5,6 +5,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { multipart } from './helpers/flow-builder.js';
 import { until } from './helpers/until.js';
 import { json, readSse } from './helpers/sse.js';
@@ -26,7 +27,7 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   let url: string;
   // Each test needs real fixture bundles of ../shared and skips, naming the file, without them.
   before(async function () {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     url = (await k.listen()).url;
     for (const name of ['basic-agent@0.0.1', 'basic@dev', 'test@dev']) {
       if (!existsSync(path.join(sharedFlowsDir, `${name}.flow`))) continue;
@@ -81,7 +82,7 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
   it('runs a fixture unchanged when the inference config aliases the model it names', async function () {
     const fixture = requireSharedFlow(this, 'test@dev.flow');
     const aliased = await createTestKernel({
-      plugins: [{ plugin: inferencePlugin, config: { aliases: { 'openai/gpt-5-mini': 'local/keel-tiny-chat' } } }, ledgerPlugin, gatewayRunsPlugin],
+      plugins: [{ plugin: inferencePlugin, config: { aliases: { 'openai/gpt-5-mini': 'local/keel-tiny-chat' } } }, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin],
     });
     try {
       const body = multipart({}, { name: 'test@dev.flow', bytes: readFileSync(fixture) });

@@ -4,6 +4,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem } from './helpers/gateway-runs.js';
 
@@ -80,7 +81,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
     k = await createTestKernel({
       plugins: [
         { plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
-        ledgerPlugin,
+        ledgerPlugin, workspacesPlugin,
         { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 1000, backoffMaxMs: 1500 } } },
       ],
     });
@@ -158,7 +159,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
     const patient = await createTestKernel({
       plugins: [
         { plugin: inferencePlugin, config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
-        ledgerPlugin,
+        ledgerPlugin, workspacesPlugin,
         { plugin: gatewayRunsPlugin, config: { retry: { backoffBaseMs: 5000, backoffMaxMs: 5000 } } },
       ],
     });
@@ -188,6 +189,7 @@ describe('effect retries (reference §3.5): attempts, backoff, permanent errors,
     before(() => keel.configure([
       { use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl: endpoint.url, models: MODELS }] } },
       { use: '@keel/plugin-ledger' },
+      { use: '@keel/plugin-workspaces' },
       { use: '@keel/plugin-gateway-runs', config: { retry: { backoffBaseMs: 8000, backoffMaxMs: 8000 } } },
     ]));
     after(() => keel.dispose());

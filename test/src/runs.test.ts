@@ -4,6 +4,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { requireSharedFlow } from './helpers/shared-models.js';
 import { json, readSse } from './helpers/sse.js';
@@ -26,7 +27,7 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
   let bob: string;
   before(async () => {
     k = await createTestKernel({
-      plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { defaultWorkflows: { 'abstractcode.agent.v1': 'keel-chat:keel-chat', 'broken.agent.v1': 'nowhere:main' } } }],
+      plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { defaultWorkflows: { 'abstractcode.agent.v1': 'keel-chat:keel-chat', 'broken.agent.v1': 'nowhere:main' } } }],
     });
     url = (await k.listen()).url;
     bob = (await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'bob' } })).json<{ token: { token: string } }>().token.token;
@@ -50,7 +51,6 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
       [{ bundle_id: 'keel-chat', kind: 'chat' }, 400, 'body.kind'],
       [{ bundle_id: 'keel-chat', kind: 'docs' }, 400, 'body.kind'],
       [{ bundle_id: 'keel-chat', input_data: { _runtime: { stream: 'yes' } } }, 400, 'body.input_data._runtime.stream'],
-      [{ bundle_id: 'keel-chat', workspace_access_mode: 'all_except_ignored' }, 400, 'body.workspace_access_mode'],
       [{ bundle_id: 'keel-chat', registry_scope: 'framework_catalog' }, 400, 'body.registry_scope'],
     ];
     for (const [payload, status, field] of cases) {

@@ -3,6 +3,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { until as poll } from './helpers/until.js';
 
 interface Run {
@@ -18,7 +19,7 @@ describe('scheduled runs: POST /runs/schedule, update_schedule, cancel stops the
   this.timeout(120_000);
   let k: TestKernel;
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
   });
   after(() => k.stop());
 

@@ -11,7 +11,7 @@ describe('keel serve --no-runner with keel runner in another process on the same
   this.timeout(180_000);
   const keel = new ServedKeel();
   before(async () => {
-    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.start(['--no-runner']);
   });
   after(() => keel.dispose());
@@ -71,7 +71,7 @@ describe('GET /api/gateway/host/runner with a separate runner process', function
   it("reports the runner process's last hang, read from the dump it writes under <data>/host/hangs", async () => {
     const probe = path.join(repoRoot, 'test', 'dist', 'fixtures', 'kernel-probe-plugin.js');
     // The route and `keel runner` are gateway-runs': the watchdog's dumps are read through the kernel's core.watchdog.
-    const plugins = (block: number) => [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }, { use: probe, config: { blockAfterStartMs: block } }];
+    const plugins = (block: number) => [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }, { use: probe, config: { blockAfterStartMs: block } }];
     const config = (block: number) => ({ server: { port: 0, logLevel: 'warn', watchdog: { enabled: true, limitS: 0.5 } }, plugins: plugins(block) });
     writeFileSync(path.join(tmp.dir, 'server.json'), JSON.stringify(config(0)));
     writeFileSync(path.join(tmp.dir, 'runner.json'), JSON.stringify(config(1500)));
@@ -101,7 +101,7 @@ describe('a server restarted while a separate runner is mid-call', function () {
 
   it('replays the runner\'s live file: a late subscriber gets the text so far as a snapshot, then the rest', async () => {
     const baseUrl = await endpoint.start();
-    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.start(['--no-runner']);
     await keel.startRunner();
     const started = await keel.call('POST', '/api/gateway/runs/start', { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'Say hello.', _runtime: { provider: 'fake', model: 'slow', stream: true } } });
@@ -136,7 +136,7 @@ describe('keel serve started while a keel runner already holds the data director
 
   it("follows that runner's live traffic: its streams get the deltas, the steps and done", async () => {
     const baseUrl = await endpoint.start();
-    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    keel.configure([{ use: '@keel/plugin-inference', config: { endpoints: [{ name: 'fake', baseUrl, models: ['slow'] }] } }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.startRunner();
     // With its runner on (no --no-runner): the lock is held, so this server only serves.
     await keel.start([]);
@@ -178,7 +178,7 @@ describe('a separate runner whose live files cannot be written', function () {
   after(() => keel.dispose());
 
   it('still runs its runs to the end: live traffic is an optimisation, the ledger is the record', async () => {
-    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }]);
+    keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }]);
     await keel.start(['--no-runner']);
     await keel.startRunner();
     // A file where the live folder was: every write of the runner's live traffic (and of the server's nudges) fails.

@@ -3,6 +3,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { json, readSse } from './helpers/sse.js';
 
@@ -10,7 +11,7 @@ describe('streaming rules: agents.streaming_default and a node that turns stream
   let k: TestKernel;
   let url: string;
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { streamingDefault: true } }] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { streamingDefault: true } }] });
     url = (await k.listen()).url;
     const flow = {
       id: 'quiet',

@@ -14,7 +14,7 @@ import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-buil
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { readSse } from './helpers/sse.js';
 
-const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
+const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }];
 
 /**
  * `count` answer_user effects in a `for` loop, then the end node: a run of many commits. (No

@@ -7,10 +7,11 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
-const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }];
+const PLUGINS = [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }];
 
 /** start → wait `seconds` → end with the response "waited enough". */
 function waitFlow(seconds: number) {
@@ -118,7 +119,7 @@ describe('POST /api/gateway/commands resume: applied at once, or refused with th
   const start = async (bundleId: string) => (await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: bundleId } })).json<{ run_id: string }>().run_id;
 
   before(async () => {
-    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, gatewayRunsPlugin] });
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     await uploadBundle('wait-4', waitFlow(4));
     await uploadBundle('wait-hour', waitFlow(3600));
     await uploadBundle('ask', askUserFlow());

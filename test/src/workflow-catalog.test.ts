@@ -6,6 +6,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { tempDir } from './helpers/paths.js';
 import { until } from './helpers/until.js';
@@ -64,7 +65,7 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
     dataDir: data.dir,
     plugins: [
       inferencePlugin,
-      ledgerPlugin,
+      ledgerPlugin, workspacesPlugin,
       {
         plugin: gatewayRunsPlugin,
         config: { defaultWorkflows: { 'abstractcode.agent.v1': 'keel-chat:keel-chat', 'catalogchat.agent.v1': 'catalog:cat-chat:chat', 'lost.agent.v1': 'catalog:nowhere:main' } },

@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { startServer, type ServerProcess } from './helpers/cli.js';
 import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
@@ -23,8 +24,10 @@ type ToolResult = { call_id: string; name: string; success: boolean; output: str
 type Call = { name: string; arguments: Record<string, unknown>; call_id: string };
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
-const CONFINED = "is not one of this run's workspaces (Deny everything, allow listed workspaces). Runs of a non-admin account reach only their own workspace folder (gateway-runs setting workspace.nonAdmin).";
+// The confinement is now the default account level of a non-admin account (workspaces setting nonAdmin).
+const CONFINED = "is not one of this run's workspaces (Deny everything, allow listed workspaces). Runs of a non-admin account reach only their own workspace folder until an admin sets the account's workspace policy (PUT /api/gateway/workspace/policy/{account}; workspaces setting nonAdmin).";
 const SYSTEM = '(a system folder of processes and devices).';
+const SYSTEM_NAME = 'a system folder of processes and devices';
 const ONLY_REGULAR = 'the file tools open only regular files and folders.';
 
 /** The same, with an ask_user wait first: the test prepares the run's folder while the run waits. */
@@ -55,7 +58,7 @@ function gateway(settings: Record<string, unknown>) {
       return bob;
     },
     async boot() {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: settings }] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: settings }] });
       const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'bob' } });
       expect(created.statusCode).to.equal(201);
       bob = created.json<{ token: { token: string } }>().token.token;
@@ -127,8 +130,20 @@ describe('workspace confinement: a non-admin account attacks the server through 
     });
     expect(run.status, run.error ?? '').to.equal('completed');
 
-    for (const [id, shown] of [['passwd', '/etc/passwd'], ['environ', '/proc/self/environ'], ['root', '/root'], ['tmp', tmpTarget], ['code', codeTarget], ['zero', '/dev/zero'], ['link', 'passwd-link'], ['link-data', 'data-link'], ['sibling', '../run-someone-else/x.txt']] as const) {
+    for (const [id, shown] of [['passwd', '/etc/passwd'], ['root', '/root'], ['tmp', tmpTarget], ['link', 'passwd-link']] as const) {
       expect(results.get(id), id).to.deep.include({ success: false, output: null, error: `${shown} ${CONFINED}` });
+    }
+    // The built-in refusals are judged first (gateway-surfaces §1.5, now that the confinement is a policy level).
+    const protectedBy: Array<[string, string]> = [
+      ['environ', `/proc/self/environ is inside /proc, which is protected (${SYSTEM_NAME})`],
+      ['zero', `/dev/zero is inside /dev, which is protected (${SYSTEM_NAME})`],
+      ['code', `${codeTarget} is inside `],
+      ['link-data', "data-link leads into a folder that is protected (the gateway's data directory)."],
+      ['sibling', "../run-someone-else/x.txt leads into a folder that is protected (the gateway's data directory)."],
+    ];
+    for (const [id, start] of protectedBy) {
+      expect(results.get(id), id).to.deep.include({ success: false, output: null });
+      expect(results.get(id)!.error, id).to.satisfy((e: string) => e.startsWith(start) && /is protected \(/.test(e));
     }
     // In its own folder the regular-file rule still holds: a FIFO is neither read (no hang) nor written.
     expect(results.get('fifo-read')!.error).to.equal(`fifo is a FIFO (named pipe); ${ONLY_REGULAR}`);
@@ -236,7 +251,7 @@ describe('tool_calls time budget (issue 9 item 5)', function () {
 describe('a tool step interrupted by a crash is not entered again (issue 9 item 5)', function () {
   this.timeout(180_000);
   const keel = new ServedKeel();
-  before(() => keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs', config: { workspace: { stepTimeoutMs: 600_000, maxResultBytes: 64 * 1024 * 1024 } } }]));
+  before(() => keel.configure([{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs', config: { workspace: { stepTimeoutMs: 600_000, maxResultBytes: 64 * 1024 * 1024 } } }]));
   after(() => keel.dispose());
 
   it('records the started-but-unfinished step as failed after kill -9 and a restart, and fails the run instead of re-running it', async () => {
@@ -273,7 +288,7 @@ describe('KEEL_ADMIN_TOKEN stays out of reach (issue 9 item 3), on a real keel s
   };
   before(async () => {
     const config = path.join(tmp.dir, 'keel.json');
-    writeFileSync(config, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }, { use: path.join(fixturesDir, 'env-probe-plugin.js') }] }));
+    writeFileSync(config, JSON.stringify({ server: { port: 0, logLevel: 'warn' }, plugins: [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }, { use: path.join(fixturesDir, 'env-probe-plugin.js') }] }));
     // KEEL_PROBE_VISIBLE is no secret: it shows the probe sees what is left of the environment.
     server = await startServer(['--config', config, '--data-dir', path.join(tmp.dir, 'data')], { KEEL_ADMIN_TOKEN: token, KEEL_PROBE_VISIBLE: '1', KEEL_EXTRA_SECRET: 'also-secret' });
   });

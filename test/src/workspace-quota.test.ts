@@ -5,6 +5,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { randomBytes } from 'node:crypto';
 import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
@@ -47,7 +48,7 @@ describe('workspace quota: a run cannot fill the disk through its file tools (is
 
   before(async () => {
     k = await createTestKernel({
-      plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }],
+      plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }],
     });
     const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'bob' } });
     expect(created.statusCode).to.equal(201);
@@ -160,7 +161,7 @@ describe('workspace quota: a run cannot fill the disk through its file tools (is
 
   it('measures the folder again after a restart (the usage record is not on disk): a full folder stays full, a smaller overwrite still works', async () => {
     const data = tempDir('keel-quota-restart-');
-    const boot = () => createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }] });
+    const boot = () => createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { workspace: { maxFolderEntries: 6, maxFolderBytes: 1000, maxPathDepth: 4 } } }] });
     let g = await boot();
     try {
       const body = multipart({}, { name: 'admin-twice.flow', bytes: bundle('admin-twice', '1.0.0', toolsTwiceFlow()) });

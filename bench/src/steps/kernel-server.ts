@@ -17,7 +17,7 @@ if (!token) throw new Error(`${STEPS_TOKEN_ENV} is not set: this script runs as 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'keel-bench-steps-'));
 const { config } = buildConfig({
   server: { dataDir, logLevel: 'warn', port: 0, watchdog: { enabled: false } },
-  plugins: [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-gateway-runs' }],
+  plugins: [{ use: '@keel/plugin-inference' }, { use: '@keel/plugin-ledger' }, { use: '@keel/plugin-workspaces' }, { use: '@keel/plugin-gateway-runs' }],
 });
 // Only the token: a KEEL_* setting of the caller's shell has no business in a benchmark.
 const kernel = await Kernel.boot({ config, mode: 'server', baseDir: REPO_ROOT, env: { KEEL_ADMIN_TOKEN: token } });

@@ -38,6 +38,11 @@ export class TokenAuthService implements AuthService {
     return principal?.roles.includes(ADMIN_ROLE) ?? false;
   }
 
+  accountOf(account: string): Principal | null {
+    const record = this.store.get(account);
+    return record && !record.disabled ? { account: record.account, tenant: record.tenant, roles: [...record.roles], tokenId: null } : null;
+  }
+
   requireAdmin(principal: Principal | null): asserts principal is Principal {
     if (!this.isAdmin(principal)) throw forbidden('This action needs an admin principal; sign in with an admin token.');
   }

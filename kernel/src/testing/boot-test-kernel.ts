@@ -62,6 +62,7 @@ async function inject(handler: ReturnType<Kernel['callback']>, request: InjectRe
     url: request.url,
     headers,
     ...(payload !== undefined ? { payload } : {}),
+    ...(request.remoteAddress ? { remoteAddress: request.remoteAddress } : {}),
   });
   return {
     statusCode: res.statusCode,

@@ -1,11 +1,14 @@
 /**
  * A handler answers with a file: `return sendFile(koa, {root, file})`. Conditional requests
- * (If-None-Match, If-Modified-Since → 304), single byte ranges (206 with Content-Range, 416 when
- * unsatisfiable; several ranges get the whole file), HEAD without reading, nosniff, and by default
+ * (If-None-Match, If-Modified-Since → 304), byte ranges (206 with Content-Range, 416 when
+ * unsatisfiable; several ranges get the whole file unless `maxRanges` allows a multipart/byteranges
+ * answer), HEAD without reading, nosniff, and by default
  * `Content-Security-Policy: sandbox` and an attachment Content-Disposition, because the files a
  * plugin replies with are usually user content that must never run on the server's origin.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import etag from 'etag';
 import { contentType as contentTypeOf } from 'mime-types';
@@ -16,6 +19,11 @@ import { HANDLED } from '../routes.js';
 import { openConfinedFile, type ConfinedFile } from './confined-file.js';
 
 export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+
+/** The content type of a file name, from its extension (`mime-types`), else application/octet-stream. */
+export function contentTypeOfName(name: string): string {
+  return contentTypeOf(path.extname(name)) || FALLBACK_CONTENT_TYPE;
+}
 
 export interface FileReplyOptions {
   /** The folder the file must stay inside, after symlinks. */
@@ -40,6 +48,8 @@ export interface FileReplyOptions {
   allowDotfiles?: boolean;
   /** The 404 sentence when there is no such file. */
   notFoundMessage?: string;
+  /** Up to this many ranges in one request are answered as multipart/byteranges; default 1 (several ranges get the whole file). */
+  maxRanges?: number;
 }
 
 /** How a file is written once it is open: shared by `sendFile` and `staticFolder`. */
@@ -50,6 +60,8 @@ export interface WriteFileOptions {
   disposition?: string;
   etag?: string;
   headers?: Record<string, string>;
+  /** Up to this many ranges in one request are answered as multipart/byteranges; default 1 (more get the whole file). */
+  maxRanges?: number;
 }
 
 /** `attachment; filename="..."`, with an RFC 8187 `filename*` when the name is not plain ASCII. */
@@ -96,12 +108,25 @@ export async function writeFileReply(koa: Koa.Context, file: ConfinedFile, optio
           code: 'range_not_satisfiable', headers: { 'content-range': `bytes */${stats.size}` },
         });
       }
-      // A malformed header (-2), another unit or several ranges: the whole file, as RFC 9110 allows.
+      // A malformed header (-2), another unit or more ranges than allowed: the whole file, as RFC 9110 allows.
       if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
         start = ranges[0]!.start;
         end = ranges[0]!.end;
         koa.status = 206;
         koa.set('Content-Range', `bytes ${start}-${end}/${stats.size}`);
+      } else if (ranges !== -2 && ranges.type === 'bytes' && ranges.length > 1 && ranges.length <= (options.maxRanges ?? 1)) {
+        koa.status = 206;
+        const reply = multipartRanges(file, ranges, options.contentType, stats.size);
+        koa.set('Content-Type', reply.contentType);
+        if (koa.method === 'HEAD') {
+          koa.body = Buffer.alloc(0);
+          koa.length = reply.length;
+          return HANDLED;
+        }
+        koa.body = reply.body;
+        koa.length = reply.length;
+        streaming = true;
+        return HANDLED;
       }
     }
     // As given: koa.type would add a charset to a declared type the caller chose to keep.
@@ -123,6 +148,30 @@ export async function writeFileReply(koa: Koa.Context, file: ConfinedFile, optio
 }
 
 /**
+ * Several ranges as one `multipart/byteranges` body (RFC 9110 §14.6): each part with its
+ * Content-Type and Content-Range, read from the handle in order; the handle is closed when the body
+ * ends or is destroyed (the client went away).
+ */
+function multipartRanges(file: ConfinedFile, ranges: Array<{ start: number; end: number }>, type: string, size: number) {
+  const boundary = `keel-${randomBytes(12).toString('hex')}`;
+  const heads = ranges.map((r, i) => Buffer.from(`${i ? '\r\n' : ''}--${boundary}\r\nContent-Type: ${type}\r\nContent-Range: bytes ${r.start}-${r.end}/${size}\r\n\r\n`));
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const length = heads.reduce((n, h, i) => n + h.length + ranges[i]!.end - ranges[i]!.start + 1, tail.length);
+  async function* parts() {
+    for (let i = 0; i < ranges.length; i++) {
+      yield heads[i]!;
+      const { start, end } = ranges[i]!;
+      for await (const chunk of file.handle.createReadStream({ start, end, autoClose: false })) yield chunk as Buffer;
+    }
+    yield tail;
+  }
+  const body = Readable.from(parts(), { objectMode: false });
+  // 'close' comes after the end and after a destroy, also one before the first read.
+  body.once('close', () => void file.handle.close().catch(() => undefined));
+  return { contentType: `multipart/byteranges; boundary=${boundary}`, length, body };
+}
+
+/**
  * Answers with the file `options.file` inside `options.root` (404 in the route's error shape when
  * there is no such regular file there). Returns `HANDLED` for the handler to return.
  */
@@ -137,5 +186,6 @@ export async function sendFile(koa: Koa.Context, options: FileReplyOptions): Pro
     disposition: dispositionHeader(options.disposition ?? 'attachment', filename),
     etag: options.etag,
     headers: options.headers,
+    maxRanges: options.maxRanges,
   });
 }

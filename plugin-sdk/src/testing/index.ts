@@ -38,6 +38,8 @@ export interface InjectRequest {
   payload?: unknown;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /** The client address the request seems to come from (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export interface InjectResponse {

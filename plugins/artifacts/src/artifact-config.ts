@@ -3,8 +3,6 @@ import { defineSchemaFor } from '@keel/plugin-sdk';
 import { filesSettingsSchema, type FilesSettings } from './files/files-settings.js';
 
 export interface ArtifactsConfig {
-  /** Largest file one upload or import may store, in bytes (the policy's `max_attachment_bytes` wins when the workspaces plugin reports one). */
-  maxAttachmentBytes: number;
   /** Non-file fields one multipart upload may carry. */
   maxFields: number;
   /** Bytes of one non-file field (`session_id`, `source_path`, ...). */
@@ -24,7 +22,6 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {
-    maxAttachmentBytes: { type: 'integer', minimum: 1, default: 25 * 1024 * 1024 },
     maxFields: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
     maxFieldBytes: { type: 'integer', minimum: 256, maximum: 1024 * 1024, default: 8 * 1024 },
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },

@@ -5,7 +5,7 @@
  */
 import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
-import type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
+import { isSharedWithUser, type ArtifactRecord, type ArtifactStore } from './artifact-record.js';
 import { memoryRunIdOf } from './session-memory.js';
 import { SearchIndex } from './search/search-index.js';
 
@@ -18,6 +18,8 @@ export class ArtifactIndex implements ArtifactStore {
   private readonly byRun: Database<null, IndexKey>;
   private readonly bySession: Database<null, IndexKey>;
   private readonly byCreated: Database<null, IndexKey>;
+  /** `[account, created_at, id]` of the artifacts tagged `shared: user` (every session of the owner lists them). */
+  private readonly shared: Database<null, IndexKey>;
   /** `[account, memory run id]` → session id, for the hashed memory run ids that cannot be read back. */
   private readonly memoryRuns: Database<string, [string, string]>;
   /** The search rows (search/search-index.ts), kept in the same transactions as the records. */
@@ -28,6 +30,7 @@ export class ArtifactIndex implements ArtifactStore {
     this.byRun = storage.openDB<null, IndexKey>('by-run');
     this.bySession = storage.openDB<null, IndexKey>('by-session');
     this.byCreated = storage.openDB<null, IndexKey>('by-created');
+    this.shared = storage.openDB<null, IndexKey>('shared');
     this.memoryRuns = storage.openDB<string, [string, string]>('memory-runs');
     this.search = new SearchIndex(storage);
   }
@@ -59,6 +62,7 @@ export class ArtifactIndex implements ArtifactStore {
       this.records.put([account, id], record);
       this.byCreated.put([account, at, id], null);
       this.search.put(record);
+      if (isSharedWithUser(record)) this.shared.put([account, at, id], null);
       if (record.run_id) this.byRun.put([account, record.run_id, at, id], null);
       if (record.session_id) {
         this.bySession.put([account, record.session_id, at, id], null);
@@ -76,6 +80,9 @@ export class ArtifactIndex implements ArtifactStore {
       updated = { ...current, tags };
       this.records.put([account, artifactId], updated);
       this.search.put(updated);
+      const key: IndexKey = [account, current.created_at, artifactId];
+      if (isSharedWithUser(updated)) this.shared.put(key, null);
+      else this.shared.remove(key);
     });
     return updated;
   }
@@ -89,9 +96,11 @@ export class ArtifactIndex implements ArtifactStore {
     }
   }
 
-  /** Whether any record of the account already uses this blob (a blob is never removed while one does). */
-  hasBlob(account: string, sha256: string): boolean {
-    for (const record of this.scan(account)) if (record.sha256 === sha256) return true;
-    return false;
+  /** The account's artifacts tagged `shared: user`, in created order. */
+  *sharedOf(account: string): Iterable<ArtifactRecord> {
+    for (const key of this.shared.getKeys({ start: [account], end: [account, END] })) {
+      const record = this.records.get([account, key[key.length - 1]!]);
+      if (record) yield record;
+    }
   }
 }

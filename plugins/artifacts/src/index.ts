@@ -5,7 +5,7 @@
  * `artifact_not_in_session` at run start and the files runs produce.
  */
 import path from 'node:path';
-import { core, definePlugin, optional, token } from '@keel/plugin-sdk';
+import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { runHooksToken, runsDirectoryToken } from '@keel/plugin-gateway-runs';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsConfigSchema } from './artifact-config.js';
@@ -41,7 +41,7 @@ export const artifactsPlugin = definePlugin({
   guardUnmatched: true,
   deps: {
     storage: core.storage, paths: core.paths, log: core.logger, clock: core.clock, auth: core.auth,
-    workspaces: optional(workspacesToken), runs: runsDirectoryToken, hooks: runHooksToken,
+    workspaces: workspacesToken, runs: runsDirectoryToken, hooks: runHooksToken,
   },
   provides: artifactsToken,
   setup({ config, deps }) {
@@ -49,7 +49,8 @@ export const artifactsPlugin = definePlugin({
     const blobs = new BlobStore((account) => deps.paths.forAccount(account), path.join(deps.paths.pluginDir, 'tmp'));
     const service = new ArtifactService(index, blobs, deps.clock);
     const scopes = new ArtifactScopes(index, deps.runs);
-    const maxBytes = () => config.maxAttachmentBytes;
+    // The gateway's one attachment limit is the workspace policy's (`max_attachment_bytes` of GET /workspace/policy).
+    const maxBytes = () => deps.workspaces.maxAttachmentBytes;
 
     deps.hooks.addStartCheck(async ({ principal, sessionId, inputData }) => {
       const refused = sessionViolation(index, principal.account, sessionId, inputData);
@@ -62,11 +63,9 @@ export const artifactsPlugin = definePlugin({
       routes: [
         uploadRoute(service, config, maxBytes),
         ...artifactRoutes(index, scopes, blobs, config),
-        // Without the workspaces plugin there is no policy to judge server paths by: no export, no import.
-        ...(deps.workspaces ? transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }) : []),
+        ...transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }),
         ...searchRoutes({ source: index, scopes, auth: deps.auth, settings: () => config.search }),
-        // /files/list judges folders by the workspace policy: without the workspaces plugin it is not served.
-        ...(deps.workspaces ? filesRoutes({ workspaces: deps.workspaces, auth: deps.auth, settings: () => ({ ...config.files, hostedUserAuth: config.hostedUserAuth }) }) : []),
+        ...filesRoutes({ workspaces: deps.workspaces, auth: deps.auth, settings: () => ({ ...config.files, hostedUserAuth: config.hostedUserAuth }) }),
       ],
       start: async () => {
         await index.rebuildSearch();

@@ -6,6 +6,7 @@
  * discarded then.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { badRequest, formatBytes, payloadTooLarge } from '@keel/plugin-sdk';
 import { BlobTooLarge, type BlobStore, type PendingBlob } from './blob-store.js';
@@ -47,6 +48,8 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
   const fields = new Map<string, string>();
   let file: ReceivedFile | null = null;
   const writes: Array<Promise<void>> = [];
+  /** The file part being written: ended by force when the upload fails (a client gone away never ends it). */
+  const active: { part: Readable | null } = { part: null };
   let failure: unknown = null;
   const fail = (err: unknown) => {
     failure ??= err;
@@ -60,7 +63,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
       if (fields.has(name)) return fail(badRequest(`The form field '${name}' is sent twice; send it once.`, { code: 'duplicate_field', field: name }));
       fields.set(name, value);
     });
-    parser.on('file', (name: string, stream: NodeJS.ReadableStream & import('node:stream').Readable, info: busboy.FileInfo) => {
+    parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
       if (name !== FILE_FIELD || failure) {
         if (name !== FILE_FIELD) fail(badRequest(`Unexpected file field '${name}': send the file in the field 'file'.`, { code: 'invalid_multipart', field: name }));
         stream.resume();
@@ -68,6 +71,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
       }
       // Errors of the part reach us through the parser and the write below; this keeps a late one from going unheard.
       stream.on('error', () => undefined);
+      active.part = stream;
       const write = blobs.write(account, stream, limits.maxFileBytes).then(
         (blob) => {
           if (failure) return blob.discard();
@@ -76,7 +80,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
         (err: unknown) => {
           // Stop reading at once: the rest of a too-large file is not worth receiving.
           fail(err instanceof BlobTooLarge
-            ? payloadTooLarge(`Attachment too large (more than ${formatBytes(limits.maxFileBytes)}); the limit is the setting maxAttachmentBytes.`, { code: 'attachment_too_large', headers: { connection: 'close' } })
+            ? payloadTooLarge(`Attachment too large (more than ${formatBytes(limits.maxFileBytes)}); the limit is the workspaces setting maxAttachmentBytes.`, { code: 'attachment_too_large', headers: { connection: 'close' } })
             : typeof (err as NodeJS.ErrnoException).code === 'string' ? err // the server's disk, not the client's body
               : unreadable(err as Error));
           resolve();
@@ -99,6 +103,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
   });
   req.pipe(parser);
   await done;
+  if (failure) active.part?.destroy(new Error('the upload failed'));
   await Promise.allSettled(writes);
   const received = file as ReceivedFile | null;
   if (failure) {

@@ -20,15 +20,16 @@ export interface FoundReference {
 }
 
 const BARE_ID_KEYS = new Set(['attachments', 'media']);
-/** References looked at per start: a bound on the walk, far above any real input. */
-const MAX_NODES = 100_000;
 
-/** Every artifact reference in `input`, in document order (iterative: no recursion on client data). */
+/**
+ * Every artifact reference in `input`, in document order. Iterative (no recursion on client data)
+ * and never cut short: a bound would let a reference hide behind enough filler; the walk is linear
+ * in a body the kernel already bounded (`server.bodyLimitBytes`).
+ */
 export function findReferences(input: unknown): FoundReference[] {
   const found: FoundReference[] = [];
   const stack: Array<{ value: unknown; path: string; bare: boolean }> = [{ value: input, path: '$', bare: false }];
-  let visited = 0;
-  while (stack.length && visited++ < MAX_NODES) {
+  while (stack.length) {
     const { value, path, bare } = stack.pop()!;
     if (typeof value === 'string') {
       if (bare && value.trim() !== '') found.push({ path, artifact_id: value, run_id: null });

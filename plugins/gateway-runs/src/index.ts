@@ -8,6 +8,7 @@ import path from 'node:path';
 import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
 import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
 import { inferenceToken } from '@keel/plugin-inference';
+import { workspacesToken } from '@keel/plugin-workspaces';
 import { BundleRegistry } from './bundles/bundle-registry.js';
 import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
@@ -33,8 +34,9 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
+import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
-import { DEFAULT_WORKSPACE_POLICY, WorkspacePolicy, type NonAdminReach, type WorkspacePolicyConfig } from './workspace/workspace-policy.js';
 
 export { effectNode, pureNode } from './flow/node-types.js';
 export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
@@ -58,16 +60,16 @@ interface GatewayRunsConfig {
   defaultWorkflows: Record<string, string>;
   /** Effect retries (reference §3.5): attempts per effect type and the backoff between them. */
   retry: RetryConfig;
-  /** The gateway-level workspace policy for runs' file tools (reference gateway-surfaces §1). */
-  workspacePolicy: WorkspacePolicyConfig;
-  /** What non-admin accounts' runs reach, and the file tools' budgets. */
-  workspace: { nonAdmin: NonAdminReach } & ToolLimits;
+  /** The file tools' budgets (the workspace policy itself is the workspaces plugin's). */
+  workspace: ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
   limits: RunLimitsConfig;
+  /** The run workspace routes' limits and the folder opener (`/runs/{id}/workspace*`). */
+  runWorkspace: RunWorkspaceSettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -98,7 +100,6 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       additionalProperties: false,
       default: {},
       properties: {
-        nonAdmin: { type: 'string', enum: ['own_folders', 'gateway_policy'], default: 'own_folders' },
         maxReadBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxReadBytes },
         maxWriteBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxWriteBytes },
         stepTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.stepTimeoutMs },
@@ -106,6 +107,19 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxFolderBytes: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderBytes },
         maxFolderEntries: { type: 'integer', minimum: 1, default: DEFAULT_TOOL_LIMITS.maxFolderEntries },
         maxPathDepth: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_TOOL_LIMITS.maxPathDepth },
+      },
+    },
+    runWorkspace: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxListEntries: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListEntries },
+        maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListScan },
+        maxListDepth: { type: 'integer', minimum: 0, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxListDepth },
+        maxRanges: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxRanges },
+        opener: { type: ['string', 'null'], minLength: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.opener },
+        openTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.openTimeoutMs },
       },
     },
     bundleLimits: {
@@ -132,25 +146,6 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
       },
     },
-    workspacePolicy: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        posture: { type: 'string', enum: ['any_except_denied', 'allowed_only'], default: DEFAULT_WORKSPACE_POLICY.posture },
-        default_mode: { type: 'string', enum: ['ro', 'rw'], default: DEFAULT_WORKSPACE_POLICY.default_mode },
-        folders: {
-          type: 'array',
-          default: [],
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['path', 'mode'],
-            properties: { path: { type: 'string', minLength: 1 }, mode: { type: 'string', enum: ['ro', 'rw', 'deny'] } },
-          },
-        },
-      },
-    },
   },
 });
 
@@ -163,7 +158,7 @@ export const gatewayRunsPlugin = definePlugin({
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
   provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken },
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
       summary: 'Execute runs for a `keel serve --no-runner` on the same data dir (no listener; stops on SIGTERM/SIGINT).',
@@ -202,8 +197,7 @@ export const gatewayRunsPlugin = definePlugin({
       inference: deps.inference,
       log: deps.log,
       retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }),
-      workspaces: new WorkspacePolicy(deps.paths.dataDir, config.workspacePolicy),
-      nonAdminWorkspace: config.workspace.nonAdmin,
+      workspaces: deps.workspaces,
       toolLimits: config.workspace,
       agentToolPrompt: config.agentToolPrompt,
       limits: new RunLimits(config.limits),
@@ -217,7 +211,7 @@ export const gatewayRunsPlugin = definePlugin({
     return {
       exports: {
         nodeTypes: nodeTypes as NodeTypeRegistry,
-        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p) }),
+        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces }),
         runHooks: hooks,
       },
       routes: [
@@ -235,7 +229,9 @@ export const gatewayRunsPlugin = definePlugin({
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
           hooks,
+          workspaces: deps.workspaces,
         }),
+        ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),

@@ -87,6 +87,17 @@ export interface WorkspaceService {
   isProtected(realPath: string): boolean;
   /** The effective set of seed §2.5 (also used by GET /workspace/effective). */
   effective(account: string, sessionId: string | null, admin: boolean): Promise<unknown>;
+
+  // Members beyond Contract 1:
+  /**
+   * `check` for a real path already resolved (what an opened descriptor really is): `root` is
+   * `rootOf(ws)`, `shown` the path as the run gave it (refusals name only that).
+   */
+  judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access>;
+  /** What `resolveRunStart` recorded for a root run (kept here, where no flow can change it), or null. */
+  recorded(rootRunId: string): RunWorkspace | null;
+  /** The largest attachment the gateway accepts (setting `maxAttachmentBytes`). */
+  readonly maxAttachmentBytes: number;
 }
 
 export const workspacesToken = token<WorkspaceService>('workspaces.service');

@@ -4,13 +4,12 @@
  * (so a test can send exactly the broken or hostile body it means).
  */
 import { expect } from 'chai';
-import type { AnyPlugin } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { artifactsPlugin } from '@keel/plugin-artifacts';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import * as workspaces from '@keel/plugin-workspaces';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, multipart, toolCallsFlow } from './flow-builder.js';
 import { until } from './until.js';
 
@@ -57,8 +56,8 @@ export interface UploadAnswer {
   metadata: Record<string, unknown> & { tags: Record<string, string>; path: string; size_bytes: number };
 }
 
-/** A test kernel with the artifacts plugin (`config` its settings) and two non-admin accounts. */
-export function artifactsGateway(config: Record<string, unknown> = {}) {
+/** A test kernel with the artifacts plugin (`config` its settings, `workspaces` those of the workspaces plugin) and two non-admin accounts. */
+export function artifactsGateway(config: Record<string, unknown> = {}, workspaces: Record<string, unknown> = {}) {
   let k: TestKernel;
   const tokens = { bob: '', eve: '' };
   return {
@@ -75,7 +74,7 @@ export function artifactsGateway(config: Record<string, unknown> = {}) {
       return tokens.eve;
     },
     async boot() {
-      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, ...workspacePlugins(), gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: workspacesPlugin, config: workspaces }, gatewayRunsPlugin, { plugin: artifactsPlugin, config }] });
       for (const account of ['bob', 'eve'] as const) {
         const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
         expect(created.statusCode, created.body).to.equal(201);
@@ -119,8 +118,3 @@ export function artifactsGateway(config: Record<string, unknown> = {}) {
   };
 }
 
-/** The workspaces plugin once its package exports one (its contract came first). */
-function workspacePlugins(): AnyPlugin[] {
-  const plugin = (workspaces as Record<string, unknown>).workspacesPlugin;
-  return plugin ? [plugin as AnyPlugin] : [];
-}

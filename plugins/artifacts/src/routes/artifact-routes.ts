@@ -7,10 +7,10 @@ import { defineSchema, KEY_ID_MAX_LENGTH, notFound, route, sendFile, type AnyRou
 import type { ArtifactsConfig } from '../artifact-config.js';
 import type { ArtifactIndex } from '../artifact-index.js';
 import { pageOf, rowOf } from '../artifact-page.js';
-import { isSharedWithUser } from '../artifact-record.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
 import type { BlobStore } from '../blob-store.js';
 import { accessActionOf, dispositionFor } from '../content-disposition-policy.js';
+import { pageResponse, rowSchema } from './response-schemas.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const sessionParams = defineSchema({ type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
@@ -38,6 +38,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
       tags: ['artifacts'],
       params: runParams,
       query: pageQuery,
+      responses: { 200: { schema: pageResponse } },
       handler: async ({ params, query, principal }) => {
         const scope = await scopes.ofRun(principal, params.run_id);
         const records = scope.run
@@ -53,6 +54,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
       tags: ['artifacts'],
       params: sessionParams,
       query: pageQuery,
+      responses: { 200: { schema: pageResponse } },
       handler: async ({ params, query, principal }) => {
         const account = principal.account;
         if (!(await scopes.sessionExists(account, params.session_id))) {
@@ -60,7 +62,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
         }
         const own = [...index.scan(account, { sessionId: params.session_id })];
         const ids = new Set(own.map((r) => r.artifact_id));
-        const shared = [...index.scan(account)].filter((r) => isSharedWithUser(r) && !ids.has(r.artifact_id));
+        const shared = [...index.sharedOf(account)].filter((r) => !ids.has(r.artifact_id));
         return pageOf([...own, ...shared], query, limits);
       },
     }),
@@ -70,6 +72,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
       summary: "One artifact's metadata",
       tags: ['artifacts'],
       params: artifactParams,
+      responses: { 200: { schema: defineSchema(rowSchema) } },
       handler: async ({ params, principal }) => {
         const scope = await scopes.ofRun(principal, params.run_id);
         return rowOf(scopes.artifactIn(scope, params.artifact_id));

@@ -4,10 +4,9 @@
  * paths, with the current gateway caps) and done on the opened descriptor. With `hostedUserAuth`
  * they are admin-only (seed §5).
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
+import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
@@ -17,7 +16,8 @@ import { callerTags } from '../caller-tags.js';
 import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
-import { DestinationExists, destinationState, existingFolder, openSource, writeThenRename } from '../workspace-files.js';
+import { exportResponse, importResponse } from './response-schemas.js';
+import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
 
@@ -89,6 +89,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       tags: ['artifacts'],
       params: exportParams,
       body: exportBody,
+      responses: { 200: { schema: exportResponse } },
       handler: async ({ params, body, principal }) => {
         requireAllowed(principal);
         const wanted = body.path ?? body.destination;
@@ -97,31 +98,40 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const record = scopes.artifactIn(scope, params.artifact_id);
         const ws = scope.run?.workspace ?? null;
         if (!ws) throw badRequest(`Run '${params.run_id}' has no workspace to export into; export through a run that has one (any run of the artifact's session).`, { code: 'no_workspace' });
+        const root = await workspaces.rootOf(ws);
         const access = await workspaces.check(ws, scope.account, wanted, 'rw');
         if (!access.ok) throw forbidden(access.sentence);
         const state = await destinationState(access.path);
         if (state === 'folder') throw badRequest(`'${wanted}' is a folder; name a file to write.`, { code: 'destination_is_folder', field: 'path' });
         if (state === 'file' && !body.overwrite) throw conflict('Destination already exists; set overwrite=true to replace it');
         const parent = path.dirname(access.path);
+        const name = path.basename(access.path);
+        // Judged again where a folder's descriptor really is: a link swapped in after the first check is refused.
+        const judgeTarget = async (real: string) => {
+          const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
+          return again.ok ? null : again.sentence;
+        };
         let folder = await existingFolder(parent);
         if (!folder) {
           if (!body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
-          await mkdir(parent, { recursive: true });
-          folder = await existingFolder(parent);
-          if (!folder) throw forbidden(`The folder '${path.dirname(wanted)}' could not be made as a folder; try again.`);
+          try {
+            folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+          } catch (err) {
+            if (err instanceof DestinationRefused) throw forbidden(err.message);
+            throw err;
+          }
         }
-        // The folder is judged again as it really is now: a link swapped in after the first check is refused.
-        const target = path.join(folder, path.basename(access.path));
-        const again = await workspaces.check(ws, scope.account, target, 'rw');
-        if (!again.ok || again.path !== target) throw forbidden(again.ok ? `'${wanted}' moved while it was checked; try again.` : again.sentence);
-        const blob = await service.blobs.open(record.account, record.sha256);
+        const blob = service.blobs.open(record.account, record.sha256);
         let written: { bytes: number; sha256: string };
         try {
-          written = await writeThenRename(blob, folder, path.basename(target), body.overwrite);
+          written = await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget);
         } catch (err) {
+          blob.destroy();
           if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
+          if (err instanceof DestinationRefused) throw forbidden(err.message);
           throw err;
         }
+        const target = path.join(folder, name);
         return { ok: true, artifact_id: record.artifact_id, run_id: ownerRunId(record), path: await canonical(ws, target), bytes_written: written.bytes, content_type: record.content_type, sha256: written.sha256 };
       },
     }),
@@ -131,6 +141,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       summary: 'Store a workspace file as an artifact of a session (`{session_id, source: {kind: workspace_path, path}, pin_id}`), through the workspace policy',
       tags: ['artifacts'],
       body: importBody,
+      responses: { 200: { schema: importResponse } },
       handler: async ({ body, principal }) => {
         requireAllowed(principal);
         const sessionId = checkSessionId(body.session_id);
@@ -148,7 +159,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         }
         const max = deps.maxBytes();
         try {
-          if (opened.stats.size > max) throw payloadTooLarge(`Artifact too large (${opened.stats.size} bytes > ${max} bytes); the limit is the setting maxAttachmentBytes (${formatBytes(max)}).`, { code: 'attachment_too_large' });
+          if (opened.stats.size > max) throw payloadTooLarge(`Artifact too large (${opened.stats.size} bytes > ${max} bytes); the limit is the workspaces setting maxAttachmentBytes (${formatBytes(max)}).`, { code: 'attachment_too_large' });
           const pending = await service.blobs.write(account, opened.handle.createReadStream({ autoClose: false, start: 0 }), max).catch((err: unknown) => {
             if (err instanceof BlobTooLarge) throw payloadTooLarge(`Artifact too large (more than ${max} bytes); the file grew while it was read.`, { code: 'attachment_too_large' });
             throw err;
@@ -183,7 +194,13 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
       if (!scope.run?.workspace) throw badRequest(`Run '${runId}' has no workspace to import from.`, { code: 'no_workspace' });
       return { account: scope.account, ws: scope.run.workspace };
     }
-    const ws = await workspaces.resolveRunStart({ account: principal.account, admin: auth.isAdmin(principal), rootRunId: memoryRunIdOf(sessionId), sessionId, door: 'refuse' });
-    return { account: principal.account, ws };
+    try {
+      const ws = await workspaces.resolveRunStart({ account: principal.account, admin: auth.isAdmin(principal), rootRunId: memoryRunIdOf(sessionId), sessionId, door: 'refuse' });
+      return { account: principal.account, ws };
+    } catch (err) {
+      // The seed's body for every workspace refusal (§7).
+      if (err instanceof WorkspaceRefused) throw badRequest({ reason: 'workspace_refused', message: err.message, path: err.path });
+      throw err;
+    }
   }
 }

@@ -6,6 +6,7 @@ import type { ArtifactService } from '../artifact-service.js';
 import { callerTags } from '../caller-tags.js';
 import { FILE_FIELD, readUpload } from '../multipart-upload.js';
 import { checkSessionId } from '../session-id.js';
+import { uploadResponse } from './response-schemas.js';
 import { cleanFilename, cleanSourcePath, resolveContentType } from '../upload-names.js';
 
 /** The form as `/openapi.json` shows it (read and bounded by `readUpload`, not by this schema). */
@@ -27,10 +28,11 @@ export function uploadRoute(service: ArtifactService, config: ArtifactsConfig, m
     method: 'POST',
     path: '/attachments/upload',
     summary: 'Upload a file into a session (multipart: file, session_id, optional source_path, filename, content_type, tags)',
-    description: `multipart/form-data with one file part \`file\`, \`session_id\`, and optionally \`source_path\` (the member path of a folder upload), \`filename\`, \`content_type\`, \`tags\` (JSON object). Limits: the file at most maxAttachmentBytes (413), at most maxFields fields of maxFieldBytes each.`,
+    description: `multipart/form-data with one file part \`file\`, \`session_id\`, and optionally \`source_path\` (the member path of a folder upload), \`filename\`, \`content_type\`, \`tags\` (JSON object). Limits: the file at most the workspaces setting maxAttachmentBytes (413), at most maxFields fields of maxFieldBytes each.`,
     tags: ['artifacts'],
     auth: 'user',
     body: uploadForm,
+    responses: { 200: { schema: uploadResponse } },
     bodyKind: 'multipart-stream',
     handler: async ({ principal, koa }) => {
       const upload = await readUpload(koa.req, principal.account, service.blobs, { maxFileBytes: maxBytes(), maxFields: config.maxFields, maxFieldBytes: config.maxFieldBytes });

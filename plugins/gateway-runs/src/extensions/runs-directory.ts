@@ -3,7 +3,7 @@
  * whether a caller may see one, and whether an account has a session — without reading the run store.
  */
 import { token, type Principal } from '@keel/plugin-sdk';
-import type { RunWorkspace } from '@keel/plugin-workspaces';
+import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 
@@ -34,15 +34,21 @@ export interface RunsDirectoryDeps {
   load(runId: string): RunState | undefined;
   runs: Pick<RunStore, 'listByAccount'>;
   isAdmin(principal: Principal): boolean;
+  workspaces: Pick<WorkspaceService, 'recorded'>;
 }
 
-/** What a root run recorded about its workspace: the full record, else the public `_gateway_workspace` of older runs (no layer). */
-export function workspaceOf(root: RunState | undefined): RunWorkspace | null {
+/**
+ * What a root run works under: what its start recorded in the workspaces service, else the public
+ * `_gateway_workspace` of a run from before it (no layer: the service reads its level).
+ */
+export function workspaceOf(workspaces: Pick<WorkspaceService, 'recorded'>, root: RunState | undefined): RunWorkspace | null {
   if (!root) return null;
-  if (root.workspace) return root.workspace;
+  const stored = workspaces.recorded(root.run_id);
+  if (stored) return stored;
   const recorded = root.input_data?._gateway_workspace as Partial<RunWorkspace> | undefined;
   if (!recorded || typeof recorded !== 'object' || typeof recorded.path !== 'string') return null;
-  return { level: recorded.level ?? 'gateway', summary: recorded.summary ?? '', kind: recorded.kind ?? 'run', path: recorded.path, layer: null, ...(recorded.clamped ? { clamped: recorded.clamped } : {}) };
+  // `layer` left out (not null): the service reads an old record's level as what it meant.
+  return { level: recorded.level ?? 'gateway', summary: recorded.summary ?? '', kind: recorded.kind ?? 'run', path: recorded.path, ...(recorded.clamped ? { clamped: recorded.clamped } : {}) } as RunWorkspace;
 }
 
 export class RunsDirectoryService implements RunsDirectory {
@@ -66,7 +72,7 @@ export class RunsDirectoryService implements RunsDirectory {
       workflow_id: run.workflow_id ?? null,
       status: run.status,
       created_at: run.created_at,
-      workspace: workspaceOf(root),
+      workspace: workspaceOf(this.deps.workspaces, root),
     };
   }
 

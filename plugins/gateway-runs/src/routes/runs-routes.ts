@@ -15,7 +15,9 @@ import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
 import { runMetrics } from './run-metrics.js';
 import { bundleListResponse } from './listing-responses.js';
 import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry } from '../extensions/run-hooks.js';
+import { resolveStartWorkspace } from './start-workspace.js';
 import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
@@ -60,6 +62,8 @@ export interface RunsRoutesDeps {
   kickCommands(): void;
   /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
   hooks: Pick<RunHooksRegistry, 'checkStart'>;
+  /** Resolves and records each new root run's workspace (`workspaces.service`). */
+  workspaces: WorkspaceService;
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
@@ -94,7 +98,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
+        // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
+        await d.activeRuns.admit(principal, async () => {
+          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
+          await d.runtime.createRun(run);
+        });
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
@@ -111,7 +119,11 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const run = newScheduledRun(body, principal.account, resolution);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
-        await d.activeRuns.admit(principal, () => d.runtime.createRun(run));
+        const inputs = (run.input_data.input_data ?? {}) as Record<string, unknown>;
+        await d.activeRuns.admit(principal, async () => {
+          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, body.workspace ?? inputs.workspace);
+          await d.runtime.createRun(run);
+        });
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },

@@ -6,6 +6,7 @@ import { pickCatalogVersion } from '../catalog/catalog-pick.js';
 import { FRAMEWORK_RESERVED, policyOf, type CatalogRecord, type WorkflowPolicy } from '../catalog/catalog-record.js';
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { defaultWorkflowRefusal, resolveAgentDefault, type WorkflowSources } from './agent-defaults.js';
+import { ALL_EXCEPT_IGNORED_REFUSED, workspaceRefused } from './start-workspace.js';
 
 /** The start request's fields (also the base of `POST /runs/schedule`). */
 export const startProperties = {
@@ -78,9 +79,8 @@ export function resolveStart(body: StartBody, principal: Principal, ctx: StartCo
   if (runtime && 'stream' in runtime && typeof runtime.stream !== 'boolean') {
     throw badRequest('input_data._runtime.stream must be a boolean.', { code: 'invalid_request', field: 'body.input_data._runtime.stream' });
   }
-  if (body.workspace_access_mode === 'all_except_ignored') {
-    throw badRequest("workspace_access_mode 'all_except_ignored' cannot be set by a client.", { code: 'invalid_request', field: 'body.workspace_access_mode' });
-  }
+  // Refused before anything else is looked up (the service would refuse it too).
+  if (body.workspace_access_mode === 'all_except_ignored') throw workspaceRefused(ALL_EXCEPT_IGNORED_REFUSED, null);
   if (body.registry_scope === 'framework_catalog') throw badRequest(`${FRAMEWORK_RESERVED}.`, { code: 'invalid_request', field: 'body.registry_scope' });
   if (body.registry_scope !== undefined && body.registry_scope !== 'tenant_catalog') {
     throw badRequest(`registry_scope '${body.registry_scope}' is unknown; omit it or use 'tenant_catalog'.`, { code: 'invalid_request', field: 'body.registry_scope' });
@@ -154,7 +154,9 @@ function withStreamChoice(vars: Record<string, unknown>, streamingDefault: boole
 export function newRootRun(body: StartBody, account: string, { resolved, policy }: StartResolution, streamingDefault: boolean): RunState {
   const runId = randomUUID();
   const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
+  // A top-level one-off workspace moves into input_data (seed §2.1); what the gateway records is its own.
   if (body.workspace) input.workspace = body.workspace;
+  delete input._gateway_workspace;
   input.workflow_selection = resolved;
   return newRunState({
     run_id: runId,

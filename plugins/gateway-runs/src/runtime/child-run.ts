@@ -5,7 +5,8 @@
  * carried over, the parent's conversation when `inherit_context`) and fresh budgets; when one ends,
  * the parent waiting on it resumes with `{sub_run_id, output}` (reference §3.3).
  */
-import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { workspaceVar } from '../workspace/run-workspace.js';
 import type { ChildRunRequest, ChildRunStarter, RunLock, RunResumer } from './collaborators.js';
 import { childRunId } from './records.js';
 import { isTerminal, type RunState } from './run-state.js';
@@ -17,8 +18,7 @@ export interface ChildRunsDeps {
   /** Resumes the parent waiting on a child that ended. */
   resumer: RunResumer;
   /** Where a child of a run saved without its folder finds its root's. */
-  workspaces: Pick<WorkspacePolicy, 'record'>;
-  nonAdminWorkspace: NonAdminReach;
+  workspaces: Pick<WorkspaceService, 'recorded'>;
 }
 
 export class ChildRuns implements ChildRunStarter {
@@ -27,7 +27,8 @@ export class ChildRuns implements ChildRunStarter {
   async startChild(parent: RunState, key: string, request: ChildRunRequest): Promise<string> {
     const id = childRunId(key);
     if (this.deps.states.load(id)) return id;
-    const child = childRunState(parent, id, request, () => this.deps.workspaces.record(parent.root_run_id, reachOf(parent.started_by_admin, this.deps.nonAdminWorkspace)));
+    const recorded = this.deps.workspaces.recorded(parent.root_run_id);
+    const child = childRunState(parent, id, request, () => (recorded ? workspaceVar(recorded) : null));
     await this.deps.states.createRun(child);
     return id;
   }

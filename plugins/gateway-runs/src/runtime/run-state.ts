@@ -1,4 +1,3 @@
-import type { RunWorkspace } from '@keel/plugin-workspaces';
 import type { WorkflowPolicy } from '../catalog/catalog-record.js';
 
 /** The durable state of a run (reference §3.2, §5). `vars` never leaves the server as is. */
@@ -56,11 +55,6 @@ export interface RunState {
    * Absent on runs made before it existed, which are then treated as a non-admin's.
    */
   started_by_admin?: boolean;
-  /**
-   * What the start resolved for the tree's workspace (root runs only; children use their root's):
-   * the public part is also `input_data._gateway_workspace`. Absent on runs made before it existed.
-   */
-  workspace?: RunWorkspace;
   /** The catalog version a catalog run executes (child runs inherit it); absent for private bundles. */
   workflow_policy?: WorkflowPolicy | null;
 }

@@ -4,7 +4,8 @@
  * Steps mutate the in-memory state; `save` and `saveWith` make it durable.
  */
 import type { LedgerStore, StepRecord } from '@keel/plugin-ledger';
-import { reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { runWorkspaceOf, workspaceVar } from '../workspace/run-workspace.js';
 import type { RunPersistence } from './collaborators.js';
 import { isTerminal, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
@@ -17,10 +18,8 @@ export interface RunStatesDeps {
   cacheLive: () => boolean;
   runs: RunStore;
   ledger: LedgerStore;
-  /** Makes each root run's workspace folder. */
-  workspaces: WorkspacePolicy;
-  /** What runs of non-admin accounts reach (`workspace.nonAdmin`). */
-  nonAdminWorkspace: NonAdminReach;
+  /** Resolves each root run's workspace policy and makes its folder. */
+  workspaces: WorkspaceService;
 }
 
 export class RunStates implements RunPersistence {
@@ -39,9 +38,10 @@ export class RunStates implements RunPersistence {
   }
 
   async createRun(run: RunState): Promise<void> {
-    // Every root run gets its own workspace folder (children share their root's); server-written, a client value is replaced.
+    // Every root run gets a workspace folder (children share their root's): resolved at its start
+    // door when that door did (HTTP), else here, clamped; server-written, a client value is replaced.
     if (run.parent_run_id === null) {
-      const workspace = await this.deps.workspaces.ensureRunFolder(run.run_id, run.account, reachOf(run.started_by_admin, this.deps.nonAdminWorkspace));
+      const workspace = workspaceVar(await runWorkspaceOf(this.deps.workspaces, run));
       run.vars._gateway_workspace = workspace;
       run.input_data._gateway_workspace = workspace;
     }

@@ -1,10 +1,14 @@
 /** A TOOL_CALLS effect: the calls run in the root run's folder, under the workspace policy and the step's budgets. */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { inside } from '@keel/plugin-workspaces';
 import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
-import { inside, reachOf, type NonAdminReach, type WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { FolderUsage } from '../workspace/folder-quota.js';
+import { runWorkspaceOf } from '../workspace/run-workspace.js';
 import type { RunSignalSource } from './collaborators.js';
 import type { RunState } from './run-state.js';
 
@@ -17,8 +21,7 @@ export interface ToolRunner {
 }
 
 export interface RunToolsDeps {
-  workspaces: WorkspacePolicy;
-  nonAdminWorkspace: NonAdminReach;
+  workspaces: WorkspaceService;
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   signals: RunSignalSource;
@@ -27,20 +30,24 @@ export interface RunToolsDeps {
 }
 
 export class RunTools implements ToolRunner {
+  /** What the run folders hold, for their quota (see folder-quota.ts). */
+  private readonly usage = new FolderUsage();
+
   constructor(private readonly deps: RunToolsDeps) {}
 
   async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
-    const reach = reachOf(run.started_by_admin, this.deps.nonAdminWorkspace);
-    await this.deps.workspaces.ensureRunFolder(run.root_run_id, run.account, reach);
+    // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
+    const ws = await runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
-    const step = { policy: this.deps.workspaces, rootRunId: run.root_run_id, reach, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
+    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
     return runToolStep(step, calls, allowed);
   }
 
   async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, realPaths: string[]): Promise<void> {
     if (!this.deps.fileProduced || !realPaths.length) return;
     // The folder may be gone (removed by hand): the file is then named by its real path.
-    const root = await this.deps.workspaces.runRoot(run.root_run_id).catch(() => null);
+    const ws = this.deps.workspaces.recorded(run.root_run_id);
+    const root = ws ? await this.deps.workspaces.rootOf(ws).then((r) => realpath(r)).catch(() => null) : null;
     // A file written twice in one step is announced once.
     for (const real of new Set(realPaths)) {
       const rel = root && inside(real, root) ? path.relative(root, real).split(path.sep).join('/') : real;

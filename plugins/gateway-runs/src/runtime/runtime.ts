@@ -15,7 +15,7 @@ import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { NodeTypes } from '../flow/node-types.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
-import type { NonAdminReach, WorkspacePolicy } from '../workspace/workspace-policy.js';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
 import { ChildRuns } from './child-run.js';
 import type { ResumeOutcome, RunScheduler } from './collaborators.js';
 import { EffectExecutor } from './effect-executor.js';
@@ -47,9 +47,7 @@ export interface RuntimeDeps {
   /** How many attempts each effect type gets, and the backoff between them. */
   retry: RetryPolicy;
   /** Where runs' file tools may read and write; makes each root run's folder. */
-  workspaces: WorkspacePolicy;
-  /** What runs of non-admin accounts reach: only their own folder, or the gateway policy (`workspace.nonAdmin`). */
-  nonAdminWorkspace: NonAdminReach;
+  workspaces: WorkspaceService;
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
@@ -76,13 +74,13 @@ export class Runtime {
 
   constructor(deps: RuntimeDeps) {
     const { lock, signals } = this;
-    const { runs, ledger, hub, log, scheduler, workspaces, nonAdminWorkspace, nodeTypes } = deps;
-    const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces, nonAdminWorkspace });
+    const { runs, ledger, hub, log, scheduler, workspaces, nodeTypes } = deps;
+    const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces });
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
-    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, nonAdminWorkspace });
+    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
-    const tools = new RunTools({ workspaces, nonAdminWorkspace, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced });
+    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced });
     const executor = new EffectExecutor({
       ledger,
       hub,

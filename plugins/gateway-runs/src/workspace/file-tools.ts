@@ -11,9 +11,9 @@ import { formatBytes } from '@keel/plugin-sdk';
 import { mkdir, opendir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { openFile, openFileForWrite, openFolder, ToolRefusal } from './checked-open.js';
+import { MARKER_FILE, openFile, openFileForWrite, openFolder, ToolRefusal, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import type { FolderUsage } from './folder-quota.js';
 import type { ToolLimits } from './tool-limits.js';
-import { MARKER_FILE, type RunReach, type WorkspacePolicy } from './workspace-policy.js';
 
 export const FILE_TOOLS = ['list_files', 'read_file', 'write_file', 'edit_file'] as const;
 export type FileTool = (typeof FILE_TOOLS)[number];
@@ -53,9 +53,13 @@ export function isFileTool(name: string): name is FileTool {
 
 /** Where and under which limits one run's tools work. */
 export interface ToolContext {
-  policy: WorkspacePolicy;
-  rootRunId: string;
-  reach: RunReach;
+  workspaces: WorkspaceService;
+  /** The root run's recorded workspace. */
+  ws: RunWorkspace;
+  /** The run's owner. */
+  account: string;
+  /** The run folders' quota records. */
+  usage: FolderUsage;
   limits: ToolLimits;
   /** Aborted when the effect's time budget is over or the run is cancelled: a read in progress stops. */
   signal: AbortSignal;
@@ -77,13 +81,13 @@ export async function executeToolCall(ctx: ToolContext, call: ToolCall, allowed:
 }
 
 async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, unknown>): Promise<string> {
-  const root = await ctx.policy.runRoot(ctx.rootRunId);
+  const root = await ctx.workspaces.rootOf(ctx.ws);
   const marker = path.join(root, MARKER_FILE);
   const target = async (need: 'ro' | 'rw', fallback?: string) => {
     const given = args.path ?? args.file_path;
     const requested = given === undefined || given === null || given === '' ? fallback : given;
     if (typeof requested !== 'string' || requested === '') throw new ToolRefusal(`${name} needs a 'path' argument.`);
-    const access = await ctx.policy.check(ctx.rootRunId, requested, need, ctx.reach);
+    const access = await ctx.workspaces.check(ctx.ws, ctx.account, requested, need);
     if (!access.ok) throw new ToolRefusal(access.sentence);
     const where = shown(root, requested, access.path);
     const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
@@ -91,7 +95,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
     // What the descriptor really is gets the same judgement as the path.
     const judge = async (real: string) => {
       if (need === 'rw' && real === marker) return markerRefusal;
-      const again = await ctx.policy.judge(root, real, need, ctx.reach, where);
+      const again = await ctx.workspaces.judge(ctx.ws, ctx.account, root, real, need, where);
       return again.ok ? null : again.sentence;
     };
     return { real: access.path, where, judge };
@@ -139,8 +143,8 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       const bytes = Buffer.from(args.content, 'utf8');
       refuseLargeWrite(bytes.length, ctx);
       const { real, where, judge } = await target('rw');
-      return ctx.policy.usage.serialised(root, async () => {
-        const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+      return ctx.usage.serialised(root, async () => {
+        const settle = await ctx.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
         let written = false;
         try {
           await mkdir(path.dirname(real), { recursive: true });
@@ -163,7 +167,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
       const replacement = args.new ?? args.new_string;
       if (typeof old !== 'string' || old === '' || typeof replacement !== 'string') throw new ToolRefusal("edit_file needs 'old' (non-empty) and 'new' strings.");
       const { real, where, judge } = await target('rw');
-      return ctx.policy.usage.serialised(root, async () => {
+      return ctx.usage.serialised(root, async () => {
         const handle = await openFile(real, where, judge, true);
         try {
           const text = await readCapped(handle, where, ctx);
@@ -172,7 +176,7 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
           if (text.indexOf(old, at + 1) >= 0) throw new ToolRefusal(`The text to replace occurs more than once in ${where}; give a longer, unique passage.`);
           const bytes = Buffer.from(text.slice(0, at) + replacement + text.slice(at + old.length), 'utf8');
           refuseLargeWrite(bytes.length, ctx);
-          const settle = await ctx.policy.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+          const settle = await ctx.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
           let written = false;
           try {
             await replaceContent(handle, bytes);

@@ -8,7 +8,7 @@
  * limit, so it visits at most `maxFolderEntries + 1` entries; between measures each write adds what it
  * changed. Nothing is written to disk, so a crash loses nothing: the next start measures again. The
  * record is exact because only the file tools write run folders, one runner per data directory runs
- * them, and writes to one folder are serialised here. It lives with the gateway's WorkspacePolicy,
+ * them, and writes to one folder are serialised here. It lives with the runtime's file tools (RunTools),
  * so a new gateway on the same data directory measures afresh. A write that does not grow the folder
  * (the same or smaller content into an existing file) is never refused. Writes outside the run
  * folder (an admin's run under the gateway policy) are not charged here; only the depth cap applies
@@ -17,8 +17,7 @@
 import { formatBytes } from '@keel/plugin-sdk';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolRefusal } from './checked-open.js';
-import { inside } from './real-path.js';
+import { inside, ToolRefusal } from '@keel/plugin-workspaces';
 
 export interface FolderQuota {
   /** Total bytes of the files in a root run's folder. */
@@ -43,7 +42,7 @@ interface Usage {
 /** What a checked write does to the record once it is done: `ok` false when it may have half-happened. */
 export type Settle = (ok: boolean) => void;
 
-/** The usage records and write queues of the run folders of one gateway (one per WorkspacePolicy). */
+/** The usage records and write queues of the run folders of one gateway (one per RunTools). */
 export class FolderUsage {
   /** The usage of the run folders written since this gateway started (dropped when stale). */
   private readonly usages = new Map<string, Usage>();

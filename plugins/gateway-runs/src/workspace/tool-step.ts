@@ -7,12 +7,16 @@ import { formatBytes } from '@keel/plugin-sdk';
 import { isRecord, type ToolCallsPayload } from '../flow/effect-requests.js';
 import { executeToolCall, type ToolCall, type ToolContext, type ToolResult } from './file-tools.js';
 import { ToolBudgetError, type ToolLimits } from './tool-limits.js';
-import type { RunReach, WorkspacePolicy } from './workspace-policy.js';
+import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
+import type { FolderUsage } from './folder-quota.js';
 
 export interface ToolStep {
-  policy: WorkspacePolicy;
-  rootRunId: string;
-  reach: RunReach;
+  workspaces: WorkspaceService;
+  /** The root run's recorded workspace. */
+  ws: RunWorkspace;
+  /** The run's owner: its own gateway-made folders are open to it. */
+  account: string;
+  usage: FolderUsage;
   limits: ToolLimits;
   /** The run's cancel signal. */
   signal: AbortSignal;
@@ -45,7 +49,7 @@ export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: st
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   stopped.catch(() => undefined);
-  const ctx: ToolContext = { policy: step.policy, rootRunId: step.rootRunId, reach: step.reach, limits, signal, wrote: step.wrote };
+  const ctx: ToolContext = { workspaces: step.workspaces, ws: step.ws, account: step.account, usage: step.usage, limits, signal, wrote: step.wrote };
   const results: ToolResult[] = [];
   let bytes = 0;
   try {

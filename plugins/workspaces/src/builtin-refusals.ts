@@ -49,9 +49,9 @@ export class BuiltinRefusals {
   }
 
   /** The protected folder `real` lies in, if any; a credential folder containing the run's root is dropped (it would deny the run's own folder). */
-  find(real: string, runRoot: string): ProtectedFolder | null {
+  find(real: string, runRoot: string | null = null): ProtectedFolder | null {
     for (const folder of this.fixed) {
-      if (folder.kind === 'credentials' && inside(runRoot, folder.path)) continue;
+      if (folder.kind === 'credentials' && runRoot !== null && inside(runRoot, folder.path)) continue;
       if (inside(real, folder.path)) return folder;
     }
     // Home configuration: any hidden file or folder directly in the home folder (~/.config, ~/.bashrc, ~/.npmrc, …).

@@ -70,6 +70,7 @@ export async function openFile(real: string, shown: string, judge: LocationJudge
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new ToolRefusal(`${shown} is ${kindOf(st)}; only regular files can be ${write ? 'edited' : 'read'}.`);
+    refuseHardLink(st, shown);
     await verify(handle, real, st, shown, judge);
     return handle;
   } catch (err) {
@@ -100,12 +101,22 @@ export async function openFileForWrite(real: string, shown: string, judge: Locat
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new ToolRefusal(`${shown} is ${kindOf(st)}; only regular files can be written.`);
+    refuseHardLink(st, shown);
     await verify(handle, real, st, shown, judge);
     return handle;
   } catch (err) {
     await handle.close();
     throw err;
   }
+}
+
+/**
+ * A file with several names (hard links) is refused: its other names may lie anywhere on the same
+ * file system (outside the workspace, in a protected folder), and no path check can see them.
+ * Nothing the gateway writes makes a second name.
+ */
+function refuseHardLink(st: Stats, shown: string): void {
+  if (st.nlink > 1) throw new ToolRefusal(`${shown} has other names (hard links) elsewhere on the disk, which the workspace policy cannot see; copy the file instead.`);
 }
 
 /** Refuses what is plainly not a file or folder before opening it (opening a device can itself act). */

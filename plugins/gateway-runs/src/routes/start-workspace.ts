@@ -1,0 +1,50 @@
+/**
+ * The workspace part of a run start (seed §2.1, §4.5, §7; reference gateway-surfaces §1.6–1.7): an
+ * HTTP door refuses what it cannot honour with 400 `{detail: {reason: 'workspace_refused',
+ * message, path}}` before anything is stored. `workspaces.service` resolves one-off → session →
+ * account → gateway, checks `workspace_root` (reachable, outside the data folder except the same
+ * user's conversation folder), narrows by the legacy `workspace_allowed_paths`, makes the folder and
+ * records what the run works under; `createRun` then writes the public part as `_gateway_workspace`
+ * (a client value is replaced).
+ */
+import { badRequest } from '@keel/plugin-sdk';
+import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+
+/** What a start request says about its workspace. */
+export interface StartWorkspaceRequest {
+  session_id?: string;
+  workspace_root?: string;
+  workspace_allowed_paths?: string[];
+  workspace_access_mode?: string;
+}
+
+export const ALL_EXCEPT_IGNORED_REFUSED = 'workspace_access_mode all_except_ignored is not accepted: the gateway decides whether a run may reach any folder (see GET /api/gateway/workspace/effective/me).';
+
+/** 400 `workspace_refused` in the seed's body. */
+export function workspaceRefused(message: string, path: string | null) {
+  return badRequest({ reason: 'workspace_refused', message, path });
+}
+
+/**
+ * Resolves and records the workspace of a new root run (`oneOff`: its `input_data.workspace`, a
+ * top-level `workspace` already moved there). A run without a session_id has no conversation: it
+ * gets its own folder.
+ */
+export async function resolveStartWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown): Promise<RunWorkspace> {
+  try {
+    return await workspaces.resolveRunStart({
+      account: run.account,
+      admin,
+      rootRunId: run.run_id,
+      sessionId: req.session_id ?? null,
+      oneOff,
+      workspaceRoot: req.workspace_root,
+      legacyAllowedPaths: req.workspace_allowed_paths,
+      accessMode: req.workspace_access_mode,
+      door: 'refuse',
+    });
+  } catch (err) {
+    if (err instanceof WorkspaceRefused) throw workspaceRefused(err.message, err.path);
+    throw err;
+  }
+}

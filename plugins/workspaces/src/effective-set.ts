@@ -1,0 +1,68 @@
+/**
+ * The effective set (seed §2.5, reference §1.3): the chosen layer's rows with their effective mode
+ * (min of the gateway cap and the layer's mode) first, then the usable gateway rows not listed; the
+ * posture and default that apply; the summary lines.
+ */
+import type { GatewayCaps } from './gateway-caps.js';
+import { visibleGateway } from './layer-rules.js';
+import { layerMode, minMode, summaryOf } from './policy-layer.js';
+import { inside } from './real-path.js';
+import type { FolderMode, PolicyLayer, PolicyLevel } from './workspace-service.js';
+
+export interface EffectiveRow {
+  path: string;
+  mode: FolderMode;
+  cap: FolderMode;
+  source: PolicyLevel;
+}
+
+export interface EffectiveSet {
+  ok: true;
+  account: string;
+  session_id: string | null;
+  level: PolicyLevel;
+  posture: PolicyLayer['posture'];
+  default_mode: 'ro' | 'rw' | null;
+  folders: EffectiveRow[];
+  summary: string;
+  gateway_summary: string;
+}
+
+export interface Chosen {
+  level: PolicyLevel;
+  layer: PolicyLayer | null;
+}
+
+/** The effective mode of a real path for `account` under `gateway` and the chosen layer. */
+export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, layer: PolicyLayer | null, real: string, account: string): FolderMode {
+  const cap = caps.cap(gateway, real, account).mode;
+  return layer ? minMode(cap, layerMode(layer, real)) : cap;
+}
+
+export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null): EffectiveSet {
+  const { layer, level } = chosen;
+  const visible = visibleGateway({ caps, gateway, account });
+  const folders: EffectiveRow[] = [];
+  if (layer) {
+    for (const row of layer.folders) {
+      const cap = caps.cap(gateway, row.path, account).mode;
+      folders.push({ path: row.path, mode: minMode(cap, row.mode), cap, source: level });
+    }
+  }
+  const reachableListed = folders.filter((r) => r.mode !== 'deny');
+  for (const row of visible.folders) {
+    if (folders.some((r) => r.path === row.path)) continue;
+    const cap = caps.cap(gateway, row.path, account).mode;
+    const mode = layer ? minMode(cap, layerMode(layer, row.path)) : cap;
+    // Under an allowed_only layer, a gateway row this layer does not reach is simply not one of its workspaces.
+    if (layer?.posture === 'allowed_only' && mode === 'deny' && !reachableListed.some((r) => inside(row.path, r.path))) continue;
+    folders.push({ path: row.path, mode, cap, source: 'gateway' });
+  }
+  const posture = layer ? layer.posture : gateway.posture;
+  let defaultMode: 'ro' | 'rw' | null;
+  if (!layer) defaultMode = gateway.posture === 'any_except_denied' ? gateway.default_mode : null;
+  else if (layer.posture === 'allowed_only') defaultMode = null;
+  else defaultMode = gateway.posture === 'any_except_denied' ? minMode(layer.default_mode, gateway.default_mode) : layer.default_mode;
+  const summary = layer ? summaryOf({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) }) : summaryOf(visible);
+  return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders, summary, gateway_summary: summaryOf(visible) };
+}
