@@ -137,7 +137,7 @@ async function entriesOf(walk: Walk, folder: string): Promise<Dirent[]> {
 
 async function walkFolder(walk: Walk, folder: string, depth: number): Promise<void> {
   if (!within(walk) || !mayRead(walk)) return;
-  const resolved: Array<{ name: string; folder: boolean; real: string; size: number }> = [];
+  const resolved: Array<{ name: string; folder: boolean; real: string; size: number; link: boolean }> = [];
   for (const entry of await entriesOf(walk, folder)) {
     const lexical = path.join(folder, entry.name);
     let real = lexical;
@@ -165,7 +165,7 @@ async function walkFolder(walk: Walk, folder: string, depth: number): Promise<vo
       walk.out.hidden.blocked += 1;
       continue;
     }
-    resolved.push({ name: entry.name, folder: info.isDirectory(), real, size: info.size });
+    resolved.push({ name: entry.name, folder: info.isDirectory(), real, size: info.size, link: entry.isSymbolicLink() });
   }
   resolved.sort(byName);
   for (const entry of resolved) {
@@ -175,7 +175,9 @@ async function walkFolder(walk: Walk, folder: string, depth: number): Promise<vo
       ? { path: shownPath, name: entry.name, kind: 'folder', family: 'folder' }
       : { path: shownPath, name: entry.name, kind: 'file', family: familyOf(entry.name), size_bytes: entry.size };
     if (wanted(walk, listed)) walk.out.items.push(listed);
-    if (entry.folder && walk.request.recursive && depth < walk.request.maxDepth && !walk.visited.has(entry.real)) {
+    // A link back to this folder or one above it is a cycle: listed, never walked into.
+    const cycle = entry.link && insidePath(folder, entry.real);
+    if (entry.folder && walk.request.recursive && depth < walk.request.maxDepth && !cycle && !walk.visited.has(entry.real)) {
       walk.visited.add(entry.real);
       await walkFolder(walk, entry.real, depth + 1);
     }
