@@ -70,6 +70,9 @@ describe('artifact search: parameters', () => {
       [{ order: 'sideways' }, /order must be/],
       [{ cursor: 'garbage!!' }, /cursor is not one this gateway made/],
       [{ artifact_kind: 'a b' }, /artifact_kind value/],
+      [{ query: 'a\u0000b' }, /query contains control characters/],
+      [{ tags: 'a=\u0001b' }, /tags contain control characters/],
+      [{ tags: '{"a\\u0002":"b"}' }, /tags contain control characters/],
     ];
     for (const [raw, sentence] of cases) {
       const { status, message } = refused(() => parse(raw));
@@ -169,7 +172,10 @@ describe('artifact search: filters and facets', () => {
   it('filters on tags, content type prefixes, query over tags and names, and created bounds', () => {
     const a = searchRowOfRecord(record({ artifact_id: 'a1', content_type: 'image/png', filename: 'Cat.PNG', tags: { topic: 'pets' } }));
     const b = searchRowOfRecord(record({ artifact_id: 'b1', content_type: 'text/plain', filename: 'notes.txt', created_at: '2026-11-25T00:00:00.000Z' }));
-    const pick = (raw: RawSearchQuery) => [a, b].filter(rowFilter(parse(raw))).map((r) => r.id);
+    const pick = (raw: RawSearchQuery) => {
+      const filter = rowFilter(parse(raw));
+      return [a, b].filter(({ row, text }) => filter.matches(row, filter.needsText ? text : null)).map(({ row }) => row.id);
+    };
     expect(pick({ content_type: 'image/*' })).to.deep.equal(['a1']);
     expect(pick({ content_type: 'TEXT/PLAIN' })).to.deep.equal(['b1']);
     expect(pick({ tags: 'topic=pets' })).to.deep.equal(['a1']);
@@ -183,9 +189,9 @@ describe('artifact search: filters and facets', () => {
 
   it('counts facets and bytes exactly, empty values as (none)', () => {
     const counter = new FacetCounter();
-    counter.add(searchRowOfRecord(record({ content_type: 'image/png', size_bytes: 5, workflow_id: 'w' })));
-    counter.add(searchRowOfRecord(record({ content_type: 'image/png', size_bytes: 7 })));
-    counter.add(searchRowOfRecord(record({ content_type: 'text/plain', size_bytes: -1 })));
+    counter.add(searchRowOfRecord(record({ content_type: 'image/png', size_bytes: 5, workflow_id: 'w' })).row);
+    counter.add(searchRowOfRecord(record({ content_type: 'image/png', size_bytes: 7 })).row);
+    counter.add(searchRowOfRecord(record({ content_type: 'text/plain', size_bytes: -1 })).row);
     expect(counter.total).to.equal(3);
     expect(counter.totalBytes).to.equal(12);
     const facets = counter.facets();

@@ -43,8 +43,8 @@ export function runSearch(source: SearchSource, account: string, scope: RowScope
   const page: SearchRow[] = [];
   const sortable: SearchRow[] = [];
   // Creation order is the index order, so the default ordering needs no sort; others collect and sort.
-  for (const row of source.search.rowsOf(account, natural ? order : 'asc')) {
-    if (!inScope(scope, row) || !matches(row)) continue;
+  for (const { row, text } of source.search.rowsOf(account, natural ? order : 'asc', matches.needsText)) {
+    if (!inScope(scope, row) || !matches.matches(row, text)) continue;
     total += 1;
     stats?.add(row);
     if (!natural) {

@@ -4,7 +4,7 @@
  * envelope shows, so what a filter matches is what the caller sees.
  */
 import type { SearchRequest } from './search-params.js';
-import type { SearchRow } from './search-row.js';
+import { tagMarker, TEXT_START, type SearchRow, type SearchText } from './search-row.js';
 
 /** Where the rows may come from: the account's rows, narrowed to a session or a run's reach. */
 export type RowScope =
@@ -37,9 +37,16 @@ export function inScope(scope: RowScope, row: SearchRow): boolean {
   }
 }
 
+export interface RowFilter {
+  /** Whether the filters read the tags or the text (`tags`, `query`). */
+  needsText: boolean;
+  matches(row: SearchRow, text: SearchText | null): boolean;
+}
+
 /** The predicate of a request's filters (the scope and the cursor are applied apart). */
-export function rowFilter(request: SearchRequest): (row: SearchRow) => boolean {
+export function rowFilter(request: SearchRequest): RowFilter {
   const checks: Array<(row: SearchRow) => boolean> = [];
+  const textChecks: Array<(text: SearchText) => boolean> = [];
   const { artifactKinds, semanticKinds, renderKinds, modalities, contentTypes, workflowId, nodeId, createdAfter, createdBefore, tags, query } = request;
   if (createdAfter) checks.push((row) => row.created_at >= createdAfter);
   if (createdBefore) checks.push((row) => row.created_at <= createdBefore);
@@ -51,10 +58,25 @@ export function rowFilter(request: SearchRequest): (row: SearchRow) => boolean {
   if (workflowId) checks.push((row) => row.workflow_id === workflowId);
   if (nodeId) checks.push((row) => row.node_id === nodeId);
   const tagPairs = Object.entries(tags);
-  if (tagPairs.length > 0) checks.push((row) => tagPairs.every(([key, value]) => row.tags[key] === value));
-  if (query) checks.push((row) => row.hay.includes(query));
-  return (row) => {
-    for (const check of checks) if (!check(row)) return false;
-    return true;
+  if (tagPairs.length > 0) {
+    const markers = tagPairs.map(([key, value]) => tagMarker(key, value));
+    textChecks.push((text) => {
+      const end = text.indexOf(TEXT_START);
+      return markers.every((marker) => {
+        const at = text.indexOf(marker);
+        return at !== -1 && at < end;
+      });
+    });
+  }
+  if (query) textChecks.push((text) => text.indexOf(query, text.indexOf(TEXT_START) + 1) !== -1);
+  return {
+    needsText: textChecks.length > 0,
+    matches(row, text) {
+      for (const check of checks) if (!check(row)) return false;
+      if (textChecks.length === 0) return true;
+      if (!text) return false;
+      for (const check of textChecks) if (!check(text)) return false;
+      return true;
+    },
   };
 }

@@ -1,36 +1,52 @@
 /**
- * The search index: one small row per artifact (`SearchRow`, the normalised fields search reads)
- * under `[account, created_at, artifact_id]`, written in the same transaction as the record. A search
- * is one ordered range read inside the caller's account, newest or oldest first, that filters and
- * counts facets as it goes and reads full records only for the page it answers.
+ * The search index: per artifact, a small row of scalars (`SearchRow`, the normalised fields search
+ * reads) and apart its tags and query text (`SearchText`), both under `[account, created_at,
+ * artifact_id]` and written in the same transaction as the record. A search is one ordered range
+ * read inside the caller's account, newest or oldest first, that filters and counts facets as it
+ * goes; the text is read alongside only when a `tags` or `query` filter needs it, and full records
+ * only for the page. The rows use lmdb's shared structures (keys stored once), which makes decoding
+ * them several times faster than plain objects.
  *
- * The rows are derived data: when the stored layout version differs from this code's (or the index
- * is new next to existing records), they are rebuilt from the records at start.
+ * Both are derived data: when the stored layout version differs from this code's (or the index is
+ * new next to existing records), they are rebuilt from the records at start.
  */
 import type { Database, RangeOptions } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
 import type { ArtifactRecord } from '../artifact-record.js';
-import { searchRowOfRecord, type SearchRow } from './search-row.js';
+import { searchRowOfRecord, type SearchRow, type SearchText } from './search-row.js';
 
 type RowKey = [string, string, string];
 
-/** Bump when `SearchRow` or its derivation changes: rows are rebuilt at the next start. */
-export const SEARCH_LAYOUT_VERSION = 1;
+/** Bump when `SearchRow`/`SearchText` or their derivation changes: they are rebuilt at the next start. */
+export const SEARCH_LAYOUT_VERSION = 3;
 const END = '\uffff';
 const VERSION_KEY = 'layout_version';
+/** The options the rows are opened with (the benchmark's plain scan opens them the same way). */
+export const SEARCH_ROWS_OPTIONS = { sharedStructuresKey: Symbol.for('structures') };
+
+export interface IndexedRow {
+  row: SearchRow;
+  /** Null unless asked for. */
+  text: SearchText | null;
+}
 
 export class SearchIndex {
   private readonly rows: Database<SearchRow, RowKey>;
+  private readonly texts: Database<SearchText, RowKey>;
   private readonly meta: Database<number, string>;
 
   constructor(private readonly storage: PluginStorage) {
-    this.rows = storage.openDB<SearchRow, RowKey>('search-rows');
+    this.rows = storage.openDB<SearchRow, RowKey>('search-rows', SEARCH_ROWS_OPTIONS);
+    this.texts = storage.openDB<SearchText, RowKey>('search-text', { encoding: 'string' });
     this.meta = storage.openDB<number, string>('search-meta');
   }
 
-  /** Writes the row of a record (call inside the record's write transaction). */
+  /** Writes the row and text of a record (call inside the record's write transaction). */
   put(record: ArtifactRecord): void {
-    this.rows.put([record.account, record.created_at, record.artifact_id], searchRowOfRecord(record));
+    const key: RowKey = [record.account, record.created_at, record.artifact_id];
+    const { row, text } = searchRowOfRecord(record);
+    this.rows.put(key, row);
+    this.texts.put(key, text);
   }
 
   /** Rebuilds every row from the records when the layout changed; answers how many were written. */
@@ -38,7 +54,8 @@ export class SearchIndex {
     if (this.meta.get(VERSION_KEY) === SEARCH_LAYOUT_VERSION) return 0;
     let written = 0;
     await this.storage.transaction(() => {
-      for (const { key } of this.rows.getRange({})) this.rows.remove(key);
+      for (const key of this.rows.getKeys({})) this.rows.remove(key);
+      for (const key of this.texts.getKeys({})) this.texts.remove(key);
       for (const { value } of records.getRange({})) {
         this.put(value);
         written += 1;
@@ -48,9 +65,38 @@ export class SearchIndex {
     return written;
   }
 
-  /** The account's rows in creation order (newest first for `desc`), read lazily. */
-  rowsOf(account: string, order: 'asc' | 'desc'): Iterable<SearchRow> {
+  /**
+   * The account's rows in creation order (newest first for `desc`), read lazily; with `withText`
+   * each comes with its text, read by a second cursor over the same keys in step.
+   */
+  *rowsOf(account: string, order: 'asc' | 'desc', withText = false): Iterable<IndexedRow> {
     const range: RangeOptions = order === 'desc' ? { start: [account, END], end: [account], reverse: true } : { start: [account], end: [account, END] };
-    return this.rows.getRange(range).map(({ value }) => value);
+    if (!withText) {
+      for (const { value } of this.rows.getRange(range)) yield { row: value, text: null };
+      return;
+    }
+    const texts = this.texts.getRange(range)[Symbol.iterator]();
+    let current = texts.next();
+    for (const { key, value } of this.rows.getRange(range)) {
+      // Written together, the two hold the same keys; a text out of step is looked up instead.
+      const before = (other: RowKey) => (order === 'asc' ? compareKeys(other, key) < 0 : compareKeys(other, key) > 0);
+      while (!current.done && before(current.value.key)) current = texts.next();
+      let text: SearchText | null;
+      if (!current.done && compareKeys(current.value.key, key) === 0) {
+        text = current.value.value;
+        current = texts.next();
+      } else {
+        text = this.texts.get(key) ?? null;
+      }
+      yield { row: value, text };
+    }
   }
+}
+
+function compareKeys(a: RowKey, b: RowKey): number {
+  for (let i = 0; i < 3; i += 1) {
+    if (a[i]! < b[i]!) return -1;
+    if (a[i]! > b[i]!) return 1;
+  }
+  return 0;
 }

@@ -65,6 +65,9 @@ const AUDIO_FAMILY = ['voice', 'music', 'sound', 'recording'];
 const TOKEN = /^[a-z0-9][a-z0-9._:+\-/*]{0,127}$/;
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/([a-z0-9][a-z0-9!#$&^_.+-]{0,126}|\*)$/;
 
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 const refuse = (field: string, sentence: string) => badRequest(sentence, { code: 'invalid_search', field });
 
 function present(value: string | undefined): string | null {
@@ -111,6 +114,12 @@ function instant(raw: RawSearchQuery, field: 'created_after' | 'created_before')
 
 /** `tags`: a JSON object, or a comma/newline list of `key=value` or `key:value`. */
 export function parseTags(value: string | null): Record<string, string> {
+  const tags = readTags(value);
+  for (const [key, v] of Object.entries(tags)) if (CONTROL.test(key + v)) throw refuse('tags', 'tags contain control characters.');
+  return tags;
+}
+
+function readTags(value: string | null): Record<string, string> {
   if (value === null) return {};
   const sentence = 'tags must be key=value pairs separated by commas or new lines (or a JSON object of strings), like tags=shared=user,topic=cats.';
   if (value.startsWith('{')) {
@@ -202,6 +211,7 @@ export function parseSearch(raw: RawSearchQuery, limits: SearchLimits): SearchRe
   const cursorText = present(raw.cursor);
   const query = present(raw.query);
   if (query !== null && query.length > 1024) throw refuse('query', 'query is longer than 1024 characters.');
+  if (query !== null && CONTROL.test(query)) throw refuse('query', 'query contains control characters.');
   return {
     scope,
     sessionId,

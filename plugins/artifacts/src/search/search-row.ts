@@ -1,7 +1,8 @@
 /**
- * What the search index keeps per artifact: the fields search filters, orders and counts on, already
- * normalised (the envelope's classification), and the lower-cased text `query` looks through. It is
- * written with the record, so one pass over these small rows answers a search without reading records.
+ * What the search index keeps per artifact: a row of scalars search filters, orders and counts on,
+ * already normalised (the envelope's classification), and apart from it the tags and the lower-cased
+ * text `query` looks through (read only by searches that filter on them). Both are written with the
+ * record, so one pass over these small rows answers a search without reading records.
  */
 import { isSharedWithUser, type ArtifactRecord } from '../artifact-record.js';
 import { normalisedFields } from './artifact-envelope.js';
@@ -23,9 +24,22 @@ export interface SearchRow {
   workflow_id: string | null;
   node_id: string | null;
   turn_id: string | null;
-  tags: Record<string, string>;
-  /** Lower-cased text `query` matches as a substring (fields joined by newlines). */
-  hay: string;
+}
+
+/**
+ * The part of the index only `tags` and `query` filters read, as one string (stored as plain UTF-8,
+ * the cheapest value to read back): the tags as `\u0001key\u0002value` pairs closed by `\u0001`, then
+ * `\u0000`, then the lower-cased text `query` matches. Tags, names and queries never hold control
+ * characters (they are refused where they come in), so the separators cannot be forged.
+ */
+export type SearchText = string;
+export const TAG = '\u0001';
+export const TAG_VALUE = '\u0002';
+export const TEXT_START = '\u0000';
+
+/** The marker a tag pair `key=value` has inside a `SearchText`. */
+export function tagMarker(key: string, value: string): string {
+  return `${TAG}${key}${TAG_VALUE}${value}${TAG}`;
 }
 
 /** Scalar keys and values of an object, one level down into nested objects and arrays. */
@@ -47,7 +61,7 @@ function scalarsOf(value: unknown, out: string[], depth = 0): void {
   }
 }
 
-export function searchRowOfRecord(record: ArtifactRecord): SearchRow {
+export function searchRowOfRecord(record: ArtifactRecord): { row: SearchRow; text: SearchText } {
   const fields = normalisedFields(record);
   const text: string[] = [
     record.artifact_id, fields.run_id ?? '', record.run_id ?? '', record.content_type, record.filename, record.source_path ?? '', record.path ?? '', record.sha256,
@@ -57,7 +71,7 @@ export function searchRowOfRecord(record: ArtifactRecord): SearchRow {
   scalarsOf(record.generation, text);
   scalarsOf(record.producer, text);
   for (const [key, value] of Object.entries(record.tags)) text.push(key, value);
-  return {
+  const row: SearchRow = {
     id: record.artifact_id,
     run: fields.run_id,
     producer_run: record.run_id,
@@ -72,7 +86,7 @@ export function searchRowOfRecord(record: ArtifactRecord): SearchRow {
     workflow_id: fields.workflow_id,
     node_id: fields.node_id,
     turn_id: fields.turn_id,
-    tags: record.tags,
-    hay: text.filter((t) => t !== '').join('\n').toLowerCase(),
   };
+  const tagBlock = Object.entries(record.tags).map(([key, value]) => `${TAG}${key}${TAG_VALUE}${value}`).join('') + TAG;
+  return { row, text: `${tagBlock}${TEXT_START}${text.filter((t) => t !== '').join('\n').toLowerCase()}` };
 }
