@@ -7,6 +7,7 @@ import { matchesArtifactKind, rowFilter } from '../../plugins/artifacts/dist/sea
 import { decodeCursor, encodeCursor } from '../../plugins/artifacts/dist/search/search-order.js';
 import { parseSearch, parseTags, type RawSearchQuery } from '../../plugins/artifacts/dist/search/search-params.js';
 import { searchRowOfRecord } from '../../plugins/artifacts/dist/search/search-row.js';
+import { TopRows } from '../../plugins/artifacts/dist/search/top-rows.js';
 import { familyOf, parseExtensions } from '../../plugins/artifacts/dist/files/file-families.js';
 import { aliasesOf, locate, modeOf, reachOf, slugOf } from '../../plugins/artifacts/dist/files/file-roots.js';
 
@@ -198,6 +199,24 @@ describe('artifact search: filters and facets', () => {
     expect(facets.content_type).to.deep.equal({ 'image/png': 2, 'text/plain': 1 });
     expect(facets.workflow_id).to.deep.equal({ '(none)': 2, w: 1 });
     expect(Object.keys(facets)).to.deep.equal(['semantic_kind', 'render_kind', 'modality', 'content_type', 'workflow_id', 'node_id', 'run_id']);
+  });
+});
+
+describe('artifact search: top rows', () => {
+  it('keeps exactly the first k of a stream in order, ties included', () => {
+    let seed = 1;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (const n of [0, 1, 5, 100, 1000]) {
+      const values = Array.from({ length: n }, () => Math.floor(random() * 50));
+      for (const k of [0, 1, 3, 51, 2000]) {
+        for (const desc of [false, true]) {
+          const top = new TopRows<number>(k, (a, b) => (desc ? a > b : a < b));
+          for (const v of values) top.offer(v);
+          const expected = [...values].sort((a, b) => (desc ? b - a : a - b)).slice(0, k);
+          expect(top.sorted(), `n=${n} k=${k} desc=${desc}`).to.deep.equal(expected);
+        }
+      }
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { FacetCounter } from './search-facets.js';
 import { inScope, rowFilter, type RowScope } from './search-filter.js';
 import type { SearchIndex } from './search-index.js';
 import { comparePositions, encodeCursor, positionOf, type Position } from './search-order.js';
+import { TopRows } from './top-rows.js';
 import { filtersOf, type SearchRequest } from './search-params.js';
 import type { SearchRow } from './search-row.js';
 
@@ -28,6 +29,7 @@ export interface SearchOutcome {
 /** Runs the pass; `ceiling` bounds an unlimited page. */
 export function runSearch(source: SearchSource, account: string, scope: RowScope, request: SearchRequest, ceiling: number): SearchOutcome {
   const matches = rowFilter(request);
+  if (scope.kind === 'all' && matches.none && !request.includeStats && request.orderBy === 'created_at') return plainPage(source, account, request, request.limit ?? ceiling);
   const stats = request.includeStats ? new FacetCounter() : null;
   const limit = request.limit ?? ceiling;
   const { cursor, orderBy, order } = request;
@@ -41,14 +43,17 @@ export function runSearch(source: SearchSource, account: string, scope: RowScope
   let skipped = 0;
   let hasMore = false;
   const page: SearchRow[] = [];
-  const sortable: SearchRow[] = [];
+  // Other orderings keep only the first offset + limit + 1 rows after the cursor (the +1 tells has_more).
+  const sign = order === 'desc' ? -1 : 1;
+  const top = natural ? null : new TopRows<{ row: SearchRow; position: Position }>(request.offset + limit + 1, (a, b) => sign * comparePositions(a.position, b.position) < 0);
   // Creation order is the index order, so the default ordering needs no sort; others collect and sort.
   for (const { row, text } of source.search.rowsOf(account, natural ? order : 'asc', matches.needsText)) {
     if (!inScope(scope, row) || !matches.matches(row, text)) continue;
     total += 1;
     stats?.add(row);
-    if (!natural) {
-      sortable.push(row);
+    if (top) {
+      const position = positionOf(row, orderBy);
+      if (!afterCursor || afterCursor(position)) top.offer({ row, position });
       continue;
     }
     if (afterCursor && !afterCursor(positionOf(row, orderBy))) continue;
@@ -59,14 +64,38 @@ export function runSearch(source: SearchSource, account: string, scope: RowScope
     if (page.length < limit) page.push(row);
     else hasMore = true;
   }
-  if (natural) return { rows: page, total, hasMore, stats };
+  if (!top) return { rows: page, total, hasMore, stats };
+  const kept = top.sorted();
+  const window = kept.slice(request.offset, request.offset + limit);
+  return { rows: window.map((k) => k.row), total, hasMore: kept.length > request.offset + limit, stats };
+}
 
-  const sign = order === 'desc' ? -1 : 1;
-  const keyed = sortable.map((row) => ({ row, position: positionOf(row, orderBy) }));
-  keyed.sort((a, b) => sign * comparePositions(a.position, b.position));
-  const remaining = afterCursor ? keyed.filter((k) => afterCursor(k.position)) : keyed;
-  const window = remaining.slice(request.offset, request.offset + limit);
-  return { rows: window.map((k) => k.row), total, hasMore: request.offset + limit < remaining.length, stats };
+/**
+ * A page with no filter and no stats in creation order: the total is the account's key count and
+ * the page is read from the cursor's key on, so it costs the page, not the account's size.
+ */
+function plainPage(source: SearchSource, account: string, request: SearchRequest, limit: number): SearchOutcome {
+  const total = source.search.countOf(account);
+  const rows = request.cursor
+    ? source.search.rowsAfter(account, request.order, request.cursor)
+    : (function* () {
+        for (const { row } of source.search.rowsOf(account, request.order)) yield row;
+      })();
+  const page: SearchRow[] = [];
+  let skipped = 0;
+  let hasMore = false;
+  for (const row of rows) {
+    if (skipped < request.offset) {
+      skipped += 1;
+      continue;
+    }
+    if (page.length === limit) {
+      hasMore = true;
+      break;
+    }
+    page.push(row);
+  }
+  return { rows: page, total, hasMore, stats: null };
 }
 
 /** The page answer (reference §2.5 page shape, with the search echo fields). */

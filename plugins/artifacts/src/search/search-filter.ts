@@ -40,6 +40,8 @@ export function inScope(scope: RowScope, row: SearchRow): boolean {
 export interface RowFilter {
   /** Whether the filters read the tags or the text (`tags`, `query`). */
   needsText: boolean;
+  /** Whether there is no filter at all (every row matches). */
+  none: boolean;
   matches(row: SearchRow, text: SearchText | null): boolean;
 }
 
@@ -71,6 +73,7 @@ export function rowFilter(request: SearchRequest): RowFilter {
   if (query) textChecks.push((text) => text.indexOf(query, text.indexOf(TEXT_START) + 1) !== -1);
   return {
     needsText: textChecks.length > 0,
+    none: checks.length + textChecks.length === 0,
     matches(row, text) {
       for (const check of checks) if (!check(row)) return false;
       if (textChecks.length === 0) return true;

@@ -65,6 +65,24 @@ export class SearchIndex {
     return written;
   }
 
+  /** How many artifacts the account holds (keys counted, no value read). */
+  countOf(account: string): number {
+    return this.rows.getKeysCount({ start: [account], end: [account, END] });
+  }
+
+  /**
+   * The account's rows strictly after `[created_at, id]` in creation order (newest first for
+   * `desc`), read lazily: the range starts at that key, so a cursor page never reads what it skips.
+   */
+  *rowsAfter(account: string, order: 'asc' | 'desc', after: { created_at: string; id: string }): Iterable<SearchRow> {
+    const from: RowKey = [account, after.created_at, after.id];
+    const range: RangeOptions = order === 'desc' ? { start: from, end: [account], reverse: true } : { start: from, end: [account, END] };
+    for (const { key, value } of this.rows.getRange(range)) {
+      if (compareKeys(key, from) === 0) continue;
+      yield value;
+    }
+  }
+
   /**
    * The account's rows in creation order (newest first for `desc`), read lazily; with `withText`
    * each comes with its text, read by a second cursor over the same keys in step.
