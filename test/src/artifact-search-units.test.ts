@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ArtifactRecord } from '../../plugins/artifacts/dist/artifact-record.js';
 import { inferSemanticKind, renderKindOf } from '../../plugins/artifacts/dist/search/artifact-classification.js';
 import { envelopeOf, isSafeLink, normalisedFields } from '../../plugins/artifacts/dist/search/artifact-envelope.js';
@@ -10,6 +13,7 @@ import { searchRowOfRecord } from '../../plugins/artifacts/dist/search/search-ro
 import { TopRows } from '../../plugins/artifacts/dist/search/top-rows.js';
 import { familyOf, parseExtensions } from '../../plugins/artifacts/dist/files/file-families.js';
 import { aliasesOf, locate, modeOf, reachOf, slugOf } from '../../plugins/artifacts/dist/files/file-roots.js';
+import { listFolder, openListed } from '../../plugins/artifacts/dist/files/folder-listing.js';
 
 /** The pure parts of search and /files/list: parameters, classification, envelope, facets, families, roots. */
 
@@ -261,5 +265,38 @@ describe('files: families, extensions, roots', () => {
     expect(refused(() => locate(roots, 'data/../../etc')).status).to.equal(403);
     expect(refused(() => locate(roots, '/etc/passwd')).status).to.equal(403);
     expect(refused(() => locate(roots, 'a\u0000b')).status).to.equal(400);
+  });
+
+  it('never lists a folder swapped for a link between the check and the read', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'keel-files-swap-')));
+    const secret = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'keel-files-secret-')));
+    try {
+      mkdirSync(path.join(root, 'sub'));
+      writeFileSync(path.join(root, 'sub', 'plain.txt'), 'x');
+      writeFileSync(path.join(secret, 'id_rsa'), 'KEY');
+      // Inside the root, a link to the secret folder would be followed by a plain readdir.
+      symlinkSync(secret, path.join(root, 'inside-link'));
+      const protectedReal = (real: string) => real.startsWith(secret);
+      let swapped = false;
+      // The judge of entries swaps `sub` for a link to the protected folder right after approving it.
+      const visible = (real: string) => {
+        if (real === path.join(root, 'sub') && !swapped) {
+          swapped = true;
+          renameSync(path.join(root, 'sub'), path.join(root, 'sub-old'));
+          symlinkSync(path.join(root, 'inside-link'), path.join(root, 'sub'));
+        }
+        return !protectedReal(real);
+      };
+      const mainRoot = { real: root, alias: null };
+      const request = { recursive: true, includeDirectories: true, families: null, extensions: null, query: null, limit: 100, maxDepth: 10 };
+      const bounds = { maxEntriesScanned: 1000, deadline: Date.now() + 60_000, now: Date.now };
+      const listing = await listFolder(mainRoot, root, await openListed(mainRoot, root, visible, 'root'), request, bounds, visible);
+      expect(swapped).to.equal(true);
+      expect(JSON.stringify(listing.items)).not.to.include('id_rsa');
+      expect(listing.hidden.blocked).to.be.at.least(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(secret, { recursive: true, force: true });
+    }
   });
 });

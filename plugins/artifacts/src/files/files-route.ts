@@ -6,11 +6,11 @@
  */
 import { lstat, realpath } from 'node:fs/promises';
 import { badRequest, defineSchema, forbidden, notFound, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { ToolRefusal, type WorkspaceService } from '@keel/plugin-workspaces';
 import { FAMILIES, parseExtensions, type Family } from './file-families.js';
 import { canonicalOf, insidePath, locate, modeOf, reachOf, rootsFor, type Reach, type Roots } from './file-roots.js';
 import type { FilesSettings } from './files-settings.js';
-import { listFolder, type ListedEntry, type ListingRequest } from './folder-listing.js';
+import { listFolder, openListed, type ListedEntry, type ListingRequest } from './folder-listing.js';
 
 export interface FilesRouteDeps {
   workspaces: WorkspaceService;
@@ -99,8 +99,16 @@ export function filesRoutes(deps: FilesRouteDeps): AnyRoute[] {
         const roots = await rootsFor(settings.root, reach);
         const bounds = { maxEntriesScanned: settings.maxEntriesScanned, deadline: Date.now() + settings.timeBudgetMs, now: Date.now };
 
+        /** Opens the folder to list where it really is; a swap since the checks is refused. */
+        const openChecked = (root: Roots['main'], real: string, shown: string) =>
+          openListed(root, real, visible, shown).catch((err: unknown) => {
+            throw forbidden(err instanceof ToolRefusal ? err.message : `${shown} changed while it was being opened; try again.`);
+          });
+
         if (request.path === '') {
-          const listing = visible(roots.main.real) ? await listFolder(roots.main, roots.main.real, request, bounds, visible) : { items: [], truncated: false, hidden: { outside_links: 0, blocked: 1, other: 0 }, warnings: [] };
+          const listing = visible(roots.main.real)
+            ? await listFolder(roots.main, roots.main.real, await openChecked(roots.main, roots.main.real, 'The main folder'), request, bounds, visible)
+            : { items: [], truncated: false, hidden: { outside_links: 0, blocked: 1, other: 0 }, warnings: [] };
           const room = Math.max(request.limit - listing.items.length, 0);
           const mounts = mountEntries(roots, request);
           return { folder_path: '', items: [...listing.items, ...mounts.slice(0, room)], truncated: listing.truncated || mounts.length > room, hidden: listing.hidden, warnings: listing.warnings };
@@ -117,7 +125,7 @@ export function filesRoutes(deps: FilesRouteDeps): AnyRoute[] {
         if (workspaces.isProtected(real)) throw forbidden(`${request.path} is inside a protected folder (the gateway's data folder or a credential folder); it is never listed.`);
         if (modeOf(reach, real) === 'deny') throw forbidden(`${request.path} is outside the workspaces your policy allows.`);
         if (!(await lstat(real)).isDirectory()) throw refuse('path', `${request.path} is not a folder; list the folder that holds it.`);
-        const listing = await listFolder(located.root, real, request, bounds, visible);
+        const listing = await listFolder(located.root, real, await openChecked(located.root, real, request.path), request, bounds, visible);
         return { folder_path: canonicalOf(located.root, real), items: listing.items, truncated: listing.truncated, hidden: listing.hidden, warnings: listing.warnings };
       },
     }),

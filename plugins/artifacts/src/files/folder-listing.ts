@@ -2,11 +2,15 @@
  * The walk of `/files/list`: a folder's entries (folders first, then by lower-cased name), recursive
  * on request, bounded by `limit`, the depth, the entries looked at and a time budget. It never
  * follows a link out of its root, enters each real folder once, never opens a file (so a FIFO or a
- * device cannot block it) and skips what the policy refuses, counting what it hid.
+ * device cannot block it) and skips what the policy refuses, counting what it hid. Every folder is
+ * opened without following a final link and judged again where its descriptor really is
+ * (`openFolder` of the workspaces package), and its entries are read through that descriptor: a
+ * folder swapped for a link after the check is refused, never listed.
  */
 import type { Dirent } from 'node:fs';
 import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { openFolder, type OpenedFolder } from '@keel/plugin-workspaces';
 import { canonicalOf, insidePath, type Root } from './file-roots.js';
 import { extensionOf, familyOf, type Family } from './file-families.js';
 
@@ -108,7 +112,12 @@ function mayRead(walk: Walk): boolean {
   return false;
 }
 
-/** The entries of one real folder, read up to the scan bound (sorted once read). */
+/** Opens a folder of the walk, judged where it really is (inside the root, visible); null when refused. */
+export async function openListed(root: Root, real: string, visible: Visible, shown: string): Promise<OpenedFolder> {
+  return openFolder(real, shown, async (where) => (insidePath(where, root.real) && visible(where) ? null : `${shown} is not a folder you may list.`));
+}
+
+/** The entries of one opened folder, read up to the scan bound (sorted once read). */
 async function entriesOf(walk: Walk, folder: string): Promise<Dirent[]> {
   const entries: Dirent[] = [];
   let dir;
@@ -135,37 +144,22 @@ async function entriesOf(walk: Walk, folder: string): Promise<Dirent[]> {
   return entries;
 }
 
-async function walkFolder(walk: Walk, folder: string, depth: number): Promise<void> {
+async function walkFolder(walk: Walk, folder: string, depth: number, opened?: OpenedFolder): Promise<void> {
   if (!within(walk) || !mayRead(walk)) return;
-  const resolved: Array<{ name: string; folder: boolean; real: string; size: number; link: boolean }> = [];
-  for (const entry of await entriesOf(walk, folder)) {
-    const lexical = path.join(folder, entry.name);
-    let real = lexical;
-    let info;
+  let handle = opened;
+  if (!handle) {
     try {
-      if (entry.isSymbolicLink()) {
-        real = await realpath(lexical);
-        if (!insidePath(real, walk.root.real)) {
-          walk.out.hidden.outside_links += 1;
-          continue;
-        }
-        info = await stat(real);
-      } else {
-        info = await lstat(lexical);
-      }
+      handle = await openListed(walk.root, folder, walk.visible, folder);
     } catch {
-      walk.out.hidden.other += 1; // dangling link, vanished or unreadable entry
-      continue;
+      walk.out.hidden.blocked += 1; // swapped or refused since it was seen: not listed
+      return;
     }
-    if (!info.isDirectory() && !info.isFile()) {
-      walk.out.hidden.other += 1; // FIFO, socket, device: never listed, never opened
-      continue;
-    }
-    if (!walk.visible(real)) {
-      walk.out.hidden.blocked += 1;
-      continue;
-    }
-    resolved.push({ name: entry.name, folder: info.isDirectory(), real, size: info.size, link: entry.isSymbolicLink() });
+  }
+  const resolved: Array<{ name: string; folder: boolean; real: string; size: number; link: boolean }> = [];
+  try {
+    await readEntries(walk, handle.readPath, folder, resolved);
+  } finally {
+    await handle.handle.close().catch(() => undefined);
   }
   resolved.sort(byName);
   for (const entry of resolved) {
@@ -184,9 +178,43 @@ async function walkFolder(walk: Walk, folder: string, depth: number): Promise<vo
   }
 }
 
-/** Lists `folder` (a real path inside `root`, already judged visible). */
-export async function listFolder(root: Root, folder: string, request: ListingRequest, bounds: ListingBounds, visible: Visible): Promise<Listing> {
+/** Reads and resolves the entries of a folder through `readPath` (its descriptor's path). */
+async function readEntries(walk: Walk, readPath: string, folderReal: string, resolved: Array<{ name: string; folder: boolean; real: string; size: number; link: boolean }>): Promise<void> {
+  for (const entry of await entriesOf(walk, readPath)) {
+    const lexical = path.join(readPath, entry.name);
+    let real: string;
+    let info;
+    try {
+      if (entry.isSymbolicLink()) {
+        real = await realpath(lexical);
+        if (!insidePath(real, walk.root.real)) {
+          walk.out.hidden.outside_links += 1;
+          continue;
+        }
+        info = await stat(real);
+      } else {
+        info = await lstat(lexical);
+        real = path.join(folderReal, entry.name);
+      }
+    } catch {
+      walk.out.hidden.other += 1; // dangling link, vanished or unreadable entry
+      continue;
+    }
+    if (!info.isDirectory() && !info.isFile()) {
+      walk.out.hidden.other += 1; // FIFO, socket, device: never listed, never opened
+      continue;
+    }
+    if (!walk.visible(real)) {
+      walk.out.hidden.blocked += 1;
+      continue;
+    }
+    resolved.push({ name: entry.name, folder: info.isDirectory(), real, size: info.size, link: entry.isSymbolicLink() });
+  }
+}
+
+/** Lists `folder` (a real path inside `root`, opened and judged by the caller as `opened`). */
+export async function listFolder(root: Root, folder: string, opened: OpenedFolder, request: ListingRequest, bounds: ListingBounds, visible: Visible): Promise<Listing> {
   const walk: Walk = { root, request, bounds, visible, visited: new Set([folder]), scanned: 0, exhausted: false, out: { items: [], truncated: false, hidden: { outside_links: 0, blocked: 0, other: 0 }, warnings: [] } };
-  await walkFolder(walk, folder, 1);
+  await walkFolder(walk, folder, 1, opened);
   return walk.out;
 }
