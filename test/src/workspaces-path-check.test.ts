@@ -47,7 +47,7 @@ describe('workspaces: POST /workspace/path-check', function () {
     expect(await check(path.join(work, 'file.txt'))).to.deep.include({ exists: true, is_dir: false, valid: false, sentence: `${path.join(work, 'file.txt')} is not a folder: a workspace is a folder.` });
     expect(await check(path.join(work, 'nope'), k.adminToken)).to.deep.include({ exists: false, valid: false, sentence: `${path.join(work, 'nope')} does not exist: a workspace must be an existing folder.` });
     // To a non-admin a missing path reads as a protected one does (below): one sentence, true of both.
-    expect(await check(path.join(work, 'nope'))).to.deep.include({ exists: false, valid: false, sentence: `${path.join(work, 'nope')} is not an existing folder you can use: a workspace must be an existing folder you may reach.` });
+    expect(await check(path.join(work, 'nope'))).to.deep.include({ exists: false, valid: false, sentence: `${path.join(work, 'nope')} does not exist or is not yours to use: a workspace must be an existing folder you may reach.` });
     expect(await check(`${work}//./`)).to.deep.include({ normalized: `${work}/`, valid: true });
   });
 
@@ -81,7 +81,7 @@ describe('workspaces: POST /workspace/path-check', function () {
     symlinkSync(data, link);
     for (const probe of [data, path.join(data, 'db'), link, path.join(home, '.ssh'), path.join(home, '.ssh', 'id_rsa')]) {
       const answer = await check(probe);
-      expect(answer, probe).to.deep.include({ exists: false, is_dir: false, valid: false, sentence: `${probe} is not an existing folder you can use: a workspace must be an existing folder you may reach.` });
+      expect(answer, probe).to.deep.include({ exists: false, is_dir: false, valid: false, sentence: `${probe} does not exist or is not yours to use: a workspace must be an existing folder you may reach.` });
       expect(answer, probe).to.deep.equal(await check(path.join(tmp.dir, 'work', 'missing-too')).then((m) => ({ ...m, path: probe, normalized: probe, sentence: answer.sentence })));
     }
     // An admin is told the truth.

@@ -286,12 +286,12 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
       symlinkSync(data, intoData);
       // To a non-admin, what lies in a protected folder reads as missing: no oracle for the data folder or a credential file.
       const res = await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: intoData, mode: 'ro' }] });
-      refused(res, `${intoData} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, intoData);
+      refused(res, `${intoData} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.`, intoData);
       expect(res.body).to.not.contain(data);
       writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'key');
       for (const probe of [path.join(home, '.ssh'), path.join(home, '.ssh', 'id_rsa'), path.join(home, '.ssh', 'missing')]) {
-        refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: probe, mode: 'deny' }] }), `${probe} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
-        refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: probe, mode: 'ro' }] } }), `${probe} is not an existing folder you can use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
+        refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { folders: [{ path: probe, mode: 'deny' }] }), `${probe} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
+        refused(await call('POST', '/api/gateway/workspace/effective/me', bob, { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: probe, mode: 'ro' }] } }), `${probe} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.`, probe);
       }
       refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { shared_workspace: true }), /shared_workspace no longer exists/, null);
       refused(await call('PUT', '/api/gateway/sessions/s2/workspaces', bob, { mode: 'rw' }), /Unknown workspace policy field\(s\) \[mode\]/, null);
@@ -308,9 +308,15 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
       expect(eff.gateway_summary).to.equal(`Allow everything, refuse listed workspaces (rw)${DOT}${realpathSync(shared)} (ro)${DOT}${realpathSync(path.join(work, 'src', 'secret'))} (refused)`);
       // Under an allowed_only layer, gateway rows the layer does not reach are not listed.
       expect(eff.folders).to.deep.equal([]);
-      // The session level wins over the account level.
+      // The session level is chosen over the account level, and capped by it: bob's account level is
+      // the non-admin default, so his own session cannot reach past his own folder.
       eff = (await call('GET', '/api/gateway/workspace/effective/me?session=s1', bob)).json<Effective>();
       expect(eff).to.deep.include({ level: 'session', session_id: 's1', posture: 'allowed_only', default_mode: null });
+      expect(eff.folders[0]).to.deep.equal({ path: realpathSync(work), mode: 'deny', cap: 'deny', source: 'session' });
+      expect(eff.summary).to.equal(`Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (refused)`);
+      // Once an admin opens the folder to bob's account, his session reaches it at its own mode.
+      await call('PUT', '/api/gateway/workspace/policy/bob', k.adminToken, { posture: 'allowed_only', folders: [{ path: work, mode: 'rw' }] });
+      eff = (await call('GET', '/api/gateway/workspace/effective/me?session=s1', bob)).json<Effective>();
       expect(eff.folders[0]).to.deep.equal({ path: realpathSync(work), mode: 'rw', cap: 'rw', source: 'session' });
       expect(eff.summary).to.equal(`Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (rw)`);
       // An account level replaces the default; the admin reads bob's with his name.

@@ -143,11 +143,35 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
     expect(c.results.get('n')!.error).to.contain('is protected');
   });
 
-  it('lets a one-off workspace win over the session (level run)', async () => {
-    const r = await run(bob, [call('w', 'write_file', { path: path.join(other, 'one-off.txt'), content: '1' }), call('r', 'read_file', { path: path.join(work, 'readme.txt') })], { session_id: 'conv', input_data: { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: other, mode: 'rw' }] } } });
-    expect(r.results.get('w')!.success).to.equal(true);
-    expect(r.results.get('r')!.success, 'the session level is not merged in').to.equal(false);
-    expect(r.workspace).to.deep.include({ level: 'run', summary: `Deny everything, allow listed workspaces${DOT}${realpathSync(other)} (rw)`, kind: 'session' });
+  it('lets a one-off workspace win over the session (level run), within the account level', async () => {
+    // The session says work is read-only; this run's one-off says read & write; bob's account level allows rw there.
+    const r = await run(bob, [call('w', 'write_file', { path: path.join(work, 'one-off.txt'), content: '1' })], { session_id: 'conv', input_data: { workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: work, mode: 'rw' }] } } });
+    expect(r.results.get('w')!.success, r.results.get('w')!.error ?? '').to.equal(true);
+    expect(r.workspace).to.deep.include({ level: 'run', summary: `Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (rw)`, kind: 'session' });
+  });
+
+  it("never lets a non-admin's own session or one-off level reach past his account level", async () => {
+    // bob's account level (set by the admin above) allows only work; his own levels ask for everything.
+    await put('/api/gateway/sessions/wide/workspaces', bob, { posture: 'any_except_denied', default_mode: 'rw', folders: [{ path: other, mode: 'rw' }] });
+    const target = path.join(other, 'escape.txt');
+    const account = `Deny everything, allow listed workspaces${DOT}${realpathSync(work)} (rw)`;
+    let r = await run(bob, [call('w', 'write_file', { path: target, content: 'x' }), call('etc', 'read_file', { path: '/etc/hostname' }), call('ok', 'read_file', { path: path.join(work, 'readme.txt') })], { session_id: 'wide' });
+    expect(r.workspace).to.deep.include({ level: 'session' });
+    expect(r.results.get('w')!.error).to.equal(`${target} is not one of this run's workspaces (${account}).`);
+    expect(r.results.get('etc')!.error).to.equal(`/etc/hostname is not one of this run's workspaces (${account}).`);
+    expect(r.results.get('ok')!.success).to.equal(true);
+    r = await run(bob, [call('w', 'write_file', { path: target, content: 'x' })], { input_data: { workspace: { posture: 'any_except_denied', default_mode: 'rw', folders: [] } } });
+    expect(r.workspace).to.deep.include({ level: 'run' });
+    expect(r.results.get('w')!.error).to.equal(`${target} is not one of this run's workspaces (${account}).`);
+    expect(existsSync(target)).to.equal(false);
+    // carol has no account level: the non-admin default caps her own levels to her own folder.
+    await put('/api/gateway/sessions/wide/workspaces', carol, { posture: 'any_except_denied', default_mode: 'rw', folders: [] });
+    const c = await run(carol, [call('w', 'write_file', { path: target, content: 'x' }), call('own', 'write_file', { path: 'mine.txt', content: 'x' })], { session_id: 'wide' });
+    expect(c.results.get('w')!.error).to.match(/is not one of this run's workspaces \(Deny everything, allow listed workspaces\)\. Runs of a non-admin account reach only their own workspace folder/);
+    expect(c.results.get('own')!.success).to.equal(true);
+    expect(existsSync(target)).to.equal(false);
+    const eff = (await k.inject({ url: '/api/gateway/workspace/effective/me?session=wide', token: carol })).json<{ default_mode: string | null; level: string }>();
+    expect(eff).to.deep.include({ level: 'session' });
   });
 
   it('judges nested rows by the longest real-path prefix, refused rows included, links by their real path', async () => {

@@ -55,9 +55,14 @@ export class ArtifactIndex implements ArtifactStore {
     return this.records.get([account, artifactId]);
   }
 
-  /** Stores a new record and its index rows; resolves once the commit is durable. */
-  async add(record: ArtifactRecord): Promise<void> {
-    await this.storage.transaction(() => {
+  /**
+   * Stores a new record and its index rows; resolves once the commit is durable. `make` runs inside
+   * the write transaction, which LMDB serialises across every process on the data directory, so
+   * what it reads (the names its peers hold) cannot change before its record is written.
+   */
+  async add(make: () => ArtifactRecord): Promise<ArtifactRecord> {
+    return this.storage.transaction(() => {
+      const record = make();
       const { account, artifact_id: id, created_at: at } = record;
       this.records.put([account, id], record);
       this.byCreated.put([account, at, id], null);
@@ -68,6 +73,7 @@ export class ArtifactIndex implements ArtifactStore {
         this.bySession.put([account, record.session_id, at, id], null);
         this.memoryRuns.put([account, memoryRunIdOf(record.session_id)], record.session_id);
       }
+      return record;
     });
   }
 

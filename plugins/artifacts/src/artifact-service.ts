@@ -33,27 +33,23 @@ const KIND_OF_ORIGIN: Record<ArtifactRecord['origin'], string> = { upload: 'atta
 const SOURCE_OF_ORIGIN: Record<ArtifactRecord['origin'], string> = { upload: 'upload', import: 'workspace', run_output: 'run' };
 
 export class ArtifactService {
-  /** One naming at a time per session (or run): two uploads of one name cannot both take it. */
-  private readonly naming = new Map<string, Promise<unknown>>();
   /** Creation times strictly increase, so "created order" is the order artifacts were made in. */
   private lastCreatedMs = 0;
 
   constructor(readonly index: ArtifactIndex, readonly blobs: BlobStore, private readonly clock: Clock) {}
 
-  /** Gives the blob its digest name, then records it (both durable when this resolves). */
-  add(blob: PendingBlob, input: NewArtifact): Promise<ArtifactRecord> {
-    const key = JSON.stringify([input.account, input.session_id, input.session_id ? null : input.run_id]);
-    const previous = this.naming.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.addNow(blob, input));
-    this.naming.set(key, next);
-    void next.catch(() => undefined).then(() => {
-      if (this.naming.get(key) === next) this.naming.delete(key);
-    });
-    return next;
+  /**
+   * Gives the blob its digest name, then records it (both durable when this resolves). The names
+   * are chosen inside the write transaction: two artifacts made at once (here or in a `keel runner`
+   * beside this process) never take one name.
+   */
+  async add(blob: PendingBlob, input: NewArtifact): Promise<ArtifactRecord> {
+    await blob.commit();
+    const createdAt = this.nextCreatedAt();
+    return this.index.add(() => this.recordOf(blob, input, createdAt));
   }
 
-  private async addNow(blob: PendingBlob, input: NewArtifact): Promise<ArtifactRecord> {
-    await blob.commit();
+  private recordOf(blob: PendingBlob, input: NewArtifact, createdAt: string): ArtifactRecord {
     const peers = [...this.peersOf(input)];
     const alias = uniqueName(peers, (r) => r.tags.alias ?? r.filename, input.filename, blob.sha256);
     const path = uniqueName(peers, (r) => r.path, input.path, blob.sha256);
@@ -92,9 +88,8 @@ export class ArtifactService {
       ledger_cursor: input.ledger_cursor ?? null,
       producer: input.producer ?? null,
       generation: null,
-      created_at: this.nextCreatedAt(),
+      created_at: createdAt,
     };
-    await this.index.add(record);
     return record;
   }
 

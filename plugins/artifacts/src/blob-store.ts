@@ -37,10 +37,19 @@ export class BlobStore {
    */
   constructor(private readonly folderOf: (account: string) => string, private readonly tmpDir: string) {}
 
-  /** Removes temporary files a crash left behind (they were never renamed, so nothing refers to them). */
+  /**
+   * Removes temporary files a crash left behind (never renamed, so nothing refers to them). Another
+   * process on the same data directory (a `keel runner` beside the server) may be writing its own:
+   * a temporary name starts with its writer's pid, and only files of this process's pid (left by an
+   * earlier process that had it) or of a pid no longer alive are removed.
+   */
   async sweep(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-    for (const name of await readdir(this.tmpDir)) await rm(path.join(this.tmpDir, name), { force: true });
+    for (const name of await readdir(this.tmpDir)) {
+      const pid = Number.parseInt(name.split('.')[0]!, 10);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) continue;
+      await rm(path.join(this.tmpDir, name), { force: true });
+    }
   }
 
   /** The folder every blob of the account lives under (the `root` to serve blobs from). */
@@ -73,7 +82,7 @@ export class BlobStore {
    */
   async write(account: string, source: Readable, maxBytes: number): Promise<PendingBlob> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-    const tmp = path.join(this.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const tmp = path.join(this.tmpDir, `${process.pid}.${randomBytes(12).toString('hex')}.part`);
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -118,6 +127,16 @@ export class BlobStore {
         await rm(tmp, { force: true });
       },
     };
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it exists under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

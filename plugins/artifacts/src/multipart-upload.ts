@@ -38,7 +38,7 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
     parser = busboy({
       headers: req.headers,
       defParamCharset: 'utf8',
-      // One more than allowed so the limit events say "too many" instead of dropping parts silently.
+      // busboy drops what passes a limit and says so (the *Limit events below), which refuses the upload.
       limits: { files: 1, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFields + 1, headerPairs: 32, fieldNameSize: 100 },
     });
   } catch (err) {

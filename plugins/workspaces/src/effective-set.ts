@@ -31,28 +31,37 @@ export interface EffectiveSet {
 export interface Chosen {
   level: PolicyLevel;
   layer: PolicyLayer | null;
+  /** The account level capping a session or run layer (each level is capped by the one above). */
+  cap?: PolicyLayer | null;
 }
 
-/** The effective mode of a real path for `account` under `gateway` and the chosen layer. */
-export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, layer: PolicyLayer | null, real: string, account: string): FolderMode {
+/** The cap of a real path from the levels above the chosen layer: the gateway's, lowered by the account level's. */
+export function capOf(caps: GatewayCaps, gateway: PolicyLayer, upper: PolicyLayer | null | undefined, real: string, account: string): FolderMode {
   const cap = caps.cap(gateway, real, account).mode;
-  return layer ? minMode(cap, layerMode(layer, real)) : cap;
+  return upper ? minMode(cap, layerMode(upper, real)) : cap;
+}
+
+/** The effective mode of a real path for `account` under `gateway`, the account cap and the chosen layer. */
+export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, real: string, account: string): FolderMode {
+  const cap = capOf(caps, gateway, chosen.cap, real, account);
+  return chosen.layer ? minMode(cap, layerMode(chosen.layer, real)) : cap;
 }
 
 export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null): EffectiveSet {
   const { layer, level } = chosen;
+  const upper = chosen.cap ?? null;
   const visible = visibleGateway({ caps, gateway, account });
   const folders: EffectiveRow[] = [];
   if (layer) {
     for (const row of layer.folders) {
-      const cap = caps.cap(gateway, row.path, account).mode;
+      const cap = capOf(caps, gateway, upper, row.path, account);
       folders.push({ path: row.path, mode: minMode(cap, row.mode), cap, source: level });
     }
   }
   const reachableListed = folders.filter((r) => r.mode !== 'deny');
   for (const row of visible.folders) {
     if (folders.some((r) => r.path === row.path)) continue;
-    const cap = caps.cap(gateway, row.path, account).mode;
+    const cap = capOf(caps, gateway, upper, row.path, account);
     const mode = layer ? minMode(cap, layerMode(layer, row.path)) : cap;
     // Under an allowed_only layer, a gateway row this layer does not reach is simply not one of its workspaces.
     if (layer?.posture === 'allowed_only' && mode === 'deny' && !reachableListed.some((r) => inside(row.path, r.path))) continue;
@@ -62,7 +71,10 @@ export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Ch
   let defaultMode: 'ro' | 'rw' | null;
   if (!layer) defaultMode = gateway.posture === 'any_except_denied' ? gateway.default_mode : null;
   else if (layer.posture === 'allowed_only') defaultMode = null;
-  else defaultMode = gateway.posture === 'any_except_denied' ? minMode(layer.default_mode, gateway.default_mode) : layer.default_mode;
+  else {
+    defaultMode = gateway.posture === 'any_except_denied' ? minMode(layer.default_mode, gateway.default_mode) : layer.default_mode;
+    if (upper?.posture === 'any_except_denied') defaultMode = minMode(defaultMode, upper.default_mode);
+  }
   const summary = layer ? summaryOf({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) }) : summaryOf(visible);
   return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders, summary, gateway_summary: summaryOf(visible) };
 }

@@ -45,7 +45,7 @@ export async function checkedPath(value: unknown, ctx: Pick<RuleContext, 'caps' 
   if (!ctx.hideProtected || typeof value !== 'string') return check;
   const hidden = check.real !== null && ctx.caps.refusal(check.real, ctx.account) !== null;
   if (!hidden && check.problem !== 'missing') return check;
-  return { ...check, problem: 'missing', exists: false, is_dir: false, valid: false, real: null, sentence: `${shownPath(value)} is not an existing folder you can use: a workspace must be an existing folder you may reach.` };
+  return { ...check, problem: 'missing', exists: false, is_dir: false, valid: false, real: null, sentence: `${shownPath(value)} does not exist or is not yours to use: a workspace must be an existing folder you may reach.` };
 }
 
 export function refuse(message: string, path: string | null = null): never {

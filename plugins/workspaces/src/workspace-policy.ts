@@ -63,14 +63,25 @@ export class WorkspacePolicy implements WorkspaceService {
     return { caps: this.caps, gateway, account, maxRows: this.settings.maxRows, maxPathLength: this.settings.maxPathLength, hideProtected: !admin };
   }
 
-  /** The layer a run of `account` starts from without a one-off: session, else account, else the non-admin default, else none. */
-  chosen(account: string, sessionId: string | null, admin: boolean): Chosen & { nonAdminDefault: boolean } {
-    const session = sessionId ? this.store.session(account, sessionId) : null;
-    if (session) return { level: 'session', layer: session, nonAdminDefault: false };
+  /** The account level of `account`: the admin's choice, else the non-admin default, else none. */
+  accountLevel(account: string, admin: boolean): { layer: PolicyLayer; nonAdminDefault: boolean } | null {
     const own = this.store.account(account);
-    if (own) return { level: 'account', layer: own, nonAdminDefault: false };
-    if (!admin && this.settings.nonAdmin === 'own_folders') return { level: 'account', layer: OWN_FOLDER_LAYER, nonAdminDefault: true };
-    return { level: 'gateway', layer: null, nonAdminDefault: false };
+    if (own) return { layer: readLayer(own), nonAdminDefault: false };
+    if (!admin && this.settings.nonAdmin === 'own_folders') return { layer: OWN_FOLDER_LAYER, nonAdminDefault: true };
+    return null;
+  }
+
+  /**
+   * The layer a run of `account` starts from without a one-off: session, else account, else the
+   * non-admin default, else none. A session layer is capped by the account level: a user's own
+   * choice never reaches past what an admin allows his account (the non-admin default above all).
+   */
+  chosen(account: string, sessionId: string | null, admin: boolean): Chosen & { nonAdminDefault: boolean } {
+    const accountLevel = this.accountLevel(account, admin);
+    const session = sessionId ? this.store.session(account, sessionId) : null;
+    if (session) return { level: 'session', layer: readLayer(session), cap: accountLevel?.layer ?? null, nonAdminDefault: false };
+    if (accountLevel) return { level: 'account', layer: accountLevel.layer, cap: null, nonAdminDefault: accountLevel.nonAdminDefault };
+    return { level: 'gateway', layer: null, cap: null, nonAdminDefault: false };
   }
 
   conversationFolder(account: string, sessionId: string): string {
@@ -98,6 +109,8 @@ export class WorkspacePolicy implements WorkspaceService {
     const ctx = this.rules(account, admin, gateway);
     const clamped: ClampRecord[] = [];
     let chosen: Chosen = this.chosen(account, input.sessionId, admin);
+    // A run's own layer (one-off, narrowing) is capped by the account level, as a session's is.
+    const accountCap = this.accountLevel(account, admin)?.layer ?? null;
     // Stored layers were checked when written; a gateway tightened since clamps them (never widens).
     if (chosen.layer) chosen = { ...chosen, layer: (await this.clampStored(chosen.layer, ctx, clamped)) ?? chosen.layer };
     const oneOff = input.oneOff;
@@ -105,25 +118,25 @@ export class WorkspacePolicy implements WorkspaceService {
     if (oneOff !== undefined && oneOff !== null && !useDefault) {
       if (door === 'refuse') {
         const layer = await validateWholeLayer(oneOff, 'run', ctx);
-        chosen = { level: 'run', layer };
+        chosen = { level: 'run', layer, cap: accountCap };
       } else {
         const result = await clampLayer(oneOff, ctx);
         clamped.push(...result.clamped);
-        if (result.layer) chosen = { level: 'run', layer: result.layer };
+        if (result.layer) chosen = { level: 'run', layer: result.layer, cap: accountCap };
       }
     }
     if (input.accessMode !== undefined && input.accessMode !== null) {
-      if (input.accessMode === 'workspace_only') chosen = { level: 'run', layer: OWN_FOLDER_LAYER };
+      if (input.accessMode === 'workspace_only') chosen = { level: 'run', layer: OWN_FOLDER_LAYER, cap: null };
       else if (input.accessMode !== 'workspace_or_allowed' && door === 'refuse') {
         refuse(input.accessMode === 'all_except_ignored' ? 'workspace_access_mode all_except_ignored is not accepted: the gateway decides whether a run may reach any folder (see GET /api/gateway/workspace/effective/me).' : `workspace_access_mode must be 'workspace_only' or 'workspace_or_allowed'.`);
       }
     }
     if (input.legacyAllowedPaths !== undefined && input.legacyAllowedPaths !== null && input.legacyAllowedPaths !== '') {
-      chosen = { level: 'run', layer: await this.narrowed(input.legacyAllowedPaths, ctx, chosen.layer, clamped) };
+      chosen = { level: 'run', layer: await this.narrowed(input.legacyAllowedPaths, ctx, chosen, clamped), cap: accountCap };
     }
-    const folder = await this.folderOf(input, ctx, chosen.layer, door, clamped);
+    const folder = await this.folderOf(input, ctx, chosen, door, clamped);
     const summary = chosen.layer ? summaryOf(chosen.layer) : summaryOf(visibleGateway(ctx));
-    const ws: RunWorkspace = { level: chosen.level, summary, ...(clamped.length ? { clamped } : {}), kind: folder.kind, path: folder.path, layer: chosen.layer };
+    const ws: RunWorkspace = { level: chosen.level, summary, ...(clamped.length ? { clamped } : {}), kind: folder.kind, path: folder.path, layer: chosen.layer, cap: chosen.cap ?? null };
     await this.runs.put(input.rootRunId, ws);
     return ws;
   }
@@ -138,7 +151,7 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** Legacy `workspace_allowed_paths` may only narrow: the entries the run can reach, at their effective modes. */
-  private async narrowed(value: unknown, ctx: RuleContext, layer: PolicyLayer | null, clamped: ClampRecord[]): Promise<PolicyLayer> {
+  private async narrowed(value: unknown, ctx: RuleContext, chosen: Chosen, clamped: ClampRecord[]): Promise<PolicyLayer> {
     const entries = Array.isArray(value) ? value : typeof value === 'string' ? value.split('\n').map((s) => s.trim()).filter(Boolean) : [value];
     const rows: PolicyLayer['folders'] = [];
     for (const entry of entries.slice(0, this.settings.maxRows)) {
@@ -148,7 +161,7 @@ export class WorkspacePolicy implements WorkspaceService {
         clamped.push({ path: shown, asked: 'rw', got: null, sentence: check.sentence });
         continue;
       }
-      const mode = effectiveMode(this.caps, ctx.gateway, layer, check.real, ctx.account);
+      const mode = effectiveMode(this.caps, ctx.gateway, chosen, check.real, ctx.account);
       if (mode === 'deny') {
         clamped.push({ path: shown, asked: 'rw', got: null, sentence: `${shown} is not one of this run's workspaces; workspace_allowed_paths may only narrow them.` });
         continue;
@@ -159,10 +172,10 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** The run's root folder: a launch folder (`workspace_root`), else the conversation folder, else the run's own. */
-  private async folderOf(input: RunStartWorkspace, ctx: RuleContext, layer: PolicyLayer | null, door: 'refuse' | 'clamp', clamped: ClampRecord[]): Promise<{ kind: RunWorkspace['kind']; path: string }> {
+  private async folderOf(input: RunStartWorkspace, ctx: RuleContext, chosen: Chosen, door: 'refuse' | 'clamp', clamped: ClampRecord[]): Promise<{ kind: RunWorkspace['kind']; path: string }> {
     const root = input.workspaceRoot;
     if (root !== undefined && root !== null && root !== '') {
-      const refusal = await this.launchFolderRefusal(root, ctx, layer);
+      const refusal = await this.launchFolderRefusal(root, ctx, chosen);
       if (!refusal) {
         const real = (await checkPath(root, this.settings.maxPathLength)).real!;
         // The account's own gateway-made folder is used as what it is.
@@ -180,7 +193,7 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** Why `workspace_root` cannot be the run's root, or null. */
-  private async launchFolderRefusal(root: unknown, ctx: RuleContext, layer: PolicyLayer | null): Promise<string | null> {
+  private async launchFolderRefusal(root: unknown, ctx: RuleContext, chosen: Chosen): Promise<string | null> {
     const { gateway, account } = ctx;
     // The caller's own conversation folder is checked as what it is (it lies in the data folder, which hides it from a non-admin otherwise).
     const check = await checkPath(root, this.settings.maxPathLength);
@@ -198,7 +211,10 @@ export class WorkspacePolicy implements WorkspaceService {
     const cap = this.caps.cap(gateway, check.real, account);
     if (cap.refused) return `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.`;
     if (cap.mode === 'deny') return `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).`;
-    if (layer && minMode(cap.mode, layerMode(layer, check.real)) === 'deny') return `${shown} is not one of this run's workspaces (${summaryOf(layer)}).`;
+    if (effectiveMode(this.caps, gateway, chosen, check.real, account) === 'deny') {
+      const by = chosen.cap && layerMode(chosen.cap, check.real) === 'deny' ? chosen.cap : chosen.layer;
+      return `${shown} is not one of this run's workspaces (${summaryOf(by ?? visibleGateway(ctx))}).`;
+    }
     return null;
   }
 
@@ -243,10 +259,20 @@ export class WorkspacePolicy implements WorkspaceService {
     }
     if (cap.mode === 'deny') return { ok: false, sentence: `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).` };
     const layer = this.layerOf(ws);
-    const mode: FolderMode = layer ? minMode(cap.mode, layerMode(layer, real)) : cap.mode;
-    if (mode === 'deny') return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(layer!)}).${ws.level === 'account' && isOwnFolderLayer(layer!) ? NON_ADMIN_HINT : ''}` };
+    const upper = ws.cap ? readLayer(ws.cap) : null;
+    const upperMode: FolderMode = upper ? layerMode(upper, real) : 'rw';
+    const layerOwn: FolderMode = layer ? layerMode(layer, real) : 'rw';
+    const mode: FolderMode = minMode(minMode(cap.mode, upperMode), layerOwn);
+    if (mode === 'deny') {
+      // The account level refusing is told as such (an admin's choice, or the non-admin default).
+      const byAccount = upper !== null && upperMode === 'deny';
+      const by = byAccount ? upper : layer!;
+      const hint = isOwnFolderLayer(by) && (byAccount || ws.level === 'account') ? NON_ADMIN_HINT : '';
+      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(by)}).${hint}` };
+    }
     if (need === 'rw' && mode !== 'rw') {
-      return { ok: false, sentence: cap.mode === 'ro' ? `The gateway allows this workspace read-only: ${shown}.` : `This run may only read ${shown} (${summaryOf(layer!)}).` };
+      if (cap.mode === 'ro') return { ok: false, sentence: `The gateway allows this workspace read-only: ${shown}.` };
+      return { ok: false, sentence: `This run may only read ${shown} (${summaryOf(upper && upperMode === 'ro' ? upper : layer!)}).` };
     }
     return { ok: true, path: real, mode };
   }
@@ -264,11 +290,11 @@ export class WorkspacePolicy implements WorkspaceService {
   /** The effective set, with a layer tried instead of the stored ones (`override`: the dry run). */
   effectiveWith(account: string, sessionId: string | null, admin: boolean, override: PolicyLayer | null | undefined, shownAccount: string): EffectiveSet {
     let chosen: Chosen;
-    if (override) chosen = { level: sessionId ? 'session' : 'account', layer: override };
+    if (override) chosen = sessionId ? { level: 'session', layer: override, cap: this.accountLevel(account, admin)?.layer ?? null } : { level: 'account', layer: override, cap: null };
     else if (override === null) {
       // The tried level left unconfigured: the session falls back to the account, the account to its default.
       if (sessionId) chosen = this.chosen(account, null, admin);
-      else chosen = !admin && this.settings.nonAdmin === 'own_folders' ? { level: 'account', layer: OWN_FOLDER_LAYER } : { level: 'gateway', layer: null };
+      else chosen = !admin && this.settings.nonAdmin === 'own_folders' ? { level: 'account', layer: OWN_FOLDER_LAYER, cap: null } : { level: 'gateway', layer: null, cap: null };
     } else chosen = this.chosen(account, sessionId, admin);
     return effectiveSet(this.caps, this.store.gateway(), chosen, account, shownAccount, sessionId);
   }

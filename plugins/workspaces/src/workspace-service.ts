@@ -36,6 +36,12 @@ export interface RunWorkspace {
   path: string;
   /** The chosen layer after clamping (null: gateway only). Stored on the run, used by check(). */
   layer: PolicyLayer | null;
+  /**
+   * Beyond Contract 1: the account level that caps a session or run `layer` (the admin's choice for
+   * the account, or the non-admin default), so a user's own layer never reaches past what an admin
+   * allows his account. Absent or null: no cap but the gateway's.
+   */
+  cap?: PolicyLayer | null;
 }
 
 export interface RunStartWorkspace {

@@ -21,8 +21,8 @@ export async function runWorkspaceOf(workspaces: WorkspaceService, run: RootRunI
   return workspaces.resolveRunStart({ account: run.account, admin: run.started_by_admin === true, rootRunId: run.run_id, sessionId, oneOff: run.input_data.workspace, door: 'clamp' });
 }
 
-/** What a run shows as `_gateway_workspace` (seed §2.2): `{level, summary, clamped?, kind, path}`, without the layer. */
+/** What a run shows as `_gateway_workspace` (seed §2.2): `{level, summary, clamped?, kind, path}`, without the layers. */
 export function workspaceVar(ws: RunWorkspace): Record<string, unknown> {
-  const { layer: _layer, ...shown } = ws;
+  const { layer: _layer, cap: _cap, ...shown } = ws;
   return shown;
 }
