@@ -117,13 +117,13 @@ export async function benchArtifactSearch(settings: ArtifactsBenchSettings = art
   });
   let env: RootDatabase | null = null;
   try {
-    const index = kernel.resolve(artifactsToken) as unknown as { add(record: ArtifactRecord): Promise<void> };
+    const index = kernel.resolve(artifactsToken) as unknown as { add(make: () => ArtifactRecord): Promise<ArtifactRecord> };
     const random = seeded(7);
     const loadStarted = performance.now();
     const startMs = Date.parse('2026-01-01T00:00:00.000Z');
     const all = [...records(ACCOUNT, settings.artifacts, random, startMs), ...records(OTHER, settings.otherArtifacts, random, startMs)];
     // Writes in flight together share commits (lmdb-js groups them), as concurrent uploads would.
-    for (let i = 0; i < all.length; i += 2000) await Promise.all(all.slice(i, i + 2000).map((r) => index.add(r)));
+    for (let i = 0; i < all.length; i += 2000) await Promise.all(all.slice(i, i + 2000).map((r) => index.add(() => r)));
     const loadSec = (performance.now() - loadStarted) / 1000;
     console.log(`  loaded ${all.length} records in ${fmt(loadSec, 1)} s`);
 
