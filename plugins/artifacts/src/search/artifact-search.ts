@@ -46,24 +46,24 @@ export function runSearch(source: SearchSource, account: string, scope: RowScope
   // Other orderings keep only the first offset + limit + 1 rows after the cursor (the +1 tells has_more).
   const sign = order === 'desc' ? -1 : 1;
   const top = natural ? null : new TopRows<{ row: SearchRow; position: Position }>(request.offset + limit + 1, (a, b) => sign * comparePositions(a.position, b.position) < 0);
-  // Creation order is the index order, so the default ordering needs no sort; others collect and sort.
-  for (const { row, text } of source.search.rowsOf(account, natural ? order : 'asc', matches.needsText)) {
-    if (!inScope(scope, row) || !matches.matches(row, text)) continue;
+  // Creation order is the index order, so the default ordering needs no sort; others keep their first rows.
+  source.search.forEachRow(account, natural ? order : 'asc', matches.needsText, (row, text) => {
+    if (!inScope(scope, row) || !matches.matches(row, text)) return;
     total += 1;
     stats?.add(row);
     if (top) {
       const position = positionOf(row, orderBy);
       if (!afterCursor || afterCursor(position)) top.offer({ row, position });
-      continue;
+      return;
     }
-    if (afterCursor && !afterCursor(positionOf(row, orderBy))) continue;
+    if (afterCursor && !afterCursor(positionOf(row, orderBy))) return;
     if (skipped < request.offset) {
       skipped += 1;
-      continue;
+      return;
     }
     if (page.length < limit) page.push(row);
     else hasMore = true;
-  }
+  });
   if (!top) return { rows: page, total, hasMore, stats };
   const kept = top.sorted();
   const window = kept.slice(request.offset, request.offset + limit);
@@ -78,9 +78,7 @@ function plainPage(source: SearchSource, account: string, request: SearchRequest
   const total = source.search.countOf(account);
   const rows = request.cursor
     ? source.search.rowsAfter(account, request.order, request.cursor)
-    : (function* () {
-        for (const { row } of source.search.rowsOf(account, request.order)) yield row;
-      })();
+    : source.search.rowsOf(account, request.order);
   const page: SearchRow[] = [];
   let skipped = 0;
   let hasMore = false;

@@ -24,12 +24,6 @@ const VERSION_KEY = 'layout_version';
 /** The options the rows are opened with (the benchmark's plain scan opens them the same way). */
 export const SEARCH_ROWS_OPTIONS = { sharedStructuresKey: Symbol.for('structures') };
 
-export interface IndexedRow {
-  row: SearchRow;
-  /** Null unless asked for. */
-  text: SearchText | null;
-}
-
 export class SearchIndex {
   private readonly rows: Database<SearchRow, RowKey>;
   private readonly texts: Database<SearchText, RowKey>;
@@ -84,13 +78,14 @@ export class SearchIndex {
   }
 
   /**
-   * The account's rows in creation order (newest first for `desc`), read lazily; with `withText`
-   * each comes with its text, read by a second cursor over the same keys in step.
+   * Calls `visit` with each of the account's rows in creation order (newest first for `desc`); with
+   * `withText` each comes with its text, read by a second cursor over the same keys in step. A
+   * callback rather than an iterator: the pass allocates nothing per row.
    */
-  *rowsOf(account: string, order: 'asc' | 'desc', withText = false): Iterable<IndexedRow> {
+  forEachRow(account: string, order: 'asc' | 'desc', withText: boolean, visit: (row: SearchRow, text: SearchText | null) => void): void {
     const range: RangeOptions = order === 'desc' ? { start: [account, END], end: [account], reverse: true } : { start: [account], end: [account, END] };
     if (!withText) {
-      for (const { value } of this.rows.getRange(range)) yield { row: value, text: null };
+      for (const { value } of this.rows.getRange(range)) visit(value, null);
       return;
     }
     const texts = this.texts.getRange(range)[Symbol.iterator]();
@@ -106,8 +101,14 @@ export class SearchIndex {
       } else {
         text = this.texts.get(key) ?? null;
       }
-      yield { row: value, text };
+      visit(value, text);
     }
+  }
+
+  /** The account's rows in creation order, read lazily (a page that stops early reads no further). */
+  *rowsOf(account: string, order: 'asc' | 'desc'): Iterable<SearchRow> {
+    const range: RangeOptions = order === 'desc' ? { start: [account, END], end: [account], reverse: true } : { start: [account], end: [account, END] };
+    for (const { value } of this.rows.getRange(range)) yield value;
   }
 }
 
