@@ -203,6 +203,12 @@ describe('artifact search: through HTTP', function () {
     expect((await gw.get(gw.admin, `/api/gateway/artifacts/search?run_id=${bobRun}`)).statusCode).to.equal(404);
     const adminAll = await search(gw.admin, 'include_stats=true');
     expect(adminAll.total).to.equal(0);
+    expect((await gw.get(gw.admin, '/api/gateway/artifacts/search?scope=session&session_id=trip')).statusCode).to.equal(404);
+    // The stats route keeps to the same plane.
+    expect((await gw.get(gw.bob, '/api/gateway/artifacts/stats?scope=session&session_id=eve-session')).statusCode).to.equal(404);
+    const bobStats = (await gw.get(gw.bob, '/api/gateway/artifacts/stats')).json<{ total: number; facets: { run_id: Record<string, number> } }>();
+    expect(bobStats.total).to.equal(6);
+    expect(Object.keys(bobStats.facets.run_id)).not.to.include('session_memory_eve-session');
     // Eve sees her two and nothing of bob's.
     const eve = await search(gw.eve, 'include_stats=true');
     expect(ids(eve)).to.have.members([...foreign]);
