@@ -299,4 +299,27 @@ describe('files: families, extensions, roots', () => {
       rmSync(secret, { recursive: true, force: true });
     }
   });
+
+  it('stops at its time budget with truncated and a sentence', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'keel-files-budget-')));
+    try {
+      for (const folder of ['a', 'b', 'c']) {
+        mkdirSync(path.join(root, folder));
+        writeFileSync(path.join(root, folder, 'f.txt'), 'x');
+      }
+      const mainRoot = { real: root, alias: null };
+      const visible = () => true;
+      const request = { recursive: true, includeDirectories: true, families: null, extensions: null, query: null, limit: 100, maxDepth: 10 };
+      // A clock that has run past the deadline once the first folder was read.
+      let reads = 0;
+      const bounds = { maxEntriesScanned: 1000, deadline: 1, now: () => (reads++ < 4 ? 0 : 2) };
+      const listing = await listFolder(mainRoot, root, await openListed(mainRoot, root, visible, 'root'), request, bounds, visible);
+      expect(listing.truncated).to.equal(true);
+      expect(listing.warnings.join(' ')).to.match(/stopped at its time budget/);
+      expect(listing.items.map((e) => e.path)).to.include.members(['a', 'b', 'c']);
+      expect(listing.items.length).to.be.below(6);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
