@@ -1,11 +1,13 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { expect } from 'chai';
 import { badRequest, definePlugin, route } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { gatewayRunsPlugin, runHooksToken, runsDirectoryToken, type ProducedFile } from '@keel/plugin-gateway-runs';
-import { bundle, multipart, toolCallsFlow } from './helpers/flow-builder.js';
+import { effectNode, gatewayRunsPlugin, nodeTypesToken, runHooksToken, runsDirectoryToken, type ProducedFile } from '@keel/plugin-gateway-runs';
+import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
 import { until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
 /**
@@ -21,8 +23,23 @@ const probePlugin = definePlugin({
   version: '0.1.0',
   sdk: '^1.0.0',
   defaultPrefix: '/api/probe',
-  deps: { directory: runsDirectoryToken, hooks: runHooksToken },
+  deps: { directory: runsDirectoryToken, hooks: runHooksToken, nodeTypes: nodeTypesToken },
   setup({ deps }) {
+    // A media-like node: renders a file into the run's workspace and announces it (and tries to announce a file outside).
+    deps.nodeTypes.register('runs-probe', {
+      probe_render: effectNode<{ name: string }, { path: string }>({
+        payload: (inputs) => ({ name: String(inputs.name ?? 'out.png') }),
+        perform: async (payload, ctx) => {
+          const root = await ctx.workspaceRoot();
+          const file = path.join(root, 'renders', payload.name);
+          await mkdir(path.dirname(file), { recursive: true });
+          await writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+          ctx.fileProduced(file, 'image/png');
+          ctx.fileProduced('/etc/passwd', 'text/plain');
+          return { path: `renders/${payload.name}` };
+        },
+      }),
+    });
     deps.hooks.addStartCheck(async ({ inputData, sessionId }) => {
       if (inputData.refuse_me === true) throw badRequest({ reason: 'probe_refused', message: `The probe refuses this start (session ${sessionId ?? 'none'}).` });
     });
@@ -59,6 +76,13 @@ describe('runs.directory and runs.hooks (issue 12, Contract 2)', function () {
     bob = created.json<{ token: { token: string } }>().token.token;
     const body = multipart({}, { name: 'tools.flow', bytes: bundle('tools', '1.0.0', toolCallsFlow()) });
     expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: bob, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    const render = {
+      id: 'render',
+      nodes: [node({ id: 'start', type: 'on_flow_start', outputs: ['name'] }), node({ id: 'draw', type: 'probe_render', inputs: ['name'], outputs: ['path'] }), node({ id: 'end', type: 'on_flow_end', inputs: ['path'] })],
+      edges: edges('start -> draw', 'draw -> end', 'start.name -> draw.name', 'draw.path -> end.path'),
+    };
+    const second = multipart({}, { name: 'render.flow', bytes: bundle('render', '1.0.0', render) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: bob, payload: second.payload, headers: second.headers })).statusCode).to.equal(201);
   });
   after(() => k?.stop());
 
@@ -112,4 +136,20 @@ describe('runs.directory and runs.hooks (issue 12, Contract 2)', function () {
     expect((await k.inject({ url: `/api/probe/runs/${runId}`, token: k.adminToken })).json<{ run: { run_id: string } }>().run.run_id).to.equal(runId);
     expect((await k.inject({ url: '/api/probe/runs/no-such-run', token: bob })).json<{ run: unknown }>().run).to.equal(null);
   });
+
+  it("tells listeners about a file a plugin's effect node wrote into the run's workspace (with its content type), never one outside", async () => {
+    produced.length = 0;
+    const res = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'render', session_id: 's-render', input_data: { name: 'cat.png' } } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const runId = res.json<{ run_id: string }>().run_id;
+    const run = await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token: bob })).json<RunRecord>(), (r) => r.status === 'completed' || r.status === 'failed', 60_000);
+    expect(run.status, run.error ?? '').to.equal('completed');
+    await until(async () => produced.length, (n) => n >= 1, 30_000);
+    expect(produced).to.have.length(1);
+    expect(produced[0]).to.include({ run_id: runId, session_id: 's-render', node_id: 'draw', rel_path: 'renders/cat.png', content_type: 'image/png' });
+    expect(produced[0]!.ledger_cursor).to.be.a('number');
+    const listed = (await k.inject({ url: `/api/gateway/runs/${runId}/workspace/files?recursive=true`, token: bob })).json<{ entries: Array<{ path: string }> }>();
+    expect(listed.entries.map((e) => e.path)).to.include('renders/cat.png');
+  });
 });
+

@@ -250,4 +250,21 @@ describe('run workspace routes: info, listing, content, open (issue 12 item 3)',
       await broken.stop();
     }
   });
+
+  it('stops a listing at runWorkspace.maxListScan entries looked at, and a recursive one at runWorkspace.maxListDepth', async () => {
+    const small = await bootWorkspaceGateway({ runWorkspace: { maxListScan: 4, maxListDepth: 1 } });
+    try {
+      const calls = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => call(n, 'write_file', { path: `${n}.txt`, content: n }));
+      const wide = await small.runTools(small.bob, calls);
+      const listing = (await small.get(small.bob, ws(wide.runId, '/files'))).json<Listing>();
+      expect(listing.truncated).to.equal(true);
+      expect(listing.entries.length).to.be.at.most(4);
+      const deep = await small.runTools(small.bob, [call('d', 'write_file', { path: 'one/two/three.txt', content: 'x' })]);
+      const walked = (await small.get(small.bob, ws(deep.runId, '/files?recursive=true'))).json<Listing>();
+      expect(walked.entries.map((e) => e.path)).to.deep.equal(['one', 'one/two']);
+    } finally {
+      await small.stop();
+    }
+  });
 });
+

@@ -21,9 +21,19 @@ export interface EffectContext {
   /** The account the run belongs to (what the work may reach should depend on it). */
   account: string;
   runId: string;
+  /** The root run of the run's tree: children share its workspace folder. */
+  rootRunId: string;
   nodeId: string;
   /** Aborts when the run is cancelled; long work should honour it. */
   signal: AbortSignal;
+  /** The real path of the run's workspace folder (the one its file tools work in), made when missing. */
+  workspaceRoot(): Promise<string>;
+  /**
+   * Tells the `runs.hooks` listeners (artifacts) about a file this effect wrote inside the run's
+   * workspace folder, once the effect's record is stored (with its node and ledger cursor); a path
+   * outside the folder is not announced.
+   */
+  fileProduced(realPath: string, contentType?: string): void;
 }
 
 /**

@@ -9,7 +9,7 @@
  * the walk runs is not read.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, opendir, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, open, opendir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { inside } from '@keel/plugin-workspaces';
 import type { RunWorkspaceSettings } from './settings.js';
@@ -41,8 +41,11 @@ interface Candidate {
   st: Stats;
 }
 
-/** The names in a folder, read through a descriptor whose real location is checked; null when it is not the folder it was. */
-async function namesIn(real: string): Promise<string[] | null> {
+/**
+ * The names in a folder (at most `max`), read through a descriptor whose real location is checked;
+ * null when it is not the folder it was.
+ */
+async function namesIn(real: string, max: number): Promise<string[] | null> {
   let handle;
   try {
     handle = await open(real, constants.O_RDONLY | O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -55,7 +58,10 @@ async function namesIn(real: string): Promise<string[] | null> {
     if (where !== null && where !== real) return null;
     const names: string[] = [];
     const dir = await opendir(where !== null ? `/proc/self/fd/${handle.fd}` : real, { bufferSize: 64 });
-    for await (const e of dir) names.push(e.name);
+    for await (const e of dir) {
+      names.push(e.name);
+      if (names.length >= max) break;
+    }
     return names;
   } catch {
     return null;
@@ -74,7 +80,8 @@ export async function listFolder(place: WorkspacePlace, start: string, recursive
   let truncated = false;
   walk: while (queue.length) {
     const folder = queue.shift()!;
-    const names = await namesIn(folder.real);
+    // One more than the scan budget left, so that running over it is seen.
+    const names = await namesIn(folder.real, settings.maxListScan - scanned + 1);
     if (names === null) {
       hidden.other++;
       continue;
@@ -125,7 +132,8 @@ async function judgeEntry(place: WorkspacePlace, full: string): Promise<{ real: 
     if (st.isSymbolicLink()) {
       real = await realpath(full);
       if (!inside(real, place.root)) return 'outside_links';
-      st = await stat(real);
+      // lstat: a path with its links resolved has none left, unless one was swapped in since (then it is no file or folder).
+      st = await lstat(real);
     }
   } catch {
     // Dangling, a loop, unreadable, or gone meanwhile.

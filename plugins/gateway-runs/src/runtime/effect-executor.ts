@@ -17,7 +17,7 @@ import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
 import type { EventDeliverer } from './event-delivery.js';
 import type { RunState, WaitState } from './run-state.js';
-import type { ToolRunner } from './run-tools.js';
+import type { ToolRunner, WrittenFile } from './run-tools.js';
 
 export type EffectOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
@@ -149,8 +149,21 @@ export class EffectExecutor {
     if (isContributed(effect)) {
       const contributed = this.deps.nodeTypes?.effect(effect.type);
       if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
-      const result = await contributed.perform(effect.payload, { account: run.account, runId: run.run_id, nodeId, signal: this.deps.signals.signalOf(run.run_id) });
-      return { status: 'completed', result: result ?? {} };
+      const written: WrittenFile[] = [];
+      try {
+        const result = await contributed.perform(effect.payload, {
+          account: run.account,
+          runId: run.run_id,
+          rootRunId: run.root_run_id,
+          nodeId,
+          signal: this.deps.signals.signalOf(run.run_id),
+          workspaceRoot: () => this.deps.tools.workspaceRoot(run),
+          fileProduced: (realPath, contentType) => void written.push({ realPath, contentType, insideOnly: true }),
+        });
+        return { status: 'completed', result: result ?? {} };
+      } finally {
+        this.announceAfterRecord(run, nodeId, stepId, written);
+      }
     }
     switch (effect.type) {
       case 'llm_call':
@@ -174,11 +187,11 @@ export class EffectExecutor {
         return this.emitEvent(run, effect.payload, nodeId);
       case 'tool_calls': {
         // Files the calls wrote are announced once the step's record is stored (with its cursor), also when the step failed.
-        const written: string[] = [];
+        const written: WrittenFile[] = [];
         try {
-          return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload, (real) => written.push(real)) };
+          return { status: 'completed', result: await this.deps.tools.runTools(run, effect.payload, (realPath) => written.push({ realPath })) };
         } finally {
-          if (written.length) this.pendingEnds.set(stepId, (cursor: number) => void this.deps.tools.announceWritten(run, nodeId, cursor, written));
+          this.announceAfterRecord(run, nodeId, stepId, written);
         }
       }
       case 'start_subworkflow': {
@@ -255,6 +268,11 @@ export class EffectExecutor {
 
   /** `llm.delta_end` frames owed once their call's durable record is written. */
   readonly pendingEnds = new Map<string, (cursor: number) => void>();
+
+  /** Files an effect wrote are announced (`runs.hooks`) once its final record is stored, with that record's cursor. */
+  private announceAfterRecord(run: RunState, nodeId: string, stepId: string, written: WrittenFile[]): void {
+    if (written.length) this.pendingEnds.set(stepId, (cursor: number) => void this.deps.tools.announceWritten(run, nodeId, cursor, written).catch(() => undefined));
+  }
 
   private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled', afterCursor?: number): void {
     if (!streaming) return;

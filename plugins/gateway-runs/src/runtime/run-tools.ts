@@ -17,7 +17,17 @@ export interface ToolRunner {
   /** `wrote` is told the real path of each file the calls wrote (also when the step then fails). */
   runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>>;
   /** Tells the `runs.hooks` listeners about files a step wrote, once its ledger record is stored (`cursor`). */
-  announceWritten(run: RunState, nodeId: string | null, cursor: number | null, realPaths: string[]): Promise<void>;
+  announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void>;
+  /** The real path of the run's workspace folder (its root run's), made when missing. */
+  workspaceRoot(run: RunState): Promise<string>;
+}
+
+/** A file an effect wrote: the agent's file tools anywhere they may write, a plugin's effect node only inside the run's folder. */
+export interface WrittenFile {
+  realPath: string;
+  contentType?: string;
+  /** Announced only when it lies inside the run's workspace folder. */
+  insideOnly?: boolean;
 }
 
 export interface RunToolsDeps {
@@ -37,21 +47,35 @@ export class RunTools implements ToolRunner {
 
   async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
     // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
-    const ws = await runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
+    const ws = await this.workspaceOf(run);
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
     const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
     return runToolStep(step, calls, allowed);
   }
 
-  async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, realPaths: string[]): Promise<void> {
-    if (!this.deps.fileProduced || !realPaths.length) return;
+  /** The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped). */
+  private workspaceOf(run: RunState) {
+    return runWorkspaceOf(this.deps.workspaces, { run_id: run.root_run_id, account: run.account, started_by_admin: run.started_by_admin, session_id: null, input_data: {} });
+  }
+
+  async workspaceRoot(run: RunState): Promise<string> {
+    return realpath(await this.deps.workspaces.rootOf(await this.workspaceOf(run)));
+  }
+
+  async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void> {
+    if (!this.deps.fileProduced || !files.length) return;
     // The folder may be gone (removed by hand): the file is then named by its real path.
     const ws = this.deps.workspaces.recorded(run.root_run_id);
     const root = ws ? await this.deps.workspaces.rootOf(ws).then((r) => realpath(r)).catch(() => null) : null;
     // A file written twice in one step is announced once.
-    for (const real of new Set(realPaths)) {
-      const rel = root && inside(real, root) ? path.relative(root, real).split(path.sep).join('/') : real;
-      await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel });
+    const seen = new Set<string>();
+    for (const file of files) {
+      const real = path.resolve(file.realPath);
+      const within = root !== null && inside(real, root);
+      if (seen.has(real) || (file.insideOnly && !within)) continue;
+      seen.add(real);
+      const rel = within ? path.relative(root, real).split(path.sep).join('/') : real;
+      await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel, ...(file.contentType ? { content_type: file.contentType } : {}) });
     }
   }
 }
