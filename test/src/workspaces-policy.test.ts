@@ -355,3 +355,57 @@ describe('workspaces: the policy at four levels over HTTP (seed §4.5)', functio
     });
   });
 });
+
+describe('workspaces: the levels and the audit log are durable (LMDB), and odd names never reach a store', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('keel-wsd-');
+  const data = path.join(tmp.dir, 'data');
+  const work = path.join(tmp.dir, 'work');
+  let k: TestKernel;
+  after(async () => {
+    await k?.stop();
+    tmp.remove();
+  });
+
+  it('keeps the gateway, account and session levels and every audit record across a restart', async () => {
+    mkdirSync(work, { recursive: true });
+    k = await createTestKernel({ dataDir: data, plugins: [workspacesPlugin] });
+    const admin = k.adminToken;
+    const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: admin, payload: { account: 'dave' } });
+    const dave = created.json<{ token: { token: string } }>().token.token;
+    expect((await k.inject({ method: 'PUT', url: '/api/gateway/workspace/policy', token: admin, payload: { default_mode: 'ro', folders: [{ path: work, mode: 'ro' }] } })).statusCode).to.equal(200);
+    expect((await k.inject({ method: 'PUT', url: '/api/gateway/workspace/policy/dave', token: admin, payload: { posture: 'allowed_only', folders: [{ path: work, mode: 'ro' }] } })).statusCode).to.equal(200);
+    expect((await k.inject({ method: 'PUT', url: '/api/gateway/sessions/d1/workspaces', token: dave, payload: { posture: 'allowed_only', default_mode: 'ro', folders: [{ path: work, mode: 'ro' }] } })).statusCode).to.equal(200);
+    const before = (await k.inject({ url: '/api/gateway/workspace/audit', token: admin })).json<{ records: Array<{ seq: number; scope: string }> }>().records;
+    expect(before.map((r) => r.scope)).to.deep.equal(['gateway', 'account', 'session']);
+    expect(before.map((r) => r.seq)).to.deep.equal([1, 2, 3]);
+    await k.stop();
+    k = await createTestKernel({ dataDir: data, plugins: [workspacesPlugin] });
+    const policy = (await k.inject({ url: '/api/gateway/workspace/policy', token: k.adminToken })).json<Gateway>().policy;
+    expect(policy).to.deep.include({ default_mode: 'ro', folders: [{ path: realpathSync(work), mode: 'ro' }] });
+    expect((await k.inject({ url: '/api/gateway/workspace/policy/dave', token: k.adminToken })).json<Layer>()).to.deep.include({ configured: true, posture: 'allowed_only' });
+    expect((await k.inject({ url: '/api/gateway/sessions/d1/workspaces?account=dave', token: k.adminToken })).json<Layer>()).to.deep.include({ configured: true });
+    const after = (await k.inject({ url: '/api/gateway/workspace/audit', token: k.adminToken })).json<{ records: unknown[] }>().records;
+    expect(after).to.deep.equal(before);
+    // Paging: one record after the first.
+    const page = (await k.inject({ url: '/api/gateway/workspace/audit?after=1&limit=1', token: k.adminToken })).json<{ records: Array<{ seq: number }>; next_after: number | null }>();
+    expect(page.records.map((r) => r.seq)).to.deep.equal([2]);
+    expect(page.next_after).to.equal(2);
+  });
+
+  it('answers odd account names and session ids with 400, 403, 404 or 410, never a server error', async () => {
+    const admin = k.adminToken;
+    for (const name of ['..', '%2E%2E%2Fetc', 'a%00b', ':', 'default:', ':dave', 'x'.repeat(301), 'SELF', 'Me', '%20']) {
+      const res = await k.inject({ url: `/api/gateway/workspace/policy/${name}`, token: admin });
+      expect([400, 404], `${name}: ${res.body}`).to.include(res.statusCode);
+    }
+    for (const id of ['x'.repeat(257), '%00']) {
+      const res = await k.inject({ url: `/api/gateway/sessions/${id}/workspaces`, token: admin });
+      expect([200, 400, 404], `${id}: ${res.body}`).to.include(res.statusCode);
+      expect(res.statusCode).to.be.below(500);
+    }
+    expect((await k.inject({ url: `/api/gateway/sessions/${'x'.repeat(257)}/workspaces`, token: admin })).statusCode).to.equal(400);
+    expect((await k.inject({ url: '/api/gateway/workspace/policy/self', token: admin })).statusCode).to.equal(410);
+    expect((await k.inject({ url: '/api/gateway/workspace/effective/self', token: admin })).statusCode).to.equal(410);
+  });
+});

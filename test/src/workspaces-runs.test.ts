@@ -248,9 +248,15 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
       const res = await k.inject({ method: 'PUT', url: '/api/gateway/workspace/policy', token: k.adminToken, payload: { folders: [{ path: folder, mode: 'ro' }, { path: db, mode: 'ro' }] } });
       expect(res.statusCode).to.equal(400);
       expect(res.json<{ detail: { reason: string; path: string } }>().detail).to.deep.include({ reason: 'workspace_refused', path: db });
-      // bob sees the row (his own plane); carol sees neither it nor the data folder's path.
+      // bob sees the row (his own plane), relative to the data folder; carol sees neither it nor the data folder's path.
       const bobView = await k.inject({ url: '/api/gateway/workspace/policy', token: bob });
-      expect(bobView.body).to.contain(first.workspace.path);
+      expect(bobView.json<{ policy: { folders: unknown[]; summary: string } }>().policy).to.deep.include({ folders: [{ path: first.workspace.path, mode: 'ro' }], summary: `Allow everything, refuse listed workspaces (rw)${DOT}${first.workspace.path} (ro)` });
+      expect(bobView.body).to.not.contain(data);
+      const bobEffective = await k.inject({ url: '/api/gateway/workspace/effective/me', token: bob });
+      expect(bobEffective.body).to.contain(first.workspace.path);
+      expect(bobEffective.body).to.not.contain(data);
+      const adminView = await k.inject({ url: '/api/gateway/workspace/policy', token: k.adminToken });
+      expect(adminView.body).to.contain(folder);
       const carolView = await k.inject({ url: '/api/gateway/workspace/policy', token: carol });
       expect(carolView.body).to.not.contain(data);
       const carolEffective = await k.inject({ url: '/api/gateway/workspace/effective/me', token: carol });
@@ -258,5 +264,56 @@ describe('workspaces: the policy levels applied to runs and their file tools', f
     } finally {
       await put('/api/gateway/workspace/policy', k.adminToken, { folders: [] });
     }
+  });
+  it("keeps an account's other conversation folders refused until one of its levels lists them", async () => {
+    const alpha = await run(k.adminToken, [call('w', 'write_file', { path: 'a.txt', content: 'alpha' })], { session_id: 'alpha' });
+    const alphaFile = path.join(data, alpha.workspace.path, 'a.txt');
+    let beta = await run(k.adminToken, [call('r', 'read_file', { path: alphaFile })], { session_id: 'beta' });
+    expect(beta.results.get('r')!.error).to.match(/is protected \(the gateway's data directory\)\.$/);
+    await put('/api/gateway/sessions/beta/workspaces', k.adminToken, { posture: 'any_except_denied', default_mode: 'rw', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] });
+    beta = await run(k.adminToken, [call('r', 'read_file', { path: alphaFile }), call('w', 'write_file', { path: alphaFile, content: 'x' })], { session_id: 'beta' });
+    expect(beta.results.get('r')).to.deep.include({ success: true, output: 'alpha' });
+    // What a run is told names a folder of the data directory relative to it, never where the data directory is.
+    expect(beta.results.get('w')!.error).to.equal(`This run may only read ${alphaFile} (Allow everything, refuse listed workspaces (rw)${DOT}${alpha.workspace.path} (ro)).`);
+    expect(beta.workspace.summary).to.equal(`Allow everything, refuse listed workspaces (rw)${DOT}${alpha.workspace.path} (ro)`);
+    // Another account cannot list it at all.
+    const res = await k.inject({ method: 'PUT', url: '/api/gateway/sessions/x/workspaces', token: carol, payload: { posture: 'allowed_only', folders: [{ path: path.join(data, alpha.workspace.path), mode: 'ro' }] } });
+    expect(res.statusCode).to.equal(400);
+    expect(res.json<{ detail: { reason: string; message: string } }>().detail).to.deep.include({ reason: 'workspace_refused', message: `${path.join(data, alpha.workspace.path)} does not exist or is not yours to use: a workspace must be an existing folder you may reach. Nothing was saved.` });
+  });
+});
+
+describe('workspaces: no configured gateway row opens a built-in refused folder', function () {
+  this.timeout(120_000);
+  const tmp = tempDir('keel-wsc-');
+  const home = path.join(tmp.dir, 'home');
+  const previousHome = process.env.HOME;
+  let k: TestKernel;
+  after(async () => {
+    process.env.HOME = previousHome;
+    await k?.stop();
+    tmp.remove();
+  });
+
+  it("refuses an admin run a credential file even when the setting gatewayPolicy lists its folder rw (the PUT rules are the setting's too)", async () => {
+    mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+    process.env.HOME = home;
+    try {
+      k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, { plugin: workspacesPlugin, config: { gatewayPolicy: { folders: [{ path: path.join(home, '.ssh'), mode: 'rw' }, { path: '/proc', mode: 'ro' }] } } }, gatewayRunsPlugin] });
+    } finally {
+      process.env.HOME = previousHome;
+    }
+    const body = multipart({}, { name: 'tools.flow', bytes: bundle('tools', '1.0.0', toolCallsFlow()) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    const calls = [call('key', 'read_file', { path: path.join(home, '.ssh', 'id_rsa') }), call('environ', 'read_file', { path: '/proc/self/environ' })];
+    const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'tools', input_data: { calls } } });
+    expect(started.statusCode, started.body).to.equal(200);
+    const runId = started.json<{ run_id: string }>().run_id;
+    const done = await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token: k.adminToken })).json<RunRecord>(), (r) => TERMINAL.includes(r.status), 60_000);
+    const results = new Map(((done.output?.results ?? []) as ToolResult[]).map((r) => [r.call_id, r]));
+    expect(results.get('key')).to.deep.include({ success: false, output: null });
+    expect(results.get('key')!.error).to.equal(`${path.join(home, '.ssh', 'id_rsa')} is inside ${realpathSync(path.join(home, '.ssh'))}, which is protected (a credential directory).`);
+    expect(results.get('environ')!.error).to.equal('/proc/self/environ is inside /proc, which is protected (a system folder of processes and devices).');
   });
 });

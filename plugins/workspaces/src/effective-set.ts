@@ -36,32 +36,33 @@ export interface Chosen {
 }
 
 /** The cap of a real path from the levels above the chosen layer: the gateway's, lowered by the account level's. */
-export function capOf(caps: GatewayCaps, gateway: PolicyLayer, upper: PolicyLayer | null | undefined, real: string, account: string): FolderMode {
-  const cap = caps.cap(gateway, real, account).mode;
+export function capOf(caps: GatewayCaps, gateway: PolicyLayer, upper: PolicyLayer | null | undefined, real: string, account: string, layerRows: PolicyLayer['folders'] = []): FolderMode {
+  const cap = caps.cap(gateway, real, account, null, [...layerRows, ...(upper?.folders ?? [])]).mode;
   return upper ? minMode(cap, layerMode(upper, real)) : cap;
 }
 
 /** The effective mode of a real path for `account` under `gateway`, the account cap and the chosen layer. */
 export function effectiveMode(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, real: string, account: string): FolderMode {
-  const cap = capOf(caps, gateway, chosen.cap, real, account);
+  const cap = capOf(caps, gateway, chosen.cap, real, account, chosen.layer?.folders);
   return chosen.layer ? minMode(cap, layerMode(chosen.layer, real)) : cap;
 }
 
-export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null): EffectiveSet {
+/** `hideData`: rows inside the data folder are shown relative to it (a non-admin never learns where it is). */
+export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Chosen, account: string, shownAccount: string, sessionId: string | null, hideData: boolean): EffectiveSet {
   const { layer, level } = chosen;
   const upper = chosen.cap ?? null;
   const visible = visibleGateway({ caps, gateway, account });
   const folders: EffectiveRow[] = [];
   if (layer) {
     for (const row of layer.folders) {
-      const cap = capOf(caps, gateway, upper, row.path, account);
+      const cap = capOf(caps, gateway, upper, row.path, account, layer.folders);
       folders.push({ path: row.path, mode: minMode(cap, row.mode), cap, source: level });
     }
   }
   const reachableListed = folders.filter((r) => r.mode !== 'deny');
   for (const row of visible.folders) {
     if (folders.some((r) => r.path === row.path)) continue;
-    const cap = capOf(caps, gateway, upper, row.path, account);
+    const cap = capOf(caps, gateway, upper, row.path, account, layer?.folders);
     const mode = layer ? minMode(cap, layerMode(layer, row.path)) : cap;
     // Under an allowed_only layer, a gateway row this layer does not reach is simply not one of its workspaces.
     if (layer?.posture === 'allowed_only' && mode === 'deny' && !reachableListed.some((r) => inside(row.path, r.path))) continue;
@@ -75,6 +76,8 @@ export function effectiveSet(caps: GatewayCaps, gateway: PolicyLayer, chosen: Ch
     defaultMode = gateway.posture === 'any_except_denied' ? minMode(layer.default_mode, gateway.default_mode) : layer.default_mode;
     if (upper?.posture === 'any_except_denied') defaultMode = minMode(defaultMode, upper.default_mode);
   }
-  const summary = layer ? summaryOf({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) }) : summaryOf(visible);
-  return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders, summary, gateway_summary: summaryOf(visible) };
+  const shown = (l: PolicyLayer) => (hideData ? caps.masked(l) : l);
+  const shownRows = hideData ? folders.map((r) => ({ ...r, path: caps.maskedPath(r.path) })) : folders;
+  const summary = layer ? summaryOf(shown({ posture, default_mode: defaultMode ?? layer.default_mode, folders: folders.filter((r) => r.source === level) })) : summaryOf(shown(visible));
+  return { ok: true, account: shownAccount, session_id: sessionId, level, posture, default_mode: defaultMode, folders: shownRows, summary, gateway_summary: summaryOf(shown(visible)) };
 }

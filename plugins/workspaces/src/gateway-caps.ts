@@ -1,7 +1,8 @@
 /**
  * The gateway's cap for one real path and one account (reference gateway-surfaces §1.2): the
- * built-in refusals first (with their exceptions: the account's own gateway-made folders, and a
- * usable non-deny row inside the refused folder), then the longest containing usable gateway row,
+ * built-in refusals first (with their exceptions: a usable non-deny gateway row inside the refused
+ * folder, and the account's own gateway-made folders where a reachable row of its layer lists them),
+ * then the longest containing usable gateway row,
  * then the gateway default under `any_except_denied`, else `deny`. A gateway row inside the data
  * folder is usable only for the account that owns the gateway-made folder it lies in.
  */
@@ -74,18 +75,38 @@ export class GatewayCaps {
     return gateway.folders.filter((row) => !inside(row.path, this.dataDir) || this.inOwnPlane(row.path, account));
   }
 
-  /** The cap of `real` for `account` under `gateway`. */
-  cap(gateway: PolicyLayer, real: string, account: string, runRoot: string | null = null): Cap {
+  /**
+   * The cap of `real` for `account` under `gateway`. `layerRows` are the rows of the levels the
+   * account's run (or effective set) uses: a reachable one lifts the data folder's refusal inside
+   * the account's own gateway-made folders (its other conversation folders stay refused unless listed).
+   */
+  cap(gateway: PolicyLayer, real: string, account: string, runRoot: string | null = null, layerRows: PolicyLayer['folders'] = []): Cap {
     const rows = this.usableRows(gateway, account);
     const row = decidingRow(rows, real);
-    const refused = this.refusal(real, account, runRoot);
+    const refused = this.refusals.find(real, runRoot);
     if (refused) {
-      // A usable row that opens part of a refused folder decides inside it; anything else there is refused.
-      if (row && row.mode !== 'deny' && inside(row.path, refused.path)) return { mode: row.mode };
-      return { mode: 'deny', refused };
+      // A usable row that opens part of the data folder (a conversation folder) decides inside it;
+      // nothing opens the other built-in folders, not even a row of the gateway's configuration.
+      if (refused.kind === 'data' && row && row.mode !== 'deny' && inside(row.path, refused.path)) return { mode: row.mode };
+      const listed = decidingRow(layerRows, real);
+      const lifted = refused.kind === 'data' && this.inOwnPlane(real, account) && listed !== null && listed.mode !== 'deny';
+      if (!lifted) return { mode: 'deny', refused };
     }
     if (row) return { mode: row.mode };
     return { mode: gateway.posture === 'any_except_denied' ? gateway.default_mode : 'deny' };
+  }
+
+  /**
+   * `layer` as it may be shown where the data folder's place must not be told (to a non-admin, and
+   * to every run): a row inside the data folder is shown relative to it (`workspaces/session-…`).
+   */
+  masked(layer: PolicyLayer): PolicyLayer {
+    return { ...layer, folders: layer.folders.map((row) => ({ ...row, path: this.maskedPath(row.path) })) };
+  }
+
+  /** A path inside the data folder relative to it, any other as it is. */
+  maskedPath(p: string): string {
+    return inside(p, this.dataDir) ? path.relative(this.dataDir, p) || '.' : p;
   }
 
   /** Whether a real path is protected whatever the policy (data or credential folders, and the rest of the built-in list). */

@@ -108,8 +108,9 @@ export async function validateLayer(merged: Record<string, unknown>, level: Laye
         refuse(`${shown} is ${what}; it is never a workspace.${conversation}`, shown);
       }
       if (level !== 'gateway') {
-        const cap = ctx.caps.cap(ctx.gateway, real, ctx.account).mode;
-        if (cap === 'deny') refuse(`${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway(ctx))}).`, shown);
+        // The row itself lifts the data folder's refusal inside the account's own folders (its own plane).
+        const cap = ctx.caps.cap(ctx.gateway, real, ctx.account, null, [{ path: real, mode: rowMode }]).mode;
+        if (cap === 'deny') refuse(`${shown} is outside the workspaces the gateway allows (${gatewaySummary(ctx, ctx.hideProtected)}).`, shown);
         if (RANK[rowMode] > RANK[cap]) refuse(`The gateway allows this workspace read-only: ${shown}.`, shown);
       }
     }
@@ -164,9 +165,9 @@ export async function clampLayer(value: unknown, ctx: RuleContext): Promise<{ la
       layer.folders.push({ path: check.real, mode: 'deny' });
       continue;
     }
-    const cap = ctx.caps.cap(ctx.gateway, check.real, ctx.account);
+    const cap = ctx.caps.cap(ctx.gateway, check.real, ctx.account, null, [{ path: check.real, mode: asked }]);
     if (cap.mode === 'deny') {
-      drop(cap.refused ? `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.` : `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway(ctx))}).`);
+      drop(cap.refused ? `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.` : `${shown} is outside the workspaces the gateway allows (${gatewaySummary(ctx, true)}).`);
       continue;
     }
     const got: FolderMode = RANK[asked] > RANK[cap.mode] ? cap.mode : asked;
@@ -174,6 +175,12 @@ export async function clampLayer(value: unknown, ctx: RuleContext): Promise<{ la
     layer.folders.push({ path: check.real, mode: got });
   }
   return { layer, clamped };
+}
+
+/** The gateway's summary line as `ctx.account` may see it; `hideData`: rows inside the data folder relative to it (clamp records are a run's: always). */
+export function gatewaySummary(ctx: Pick<RuleContext, 'caps' | 'gateway' | 'account'>, hideData: boolean): string {
+  const visible = visibleGateway(ctx);
+  return summaryOf(hideData ? ctx.caps.masked(visible) : visible);
 }
 
 /** The gateway layer as `ctx.account` may see it: rows inside the data folder only from its own plane. */

@@ -13,7 +13,7 @@ import type { PluginStorage } from '@keel/plugin-sdk';
 import { PROTECTED_KIND_NAMES } from './builtin-refusals.js';
 import { effectiveMode, effectiveSet, type Chosen, type EffectiveSet } from './effective-set.js';
 import { MARKER_FILE, type GatewayCaps } from './gateway-caps.js';
-import { checkedPath, clampLayer, refuse, validateWholeLayer, visibleGateway, type RuleContext } from './layer-rules.js';
+import { checkedPath, clampLayer, gatewaySummary, refuse, validateWholeLayer, visibleGateway, type RuleContext } from './layer-rules.js';
 import { checkPath, shownPath } from './path-check.js';
 import { OWN_FOLDER_LAYER, layerMode, minMode, readLayer, summaryOf } from './policy-layer.js';
 import type { PolicyStore } from './policy-store.js';
@@ -111,8 +111,6 @@ export class WorkspacePolicy implements WorkspaceService {
     let chosen: Chosen = this.chosen(account, input.sessionId, admin);
     // A run's own layer (one-off, narrowing) is capped by the account level, as a session's is.
     const accountCap = this.accountLevel(account, admin)?.layer ?? null;
-    // Stored layers were checked when written; a gateway tightened since clamps them (never widens).
-    if (chosen.layer) chosen = { ...chosen, layer: (await this.clampStored(chosen.layer, ctx, clamped)) ?? chosen.layer };
     const oneOff = input.oneOff;
     const useDefault = oneOff !== null && typeof oneOff === 'object' && (oneOff as { configured?: unknown }).configured === false && Object.keys(oneOff).length === 1;
     if (oneOff !== undefined && oneOff !== null && !useDefault) {
@@ -125,6 +123,8 @@ export class WorkspacePolicy implements WorkspaceService {
         if (result.layer) chosen = { level: 'run', layer: result.layer, cap: accountCap };
       }
     }
+    // A stored layer was checked when written; a gateway tightened since clamps it (never widens).
+    if (chosen.level !== 'run' && chosen.layer) chosen = { ...chosen, layer: (await this.clampStored(chosen.layer, ctx, clamped)) ?? chosen.layer };
     if (input.accessMode !== undefined && input.accessMode !== null) {
       if (input.accessMode === 'workspace_only') chosen = { level: 'run', layer: OWN_FOLDER_LAYER, cap: null };
       else if (input.accessMode !== 'workspace_or_allowed' && door === 'refuse') {
@@ -135,7 +135,8 @@ export class WorkspacePolicy implements WorkspaceService {
       chosen = { level: 'run', layer: await this.narrowed(input.legacyAllowedPaths, ctx, chosen, clamped), cap: accountCap };
     }
     const folder = await this.folderOf(input, ctx, chosen, door, clamped);
-    const summary = chosen.layer ? summaryOf(chosen.layer) : summaryOf(visibleGateway(ctx));
+    // What a run is told never names the data folder (its own rows there are shown relative to it).
+    const summary = summaryOf(this.caps.masked(chosen.layer ?? visibleGateway(ctx)));
     const ws: RunWorkspace = { level: chosen.level, summary, ...(clamped.length ? { clamped } : {}), kind: folder.kind, path: folder.path, layer: chosen.layer, cap: chosen.cap ?? null };
     await this.runs.put(input.rootRunId, ws);
     return ws;
@@ -208,12 +209,13 @@ export class WorkspacePolicy implements WorkspaceService {
       if (!own) return `${shown} is inside the gateway's data directory; a run's workspace_root may be there only when it is your own conversation folder.`;
       return null;
     }
-    const cap = this.caps.cap(gateway, check.real, account);
+    const cap = this.caps.cap(gateway, check.real, account, null, [...(chosen.layer?.folders ?? []), ...(chosen.cap?.folders ?? [])]);
     if (cap.refused) return `${shown} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}); it is never a workspace.`;
-    if (cap.mode === 'deny') return `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).`;
+    if (cap.mode === 'deny') return `${shown} is outside the workspaces the gateway allows (${gatewaySummary(ctx, ctx.hideProtected)}).`;
     if (effectiveMode(this.caps, gateway, chosen, check.real, account) === 'deny') {
       const by = chosen.cap && layerMode(chosen.cap, check.real) === 'deny' ? chosen.cap : chosen.layer;
-      return `${shown} is not one of this run's workspaces (${summaryOf(by ?? visibleGateway(ctx))}).`;
+      const summary = by ?? visibleGateway(ctx);
+      return `${shown} is not one of this run's workspaces (${summaryOf(ctx.hideProtected ? this.caps.masked(summary) : summary)}).`;
     }
     return null;
   }
@@ -251,15 +253,15 @@ export class WorkspacePolicy implements WorkspaceService {
   async judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access> {
     if (ws.kind !== 'launch_folder' && inside(real, root)) return { ok: true, path: real, mode: 'rw' };
     const gateway = this.store.gateway();
-    const cap = this.caps.cap(gateway, real, account, root);
+    const layer = this.layerOf(ws);
+    const upper = ws.cap ? readLayer(ws.cap) : null;
+    const cap = this.caps.cap(gateway, real, account, root, [...(layer?.folders ?? []), ...(upper?.folders ?? [])]);
     if (cap.refused) {
       const given = path.isAbsolute(shown) ? path.normalize(shown) : null;
       const where = given && inside(given, cap.refused.path) ? `is inside ${cap.refused.path}, which` : 'leads into a folder that';
       return { ok: false, sentence: `${shown} ${where} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}).` };
     }
-    if (cap.mode === 'deny') return { ok: false, sentence: `${shown} is outside the workspaces the gateway allows (${summaryOf(visibleGateway({ caps: this.caps, gateway, account }))}).` };
-    const layer = this.layerOf(ws);
-    const upper = ws.cap ? readLayer(ws.cap) : null;
+    if (cap.mode === 'deny') return { ok: false, sentence: `${shown} is outside the workspaces the gateway allows (${gatewaySummary({ caps: this.caps, gateway, account }, true)}).` };
     const upperMode: FolderMode = upper ? layerMode(upper, real) : 'rw';
     const layerOwn: FolderMode = layer ? layerMode(layer, real) : 'rw';
     const mode: FolderMode = minMode(minMode(cap.mode, upperMode), layerOwn);
@@ -268,11 +270,11 @@ export class WorkspacePolicy implements WorkspaceService {
       const byAccount = upper !== null && upperMode === 'deny';
       const by = byAccount ? upper : layer!;
       const hint = isOwnFolderLayer(by) && (byAccount || ws.level === 'account') ? NON_ADMIN_HINT : '';
-      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(by)}).${hint}` };
+      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(this.caps.masked(by))}).${hint}` };
     }
     if (need === 'rw' && mode !== 'rw') {
       if (cap.mode === 'ro') return { ok: false, sentence: `The gateway allows this workspace read-only: ${shown}.` };
-      return { ok: false, sentence: `This run may only read ${shown} (${summaryOf(upper && upperMode === 'ro' ? upper : layer!)}).` };
+      return { ok: false, sentence: `This run may only read ${shown} (${summaryOf(this.caps.masked(upper && upperMode === 'ro' ? upper : layer!))}).` };
     }
     return { ok: true, path: real, mode };
   }
@@ -288,7 +290,7 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /** The effective set, with a layer tried instead of the stored ones (`override`: the dry run). */
-  effectiveWith(account: string, sessionId: string | null, admin: boolean, override: PolicyLayer | null | undefined, shownAccount: string): EffectiveSet {
+  effectiveWith(account: string, sessionId: string | null, admin: boolean, override: PolicyLayer | null | undefined, shownAccount: string, hideData = !admin): EffectiveSet {
     let chosen: Chosen;
     if (override) chosen = sessionId ? { level: 'session', layer: override, cap: this.accountLevel(account, admin)?.layer ?? null } : { level: 'account', layer: override, cap: null };
     else if (override === null) {
@@ -296,7 +298,7 @@ export class WorkspacePolicy implements WorkspaceService {
       if (sessionId) chosen = this.chosen(account, null, admin);
       else chosen = !admin && this.settings.nonAdmin === 'own_folders' ? { level: 'account', layer: OWN_FOLDER_LAYER, cap: null } : { level: 'gateway', layer: null, cap: null };
     } else chosen = this.chosen(account, sessionId, admin);
-    return effectiveSet(this.caps, this.store.gateway(), chosen, account, shownAccount, sessionId);
+    return effectiveSet(this.caps, this.store.gateway(), chosen, account, shownAccount, sessionId, hideData);
   }
 }
 

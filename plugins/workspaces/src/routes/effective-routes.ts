@@ -34,7 +34,7 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
       summary: 'The effective workspace set of an account (and a session): yours with `me`, any account for an admin',
       handler: ({ principal, params, query }) => {
         const who = named(principal, params.account);
-        return policy.effectiveWith(who.account, query.session ?? null, who.admin, undefined, who.shown);
+        return policy.effectiveWith(who.account, query.session ?? null, who.admin, undefined, who.shown, !auth.isAdmin(principal));
       },
     }),
     route({
@@ -57,7 +57,7 @@ export function effectiveRoutes(deps: { policy: WorkspacePolicy; auth: AuthServi
           if (workspace === undefined) throw badRequest('workspace is required: a layer {posture, default_mode, folders}, or null for the level left unconfigured.');
           const level = sessionId ? 'session' : 'account';
           const layer = workspace === null ? null : await validateWholeLayer(workspace, level, policy.rules(who.account, auth.isAdmin(principal)));
-          return policy.effectiveWith(who.account, sessionId, who.admin, layer, who.shown);
+          return policy.effectiveWith(who.account, sessionId, who.admin, layer, who.shown, !auth.isAdmin(principal));
         }),
     }),
     route({

@@ -28,7 +28,8 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
   const gatewayAnswer = (caller: Principal) => {
     const admin = auth.isAdmin(caller);
     const gateway = store.gateway();
-    const shown = admin ? gateway : visibleGateway({ caps, gateway, account: caller.account });
+    // A non-admin sees only rows he may use, and none of them names the data folder (his own rows there are shown relative to it).
+    const shown = admin ? gateway : caps.masked(visibleGateway({ caps, gateway, account: caller.account }));
     return {
       ok: true,
       policy: {
@@ -44,10 +45,13 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
     };
   };
 
+  /** Rows as `caller` may see them: to a non-admin, a row inside the data folder is shown relative to it. */
+  const rowsFor = (caller: Principal, rows: PolicyLayer['folders']) => (auth.isAdmin(caller) ? rows : rows.map((row) => ({ ...row, path: caps.maskedPath(row.path) })));
+
   /** What an account's level reads as: its stored layer, else what it follows (`configured: false`). */
-  const accountAnswer = (named: NamedAccount) => {
+  const accountAnswer = (named: NamedAccount, caller: Principal) => {
     const stored = store.account(named.account);
-    if (stored) return { account: named.shown, configured: true, posture: stored.posture, default_mode: stored.default_mode, folders: stored.folders, updated_at: stored.updated_at, updated_by: stored.updated_by };
+    if (stored) return { account: named.shown, configured: true, posture: stored.posture, default_mode: stored.default_mode, folders: rowsFor(caller, stored.folders), updated_at: stored.updated_at, updated_by: stored.updated_by };
     return { account: named.shown, configured: false, ...followed(named) };
   };
 
@@ -58,9 +62,9 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
     return { follows: 'gateway', posture: gateway.posture, default_mode: gateway.default_mode, folders: [] };
   };
 
-  const sessionAnswer = (named: NamedAccount, sessionId: string) => {
+  const sessionAnswer = (named: NamedAccount, sessionId: string, caller: Principal) => {
     const stored = store.session(named.account, sessionId);
-    if (stored) return { session_id: sessionId, account: named.shown, configured: true, posture: stored.posture, default_mode: stored.default_mode, folders: stored.folders, updated_at: stored.updated_at, updated_by: stored.updated_by };
+    if (stored) return { session_id: sessionId, account: named.shown, configured: true, posture: stored.posture, default_mode: stored.default_mode, folders: rowsFor(caller, stored.folders), updated_at: stored.updated_at, updated_by: stored.updated_by };
     const below = policy.chosen(named.account, null, named.admin);
     const base = below.layer ? { follows: below.nonAdminDefault ? 'own_folders' : 'account', posture: below.layer.posture, default_mode: below.layer.default_mode } : { follows: 'gateway', posture: store.gateway().posture, default_mode: store.gateway().default_mode };
     return { session_id: sessionId, account: named.shown, configured: false, ...base, folders: [] };
@@ -129,7 +133,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
       params: accountParams,
       tags: ['workspaces'],
       summary: "An account's workspace policy (admin; `me` for your own)",
-      handler: ({ principal, params }) => accountAnswer(resolveAccount(auth, principal, params.account, ROUTE, 'the workspace policy')),
+      handler: ({ principal, params }) => accountAnswer(resolveAccount(auth, principal, params.account, ROUTE, 'the workspace policy'), principal),
     }),
     route({
       method: 'PUT',
@@ -144,7 +148,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
           const named = resolveAccount(auth, principal, params.account, ROUTE, 'the workspace policy');
           const { layer, changed } = await layerWrite(body, 'account', named, store.account(named.account), principal);
           await store.putAccount(named.account, layer, auditRecord(principal, 'account', changed, { account: named.shown }));
-          return accountAnswer(named);
+          return accountAnswer(named, principal);
         }),
     }),
     route({
@@ -154,7 +158,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
       query: sessionQuery,
       tags: ['workspaces'],
       summary: "A session's workspaces (its owner, or an admin with ?account=<tenant:name>)",
-      handler: ({ principal, params, query }) => sessionAnswer(sessionOwner(principal, query.account), params.session_id),
+      handler: ({ principal, params, query }) => sessionAnswer(sessionOwner(principal, query.account), params.session_id, principal),
     }),
     route({
       method: 'PUT',
@@ -169,7 +173,7 @@ export function policyRoutes(deps: { policy: WorkspacePolicy; auth: AuthService 
           const owner = sessionOwner(principal, query.account);
           const { layer, changed } = await layerWrite(body, 'session', owner, store.session(owner.account, params.session_id), principal);
           await store.putSession(owner.account, params.session_id, layer, auditRecord(principal, 'session', changed, { account: owner.shown, session_id: params.session_id }));
-          return sessionAnswer(owner, params.session_id);
+          return sessionAnswer(owner, params.session_id, principal);
         }),
     }),
   ];
