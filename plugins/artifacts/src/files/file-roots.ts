@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { badRequest, forbidden } from '@keel/plugin-sdk';
+import { badRequest, forbidden, serviceUnavailable } from '@keel/plugin-sdk';
 
 export interface Root {
   /** Real path. */
@@ -102,7 +102,10 @@ export interface Roots {
 
 /** The main root and the caller's mounts (its reachable workspaces outside the main root). */
 export async function rootsFor(configuredRoot: string, reach: Reach): Promise<Roots> {
-  const main: Root = { real: await realpath(configuredRoot || os.homedir()), alias: null };
+  const wanted = configuredRoot || os.homedir();
+  const real = path.isAbsolute(wanted) ? await realpath(wanted).catch(() => null) : null;
+  if (!real) throw serviceUnavailable(`The main folder of /files/list (setting files.root: '${configuredRoot}') is not an existing absolute folder; an admin must fix the setting.`);
+  const main: Root = { real, alias: null };
   // A workspace inside the main root is reached through it, unless the main root itself is refused.
   const mainReachable = modeOf(reach, main.real) !== 'deny';
   const outside: string[] = [];
