@@ -104,7 +104,7 @@ export interface Roots {
 export async function rootsFor(configuredRoot: string, reach: Reach): Promise<Roots> {
   const wanted = configuredRoot || os.homedir();
   const real = path.isAbsolute(wanted) ? await realpath(wanted).catch(() => null) : null;
-  if (!real) throw serviceUnavailable(`The main folder of /files/list (setting files.root: '${configuredRoot}') is not an existing absolute folder; an admin must fix the setting.`);
+  if (!real) throw serviceUnavailable(`The main folder of /files/list (setting files.root) is not an existing absolute folder; an admin must fix the setting.`);
   const main: Root = { real, alias: null };
   // A workspace inside the main root is reached through it, unless the main root itself is refused.
   const mainReachable = modeOf(reach, main.real) !== 'deny';
