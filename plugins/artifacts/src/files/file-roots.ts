@@ -140,7 +140,7 @@ export function locate(roots: Roots, asked: string): Located {
   if (path.isAbsolute(cleaned)) {
     const normal = path.resolve(cleaned);
     const root = all.filter((r) => insidePath(normal, r.real)).sort((a, b) => b.real.length - a.real.length)[0];
-    if (!root) throw forbidden(`${cleaned} is outside the folders you may list; give a path inside ${roots.main.real}${roots.mounts.length ? ' or one of your workspaces' : ''}.`);
+    if (!root) throw forbidden(`${cleaned} is outside the folders you may list; list the empty path to see where you may start.`);
     return { root, lexical: normal };
   }
   const segments = cleaned.split('/').filter((s) => s !== '' && s !== '.');
