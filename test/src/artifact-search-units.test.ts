@@ -72,6 +72,8 @@ describe('artifact search: parameters', () => {
       [{ tags: '{"a":{"b":1}}' }, /tags must be key=value/],
       [{ content_type: 'not a type' }, /content_type .* is not a media type/],
       [{ order_by: 'mood' }, /order_by must be one of/],
+      [{ order_by: '__proto__' }, /order_by must be one of/],
+      [{ order_by: 'last_access' }, /cannot order by last access/],
       [{ order: 'sideways' }, /order must be/],
       [{ cursor: 'garbage!!' }, /cursor is not one this gateway made/],
       [{ artifact_kind: 'a b' }, /artifact_kind value/],

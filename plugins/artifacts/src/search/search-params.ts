@@ -195,7 +195,8 @@ export function parseSearch(raw: RawSearchQuery, limits: SearchLimits): SearchRe
   if (createdAfter && createdBefore && createdAfter > createdBefore) throw refuse('created_after', 'created_after is later than created_before, so nothing could match.');
 
   const orderName = present(raw.order_by)?.toLowerCase() ?? 'created_at';
-  const orderBy = ORDER_NAMES[orderName];
+  if (orderName === 'last_access' || orderName === 'last_accessed_at') throw refuse('order_by', 'This gateway does not record when artifacts are read, so it cannot order by last access; order by created_at instead.');
+  const orderBy = Object.hasOwn(ORDER_NAMES, orderName) ? ORDER_NAMES[orderName] : undefined;
   if (!orderBy) throw refuse('order_by', `order_by must be one of ${Object.keys(ORDER_NAMES).join(', ')}.`);
   const orderText = present(raw.order)?.toLowerCase() ?? 'desc';
   if (orderText !== 'asc' && orderText !== 'desc') throw refuse('order', "order must be 'asc' or 'desc'.");
