@@ -3,7 +3,8 @@
  * workspace route, with its policy check, descriptor check, nosniff/CSP headers and Range support)
  * against `fs.createReadStream` piped to a raw `node:http` response, for the same file (256 MiB by
  * default), in the same process, in the same run. Target: the route keeps at least 0.9x the raw
- * throughput.
+ * throughput. For comparison (no target), the same bytes uploaded as an artifact and read back
+ * through `GET /runs/{run_id}/artifacts/{id}/content?access_action=download` (the blob store).
  *
  * Both servers live in this process (a kernel with the gateway plugins, listening on 127.0.0.1, and
  * a bare `http.createServer`); the client is a forked child (download-child.ts) so it never shares
@@ -11,7 +12,7 @@
  * time, the sides alternating (which goes first rotates); figures are medians over rounds. The file
  * lives in a real run's workspace folder (a 10-step no-op flow run by the admin).
  */
-import { createReadStream, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,12 +40,27 @@ export interface SideRound {
   otherCores: number;
 }
 
+type Side = 'raw' | 'kernel' | 'artifact';
+
 export interface StreamBenchSummary {
   fileMiB: number;
   raw: SideRound[];
   kernel: SideRound[];
+  artifact: SideRound[];
   ratio: number;
+  artifactRatio: number;
   pass: boolean;
+}
+
+/** Uploads the file as an artifact of a session; answers its content URL path. */
+async function uploadArtifact(url: string, token: string, file: string): Promise<string> {
+  const form = new FormData();
+  form.append('session_id', 'stream-bench');
+  form.append('file', new Blob([readFileSync(file)], { type: 'application/octet-stream' }), FILE);
+  const res = await fetch(`${url}/api/gateway/attachments/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = (await res.json()) as { run_id?: string; artifact?: { artifact_id: string } };
+  if (res.status !== 200 || !body.artifact) throw new Error(`the artifact upload answered ${res.status}: ${JSON.stringify(body)}`);
+  return `/api/gateway/runs/${body.run_id}/artifacts/${body.artifact.artifact_id}/content?access_action=download`;
 }
 
 async function json<T>(url: string, token: string, init: RequestInit = {}): Promise<T> {
@@ -80,7 +96,7 @@ export async function benchWorkspaceStream(settings: ArtifactsBenchSettings = ar
   console.log(`workspace streaming: a ${settings.streamMiB} MiB file, ${settings.downloads} downloads per side per round (${settings.concurrency} at a time), ${settings.rounds} rounds`);
   console.log(`  ${machineLine()}`);
   const kernel: TestKernel = await createTestKernel({
-    plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, artifactsPlugin],
+    plugins: [inferencePlugin, ledgerPlugin, { plugin: workspacesPlugin, config: { maxAttachmentBytes: (settings.streamMiB + 1) * 2 ** 20 } }, gatewayRunsPlugin, artifactsPlugin],
     config: { server: { watchdog: { enabled: false }, logLevel: 'warn' } },
   });
   const client = new ForkedChild<DownloadTask, DownloadResult>(CHILD, 'the download child');
@@ -97,12 +113,14 @@ export async function benchWorkspaceStream(settings: ArtifactsBenchSettings = ar
     raw = await rawServer(file);
     const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/${FILE}`;
     const kernelUrl = `${url}/api/gateway/runs/${runId}/workspace/content?path=${FILE}`;
+    const artifactUrl = `${url}${await uploadArtifact(url, kernel.adminToken, file)}`;
+    const urls: Record<Side, string> = { raw: rawUrl, kernel: kernelUrl, artifact: artifactUrl };
 
-    const sides = { raw: [] as SideRound[], kernel: [] as SideRound[] };
-    const measure = async (side: 'raw' | 'kernel'): Promise<void> => {
+    const sides: Record<Side, SideRound[]> = { raw: [], kernel: [], artifact: [] };
+    const measure = async (side: Side): Promise<void> => {
       const watch = watchOtherLoad();
       const cpu = process.cpuUsage();
-      const task: DownloadTask = { type: 'download', url: side === 'raw' ? rawUrl : kernelUrl, token: side === 'raw' ? null : kernel.adminToken, downloads: settings.downloads, concurrency: settings.concurrency };
+      const task: DownloadTask = { type: 'download', url: urls[side], token: side === 'raw' ? null : kernel.adminToken, downloads: settings.downloads, concurrency: settings.concurrency };
       const result = await client.ask(task, 'downloaded', 600_000);
       const used = process.cpuUsage(cpu);
       const serverCpuMs = (used.user + used.system) / 1000;
@@ -112,15 +130,15 @@ export async function benchWorkspaceStream(settings: ArtifactsBenchSettings = ar
       const gib = result.bytes / 2 ** 30;
       sides[side].push({ mibPerSec: result.bytes / 2 ** 20 / (result.ms / 1000), serverCpuMsPerGiB: serverCpuMs / gib, otherCores: watch.stop(serverCpuMs + result.cpuMs) });
     };
-    // One discarded warm-up download per side (page cache, JIT), then the rounds.
-    await client.ask({ type: 'download', url: rawUrl, token: null, downloads: 1, concurrency: 1 }, 'downloaded', 600_000);
-    await client.ask({ type: 'download', url: kernelUrl, token: kernel.adminToken, downloads: 1, concurrency: 1 }, 'downloaded', 600_000);
+    // One discarded warm-up download per side (page cache, JIT), then the rounds, the first side rotating.
+    const all: Side[] = ['raw', 'kernel', 'artifact'];
+    for (const side of all) await client.ask({ type: 'download', url: urls[side], token: side === 'raw' ? null : kernel.adminToken, downloads: 1, concurrency: 1 }, 'downloaded', 600_000);
     for (let round = 0; round < settings.rounds; round += 1) {
-      const order: Array<'raw' | 'kernel'> = round % 2 === 0 ? ['raw', 'kernel'] : ['kernel', 'raw'];
-      for (const side of order) await measure(side);
+      for (let i = 0; i < all.length; i += 1) await measure(all[(round + i) % all.length]!);
     }
-    const ratio = median(sides.kernel.map((r) => r.mibPerSec)) / median(sides.raw.map((r) => r.mibPerSec));
-    const summary: StreamBenchSummary = { fileMiB: size / 2 ** 20, raw: sides.raw, kernel: sides.kernel, ratio, pass: ratio >= TARGET };
+    const mid = (side: Side) => median(sides[side].map((r) => r.mibPerSec));
+    const ratio = mid('kernel') / mid('raw');
+    const summary: StreamBenchSummary = { fileMiB: size / 2 ** 20, raw: sides.raw, kernel: sides.kernel, artifact: sides.artifact, ratio, artifactRatio: mid('artifact') / mid('raw'), pass: ratio >= TARGET };
     console.log(`\n${streamSummaryText(summary)}`);
     return summary;
   } finally {
@@ -138,7 +156,9 @@ export function streamSummaryText(s: StreamBenchSummary): string {
     '|---|---:|---|---:|---|',
     row('fs.createReadStream → node:http', s.raw),
     row('keel /runs/{id}/workspace/content', s.kernel),
+    row('keel /runs/{id}/artifacts/{aid}/content (no target)', s.artifact),
     '',
+    `artifact content / raw: ${fmt(s.artifactRatio, 2)}x`,
     verdictLine({ label: `workspace content throughput >= ${TARGET}x raw`, pass: s.pass, detail: `${fmt(s.ratio, 2)}x ${s.pass ? '>=' : '<'} ${TARGET}x` }),
   ].join('\n');
 }
