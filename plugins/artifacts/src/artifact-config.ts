@@ -34,7 +34,7 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
       properties: {
         defaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
         maxLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000 },
-        debugMaxRows: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 200_000 },
+        debugMaxRows: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 50_000 },
       },
     },
     files: filesSettingsSchema,
