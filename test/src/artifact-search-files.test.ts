@@ -172,8 +172,13 @@ describe('files: GET /files/list', function () {
   it("judges a non-admin by its own policy: nothing by default, then only the folder an admin grants", async () => {
     const none = await list(bob, '');
     expect(none.items).to.deep.equal([]);
-    expect(await refusal(bob, 'path=notes.txt', 403)).to.match(/outside the workspaces your policy allows/);
-    expect(await refusal(bob, 'path=projects', 403)).to.match(/outside the workspaces your policy allows/);
+    // To a non-admin, refused, protected and missing paths read alike (403, one sentence): no existence oracle.
+    const hidden = /does not exist or is not a folder you may list/;
+    expect(await refusal(bob, 'path=notes.txt', 403)).to.match(hidden);
+    expect(await refusal(bob, 'path=projects', 403)).to.match(hidden);
+    expect(await refusal(bob, 'path=no-such-folder', 403)).to.match(hidden);
+    expect(await refusal(bob, 'path=.ssh', 403)).to.match(hidden);
+    expect(await refusal(bob, 'path=link-out', 403)).to.match(hidden);
     const granted = await k.inject({ method: 'PUT', url: '/api/gateway/workspace/policy/bob', token: k.adminToken, payload: { posture: 'allowed_only', default_mode: 'ro', folders: [{ path: path.join(home, 'projects', 'a'), mode: 'ro' }] } });
     expect(granted.statusCode, granted.body).to.equal(200);
     const root = await list(bob, '');
@@ -181,8 +186,9 @@ describe('files: GET /files/list', function () {
     expect(names(await list(bob, 'path=a'))).to.deep.equal(['deep', 'readme.md']);
     expect(names(await list(bob, `path=${encodeURIComponent(path.join(home, 'projects', 'a', 'deep'))}`))).to.deep.equal(['deeper']);
     expect(await refusal(bob, 'path=a/..', 403)).to.match(/leads outside/);
-    expect(await refusal(bob, 'path=projects', 403)).to.match(/outside the workspaces your policy allows/);
-    expect(await refusal(bob, `path=${encodeURIComponent(path.join(home, '.ssh'))}`, 403)).to.match(/protected folder/);
+    expect(await refusal(bob, 'path=projects', 403)).to.match(hidden);
+    expect(await refusal(bob, 'path=a/missing', 403)).to.match(hidden);
+    expect(await refusal(bob, `path=${encodeURIComponent(path.join(home, '.ssh'))}`, 403)).to.match(hidden);
     // The admin's own listing is unchanged by bob's policy.
     expect(names(await list(k.adminToken, 'path=projects'))).to.include('b.py');
   });

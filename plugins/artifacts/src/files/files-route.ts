@@ -115,15 +115,18 @@ export function filesRoutes(deps: FilesRouteDeps): AnyRoute[] {
         }
 
         const located = locate(roots, request.path);
+        // To a non-admin, a missing path and a refused one get one sentence (no existence oracle).
+        const admin = auth.isAdmin(principal);
+        const hidden = () => forbidden(`${request.path} does not exist or is not a folder you may list.`);
         let real: string;
         try {
           real = await realpath(located.lexical);
         } catch {
-          throw notFound(`${request.path} does not exist.`);
+          throw admin ? notFound(`${request.path} does not exist.`) : hidden();
         }
-        if (!insidePath(real, located.root.real)) throw forbidden(`${request.path} is a link leading outside the folder it is in; it is not listed.`);
-        if (workspaces.isProtected(real)) throw forbidden(`${request.path} is inside a protected folder (the gateway's data folder or a credential folder); it is never listed.`);
-        if (modeOf(reach, real) === 'deny') throw forbidden(`${request.path} is outside the workspaces your policy allows.`);
+        if (!insidePath(real, located.root.real)) throw admin ? forbidden(`${request.path} is a link leading outside the folder it is in; it is not listed.`) : hidden();
+        if (workspaces.isProtected(real)) throw admin ? forbidden(`${request.path} is inside a protected folder (the gateway's data folder or a credential folder); it is never listed.`) : hidden();
+        if (modeOf(reach, real) === 'deny') throw admin ? forbidden(`${request.path} is outside the workspaces your policy allows.`) : hidden();
         if (!(await lstat(real)).isDirectory()) throw refuse('path', `${request.path} is not a folder; list the folder that holds it.`);
         const listing = await listFolder(located.root, real, await openChecked(located.root, real, request.path), request, bounds, visible);
         return { folder_path: canonicalOf(located.root, real), items: listing.items, truncated: listing.truncated, hidden: listing.hidden, warnings: listing.warnings };
