@@ -96,6 +96,8 @@ describe('artifact search: parameters', () => {
     expect(parse({ modality: 'any' }).modalities).to.equal(null);
     expect(parse({ query: 'CaT' }).query).to.equal('cat');
     expect(parse({ created_after: '2026-01-31T12:00:00+02:00' }).createdAfter).to.equal('2026-01-31T10:00:00.000Z');
+    expect(parse({ created_after: '2026-01-31 12:00' }).createdAfter).to.equal('2026-01-31T12:00:00.000Z');
+    expect(parse({ created_after: '2026-01-31' }).createdAfter).to.equal('2026-01-31T00:00:00.000Z');
   });
 
   it('reads tags as key=value / key:value lists or a JSON object', () => {

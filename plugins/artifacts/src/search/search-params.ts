@@ -107,7 +107,9 @@ function integer(raw: RawSearchQuery, field: 'limit' | 'offset'): number | null 
 function instant(raw: RawSearchQuery, field: 'created_after' | 'created_before'): string | null {
   const value = present(raw[field]);
   if (value === null) return null;
-  const ms = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value) : NaN;
+  const shape = /^(\d{4}-\d{2}-\d{2})(?:[T ]([0-9:.]+)(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(value);
+  // A time without an offset is UTC (never the server's local time); a date alone is its midnight UTC.
+  const ms = shape ? Date.parse(shape[2] ? `${shape[1]}T${shape[2]}${shape[3] ?? 'Z'}` : shape[1]!) : NaN;
   if (Number.isNaN(ms)) throw refuse(field, `${field} must be an ISO 8601 date or time, like 2026-01-31 or 2026-01-31T12:00:00Z.`);
   return new Date(ms).toISOString();
 }
