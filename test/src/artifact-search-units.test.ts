@@ -96,8 +96,16 @@ describe('artifact search: parameters', () => {
     expect(parse({ modality: 'any' }).modalities).to.equal(null);
     expect(parse({ query: 'CaT' }).query).to.equal('cat');
     expect(parse({ created_after: '2026-01-31T12:00:00+02:00' }).createdAfter).to.equal('2026-01-31T10:00:00.000Z');
-    expect(parse({ created_after: '2026-01-31 12:00' }).createdAfter).to.equal('2026-01-31T12:00:00.000Z');
-    expect(parse({ created_after: '2026-01-31' }).createdAfter).to.equal('2026-01-31T00:00:00.000Z');
+    // Whatever the server's time zone: a time without an offset is UTC.
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(parse({ created_after: '2026-01-31 12:00' }).createdAfter).to.equal('2026-01-31T12:00:00.000Z');
+      expect(parse({ created_after: '2026-01-31' }).createdAfter).to.equal('2026-01-31T00:00:00.000Z');
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 
   it('reads tags as key=value / key:value lists or a JSON object', () => {
