@@ -11,6 +11,7 @@ benchmarks.push({ name: 'stream', run: async () => (await import('./stream/bench
 benchmarks.push({ name: 'steps', run: async () => (await import('./steps/bench-steps.js')).benchSteps() });
 benchmarks.push({ name: 'hub', run: async () => (await import('./hub/bench-hub.js')).benchHub() });
 benchmarks.push({ name: 'hub search', run: async () => (await import('./hub/bench-search.js')).benchHubSearch() });
+benchmarks.push({ name: 'artifacts', run: async () => (await import('./artifacts/bench-artifacts.js')).benchArtifacts() });
 
 for (const { name, run } of benchmarks) {
   console.log(`\n=== ${name} ===`);

@@ -64,6 +64,9 @@ export interface WriteFileOptions {
   maxRanges?: number;
 }
 
+/** Bytes per read of a streamed file. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 /** `attachment; filename="..."`, with an RFC 8187 `filename*` when the name is not plain ASCII. */
 export function dispositionHeader(type: 'attachment' | 'inline', filename: string): string {
   // The ASCII fallback replaces what a quoted string or a file system might choke on with `_`.
@@ -138,7 +141,9 @@ export async function writeFileReply(koa: Koa.Context, file: ConfinedFile, optio
       return HANDLED;
     }
     // Koa destroys the stream when the response ends or the client goes away; that closes the handle.
-    koa.body = handle.createReadStream({ start, end, autoClose: true });
+    // 1 MiB reads (reference gateway-surfaces §1.8): a FileHandle stream pays a promise per read, and
+    // at the default 64 KiB that halved throughput per CPU (bench/artifacts, RESULTS 2026-11-24).
+    koa.body = handle.createReadStream({ start, end, autoClose: true, highWaterMark: READ_CHUNK_BYTES });
     koa.length = length;
     streaming = true;
     return HANDLED;

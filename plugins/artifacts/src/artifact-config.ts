@@ -1,5 +1,6 @@
 /** Settings of the artifacts plugin (README "Settings"): every limit with a safe default. */
 import { defineSchemaFor } from '@keel/plugin-sdk';
+import { filesSettingsSchema, type FilesSettings } from './files/files-settings.js';
 
 export interface ArtifactsConfig {
   /** Non-file fields one multipart upload may carry. */
@@ -11,6 +12,10 @@ export interface ArtifactsConfig {
   listMaxLimit: number;
   /** Hosted user-auth mode (seed §5): import from and export to server paths need an admin. */
   hostedUserAuth: boolean;
+  /** `GET /artifacts/search` (search/search-route.ts). */
+  search: { defaultLimit: number; maxLimit: number; debugMaxRows: number };
+  /** `GET /files/list` (files/files-route.ts). */
+  files: FilesSettings;
 }
 
 export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
@@ -22,5 +27,16 @@ export const artifactsConfigSchema = defineSchemaFor<ArtifactsConfig>()({
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
     listMaxLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000 },
     hostedUserAuth: { type: 'boolean', default: false },
+    search: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        defaultLimit: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
+        maxLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10_000 },
+        debugMaxRows: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 50_000 },
+      },
+    },
+    files: filesSettingsSchema,
   },
 });

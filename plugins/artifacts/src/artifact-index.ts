@@ -7,6 +7,7 @@ import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
 import { isSharedWithUser, type ArtifactRecord, type ArtifactStore } from './artifact-record.js';
 import { memoryRunIdOf } from './session-memory.js';
+import { SearchIndex } from './search/search-index.js';
 
 type IndexKey = [string, ...string[]];
 
@@ -21,6 +22,8 @@ export class ArtifactIndex implements ArtifactStore {
   private readonly shared: Database<null, IndexKey>;
   /** `[account, memory run id]` → session id, for the hashed memory run ids that cannot be read back. */
   private readonly memoryRuns: Database<string, [string, string]>;
+  /** The search rows (search/search-index.ts), kept in the same transactions as the records. */
+  readonly search: SearchIndex;
 
   constructor(private readonly storage: PluginStorage) {
     this.records = storage.openDB<ArtifactRecord, [string, string]>('records');
@@ -29,6 +32,12 @@ export class ArtifactIndex implements ArtifactStore {
     this.byCreated = storage.openDB<null, IndexKey>('by-created');
     this.shared = storage.openDB<null, IndexKey>('shared');
     this.memoryRuns = storage.openDB<string, [string, string]>('memory-runs');
+    this.search = new SearchIndex(storage);
+  }
+
+  /** Rebuilds the search rows from the records when their layout changed (at start). */
+  rebuildSearch(): Promise<number> {
+    return this.search.rebuildIfStale(this.records);
   }
 
   /** The session whose memory run id this is, for this account (null when it holds no artifact). */
@@ -57,6 +66,7 @@ export class ArtifactIndex implements ArtifactStore {
       const { account, artifact_id: id, created_at: at } = record;
       this.records.put([account, id], record);
       this.byCreated.put([account, at, id], null);
+      this.search.put(record);
       if (isSharedWithUser(record)) this.shared.put([account, at, id], null);
       if (record.run_id) this.byRun.put([account, record.run_id, at, id], null);
       if (record.session_id) {
@@ -75,6 +85,7 @@ export class ArtifactIndex implements ArtifactStore {
       if (!current) return;
       updated = { ...current, tags };
       this.records.put([account, artifactId], updated);
+      this.search.put(updated);
       const key: IndexKey = [account, current.created_at, artifactId];
       if (isSharedWithUser(updated)) this.shared.put(key, null);
       else this.shared.remove(key);

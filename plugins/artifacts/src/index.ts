@@ -19,6 +19,8 @@ import { artifactRoutes } from './routes/artifact-routes.js';
 import { transferRoutes } from './routes/transfer-routes.js';
 import { uploadRoute } from './routes/upload-route.js';
 import { sessionViolation } from './session-references.js';
+import { searchRoutes } from './search/search-route.js';
+import { filesRoutes } from './files/files-route.js';
 
 export type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
 export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
@@ -62,8 +64,13 @@ export const artifactsPlugin = definePlugin({
         uploadRoute(service, config, maxBytes),
         ...artifactRoutes(index, scopes, blobs, config),
         ...transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }),
+        ...searchRoutes({ source: index, scopes, auth: deps.auth, settings: () => config.search }),
+        ...filesRoutes({ workspaces: deps.workspaces, auth: deps.auth, settings: () => ({ ...config.files, hostedUserAuth: config.hostedUserAuth }) }),
       ],
-      start: () => blobs.sweep(),
+      start: async () => {
+        await index.rebuildSearch();
+        await blobs.sweep();
+      },
     };
   },
 });
