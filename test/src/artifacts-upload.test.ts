@@ -50,6 +50,11 @@ describe('artifacts: uploads', function () {
     expect((await gw.put(gw.bob, 's-ct', 'b.dat', 'x', [], 'Audio/WAV; charset=x')).artifact.content_type).to.equal('audio/wav');
     expect((await gw.put(gw.bob, 's-ct', 'c.json', '{}', [{ name: 'content_type', value: 'not a type' }])).artifact.content_type).to.equal('application/json');
     expect((await gw.put(gw.bob, 's-ct', 'noext', 'x', [], 'application/octet-stream')).artifact.content_type).to.equal('application/octet-stream');
+    // Source files that mime-types (and browsers) type wrongly or not at all are code, not video or binary.
+    const typed = async (name: string, partType?: string) => (await gw.put(gw.bob, 's-ct', name, 'let x = 1;', [], partType)).artifact;
+    expect(await typed('main.ts', 'video/mp2t')).to.include({ content_type: 'text/x-typescript', modality: 'text' });
+    expect((await typed('lib.rs')).content_type).to.equal('text/x-rust');
+    expect((await typed('app.py', 'text/plain')).content_type).to.equal('text/x-python');
   });
 
   it('refuses an upload without session_id or without a file, and a text value in the file field', async () => {

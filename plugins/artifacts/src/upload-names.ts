@@ -55,11 +55,24 @@ const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126
  * else octet-stream. A part's `text/plain` counts only when the name guesses nothing else: busboy
  * reports it for a part that sent no type at all.
  */
+/**
+ * Source files `mime-types` (and browsers, which send the same guesses) type wrongly or not at all:
+ * `.ts` as an MPEG transport stream, `.rs` as an XML format, `.py` and `.go` as nothing. Search would
+ * file them as video or binary; they are code.
+ */
+const SOURCE_CODE_TYPES: Readonly<Record<string, string>> = {
+  ts: 'text/x-typescript', tsx: 'text/x-typescript', mts: 'text/x-typescript', cts: 'text/x-typescript',
+  rs: 'text/x-rust', py: 'text/x-python', go: 'text/x-go', kt: 'text/x-kotlin', swift: 'text/x-swift',
+};
+
 export function resolveContentType(filename: string, formValue: string | undefined, partType: string | undefined): string {
-  const guessed = (lookup(filename) || '').toLowerCase();
+  const code = SOURCE_CODE_TYPES[filename.slice(filename.lastIndexOf('.') + 1).toLowerCase()];
+  const guessed = (code ?? (lookup(filename) || '')).toLowerCase();
   const form = essenceOf(formValue);
   if (form) return form;
   const part = essenceOf(partType);
+  // A browser's part type for a source file is the same wrong guess (or text/plain): the code type wins.
+  if (code && part && (part === lookup(filename) || part.startsWith('text/'))) return code;
   if (part && !(part === 'text/plain' && guessed)) return part;
   return guessed || FALLBACK_CONTENT_TYPE;
 }
