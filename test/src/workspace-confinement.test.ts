@@ -10,7 +10,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { startServer, type ServerProcess } from './helpers/cli.js';
-import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
+import { bundle, multipart, toolCallsFlow, toolsAfterAskFlow } from './helpers/flow-builder.js';
 import { ServedKeel, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 import { fixturesDir, repoRoot, tempDir } from './helpers/paths.js';
 
@@ -30,19 +30,6 @@ const SYSTEM = '(a system folder of processes and devices).';
 const SYSTEM_NAME = 'a system folder of processes and devices';
 const ONLY_REGULAR = 'the file tools open only regular files and folders.';
 
-/** The same, with an ask_user wait first: the test prepares the run's folder while the run waits. */
-function toolsAfterAskFlow() {
-  return {
-    id: 'tools',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
-      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Ready?' } } }),
-      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
-    ],
-    edges: edges('start -> ask', 'ask -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
-  };
-}
 
 const call = (call_id: string, name: string, args: Record<string, unknown>): Call => ({ call_id, name, arguments: args });
 

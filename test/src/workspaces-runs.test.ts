@@ -7,7 +7,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { bundle, edges, multipart, node, toolCallsFlow } from './helpers/flow-builder.js';
+import { bundle, multipart, toolCallsFlow, toolsAfterAskFlow } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -27,19 +27,6 @@ const TERMINAL = ['completed', 'failed', 'cancelled'];
 const DOT = ' \u00b7 ';
 const call = (call_id: string, name: string, args: Record<string, unknown>): Call => ({ call_id, name, arguments: args });
 
-/** start → ask_user → tool_calls → end: the test changes the policy while the run waits. */
-function toolsAfterAskFlow() {
-  return {
-    id: 'tools',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
-      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Ready?' } } }),
-      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
-    ],
-    edges: edges('start -> ask', 'ask -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
-  };
-}
 
 describe('workspaces: the policy levels applied to runs and their file tools', function () {
   this.timeout(180_000);

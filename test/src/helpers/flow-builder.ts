@@ -33,6 +33,20 @@ export function toolCallsFlow() {
   };
 }
 
+/** start → ask_user → tool_calls (calls from input_data) → end: a test changes the folder or the policy while the run waits. */
+export function toolsAfterAskFlow() {
+  return {
+    id: 'tools',
+    nodes: [
+      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
+      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Ready?' } } }),
+      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
+    ],
+    edges: edges('start -> ask', 'ask -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
+  };
+}
+
 /** start → ask_user ("Your name?") → end with the answer as `response`. */
 export function askUserFlow(id = 'ask') {
   return {

@@ -12,7 +12,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { bundle, edges, multipart, node, toolCallsFlow } from './flow-builder.js';
+import { bundle, multipart, toolCallsFlow, toolsAfterAskFlow } from './flow-builder.js';
 import { until, type RunRecord } from './gateway-runs.js';
 
 export type ToolResult = { call_id: string; name: string; success: boolean; output: string | null; error: string | null };
@@ -21,19 +21,6 @@ export const call = (call_id: string, name: string, args: Record<string, unknown
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-/** start → ask_user → tool_calls (calls from input_data) → end: the test prepares the folder while the run waits. */
-function toolsAfterAskFlow() {
-  return {
-    id: 'tools',
-    nodes: [
-      node({ id: 'start', type: 'on_flow_start', outputs: ['calls'] }),
-      node({ id: 'ask', type: 'ask_user', inputs: ['prompt'], outputs: ['response'], data: { pinDefaults: { prompt: 'Ready?' } } }),
-      node({ id: 'run_tools', type: 'tool_calls', inputs: ['tool_calls'], outputs: ['results', 'success'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['results', 'success'] }),
-    ],
-    edges: edges('start -> ask', 'ask -> run_tools', 'run_tools -> end', 'start.calls -> run_tools.tool_calls', 'run_tools.results -> end.results', 'run_tools.success -> end.success'),
-  };
-}
 
 export interface WorkspaceGateway {
   k: TestKernel;
