@@ -17,7 +17,7 @@ import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
 import { exportResponse, importResponse } from './response-schemas.js';
-import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, writeIntoFolder } from '../workspace-files.js';
+import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, overlongName, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
 
@@ -101,6 +101,8 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const root = await workspaces.rootOf(ws);
         const access = await workspaces.check(ws, scope.account, wanted, 'rw');
         if (!access.ok) throw forbidden(access.sentence);
+        const overlong = overlongName(access.path);
+        if (overlong !== null) throw badRequest(`'${overlong.slice(0, 40)}…' in '${wanted.slice(0, 200)}' is longer than a file or folder name may be (255 bytes).`, { code: 'name_too_long', field: 'path' });
         const state = await destinationState(access.path);
         if (state === 'folder') throw badRequest(`'${wanted}' is a folder; name a file to write.`, { code: 'destination_is_folder', field: 'path' });
         if (state === 'file' && !body.overwrite) throw conflict('Destination already exists; set overwrite=true to replace it');
@@ -155,6 +157,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         if (!opened.ok) {
           if (opened.why === 'missing') throw notFound(`No file at '${wanted}'.`);
           if (opened.why === 'moved') throw forbidden(`'${wanted}' moved while it was checked; try again.`);
+          if (opened.why === 'hard_link') throw forbidden(`'${wanted}' has other names (hard links) elsewhere on the disk, which the workspace policy cannot see; copy the file instead.`);
           throw badRequest(`'${wanted}' is not a regular file.`, { code: 'not_a_file', field: 'source.path' });
         }
         const max = deps.maxBytes();
