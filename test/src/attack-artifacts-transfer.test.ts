@@ -1,4 +1,4 @@
-import { linkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { workspacesToken } from '@keel/plugin-workspaces';
@@ -56,6 +56,16 @@ describe('attack: artifacts import, export and start references', function () {
       const res = await importFrom({ source: { kind: 'workspace_path', path: p } });
       expect(res.statusCode, `${p.slice(0, 20)}: ${res.body}`).to.be.oneOf([400, 404]);
     }
+  });
+
+  it("export never replaces the folder's ownership marker (the file tools may not change it either)", async () => {
+    const marker = path.join(root, '.keel-workspace.json');
+    const before = readFileSync(marker, 'utf8');
+    for (const p of ['.keel-workspace.json', './.keel-workspace.json', marker, 'sub/../.keel-workspace.json']) {
+      const res = await exportTo({ path: p, overwrite: true });
+      expect(res.statusCode, `${p}: ${res.body}`).to.equal(403);
+    }
+    expect(readFileSync(marker, 'utf8')).to.equal(before);
   });
 
   it('a start reference cannot hide a foreign artifact_id behind an unknown $artifact', async () => {

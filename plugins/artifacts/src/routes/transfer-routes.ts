@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import { MARKER_FILE, WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
@@ -101,6 +101,10 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const root = await workspaces.rootOf(ws);
         const access = await workspaces.check(ws, scope.account, wanted, 'rw');
         if (!access.ok) throw forbidden(access.sentence);
+        // The ownership marker decides whose folder this is: nothing but the gateway writes it (the file tools refuse it too).
+        const marker = path.join(root, MARKER_FILE);
+        const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
+        if (access.path === marker) throw forbidden(markerRefusal);
         const overlong = overlongName(access.path);
         if (overlong !== null) throw badRequest(`'${overlong.slice(0, 40)}…' in '${wanted.slice(0, 200)}' is longer than a file or folder name may be (255 bytes).`, { code: 'name_too_long', field: 'path' });
         const state = await destinationState(access.path);
@@ -110,6 +114,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const name = path.basename(access.path);
         // Judged again where a folder's descriptor really is: a link swapped in after the first check is refused.
         const judgeTarget = async (real: string) => {
+          if (real === marker) return markerRefusal;
           const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
           return again.ok ? null : again.sentence;
         };
