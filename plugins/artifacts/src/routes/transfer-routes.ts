@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import { MARKER_FILE, WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import type { RunsDirectory } from '@keel/plugin-gateway-runs';
+import { MARKER_FILE, ToolRefusal, WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
@@ -64,13 +65,15 @@ export interface TransferDeps {
   service: ArtifactService;
   scopes: ArtifactScopes;
   workspaces: WorkspaceService;
+  /** `runs.directory`: the run folder quota export is held to. */
+  runs: RunsDirectory;
   auth: AuthService;
   config: ArtifactsConfig;
   maxBytes: () => number;
 }
 
 export function transferRoutes(deps: TransferDeps): AnyRoute[] {
-  const { service, scopes, workspaces, auth, config } = deps;
+  const { service, scopes, workspaces, runs, auth, config } = deps;
   const requireAllowed = (principal: Principal) => {
     if (config.hostedUserAuth && !auth.isAdmin(principal)) throw forbidden('In hosted mode only an admin may move files between the server and artifacts (import and export).');
   };
@@ -118,26 +121,36 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
           const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
           return again.ok ? null : again.sentence;
         };
-        let folder = await existingFolder(parent);
-        if (!folder) {
-          if (!body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
+        if (!(await existingFolder(parent)) && !body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
+        // The folders made and the file written count against the run folder's quota, as the file tools' writes do.
+        const write = async () => {
+          let folder = await existingFolder(parent);
+          if (!folder) {
+            try {
+              folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+            } catch (err) {
+              if (err instanceof DestinationRefused) throw forbidden(err.message);
+              throw err;
+            }
+          }
+          const blob = service.blobs.open(record.account, record.sha256);
           try {
-            folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+            return { folder, written: await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget) };
           } catch (err) {
+            blob.destroy();
+            if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
             if (err instanceof DestinationRefused) throw forbidden(err.message);
             throw err;
           }
-        }
-        const blob = service.blobs.open(record.account, record.sha256);
-        let written: { bytes: number; sha256: string };
+        };
+        let done: Awaited<ReturnType<typeof write>>;
         try {
-          written = await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget);
+          done = runs.writeWithinQuota ? await runs.writeWithinQuota(root, access.path, wanted, record.size_bytes, write) : await write();
         } catch (err) {
-          blob.destroy();
-          if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
-          if (err instanceof DestinationRefused) throw forbidden(err.message);
+          if (err instanceof ToolRefusal) throw forbidden(err.message);
           throw err;
         }
+        const { folder, written } = done;
         const target = path.join(folder, name);
         return { ok: true, artifact_id: record.artifact_id, run_id: ownerRunId(record), path: await canonical(ws, target), bytes_written: written.bytes, content_type: record.content_type, sha256: written.sha256 };
       },

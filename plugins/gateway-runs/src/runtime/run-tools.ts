@@ -37,13 +37,17 @@ export interface RunToolsDeps {
   signals: RunSignalSource;
   /** The `runs.hooks` file listeners. */
   fileProduced?: (file: ProducedFile) => Promise<void>;
+  /** The run folders' usage (shared with export); a new one when absent. */
+  usage?: FolderUsage;
 }
 
 export class RunTools implements ToolRunner {
   /** What the run folders hold, for their quota (see folder-quota.ts). */
-  private readonly usage = new FolderUsage();
+  private readonly usage: FolderUsage;
 
-  constructor(private readonly deps: RunToolsDeps) {}
+  constructor(private readonly deps: RunToolsDeps) {
+    this.usage = deps.usage ?? new FolderUsage();
+  }
 
   async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
     // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
