@@ -94,6 +94,10 @@ export class WorkspacePolicy implements WorkspaceService {
     return path.join(this.caps.workspacesDir, `run-${name}`);
   }
 
+  maskedPath(real: string): string {
+    return this.caps.maskedPath(real);
+  }
+
   isProtected(realPath: string): boolean {
     return this.caps.isProtected(realPath);
   }

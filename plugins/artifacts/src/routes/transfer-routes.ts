@@ -77,11 +77,15 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
   const requireAllowed = (principal: Principal) => {
     if (config.hostedUserAuth && !auth.isAdmin(principal)) throw forbidden('In hosted mode only an admin may move files between the server and artifacts (import and export).');
   };
-  /** The path as the caller sees it: relative to the run's root when inside it, else the real path. */
+  /**
+   * The path as the caller sees it: relative to the run's root when inside it, else the real path,
+   * but never where the data folder is (a path there is told relative to it: `workspaces/session-…`).
+   */
   const canonical = async (ws: RunWorkspace, real: string) => {
     const root = await workspaces.rootOf(ws);
     const relative = path.relative(root, real);
-    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative.split(path.sep).join('/') : real;
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
+    return workspaces.maskedPath ? workspaces.maskedPath(real) : real;
   };
 
   return [

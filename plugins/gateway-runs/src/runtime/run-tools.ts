@@ -78,7 +78,8 @@ export class RunTools implements ToolRunner {
       const within = root !== null && inside(real, root);
       if (seen.has(real) || (file.insideOnly && !within)) continue;
       seen.add(real);
-      const rel = within ? path.relative(root, real).split(path.sep).join('/') : real;
+      // Outside the folder: the real path, but never where the data folder is (relative to it there).
+      const rel = within ? path.relative(root, real).split(path.sep).join('/') : (this.deps.workspaces.maskedPath?.(real) ?? real);
       await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel, ...(file.contentType ? { content_type: file.contentType } : {}) });
     }
   }
