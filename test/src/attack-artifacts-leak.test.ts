@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { workspacesToken } from '@keel/plugin-workspaces';
@@ -47,6 +48,18 @@ describe("attack: the data folder's place through export, import and produced fi
     expect(res.body).to.not.include(dataDir);
     const listed = await gw.get(gw.bob, '/api/gateway/sessions/s2/artifacts');
     expect(listed.body).to.not.include(dataDir);
+  });
+
+  it("neither export nor a run's write_file replaces the ownership marker of another of bob's folders", async () => {
+    const exported = await gw.post(gw.bob, `/api/gateway/runs/${runId}/artifacts/${upload.artifact.artifact_id}/export`, { path: `../${other}/.keel-workspace.json`, overwrite: true });
+    expect(exported.statusCode, exported.body).to.equal(403);
+    const writer = await gw.run(gw.bob, { bundle: 'tools', session_id: 's4', input_data: { calls: [{ call_id: 'w', name: 'write_file', arguments: { path: `../${other}/.keel-workspace.json`, content: '{"account": "eve"}' } }] } });
+    const run = await gw.finished(gw.bob, writer);
+    const results = (run.output?.results ?? []) as Array<{ success: boolean; error: string | null }>;
+    expect(results[0]).to.deep.include({ success: false });
+    expect(results[0]!.error).to.match(/cannot be changed/);
+    const marker = JSON.parse(readFileSync(path.join(dataDir, 'workspaces', other, '.keel-workspace.json'), 'utf8')) as { account: string };
+    expect(marker.account).to.equal('bob');
   });
 
   it("a file a run writes in another of bob's folders is recorded without the data folder", async () => {
