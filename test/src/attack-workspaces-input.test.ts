@@ -41,4 +41,29 @@ describe('attack: hostile bodies to the workspace policy routes', function () {
       expect(res.statusCode, `${method} ${url} ${json.slice(0, 40)}: ${res.body.slice(0, 300)}`).to.be.oneOf([200, 400, 413]);
     }
   });
+
+  it("answers odd account names, session ids and ?account= values with a sentence, never a 500, and never another account's level", async () => {
+    const admin = k.adminToken;
+    const names = ['%00', ':', 'bob:', ':bob', 'default:', 'a:b:c', 'me%2F..', 'me/', '%E2%80%AE', 'ME', 'Me', 'self', '__proto__', 'constructor', 'x'.repeat(300), 'tenant:me', 'default:me'];
+    for (const name of names) {
+      for (const url of [`/api/gateway/workspace/policy/${name}`, `/api/gateway/workspace/effective/${name}`]) {
+        for (const token of [bob, admin]) {
+          const res = await k.inject({ url, token });
+          expect(res.statusCode, `${url} ${res.body.slice(0, 200)}`).to.be.oneOf([200, 400, 403, 404, 410]);
+          if (token === bob && res.statusCode === 200) expect(res.json<{ account: string }>().account, `${url}: ${res.body.slice(0, 300)}`).to.match(/:bob$/);
+        }
+      }
+      const session = await k.inject({ url: `/api/gateway/sessions/s1/workspaces?account=${name}`, token: bob });
+      expect(session.statusCode, `?account=${name}: ${session.body.slice(0, 200)}`).to.be.oneOf([200, 400, 403, 404, 410]);
+      if (session.statusCode === 200) expect(session.json<{ account: string }>().account).to.match(/:bob$/);
+    }
+    for (const id of ['..', '%2e%2e', 'a%2Fb', '%00', 'x'.repeat(300), '__proto__']) {
+      for (const url of [`/api/gateway/sessions/${id}/workspaces`, `/api/gateway/workspace/effective/me?session=${id}`]) {
+        const res = await k.inject({ url, token: bob });
+        expect(res.statusCode, `${url}: ${res.body.slice(0, 200)}`).to.be.oneOf([200, 400, 404]);
+      }
+      const put = await k.inject({ method: 'PUT', url: `/api/gateway/sessions/${id}/workspaces`, token: bob, payload: { posture: 'allowed_only', folders: [] } });
+      expect(put.statusCode, `PUT ${id}: ${put.body.slice(0, 200)}`).to.be.oneOf([200, 400, 404]);
+    }
+  });
 });
