@@ -3,6 +3,7 @@
  * indexes kept in the same write transaction (by run, by session, by created time), so every scan
  * stays inside one account's plane and comes out in created order.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
 import { isSharedWithUser, type ArtifactRecord, type ArtifactStore } from './artifact-record.js';
@@ -10,6 +11,21 @@ import { memoryRunIdOf } from './session-memory.js';
 import { SearchIndex } from './search/search-index.js';
 
 type IndexKey = [string, ...string[]];
+
+/** The names an artifact holds among its peers (its session's artifacts, else its run's). */
+export type NameField = 'alias' | 'path';
+
+/** Whose names a new artifact's must not clash with: its session's, else its run's; null: none. */
+export function nameScopeOf(record: { session_id: string | null; run_id: string | null }): string | null {
+  if (record.session_id) return `session\u0000${record.session_id}`;
+  if (record.run_id) return `run\u0000${record.run_id}`;
+  return null;
+}
+
+/** A bounded key part for a scope, field and name (names can be longer than an LMDB key may be). */
+function nameDigest(scope: string, field: NameField, name: string): string {
+  return createHash('sha256').update(`${scope}\u0000${field}\u0000${name}`).digest('base64url');
+}
 
 const END = '\uffff';
 
@@ -24,6 +40,8 @@ export class ArtifactIndex implements ArtifactStore {
   private readonly memoryRuns: Database<string, [string, string]>;
   /** The search rows (search/search-index.ts), kept in the same transactions as the records. */
   readonly search: SearchIndex;
+  /** `[account, digest of (scope, field, name), sha256]`: which bytes hold a name among an artifact's peers. */
+  private readonly names: Database<null, [string, string, string]>;
 
   constructor(private readonly storage: PluginStorage) {
     this.records = storage.openDB<ArtifactRecord, [string, string]>('records');
@@ -33,6 +51,7 @@ export class ArtifactIndex implements ArtifactStore {
     this.shared = storage.openDB<null, IndexKey>('shared');
     this.memoryRuns = storage.openDB<string, [string, string]>('memory-runs');
     this.search = new SearchIndex(storage);
+    this.names = storage.openDB<null, [string, string, string]>('names');
   }
 
   /** Rebuilds the search rows from the records when their layout changed (at start). */
@@ -73,8 +92,21 @@ export class ArtifactIndex implements ArtifactStore {
         this.bySession.put([account, record.session_id, at, id], null);
         this.memoryRuns.put([account, memoryRunIdOf(record.session_id)], record.session_id);
       }
+      const scope = nameScopeOf(record);
+      if (scope) {
+        this.names.put([account, nameDigest(scope, 'alias', record.tags.alias ?? record.filename), record.sha256], null);
+        if (record.path !== null) this.names.put([account, nameDigest(scope, 'path', record.path), record.sha256], null);
+      }
       return record;
     });
+  }
+
+  /** The digests of the artifacts holding `name` as their `field` in `scope` (`nameScopeOf`). */
+  nameHolders(account: string, scope: string, field: NameField, name: string): Set<string> {
+    const digest = nameDigest(scope, field, name);
+    const shas = new Set<string>();
+    for (const key of this.names.getKeys({ start: [account, digest], end: [account, digest, END] })) shas.add(key[2]);
+    return shas;
   }
 
   /** Replaces the tags of a record (the index rows do not depend on them). */

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@keel/plugin-sdk';
-import type { ArtifactIndex } from './artifact-index.js';
+import { nameScopeOf, type ArtifactIndex, type NameField } from './artifact-index.js';
 import type { ArtifactRecord } from './artifact-record.js';
 import type { BlobStore, PendingBlob } from './blob-store.js';
 import { modalityOf, withSuffix } from './upload-names.js';
@@ -50,9 +50,11 @@ export class ArtifactService {
   }
 
   private recordOf(blob: PendingBlob, input: NewArtifact, createdAt: string): ArtifactRecord {
-    const peers = [...this.peersOf(input)];
-    const alias = uniqueName(peers, (r) => r.tags.alias ?? r.filename, input.filename, blob.sha256);
-    const path = uniqueName(peers, (r) => r.path, input.path, blob.sha256);
+    // Looked up by name (never by reading the whole session: that made each upload cost as much as the session held).
+    const scope = nameScopeOf(input);
+    const holders = (field: NameField) => (name: string) => (scope ? this.index.nameHolders(input.account, scope, field, name) : new Set<string>());
+    const alias = uniqueName(holders('alias'), input.filename, blob.sha256);
+    const path = uniqueName(holders('path'), input.path, blob.sha256);
     const modality = modalityOf(input.content_type);
     const tags: Record<string, string> = {
       ...Object.fromEntries(Object.entries(input.tags).filter(([key]) => !RESERVED_TAGS.has(key))),
@@ -98,31 +100,18 @@ export class ArtifactService {
     return new Date(this.lastCreatedMs).toISOString();
   }
 
-  /** The records a new artifact's names must not clash with: its session's, else its run's. */
-  private peersOf(input: NewArtifact): Iterable<ArtifactRecord> {
-    if (input.session_id) return this.index.scan(input.account, { sessionId: input.session_id });
-    if (input.run_id) return this.index.scan(input.account, { runId: input.run_id });
-    return [];
-  }
 }
 
 /**
  * `wanted` when no peer holds it with other bytes; else the shortest digest-suffixed alias
  * (`name-<first 8, 12, ... hex of sha256>.ext`) that is free or already names these bytes, so the
- * same bytes always get the same name and different bytes never share one.
+ * same bytes always get the same name and different bytes never share one. `holdersOf(name)`: the
+ * digests of the peers (the session's artifacts, else the run's) holding that name.
  */
-export function uniqueName(peers: ArtifactRecord[], nameOf: (r: ArtifactRecord) => string | null, wanted: string, sha256: string): string {
-  const holders = new Map<string, Set<string>>();
-  for (const peer of peers) {
-    const name = nameOf(peer);
-    if (name === null) continue;
-    let shas = holders.get(name);
-    if (!shas) holders.set(name, (shas = new Set()));
-    shas.add(peer.sha256);
-  }
+export function uniqueName(holdersOf: (name: string) => Set<string>, wanted: string, sha256: string): string {
   const free = (name: string) => {
-    const shas = holders.get(name);
-    return !shas || (shas.size === 1 && shas.has(sha256));
+    const shas = holdersOf(name);
+    return shas.size === 0 || (shas.size === 1 && shas.has(sha256));
   };
   if (free(wanted)) return wanted;
   for (let length = 8; length <= 64; length += 4) {

@@ -63,7 +63,7 @@ export const artifactsPlugin = definePlugin({
       routes: [
         uploadRoute(service, config, maxBytes),
         ...artifactRoutes(index, scopes, blobs, config),
-        ...transferRoutes({ service, scopes, workspaces: deps.workspaces, auth: deps.auth, config, maxBytes }),
+        ...transferRoutes({ service, scopes, workspaces: deps.workspaces, runs: deps.runs, auth: deps.auth, config, maxBytes }),
         ...searchRoutes({ source: index, scopes, auth: deps.auth, settings: () => config.search }),
         ...filesRoutes({ workspaces: deps.workspaces, auth: deps.auth, settings: () => ({ ...config.files, hostedUserAuth: config.hostedUserAuth }) }),
       ],

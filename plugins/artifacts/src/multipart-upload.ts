@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { badRequest, formatBytes, payloadTooLarge } from '@keel/plugin-sdk';
+import { badRequest, formatBytes, isHttpError, payloadTooLarge } from '@keel/plugin-sdk';
 import { BlobTooLarge, type BlobStore, type PendingBlob } from './blob-store.js';
 
 export interface UploadLimits {
@@ -28,6 +28,12 @@ export interface ReceivedUpload {
   fields: Map<string, string>;
   file: ReceivedFile | null;
 }
+
+/** Room for one part's boundary and headers (busboy caps a part's header block at 16 KiB). */
+const PART_OVERHEAD_BYTES = 17 * 1024;
+
+/** What a body may carry beyond its parts' limits before it is cut off (a field over its limit is read to its end to be named). */
+const BODY_SLACK_BYTES = 1024 * 1024;
 
 /** The one file field of the seed's upload. */
 export const FILE_FIELD = 'file';
@@ -51,11 +57,21 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
   /** The file part being written: ended by force when the upload fails (a client gone away never ends it). */
   const active: { part: Readable | null } = { part: null };
   let failure: unknown = null;
+  let finish = () => undefined as void;
+  /**
+   * The first refusal ends the read at once: the answer goes out and closes the connection, so a
+   * client that keeps sending after breaking a rule (an endless body) is not read any further.
+   */
   const fail = (err: unknown) => {
-    failure ??= err;
+    if (failure === null) {
+      if (isHttpError(err)) err.headers.connection = 'close';
+      failure = err;
+    }
+    finish();
   };
 
   const done = new Promise<void>((resolve) => {
+    finish = resolve;
     parser.on('field', (name: string, value: string, info: busboy.FieldInfo) => {
       if (info.nameTruncated) return fail(badRequest('A form field name is longer than 100 characters.', { code: 'field_too_large' }));
       if (info.valueTruncated) return fail(badRequest(`The form field '${name}' is larger than ${formatBytes(limits.maxFieldBytes)}; send a shorter value (setting maxFieldBytes).`, { code: 'field_too_large', field: name }));
@@ -66,6 +82,8 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
     parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
       if (name !== FILE_FIELD || failure) {
         if (name !== FILE_FIELD) fail(badRequest(`Unexpected file field '${name}': send the file in the field 'file'.`, { code: 'invalid_multipart', field: name }));
+        // Destroying the parser mid-part errors this stream: unheard, that error would end the process.
+        stream.on('error', () => undefined);
         stream.resume();
         return;
       }
@@ -101,8 +119,22 @@ export async function readUpload(req: IncomingMessage, account: string, blobs: B
       resolve();
     });
   });
+  // The whole body is bounded too: busboy drops what passes a field's limit without a word until the
+  // part ends, so a field that never ends would otherwise be read for ever.
+  // (With room to spare, so a field a little too large still gets the sentence naming it.)
+  const maxBody = limits.maxFileBytes + (limits.maxFields + 1) * (limits.maxFieldBytes + PART_OVERHEAD_BYTES) + BODY_SLACK_BYTES;
+  let bodyBytes = 0;
+  const count = (chunk: Buffer) => {
+    bodyBytes += chunk.length;
+    if (bodyBytes > maxBody) {
+      req.off('data', count);
+      fail(payloadTooLarge(`The upload is larger than ${formatBytes(maxBody)} (one file of at most ${formatBytes(limits.maxFileBytes)} and at most ${limits.maxFields} fields of ${formatBytes(limits.maxFieldBytes)}).`, { code: 'attachment_too_large' }));
+    }
+  };
+  req.on('data', count);
   req.pipe(parser);
   await done;
+  req.off('data', count);
   if (failure) active.part?.destroy(new Error('the upload failed'));
   await Promise.allSettled(writes);
   const received = file as ReceivedFile | null;

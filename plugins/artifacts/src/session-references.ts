@@ -41,8 +41,9 @@ export function findReferences(input: unknown): FoundReference[] {
       continue;
     }
     const object = value as Record<string, unknown>;
-    const id = nonEmpty(object.$artifact) ?? nonEmpty(object.artifact_id);
-    if (id !== null) found.push({ path, artifact_id: id, run_id: nonEmpty(object.run_id) });
+    // Both names are checked: a reader may take either, so an unknown `$artifact` cannot hide a foreign `artifact_id`.
+    const ids = new Set([nonEmpty(object.$artifact), nonEmpty(object.artifact_id)].filter((id): id is string => id !== null));
+    for (const id of ids) found.push({ path, artifact_id: id, run_id: nonEmpty(object.run_id) });
     const keys = Object.keys(object);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;

@@ -16,7 +16,15 @@ import { Transform, type TransformCallback } from 'node:stream';
 const FOLDER_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
-export type OpenedSource = { ok: true; handle: FileHandle; stats: Stats } | { ok: false; why: 'missing' | 'not_a_file' | 'moved' };
+export type OpenedSource = { ok: true; handle: FileHandle; stats: Stats } | { ok: false; why: 'missing' | 'not_a_file' | 'moved' | 'hard_link' };
+
+/** Longest name of one path component (Linux NAME_MAX, in bytes). */
+const NAME_MAX_BYTES = 255;
+
+/** The first component of `p` longer than the file system allows, or null. */
+export function overlongName(p: string): string | null {
+  return p.split(path.sep).find((part) => Buffer.byteLength(part) > NAME_MAX_BYTES) ?? null;
+}
 
 /** Opens the file the policy allowed at `realPath`, judged on the descriptor. */
 export async function openSource(realPath: string): Promise<OpenedSource> {
@@ -25,7 +33,7 @@ export async function openSource(realPath: string): Promise<OpenedSource> {
     handle = await open(realPath, READ_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, why: 'missing' };
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return { ok: false, why: 'missing' };
     if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return { ok: false, why: 'not_a_file' };
     throw err;
   }
@@ -34,6 +42,12 @@ export async function openSource(realPath: string): Promise<OpenedSource> {
   if (!stats.isFile() || (opened !== null && opened !== realPath)) {
     await handle.close();
     return { ok: false, why: stats.isFile() ? 'moved' : 'not_a_file' };
+  }
+  // A file with other names (hard links) may be a file outside the workspace or in a protected
+  // folder under a second name; no path check can see them (as the file tools and the content route).
+  if (stats.nlink > 1) {
+    await handle.close();
+    return { ok: false, why: 'hard_link' };
   }
   return { ok: true, handle, stats };
 }

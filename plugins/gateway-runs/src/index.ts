@@ -37,6 +37,7 @@ import { runsRoutes } from './routes/runs-routes.js';
 import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
+import { FolderUsage } from './workspace/folder-quota.js';
 
 export { effectNode, pureNode } from './flow/node-types.js';
 export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
@@ -187,6 +188,8 @@ export const gatewayRunsPlugin = definePlugin({
     // Built in one order, each part handed what it uses: the runtime schedules into the queue the runner works off.
     const queue = new RunQueue();
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
+    // One record of the run folders' usage for the file tools and for export (artifacts), so neither gets around the quota.
+    const folderUsage = new FolderUsage();
     const runtime = new Runtime({
       cacheLive: () => wiring.active,
       runs,
@@ -199,6 +202,7 @@ export const gatewayRunsPlugin = definePlugin({
       retry: new RetryPolicy({ ...DEFAULT_RETRY, ...config.retry, maxAttempts: { ...DEFAULT_RETRY.maxAttempts, ...config.retry?.maxAttempts } }),
       workspaces: deps.workspaces,
       toolLimits: config.workspace,
+      folderUsage,
       agentToolPrompt: config.agentToolPrompt,
       limits: new RunLimits(config.limits),
       nodeTypes,
@@ -211,7 +215,7 @@ export const gatewayRunsPlugin = definePlugin({
     return {
       exports: {
         nodeTypes: nodeTypes as NodeTypeRegistry,
-        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces }),
+        runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces, usage: folderUsage, quota: config.workspace }),
         runHooks: hooks,
       },
       routes: [

@@ -94,6 +94,10 @@ export class WorkspacePolicy implements WorkspaceService {
     return path.join(this.caps.workspacesDir, `run-${name}`);
   }
 
+  maskedPath(real: string): string {
+    return this.caps.maskedPath(real);
+  }
+
   isProtected(realPath: string): boolean {
     return this.caps.isProtected(realPath);
   }
@@ -251,6 +255,10 @@ export class WorkspacePolicy implements WorkspaceService {
    * a refusal never names a real path the run did not give.
    */
   async judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access> {
+    // The ownership marker of any gateway-made folder (the run's own or another it may reach) decides whose folder it is: never written.
+    if (need === 'rw' && path.basename(real) === MARKER_FILE && this.caps.gatewayFolderOf(real) === path.dirname(real)) {
+      return { ok: false, sentence: `${shown} is the ownership marker of a workspace folder of the gateway; it cannot be changed.` };
+    }
     if (ws.kind !== 'launch_folder' && inside(real, root)) return { ok: true, path: real, mode: 'rw' };
     const gateway = this.store.gateway();
     const layer = this.layerOf(ws);

@@ -102,6 +102,11 @@ export interface WorkspaceService {
   judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access>;
   /** What `resolveRunStart` recorded for a root run (kept here, where no flow can change it), or null. */
   recorded(rootRunId: string): RunWorkspace | null;
+  /**
+   * A real path as a run or a non-admin may be told it: inside the data folder relative to it
+   * (`workspaces/session-…/x`), any other path as it is. Optional for other providers of the token.
+   */
+  maskedPath?(real: string): string;
   /** The largest attachment the gateway accepts (setting `maxAttachmentBytes`). */
   readonly maxAttachmentBytes: number;
 }

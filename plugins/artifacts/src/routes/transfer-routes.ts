@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { badRequest, conflict, defineSchema, forbidden, formatBytes, KEY_ID_MAX_LENGTH, notFound, payloadTooLarge, route, type AnyRoute, type AuthService, type Principal } from '@keel/plugin-sdk';
-import { WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import type { RunsDirectory } from '@keel/plugin-gateway-runs';
+import { MARKER_FILE, ToolRefusal, WorkspaceRefused, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
 import type { ArtifactsConfig } from '../artifact-config.js';
 import { metadataOf, ownerRunId, referenceOf } from '../artifact-reference.js';
 import type { ArtifactScopes } from '../artifact-scope.js';
@@ -17,7 +18,7 @@ import { memoryRunIdOf } from '../session-memory.js';
 import { checkSessionId } from '../session-id.js';
 import { cleanFilename, resolveContentType } from '../upload-names.js';
 import { exportResponse, importResponse } from './response-schemas.js';
-import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, writeIntoFolder } from '../workspace-files.js';
+import { DestinationExists, DestinationRefused, destinationState, existingFolder, makeFolders, openSource, overlongName, writeIntoFolder } from '../workspace-files.js';
 
 const MAX_PATH = 4096;
 
@@ -64,21 +65,27 @@ export interface TransferDeps {
   service: ArtifactService;
   scopes: ArtifactScopes;
   workspaces: WorkspaceService;
+  /** `runs.directory`: the run folder quota export is held to. */
+  runs: RunsDirectory;
   auth: AuthService;
   config: ArtifactsConfig;
   maxBytes: () => number;
 }
 
 export function transferRoutes(deps: TransferDeps): AnyRoute[] {
-  const { service, scopes, workspaces, auth, config } = deps;
+  const { service, scopes, workspaces, runs, auth, config } = deps;
   const requireAllowed = (principal: Principal) => {
     if (config.hostedUserAuth && !auth.isAdmin(principal)) throw forbidden('In hosted mode only an admin may move files between the server and artifacts (import and export).');
   };
-  /** The path as the caller sees it: relative to the run's root when inside it, else the real path. */
+  /**
+   * The path as the caller sees it: relative to the run's root when inside it, else the real path,
+   * but never where the data folder is (a path there is told relative to it: `workspaces/session-…`).
+   */
   const canonical = async (ws: RunWorkspace, real: string) => {
     const root = await workspaces.rootOf(ws);
     const relative = path.relative(root, real);
-    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative.split(path.sep).join('/') : real;
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) return relative.split(path.sep).join('/');
+    return workspaces.maskedPath ? workspaces.maskedPath(real) : real;
   };
 
   return [
@@ -101,6 +108,12 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const root = await workspaces.rootOf(ws);
         const access = await workspaces.check(ws, scope.account, wanted, 'rw');
         if (!access.ok) throw forbidden(access.sentence);
+        // The ownership marker decides whose folder this is: nothing but the gateway writes it (the file tools refuse it too).
+        const marker = path.join(root, MARKER_FILE);
+        const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
+        if (access.path === marker) throw forbidden(markerRefusal);
+        const overlong = overlongName(access.path);
+        if (overlong !== null) throw badRequest(`'${overlong.slice(0, 40)}…' in '${wanted.slice(0, 200)}' is longer than a file or folder name may be (255 bytes).`, { code: 'name_too_long', field: 'path' });
         const state = await destinationState(access.path);
         if (state === 'folder') throw badRequest(`'${wanted}' is a folder; name a file to write.`, { code: 'destination_is_folder', field: 'path' });
         if (state === 'file' && !body.overwrite) throw conflict('Destination already exists; set overwrite=true to replace it');
@@ -108,29 +121,40 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         const name = path.basename(access.path);
         // Judged again where a folder's descriptor really is: a link swapped in after the first check is refused.
         const judgeTarget = async (real: string) => {
+          if (real === marker) return markerRefusal;
           const again = await workspaces.judge(ws, scope.account, root, real, 'rw', wanted);
           return again.ok ? null : again.sentence;
         };
-        let folder = await existingFolder(parent);
-        if (!folder) {
-          if (!body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
+        if (!(await existingFolder(parent)) && !body.create_parent_dirs) throw notFound(`The folder '${path.dirname(wanted)}' does not exist; set create_parent_dirs=true to create it.`);
+        // The folders made and the file written count against the run folder's quota, as the file tools' writes do.
+        const write = async () => {
+          let folder = await existingFolder(parent);
+          if (!folder) {
+            try {
+              folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+            } catch (err) {
+              if (err instanceof DestinationRefused) throw forbidden(err.message);
+              throw err;
+            }
+          }
+          const blob = service.blobs.open(record.account, record.sha256);
           try {
-            folder = await makeFolders(parent, (real) => judgeTarget(path.join(real, name)));
+            return { folder, written: await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget) };
           } catch (err) {
+            blob.destroy();
+            if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
             if (err instanceof DestinationRefused) throw forbidden(err.message);
             throw err;
           }
-        }
-        const blob = service.blobs.open(record.account, record.sha256);
-        let written: { bytes: number; sha256: string };
+        };
+        let done: Awaited<ReturnType<typeof write>>;
         try {
-          written = await writeIntoFolder(blob, folder, name, body.overwrite, judgeTarget);
+          done = runs.writeWithinQuota ? await runs.writeWithinQuota(root, access.path, wanted, record.size_bytes, write) : await write();
         } catch (err) {
-          blob.destroy();
-          if (err instanceof DestinationExists) throw conflict('Destination already exists; set overwrite=true to replace it');
-          if (err instanceof DestinationRefused) throw forbidden(err.message);
+          if (err instanceof ToolRefusal) throw forbidden(err.message);
           throw err;
         }
+        const { folder, written } = done;
         const target = path.join(folder, name);
         return { ok: true, artifact_id: record.artifact_id, run_id: ownerRunId(record), path: await canonical(ws, target), bytes_written: written.bytes, content_type: record.content_type, sha256: written.sha256 };
       },
@@ -155,6 +179,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         if (!opened.ok) {
           if (opened.why === 'missing') throw notFound(`No file at '${wanted}'.`);
           if (opened.why === 'moved') throw forbidden(`'${wanted}' moved while it was checked; try again.`);
+          if (opened.why === 'hard_link') throw forbidden(`'${wanted}' has other names (hard links) elsewhere on the disk, which the workspace policy cannot see; copy the file instead.`);
           throw badRequest(`'${wanted}' is not a regular file.`, { code: 'not_a_file', field: 'source.path' });
         }
         const max = deps.maxBytes();

@@ -2,8 +2,11 @@
  * `runs.directory` (issue 12, Contract 2): what other plugins (artifacts) may know about runs —
  * whether a caller may see one, and whether an account has a session — without reading the run store.
  */
+import path from 'node:path';
 import { token, type Principal } from '@keel/plugin-sdk';
-import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
+import { MARKER_FILE, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import type { FolderUsage } from '../workspace/folder-quota.js';
+import type { ToolLimits } from '../workspace/tool-limits.js';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 
@@ -25,6 +28,14 @@ export interface RunsDirectory {
   visibleRun(principal: Principal, runId: string): Promise<RunFacts | null>;
   /** Whether the account owns a session with this id (has a run in it). */
   sessionExists(account: string, sessionId: string): Promise<boolean>;
+  /**
+   * Runs `write` (a file of `bytes` bytes to the real path `real`) held to the quota of the run
+   * folder `root` that the file tools are held to (settings workspace.maxFolderBytes,
+   * maxFolderEntries, maxPathDepth), serialised with their writes to that folder. Throws a
+   * `ToolRefusal` (its message is the sentence) when the write would take the folder past it;
+   * `shown` is the path as the caller gave it. Optional for other providers of the token.
+   */
+  writeWithinQuota?<T>(root: string, real: string, shown: string, bytes: number, write: () => Promise<T>): Promise<T>;
 }
 
 export const runsDirectoryToken = token<RunsDirectory>('runs.directory');
@@ -35,6 +46,9 @@ export interface RunsDirectoryDeps {
   runs: Pick<RunStore, 'listByAccount'>;
   isAdmin(principal: Principal): boolean;
   workspaces: Pick<WorkspaceService, 'recorded'>;
+  /** The run folders' usage the file tools are held to (shared with them), and their quota. */
+  usage?: FolderUsage;
+  quota?: ToolLimits;
 }
 
 /**
@@ -74,6 +88,22 @@ export class RunsDirectoryService implements RunsDirectory {
       created_at: run.created_at,
       workspace: workspaceOf(this.deps.workspaces, root),
     };
+  }
+
+  async writeWithinQuota<T>(root: string, real: string, shown: string, bytes: number, write: () => Promise<T>): Promise<T> {
+    const { usage, quota } = this.deps;
+    if (!usage || !quota) return write();
+    return usage.serialised(root, async () => {
+      const settle = await usage.chargeWrite(root, real, shown, bytes, quota, path.join(root, MARKER_FILE), new AbortController().signal);
+      let ok = false;
+      try {
+        const result = await write();
+        ok = true;
+        return result;
+      } finally {
+        settle(ok);
+      }
+    });
   }
 
   async sessionExists(account: string, sessionId: string): Promise<boolean> {

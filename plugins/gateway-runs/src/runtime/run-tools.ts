@@ -37,13 +37,17 @@ export interface RunToolsDeps {
   signals: RunSignalSource;
   /** The `runs.hooks` file listeners. */
   fileProduced?: (file: ProducedFile) => Promise<void>;
+  /** The run folders' usage (shared with export); a new one when absent. */
+  usage?: FolderUsage;
 }
 
 export class RunTools implements ToolRunner {
   /** What the run folders hold, for their quota (see folder-quota.ts). */
-  private readonly usage = new FolderUsage();
+  private readonly usage: FolderUsage;
 
-  constructor(private readonly deps: RunToolsDeps) {}
+  constructor(private readonly deps: RunToolsDeps) {
+    this.usage = deps.usage ?? new FolderUsage();
+  }
 
   async runTools(run: RunState, payload: ToolCallsPayload, wrote?: (realPath: string) => void): Promise<Record<string, unknown>> {
     // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
@@ -74,7 +78,8 @@ export class RunTools implements ToolRunner {
       const within = root !== null && inside(real, root);
       if (seen.has(real) || (file.insideOnly && !within)) continue;
       seen.add(real);
-      const rel = within ? path.relative(root, real).split(path.sep).join('/') : real;
+      // Outside the folder: the real path, but never where the data folder is (relative to it there).
+      const rel = within ? path.relative(root, real).split(path.sep).join('/') : (this.deps.workspaces.maskedPath?.(real) ?? real);
       await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: cursor, real_path: real, rel_path: rel, ...(file.contentType ? { content_type: file.contentType } : {}) });
     }
   }

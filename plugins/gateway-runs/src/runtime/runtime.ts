@@ -15,6 +15,7 @@ import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 import type { NodeTypes } from '../flow/node-types.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
+import type { FolderUsage } from '../workspace/folder-quota.js';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import { ChildRuns } from './child-run.js';
 import type { ResumeOutcome, RunScheduler } from './collaborators.js';
@@ -50,6 +51,8 @@ export interface RuntimeDeps {
   workspaces: WorkspaceService;
   /** The file tools' size and time budgets (`workspace.*`). */
   toolLimits: ToolLimits;
+  /** The run folders' usage for their quota, shared with other writers of run folders (export); made here when absent. */
+  folderUsage?: FolderUsage;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt?: boolean;
   /** Steps and variable size per run (`limits.*`). */
@@ -80,7 +83,7 @@ export class Runtime {
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
     const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
-    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced });
+    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage });
     const executor = new EffectExecutor({
       ledger,
       hub,
