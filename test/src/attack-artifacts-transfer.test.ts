@@ -58,6 +58,15 @@ describe('attack: artifacts import, export and start references', function () {
     }
   });
 
+  it('export and import answer a path with a NUL or other control characters with 400, not 500', async () => {
+    for (const p of ['a\u0000b.txt', 'dir\u0000/x.txt', '\u0000']) {
+      const exported = await exportTo({ path: p, create_parent_dirs: true });
+      expect(exported.statusCode, `export ${JSON.stringify(p)}: ${exported.body}`).to.be.oneOf([400, 403, 404]);
+      const imported = await importFrom({ source: { kind: 'workspace_path', path: p } });
+      expect(imported.statusCode, `import ${JSON.stringify(p)}: ${imported.body}`).to.be.oneOf([400, 403, 404]);
+    }
+  });
+
   it("export never replaces the folder's ownership marker (the file tools may not change it either)", async () => {
     const marker = path.join(root, '.keel-workspace.json');
     const before = readFileSync(marker, 'utf8');

@@ -61,6 +61,11 @@ const importBody = defineSchema({
 
 const SOURCE_KINDS = new Set(['workspace_path', 'path', 'workspace']);
 
+/** No file name holds a NUL (the system refuses such a path outright). */
+function refuseNul(wanted: string, field: string): void {
+  if (wanted.includes('\u0000')) throw badRequest(`${field} contains a NUL character; no file has such a name.`, { code: 'invalid_path', field });
+}
+
 export interface TransferDeps {
   service: ArtifactService;
   scopes: ArtifactScopes;
@@ -101,6 +106,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         requireAllowed(principal);
         const wanted = body.path ?? body.destination;
         if (!wanted) throw badRequest('path is required: name the file to write, relative to the run workspace or absolute.', { code: 'missing_path', field: 'path' });
+        refuseNul(wanted, 'path');
         const scope = await scopes.ofRun(principal, params.run_id);
         const record = scopes.artifactIn(scope, params.artifact_id);
         const ws = scope.run?.workspace ?? null;
@@ -172,6 +178,7 @@ export function transferRoutes(deps: TransferDeps): AnyRoute[] {
         if (body.source && !SOURCE_KINDS.has(body.source.kind)) throw badRequest(`source.kind must be workspace_path, got '${body.source.kind}'.`, { code: 'invalid_source', field: 'source.kind' });
         const wanted = body.source?.path ?? body.path;
         if (!wanted) throw badRequest('source.path is required: name the workspace file to import.', { code: 'missing_path', field: 'source.path' });
+        refuseNul(wanted, 'source.path');
         const { account, ws } = await importWorkspace(principal, sessionId, body.run_id);
         const access = await workspaces.check(ws, account, wanted, 'ro');
         if (!access.ok) throw forbidden(access.sentence);
