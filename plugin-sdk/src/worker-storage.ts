@@ -5,7 +5,7 @@
  * open options, so the worker opens the environment exactly as the kernel does (lmdb-js shares one
  * environment across a process's threads, and every opener must agree) without a copy of them.
  */
-import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+import type { Database, DatabaseOptions, Key, RootDatabase } from 'lmdb';
 
 /** The options the kernel opens the data directory's LMDB environment with. */
 export interface StorageEnvOptions {
@@ -32,19 +32,24 @@ export interface WorkerStorage<V, K extends Key> {
   db: Database<V, K>;
 }
 
-/** Opens a handle made by `PluginStorage.workerHandle` (in a worker thread, once per thread). */
-export function openWorkerStorage<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): WorkerStorage<V, K> {
+/**
+ * Opens a handle made by `PluginStorage.workerHandle` (in a worker thread, once per thread). lmdb is
+ * imported here, not when the module loads: see `workerStorageOnDemand`.
+ */
+export async function openWorkerStorage<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): Promise<WorkerStorage<V, K>> {
+  const { open } = await import('lmdb');
   const env = open({ path: handle.path, ...handle.env });
   return { env, db: env.openDB<V, K>({ ...handle.db, name: handle.dbName }) };
 }
 
 /**
- * Opens the handle on first use, not when the worker module loads. A pool may start a thread and the
- * host end it at once (a boot that fails in a later plugin, a quick stop): a thread ended while it is
- * inside lmdb's native open aborts the whole process, so a worker opens storage only when its first
- * task needs it. Returns the same `WorkerStorage` on every call.
+ * Loads lmdb and opens the handle on first use, not when the worker module loads. A pool may start a
+ * thread and the host end it at once (a boot that fails in a later plugin, a quick stop): a thread
+ * ended while lmdb's native addon registers or opens aborts the whole process (a fatal `napi_throw`,
+ * seen in full test runs), so a worker touches lmdb only when its first task needs it. Resolves to
+ * the same `WorkerStorage` on every call.
  */
-export function workerStorageOnDemand<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): () => WorkerStorage<V, K> {
-  let opened: WorkerStorage<V, K> | undefined;
+export function workerStorageOnDemand<V = unknown, K extends Key = Key>(handle: WorkerStorageHandle): () => Promise<WorkerStorage<V, K>> {
+  let opened: Promise<WorkerStorage<V, K>> | undefined;
   return () => (opened ??= openWorkerStorage<V, K>(handle));
 }

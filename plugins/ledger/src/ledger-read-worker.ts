@@ -27,12 +27,12 @@ export interface ReadResult {
   more: boolean;
 }
 
-// Opened at the first read: a thread the pool starts and the host ends at once never enters lmdb.
+// lmdb is loaded and opened at the first read: a thread the pool starts and the host ends at once never enters it.
 const storage = workerStorageOnDemand<StepRecord, [string, number]>(workerData as WorkerStorageHandle);
 const encoder = new TextEncoder();
 
-export default function read(task: ReadTask): ReadResult {
-  const { env, db: records } = storage();
+export default async function read(task: ReadTask): Promise<ReadResult> {
+  const { env, db: records } = await storage();
   // See commits made since this thread's last read.
   env.resetReadTxn();
   const parts: string[] = [];
