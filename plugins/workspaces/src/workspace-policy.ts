@@ -250,9 +250,10 @@ export class WorkspacePolicy implements WorkspaceService {
   }
 
   /**
-   * The checks of reference §1.5 on a real path, in order: the run's own gateway-made folder,
-   * built-in refusals, the gateway's cap, the run's layer. `shown` is the path as the run gave it:
-   * a refusal never names a real path the run did not give.
+   * The checks of reference §1.5 on a real path: the run's own gateway-made folder, then the run's
+   * own levels (a path they refuse is refused as theirs, so a confined run learns nothing about
+   * protected folders; the reference checks built-in refusals first), the built-in refusals, the
+   * gateway's cap. `shown` is the path as the run gave it: a refusal never names a real path the run did not give.
    */
   async judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access> {
     // The ownership marker of any gateway-made folder (the run's own or another it may reach) decides whose folder it is: never written.
@@ -263,6 +264,17 @@ export class WorkspacePolicy implements WorkspaceService {
     const gateway = this.store.gateway();
     const layer = this.layerOf(ws);
     const upper = ws.cap ? readLayer(ws.cap) : null;
+    const upperMode: FolderMode = upper ? layerMode(upper, real) : 'rw';
+    const layerOwn: FolderMode = layer ? layerMode(layer, real) : 'rw';
+    // A path the run's own levels refuse is refused as such, before the built-in refusals: telling a
+    // confined run "is protected" would confirm where the data folder or a credential folder is.
+    if (upperMode === 'deny' || layerOwn === 'deny') {
+      // The account level refusing is told as such (an admin's choice, or the non-admin default).
+      const byAccount = upper !== null && upperMode === 'deny';
+      const by = byAccount ? upper : layer!;
+      const hint = isOwnFolderLayer(by) && (byAccount || ws.level === 'account') ? NON_ADMIN_HINT : '';
+      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(this.caps.masked(by))}).${hint}` };
+    }
     const cap = this.caps.cap(gateway, real, account, root, [...(layer?.folders ?? []), ...(upper?.folders ?? [])]);
     if (cap.refused) {
       const given = path.isAbsolute(shown) ? path.normalize(shown) : null;
@@ -270,16 +282,7 @@ export class WorkspacePolicy implements WorkspaceService {
       return { ok: false, sentence: `${shown} ${where} is protected (${PROTECTED_KIND_NAMES[cap.refused.kind]}).` };
     }
     if (cap.mode === 'deny') return { ok: false, sentence: `${shown} is outside the workspaces the gateway allows (${gatewaySummary({ caps: this.caps, gateway, account }, true)}).` };
-    const upperMode: FolderMode = upper ? layerMode(upper, real) : 'rw';
-    const layerOwn: FolderMode = layer ? layerMode(layer, real) : 'rw';
     const mode: FolderMode = minMode(minMode(cap.mode, upperMode), layerOwn);
-    if (mode === 'deny') {
-      // The account level refusing is told as such (an admin's choice, or the non-admin default).
-      const byAccount = upper !== null && upperMode === 'deny';
-      const by = byAccount ? upper : layer!;
-      const hint = isOwnFolderLayer(by) && (byAccount || ws.level === 'account') ? NON_ADMIN_HINT : '';
-      return { ok: false, sentence: `${shown} is not one of this run's workspaces (${summaryOf(this.caps.masked(by))}).${hint}` };
-    }
     if (need === 'rw' && mode !== 'rw') {
       if (cap.mode === 'ro') return { ok: false, sentence: `The gateway allows this workspace read-only: ${shown}.` };
       return { ok: false, sentence: `This run may only read ${shown} (${summaryOf(this.caps.masked(upper && upperMode === 'ro' ? upper : layer!))}).` };
