@@ -23,6 +23,7 @@ import { searchRoutes } from './search/search-route.js';
 import { filesRoutes } from './files/files-route.js';
 
 export type { ArtifactRecord, ArtifactStore } from './artifact-record.js';
+export type { ArtifactReference } from './artifact-reference.js';
 export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
 export type { ArtifactsConfig } from './artifact-config.js';
 

@@ -12,6 +12,7 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { askUserFlow, bundle, multipart, toolCallsFlow } from './flow-builder.js';
 import { until } from './until.js';
+import type { ArtifactReference } from '@keel/plugin-artifacts';
 
 export interface Part {
   name: string;
@@ -36,17 +37,8 @@ export function form(parts: Part[], boundary = `----keelart${Math.random().toStr
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-export interface ArtifactRef {
-  $artifact: string;
-  artifact_id: string;
-  run_id: string | null;
-  content_type: string;
-  filename: string;
-  modality: string | null;
-  source_path?: string;
-  sha256: string;
-  target: string;
-}
+/** The artifact reference an upload answers (the plugin's own wire type). */
+export type ArtifactRef = ArtifactReference;
 
 export interface UploadAnswer {
   ok: boolean;
