@@ -101,7 +101,7 @@ export function pythonJsonDumps(value: unknown, options: JsonDumpsOptions = {}):
   const ensureAscii = options.ensureAscii ?? true;
   const text = (s: string) => {
     const json = JSON.stringify(s);
-    return ensureAscii ? json.replace(/[^\x00-\x7f]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`) : json;
+    return ensureAscii ? json.replace(/[\u0080-\uffff]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`) : json;
   };
   const write = (v: unknown, level: number): string => {
     if (v === null || v === undefined) return 'null';
