@@ -14,7 +14,7 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { builtinNodeTypes } from './flow/builtins.js';
+import { builtinNodeTypes } from './flow/helpers/index.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';

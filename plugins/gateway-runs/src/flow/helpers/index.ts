@@ -1,0 +1,34 @@
+/**
+ * The pure helper nodes gateway-runs provides (reference formats §2.6 "Pure helpers", runtime-nodes
+ * §3), one concept per file; registered like any plugin's node types.
+ */
+import { pureNode, type PureNodeType } from '../node-types.js';
+import { traceReportHelpers } from './agent-trace-report.js';
+import { arrayHelpers } from './arrays.js';
+import { contextHelpers } from './context.js';
+import { formatHelpers } from './format.js';
+import { toolResultHelpers } from './format-tool-results.js';
+import { jsonHelpers } from './parse-json.js';
+import { logicHelpers } from './logic.js';
+import { metaHelpers } from './make-meta.js';
+import { mathHelpers } from './math.js';
+import { objectHelpers } from './objects.js';
+import { templateHelpers } from './string-template.js';
+import { systemHelpers } from './system.js';
+import { textHelpers } from './text.js';
+import { variableHelpers } from './variables.js';
+
+const HELPERS = {
+  ...textHelpers, ...logicHelpers, ...mathHelpers, ...arrayHelpers, ...objectHelpers, ...jsonHelpers, ...systemHelpers,
+  ...templateHelpers, ...formatHelpers, ...metaHelpers, ...variableHelpers, ...contextHelpers, ...traceReportHelpers, ...toolResultHelpers,
+};
+
+/** The pure helpers as node types, registered by gateway-runs like any plugin's. */
+export function builtinNodeTypes(): Record<string, PureNodeType> {
+  return Object.fromEntries(Object.entries(HELPERS).map(([type, evaluate]) => [type, pureNode(evaluate)]));
+}
+
+/** Literal nodes: output pin `value` is the authored value. */
+export function isLiteral(type: string): boolean {
+  return type.startsWith('literal_') || type === 'json_schema' || type === 'tools_allowlist';
+}
