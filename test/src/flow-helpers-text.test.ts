@@ -9,6 +9,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
+import { parseJsonText } from '../../plugins/gateway-runs/dist/flow/helpers/parse-json.js';
 import { helperFlows, pure } from './helpers/helper-flows.js';
 
 describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.8–3.10)', function () {
@@ -216,6 +217,43 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       ].join('\n'));
       expect(out.one).to.equal('- web_search(cats) [FAILURE] : boom');
       expect(out.empty).to.equal('');
+    });
+  });
+
+  describe('attacks on the helpers', () => {
+    it('a __proto__ key from parse_json or set stays an own key: no prototype is changed, in the run or in the process', async () => {
+      const out = await flows.output(
+        [pure('p', 'parse_json', ['text'], ['result']), pure('s', 'set', ['object', 'key', 'value'], ['result'], { pinDefaults: { key: '__proto__.polluted', value: 'yes' } }),
+          pure('lit', 'parse_json', ['text'], ['result'])],
+        ['start.json -> p.text', 'p.result -> end.parsed', 's.result -> end.set', 'start.python -> lit.text', 'lit.result -> end.literal'],
+        ['parsed', 'set', 'literal'],
+        { json: '{"__proto__": {"polluted": "yes"}, "a": 1}', python: "{'__proto__': {'polluted': 'yes'}}" },
+      );
+      // The key stays data (the run store's msgpack reads an own `__proto__` key back as `__proto_`).
+      for (const value of [out.parsed, out.set, out.literal]) expect(Object.values(value as object)).to.deep.include({ polluted: 'yes' });
+      expect(out.parsed).to.deep.include({ a: 1 });
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+      // In the helpers themselves it is an own key, not the object's prototype.
+      const parsed = parseJsonText('{"__proto__": {"polluted": "yes"}}') as Record<string, unknown>;
+      expect(Object.hasOwn(parsed, '__proto__')).to.equal(true);
+      expect(Object.getPrototypeOf(parsed)).to.equal(Object.prototype);
+    });
+
+    it('a format field width larger than a run may hold is refused before the text is built (limits.maxVarsBytes)', async () => {
+      const { run } = await flows.run([pure('f', 'format', ['template', 'values'], ['result'], { pinDefaults: { template: '{x:>200000000}' } })], ['start.values -> f.values', 'f.result -> end.result'], ['result'], { values: { x: 1 } });
+      expect(run.status).to.equal('completed');
+      expect(run.output).to.deep.equal({
+        success: false,
+        error: "The format field width 200000000 is more than a run's variables may hold (16777216 bytes, setting `limits.maxVarsBytes` of the gateway-runs plugin).",
+        node: 'end',
+      });
+    });
+
+    it('deeply nested text to parse_json fails the node with Invalid JSON instead of overflowing the stack', async () => {
+      const { run } = await flows.run([pure('p', 'parse_json', ['text'], ['result'])], ['start.text -> p.text', 'p.result -> end.result'], ['result'], { text: `${'['.repeat(100_000)}${']'.repeat(99_999)}` });
+      expect(run.status).to.equal('completed');
+      expect(run.output).to.include({ success: false, node: 'end' });
+      expect(String(run.output!.error)).to.match(/^Invalid JSON: /);
     });
   });
 });

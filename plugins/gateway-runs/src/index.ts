@@ -176,7 +176,7 @@ export const gatewayRunsPlugin = definePlugin({
     // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
     const nodeTypes = new NodeTypes();
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
-    nodeTypes.register('gateway-runs', builtinNodeTypes());
+    nodeTypes.register('gateway-runs', builtinNodeTypes(config.limits));
     const runs = new RunStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);

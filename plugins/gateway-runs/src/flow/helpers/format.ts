@@ -3,10 +3,13 @@ import { pythonStr } from '../python-text.js';
 import { isRecord, type Helpers } from './helper.js';
 import { pythonFormat } from './python-format.js';
 
-export const formatHelpers: Helpers = {
-  format: (i) => {
-    const template = i.template === undefined ? '' : pythonStr(i.template);
-    // Values that are not an object (missing, a list, ...) leave the template as it is.
-    return isRecord(i.values) ? pythonFormat(template, i.values) : template;
-  },
-};
+/** `maxWidth`: the widest field it pads (the run's `limits.maxVarsBytes`: a wider text could not be kept anyway). */
+export function formatHelpers(maxWidth: number): Helpers {
+  return {
+    format: (i) => {
+      const template = i.template === undefined ? '' : pythonStr(i.template);
+      // Values that are not an object (missing, a list, ...) leave the template as it is.
+      return isRecord(i.values) ? pythonFormat(template, i.values, maxWidth) : template;
+    },
+  };
+}

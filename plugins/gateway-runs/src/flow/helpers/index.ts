@@ -3,6 +3,7 @@
  * §3), one concept per file; registered like any plugin's node types.
  */
 import { pureNode, type PureNodeType } from '../node-types.js';
+import { DEFAULT_RUN_LIMITS } from '../../runtime/run-limits.js';
 import { traceReportHelpers } from './agent-trace-report.js';
 import { arrayHelpers } from './arrays.js';
 import { contextHelpers } from './context.js';
@@ -18,14 +19,13 @@ import { systemHelpers } from './system.js';
 import { textHelpers } from './text.js';
 import { variableHelpers } from './variables.js';
 
-const HELPERS = {
-  ...textHelpers, ...logicHelpers, ...mathHelpers, ...arrayHelpers, ...objectHelpers, ...jsonHelpers, ...systemHelpers,
-  ...templateHelpers, ...formatHelpers, ...metaHelpers, ...variableHelpers, ...contextHelpers, ...traceReportHelpers, ...toolResultHelpers,
-};
-
-/** The pure helpers as node types, registered by gateway-runs like any plugin's. */
-export function builtinNodeTypes(): Record<string, PureNodeType> {
-  return Object.fromEntries(Object.entries(HELPERS).map(([type, evaluate]) => [type, pureNode(evaluate)]));
+/** The pure helpers as node types, registered by gateway-runs like any plugin's; `limits` bound what a helper may build. */
+export function builtinNodeTypes(limits: { maxVarsBytes: number } = DEFAULT_RUN_LIMITS): Record<string, PureNodeType> {
+  const helpers = {
+    ...textHelpers, ...logicHelpers, ...mathHelpers, ...arrayHelpers, ...objectHelpers, ...jsonHelpers, ...systemHelpers,
+    ...templateHelpers, ...formatHelpers(limits.maxVarsBytes), ...metaHelpers, ...variableHelpers, ...contextHelpers, ...traceReportHelpers, ...toolResultHelpers,
+  };
+  return Object.fromEntries(Object.entries(helpers).map(([type, evaluate]) => [type, pureNode(evaluate)]));
 }
 
 /** Literal nodes: output pin `value` is the authored value. */

@@ -16,12 +16,12 @@ export function pythonTypeName(v: unknown): string {
   return Array.isArray(v) ? 'list' : 'dict';
 }
 
-/** `template.format(**values)`. */
-export function pythonFormat(template: string, values: Record<string, unknown>): string {
-  return formatWith(template, values, 2);
+/** `template.format(**values)`; a field wider than `maxWidth` characters is refused before it is padded. */
+export function pythonFormat(template: string, values: Record<string, unknown>, maxWidth = Number.MAX_SAFE_INTEGER): string {
+  return formatWith(template, values, 2, maxWidth);
 }
 
-function formatWith(template: string, values: Record<string, unknown>, depth: number): string {
+function formatWith(template: string, values: Record<string, unknown>, depth: number, maxWidth: number): string {
   let out = '';
   let i = 0;
   while (i < template.length) {
@@ -51,13 +51,13 @@ function formatWith(template: string, values: Record<string, unknown>, depth: nu
       if (level > 0) j += 1;
     }
     if (level > 0) throw new PythonError('ValueError', "expected '}' before end of string");
-    out += renderField(template.slice(i + 1, j), values, depth);
+    out += renderField(template.slice(i + 1, j), values, depth, maxWidth);
     i = j + 1;
   }
   return out;
 }
 
-function renderField(field: string, values: Record<string, unknown>, depth: number): string {
+function renderField(field: string, values: Record<string, unknown>, depth: number, maxWidth: number): string {
   // field_name [! conversion] [: format_spec]; `[...]` in the name may hold `!` or `:`.
   let k = 0;
   while (k < field.length && field[k] !== '!' && field[k] !== ':') {
@@ -88,7 +88,12 @@ function renderField(field: string, values: Record<string, unknown>, depth: numb
   }
   if (spec.includes('{')) {
     if (depth <= 0) throw new PythonError('ValueError', 'Max string recursion exceeded');
-    spec = formatWith(spec, values, depth - 1);
+    spec = formatWith(spec, values, depth - 1, maxWidth);
+  }
+  // A huge width (`{x:999999999}`) would pad a text no run may hold: refused before it is built.
+  const width = /^(?:[\s\S]?[<>=^])?[-+ ]?z?#?0?(\d+)/.exec(spec)?.[1];
+  if (width && Number(width) > maxWidth) {
+    throw new PythonError('ValueError', `The format field width ${width} is more than a run's variables may hold (${maxWidth} bytes, setting \`limits.maxVarsBytes\` of the gateway-runs plugin).`);
   }
   return formatValue(value, spec);
 }
