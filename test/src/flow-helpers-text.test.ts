@@ -220,6 +220,29 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
     });
   });
 
+  describe('stringify_json', () => {
+    it("writes JSON as the origin does: beautified with 2 spaces by default, JSON-ish text parsed first, minified or sorted on request", async () => {
+      const node = (id: string, data: Record<string, unknown> = {}) => pure(id, 'stringify_json', ['value', 'mode', 'indent', 'sort_keys'], ['result'], data);
+      const out = await flows.output(
+        [node('plain'), node('fromText'), node('mini', { pinDefaults: { mode: 'minified', sort_keys: true } }), node('wide', { pinDefaults: { indent: 4 } }), node('word'), node('legacyMini', { pinDefaults: { indent: 0 } })],
+        ['start.obj -> plain.value', 'plain.result -> end.plain', 'start.text -> fromText.value', 'fromText.result -> end.fromText', 'start.obj -> mini.value', 'mini.result -> end.mini',
+          'start.flag -> wide.value', 'wide.result -> end.wide', 'start.word -> word.value', 'word.result -> end.word', 'start.obj -> legacyMini.value', 'legacyMini.result -> end.legacyMini'],
+        ['plain', 'fromText', 'mini', 'wide', 'word', 'legacyMini'],
+        { obj: { b: [1, 2], a: 'é' }, text: "Here: {'k': True}", flag: { k: true }, word: 'hello' },
+      );
+      expect(out).to.deep.equal({
+        plain: '{\n  "b": [\n    1,\n    2\n  ],\n  "a": "é"\n}',
+        // Inside prose only JSON is found; a Python literal must be the whole text, so the text stays a string.
+        fromText: '"Here: {\'k\': True}"',
+        mini: '{"a":"é","b":[1,2]}',
+        wide: '{\n    "k": true\n}',
+        word: '"hello"',
+        legacyMini: '{"b":[1,2],"a":"é"}',
+        success: true,
+      });
+    });
+  });
+
   describe('attacks on the helpers', () => {
     it('a __proto__ key from parse_json or set stays an own key: no prototype is changed, in the run or in the process', async () => {
       const out = await flows.output(

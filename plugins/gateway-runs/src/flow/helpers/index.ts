@@ -15,6 +15,7 @@ import { metaHelpers } from './make-meta.js';
 import { mathHelpers } from './math.js';
 import { objectHelpers } from './objects.js';
 import { templateHelpers } from './string-template.js';
+import { stringifyHelpers } from './stringify-json.js';
 import { systemHelpers } from './system.js';
 import { textHelpers } from './text.js';
 import { variableHelpers } from './variables.js';
@@ -22,7 +23,7 @@ import { variableHelpers } from './variables.js';
 /** The pure helpers as node types, registered by gateway-runs like any plugin's; `limits` bound what a helper may build. */
 export function builtinNodeTypes(limits: { maxVarsBytes: number } = DEFAULT_RUN_LIMITS): Record<string, PureNodeType> {
   const helpers = {
-    ...textHelpers, ...logicHelpers, ...mathHelpers, ...arrayHelpers, ...objectHelpers, ...jsonHelpers, ...systemHelpers,
+    ...textHelpers, ...logicHelpers, ...mathHelpers, ...arrayHelpers, ...objectHelpers, ...jsonHelpers, ...stringifyHelpers, ...systemHelpers,
     ...templateHelpers, ...formatHelpers(limits.maxVarsBytes), ...metaHelpers, ...variableHelpers, ...contextHelpers, ...traceReportHelpers, ...toolResultHelpers,
   };
   return Object.fromEntries(Object.entries(helpers).map(([type, evaluate]) => [type, pureNode(evaluate)]));

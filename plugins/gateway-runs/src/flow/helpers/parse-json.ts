@@ -13,7 +13,7 @@ import { isRecord, type Helpers } from './helper.js';
 const MAX_STARTS = 64;
 
 /** The text without a surrounding code fence: its first line and the last ``` dropped. */
-function stripCodeFence(text: string): string {
+export function stripCodeFence(text: string): string {
   const s = text.trim();
   if (!s.startsWith('```')) return s;
   const newline = s.indexOf('\n');
@@ -72,6 +72,5 @@ export function parseJsonText(raw: unknown, wrapScalar = true): unknown {
 export const jsonHelpers: Helpers = {
   // The hidden `wrap_scalar` pin is read with Python truthiness, as the origin does.
   parse_json: (i) => parseJsonText(i.text, i.wrap_scalar === undefined ? true : pythonTruthy(i.wrap_scalar)),
-  stringify_json: (i) => JSON.stringify(i.value ?? i.data ?? null),
 };
 
