@@ -10,6 +10,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { parseJsonText } from '../../plugins/gateway-runs/dist/flow/helpers/parse-json.js';
+import { node } from './helpers/flow-builder.js';
 import { helperFlows, pure } from './helpers/helper-flows.js';
 
 describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.8–3.10)', function () {
@@ -260,6 +261,28 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       const parsed = parseJsonText('{"__proto__": {"polluted": "yes"}}') as Record<string, unknown>;
       expect(Object.hasOwn(parsed, '__proto__')).to.equal(true);
       expect(Object.getPrototypeOf(parsed)).to.equal(Object.prototype);
+    });
+
+    it('set_var and set_var_property through __proto__ write run data, not Object.prototype; get_var, var_decl and format read own keys only', async () => {
+      const proto = Object.prototype as Record<string, unknown>;
+      try {
+        const out = await flows.output(
+          [node({ id: 'poison', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'box.__proto__.keelPolluted13', value: 'yes' } } }),
+            node({ id: 'poisonProperty', type: 'set_var_property', inputs: ['name', 'key', 'value'], data: { pinDefaults: { name: 'box2', key: '__proto__.keelPolluted13b', value: 'yes' } } }),
+            node({ id: 'readBack', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'box.__proto__.keelPolluted13' } } }),
+            node({ id: 'ctor', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'constructor' } } }),
+            pure('decl', 'var_decl', [], ['name', 'value'], { literalValue: { name: 'constructor', type: 'any', default: 'declared' } })],
+          ['start -> poison', 'poison -> poisonProperty', 'poisonProperty -> end', 'readBack.value -> end.readBack', 'ctor.value -> end.ctor', 'decl.value -> end.decl'],
+          ['readBack', 'ctor', 'decl'],
+        );
+        expect([proto.keelPolluted13, proto.keelPolluted13b], 'Object.prototype untouched').to.deep.equal([undefined, undefined]);
+        expect(out).to.deep.include({ readBack: 'yes', ctor: null, decl: 'declared' });
+        const { run } = await flows.run([pure('f', 'format', ['template', 'values'], ['result'], { pinDefaults: { template: '{constructor}', values: {} } })], ['f.result -> end.result'], ['result']);
+        expect(run.output).to.deep.equal({ success: false, error: "'constructor'", node: 'end' });
+      } finally {
+        delete proto.keelPolluted13;
+        delete proto.keelPolluted13b;
+      }
     });
 
     it('a format field width larger than a run may hold is refused before the text is built (limits.maxVarsBytes)', async () => {

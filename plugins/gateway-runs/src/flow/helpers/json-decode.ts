@@ -3,6 +3,7 @@
  * text left alone; like Python it also reads `NaN`, `Infinity` and `-Infinity`, and refuses raw
  * control characters inside strings.
  */
+import { defineKey } from '../paths.js';
 
 export interface Decoded {
   value: unknown;
@@ -11,10 +12,6 @@ export interface Decoded {
 
 class DecodeError extends Error {}
 
-/** Sets an own key even when it is `__proto__` (a plain assignment would change the prototype instead). */
-export function defineKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 const WS = /[ \t\n\r]*/y;
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;

@@ -1,7 +1,7 @@
 /** Object helpers (reference formats §2.6, runtime-nodes §3.1): read, build, merge, break and set. */
 import { getPath } from '../paths.js';
 import { PythonError, pythonStr } from '../python-text.js';
-import { defineKey } from './json-decode.js';
+import { defineKey } from '../paths.js';
 import { parseJsonText } from './parse-json.js';
 import { pythonTypeName } from './python-format.js';
 import { isRecord, str, type Helpers } from './helper.js';

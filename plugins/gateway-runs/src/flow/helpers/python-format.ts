@@ -106,7 +106,8 @@ function lookup(name: string, values: Record<string, unknown>): unknown {
   if (first === '' || /^\d+$/.test(first)) {
     throw new PythonError('IndexError', `Replacement index ${first === '' ? 0 : Number(first)} out of range for positional args tuple`);
   }
-  if (!(first in values)) throw new PythonError('KeyError', pythonRepr(first));
+  // Own keys only: `{constructor}` is a missing key, as in Python, not Object's constructor.
+  if (!Object.hasOwn(values, first)) throw new PythonError('KeyError', pythonRepr(first));
   let value = values[first];
   const part = /\.([^.[]+)|\[([^\]]+)\]/y;
   for (let pos = first.length; pos < name.length; pos = part.lastIndex) {
@@ -122,7 +123,7 @@ function lookup(name: string, values: Record<string, unknown>): unknown {
 function getItem(container: unknown, key: string | number): unknown {
   if (isRecord(container)) {
     const k = String(key);
-    if (typeof key === 'number' || !(k in container)) throw new PythonError('KeyError', typeof key === 'number' ? String(key) : pythonRepr(key));
+    if (typeof key === 'number' || !Object.hasOwn(container, k)) throw new PythonError('KeyError', typeof key === 'number' ? String(key) : pythonRepr(key));
     return container[k];
   }
   if (Array.isArray(container) || typeof container === 'string') {

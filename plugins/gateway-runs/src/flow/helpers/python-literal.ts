@@ -3,7 +3,7 @@
  * double-quoted (and adjacent) strings with escapes, numbers, `True`/`False`/`None`, lists, tuples
  * and sets (as lists), dicts. What it cannot read throws with a Python-like message.
  */
-import { defineKey } from './json-decode.js';
+import { defineKey } from '../paths.js';
 import { pythonStr } from '../python-text.js';
 
 export class LiteralError extends Error {}

@@ -3,7 +3,6 @@
  * declared in the node's `literalValue`, falling back to its default when the value has the wrong
  * type. They only read: the default is never written back.
  */
-import { getPath } from '../paths.js';
 import { isRecord, type Helpers } from './helper.js';
 
 type VarType = 'boolean' | 'number' | 'string' | 'object' | 'array' | 'any';
@@ -20,7 +19,17 @@ function matches(value: unknown, type: VarType): boolean {
   }
 }
 
-const readVar = (vars: Readonly<Record<string, unknown>>, name: string): unknown => (name ? getPath(vars, name) : undefined);
+/** The variable at a dotted path (`a.b`, `a[0]`), own keys only; undefined when any step is missing. */
+function readVar(vars: Readonly<Record<string, unknown>>, name: string): unknown {
+  if (!name) return undefined;
+  let current: unknown = vars;
+  for (const part of name.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean)) {
+    if (isRecord(current) && Object.hasOwn(current, part)) current = current[part];
+    else if (Array.isArray(current) && /^\d+$/.test(part) && Number(part) < current.length) current = current[Number(part)];
+    else return undefined;
+  }
+  return current;
+}
 
 export const variableHelpers: Helpers = {
   bool_var: (_i, node, scope) => {
