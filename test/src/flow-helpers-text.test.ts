@@ -248,13 +248,13 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
     it('a __proto__ key from parse_json or set stays an own key: no prototype is changed, in the run or in the process', async () => {
       const out = await flows.output(
         [pure('p', 'parse_json', ['text'], ['result']), pure('s', 'set', ['object', 'key', 'value'], ['result'], { pinDefaults: { key: '__proto__.polluted', value: 'yes' } }),
-          pure('lit', 'parse_json', ['text'], ['result'])],
-        ['start.json -> p.text', 'p.result -> end.parsed', 's.result -> end.set', 'start.python -> lit.text', 'lit.result -> end.literal'],
-        ['parsed', 'set', 'literal'],
+          pure('lit', 'parse_json', ['text'], ['result']), pure('m', 'merge', ['a', 'b'], ['result'])],
+        ['start.json -> p.text', 'p.result -> end.parsed', 's.result -> end.set', 'start.python -> lit.text', 'lit.result -> end.literal', 'p.result -> m.a', 'lit.result -> m.b', 'm.result -> end.merged'],
+        ['parsed', 'set', 'literal', 'merged'],
         { json: '{"__proto__": {"polluted": "yes"}, "a": 1}', python: "{'__proto__': {'polluted': 'yes'}}" },
       );
       // The key stays data (the run store's msgpack reads an own `__proto__` key back as `__proto_`).
-      for (const value of [out.parsed, out.set, out.literal]) expect(Object.values(value as object)).to.deep.include({ polluted: 'yes' });
+      for (const value of [out.parsed, out.set, out.literal, out.merged]) expect(Object.values(value as object)).to.deep.include({ polluted: 'yes' });
       expect(out.parsed).to.deep.include({ a: 1 });
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
       // In the helpers themselves it is an own key, not the object's prototype.

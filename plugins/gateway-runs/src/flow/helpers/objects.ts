@@ -47,7 +47,8 @@ export const objectHelpers: Helpers = {
   },
   set: (i) => setProperty(i),
   make_object: (i, node) => Object.fromEntries((node.data.inputs ?? []).filter((p) => p.type !== 'execution').map((p) => [p.id, i[p.id] ?? null])),
-  merge: (i, node) => Object.assign({}, ...declaredInputs(node, i).filter((v) => typeof v === 'object' && v !== null)),
+  // Spread, not Object.assign: an own `__proto__` key (from parse_json) stays a key.
+  merge: (i, node) => declaredInputs(node, i).filter((v) => typeof v === 'object' && v !== null).reduce<Record<string, unknown>>((out, v) => ({ ...out, ...(v as Record<string, unknown>) }), {}),
   break_object: (i, node) => {
     let source = i.object ?? i.value ?? i.input;
     if (typeof source === 'string') {
