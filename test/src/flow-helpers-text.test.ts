@@ -285,6 +285,24 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       }
     });
 
+    it("an output pin named __proto__ reads nothing, so Object.prototype cannot be reached as a value and then written through", async () => {
+      const proto = Object.prototype as Record<string, unknown>;
+      try {
+        const out = await flows.output(
+          [pure('obj', 'make_context', ['task'], ['context']),
+            node({ id: 'grab', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'box' } } }),
+            node({ id: 'write', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'box.keelPolluted13c', value: 'yes' } } }),
+            node({ id: 'ctorPin', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'box' } } })],
+          ['start -> grab', 'grab -> write', 'write -> end', 'obj.__proto__ -> grab.value', 'ctorPin.value -> end.box'],
+          ['box'],
+        );
+        expect(proto.keelPolluted13c, 'Object.prototype untouched').to.equal(undefined);
+        expect(out.box).to.deep.equal({ keelPolluted13c: 'yes' });
+      } finally {
+        delete proto.keelPolluted13c;
+      }
+    });
+
     it('a format field width larger than a run may hold is refused before the text is built (limits.maxVarsBytes)', async () => {
       const { run } = await flows.run([pure('f', 'format', ['template', 'values'], ['result'], { pinDefaults: { template: '{x:>200000000}' } })], ['start.values -> f.values', 'f.result -> end.result'], ['result'], { values: { x: 1 } });
       expect(run.status).to.equal('completed');
