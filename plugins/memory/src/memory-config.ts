@@ -31,6 +31,9 @@ export interface MemoryConfig {
    * nodes answer with keyword and tag matching and say so.
    */
   embeddingModel: string | null;
+  /** Semantic note recall: spans embedded per query (newest first), and the cosine score a span needs to count as a match. */
+  semanticMaxSpans: number;
+  semanticMinScore: number;
   /** `GET /memory/...` lists: rows when no `limit` is asked, and the cap of `limit`. */
   listDefaultLimit: number;
   listMaxLimit: number;
@@ -53,6 +56,8 @@ export const memoryConfigSchema = defineSchemaFor<MemoryConfig>()({
     kgMaxTriplesPerOwner: { type: 'integer', minimum: 1, maximum: 100_000_000, default: 1_000_000 },
     kgScanMax: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 100_000 },
     embeddingModel: { type: ['string', 'null'], maxLength: 512, default: null },
+    semanticMaxSpans: { type: 'integer', minimum: 0, maximum: 100_000, default: 200 },
+    semanticMinScore: { type: 'number', minimum: -1, maximum: 1, default: 0.5 },
     listDefaultLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 100 },
     listMaxLimit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1000 },
   },
