@@ -66,6 +66,22 @@ describe('memory plugin: span memory nodes through HTTP (runtime-nodes §8.1–8
       expect(odd.run.status).to.equal('completed');
     });
 
+    it('sources (span and message ids) are kept on the record and rendered by recall; session scope of a run started without one uses the session the gateway gave it', async () => {
+      const flow = chainFlow([
+        note('n', 'derived fact', { sources: { span_ids: ['a'.repeat(32)], message_ids: ['m1', 'm2'] }, scope: 'session' }),
+        query('q', { query: 'derived', scope: 'session' }),
+      ], ['rendered', 'note_id'], ['q.rendered -> end.rendered', 'n.note_id -> end.note_id']);
+      const { runId, run } = await gw.runFlow(gw.bob, flow);
+      expect(run.status, run.error ?? '').to.equal('completed');
+      const rendered = String(run.output!.rendered);
+      expect(rendered).to.include(`\n    sources.span_ids: ${'a'.repeat(32)}`);
+      expect(rendered).to.include('\n    sources.message_ids: m1, m2');
+      const span = (await gw.get(gw.bob, `/api/gateway/memory/spans/${String(run.output!.note_id)}`)).json<{ owner_id: string; record: Record<string, unknown> }>();
+      const session = (run as unknown as { session_id: string }).session_id;
+      expect(span.owner_id).to.equal(`session_memory_${session}`);
+      expect(span.record.sources).to.deep.equal({ run_id: runId, span_ids: ['a'.repeat(32)], message_ids: ['m1', 'm2'] });
+    });
+
     it('an empty note fails the run with the origin text; so does an unknown scope', async () => {
       const empty = await gw.runFlow(gw.bob, chainFlow([note('n', '   ')], [], []));
       expect(empty.run.status).to.equal('failed');

@@ -115,7 +115,7 @@ export function compose(inputs: Record<string, unknown>, activeMemory: unknown) 
   return {
     ok: true,
     delta: { current_context: { added: added.map((r) => r.text), removed: removed.map((r) => r.text) } },
-    trace: { marker, packets: packets.length, added: added.length, removed: removed.length },
+    trace: { marker, stimulus: given(inputs.stimulus) ? textOf(inputs.stimulus) : null, packets: packets.length, added: added.length, removed: removed.length },
     active_memory: memory,
     memact_blocks: blocks,
     memact_system_prompt: blocks.map((b) => `## ${b.title}\n${b.content}`).join('\n\n'),
