@@ -14,7 +14,8 @@ import type { EffectRequest } from './effect-requests.js';
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  | { kind: 'goto'; from: string; node: string | null; output: unknown }
+  /** `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`). */
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -59,8 +60,10 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
-      contributed.applyToRun?.(result, { vars, nodeId });
-      return finish(contributed.outputs ? contributed.outputs(result) : result);
+      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      if (!contributed.applyToRun) return outcome;
+      contributed.applyToRun(result, { vars, nodeId });
+      return { ...outcome, varsChanged: true } as StepOutcome;
     }
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }
