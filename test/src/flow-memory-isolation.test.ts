@@ -77,6 +77,24 @@ describe("memory plugin: one account never reaches another's memory (attacks), a
     expect((await gw.get(gw.bob, '/api/gateway/memory/kg?owner_id=global_memory')).json<{ items: Array<{ id: string }> }>().items.map((t) => t.id)).to.deep.equal([bobTriple]);
   });
 
+  it('hostile ids (far longer than any key, other accounts\' owners) fail or answer nothing instead of breaking the store', async () => {
+    const long = 'x'.repeat(5000);
+    const flow = chainFlow([
+      memoryNode('r', 'memory_rehydrate', { span_ids: [long] }, ['inserted']),
+      memoryNode('k', 'memory_kg_query', { owner_id: long }, ['count']),
+      memoryNode('q', 'memory_query', { query: long }, ['span_ids']),
+    ], ['inserted', 'count', 'ids'], ['r.inserted -> end.inserted', 'k.count -> end.count', 'q.span_ids -> end.ids']);
+    const { run } = await gw.runFlow(gw.eve, flow);
+    expect(run.status, run.error ?? '').to.equal('completed');
+    expect(run.output).to.deep.include({ inserted: 0, count: 0, ids: [] });
+    const tag = await gw.runFlow(gw.eve, chainFlow([memoryNode('t', 'memory_tag', { span_id: long, tags: { a: 'b' } }, ['rendered'])], [], []));
+    expect(tag.run.error).to.equal(`Unknown span_id: ${long}`);
+    const owner = await gw.runFlow(gw.eve, chainFlow([memoryNode('a', 'memory_kg_assert', { assertions: [{ subject: 'ex:a', predicate: 'rdf:type', object: 'ex:b' }], owner_id: long }, ['count'])], [], []));
+    expect(owner.run.error).to.equal('MEMORY_KG_ASSERT owner_id is longer than 256 characters.');
+    const when = await gw.runFlow(gw.eve, chainFlow([memoryNode('a', 'memory_kg_assert', { assertions: [{ subject: 'ex:a', predicate: 'rdf:type', object: 'ex:b', observed_at: long }] }, ['count'])], [], []));
+    expect(when.run.error).to.equal('MEMORY_KG_ASSERT contained invalid assertions: #0: observed_at must be an ISO timestamp');
+  });
+
   it('without a token the routes answer 401; a limit above listMaxLimit and a delete-all without confirm answer 400 {detail}', async () => {
     expect((await gw.get('', '/api/gateway/memory/spans')).statusCode).to.equal(401);
     const big = await gw.get(gw.bob, '/api/gateway/memory/spans?limit=51');

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { PluginStorage } from '@keel/plugin-sdk';
+import { MAX_ID_CHARS } from './span-store.js';
 
 export interface Triple {
   id: string;
@@ -79,6 +80,7 @@ export class KgStore {
   /** The owner's triples, newest first, at most `max`. */
   newestOf(account: string, owner: string, max: number): Triple[] {
     const out: Triple[] = [];
+    if (owner.length > MAX_ID_CHARS) return out;
     for (const key of this.byOwner.getKeys({ start: [account, owner, END], end: [account, owner], reverse: true, limit: max })) {
       const t = this.triples.get([account, key[3]]);
       if (t) out.push(t);
@@ -108,7 +110,8 @@ export class KgStore {
     return this.storage.transaction(() => {
       const prefix = owner === undefined ? [account] : [account, owner];
       let n = 0;
-      for (const key of this.byOwner.getKeys({ start: prefix, end: [...prefix, END] })) {
+      // Collected first: the keys are removed while walking.
+      for (const key of [...this.byOwner.getKeys({ start: prefix, end: [...prefix, END] })]) {
         const t = this.triples.get([account, key[3]]);
         if (t) this.removeOne(account, t);
         else this.byOwner.remove(key);

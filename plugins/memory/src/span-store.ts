@@ -29,6 +29,8 @@ export interface SpanArtifact {
 }
 
 const END = '\uffff';
+/** The longest id (span, owner) the memory keys hold: the SDK's bound on ids that become keys. */
+export const MAX_ID_CHARS = 256;
 type IndexKey = [string, string, string, string];
 
 export class SpanLimitError extends Error {}
@@ -60,16 +62,19 @@ export class SpanStore {
 
   /** The owner's index records, oldest first (the order of the origin's `memory_spans` list). */
   spansOf(account: string, owner: string): SpanRecord[] {
+    if (owner.length > MAX_ID_CHARS) return [];
     return [...this.index.getRange({ start: [account, owner], end: [account, owner, END] })].map((e) => e.value);
   }
 
   artifact(account: string, spanId: string): SpanArtifact | undefined {
+    // An id longer than any span id is no span (and would not fit an LMDB key).
+    if (spanId.length > MAX_ID_CHARS) return undefined;
     return this.artifacts.get([account, spanId]);
   }
 
   /** The index record of a span, with its owner. */
   record(account: string, spanId: string): { owner: string; record: SpanRecord } | undefined {
-    const artifact = this.artifacts.get([account, spanId]);
+    const artifact = this.artifact(account, spanId);
     if (!artifact) return undefined;
     const record = this.index.get([account, artifact.owner, artifact.indexed_at, spanId]);
     return record ? { owner: artifact.owner, record } : undefined;
@@ -88,7 +93,7 @@ export class SpanStore {
   /** Deletes one span; false when the account holds none with this id. */
   async delete(account: string, spanId: string): Promise<boolean> {
     return this.storage.transaction(() => {
-      const artifact = this.artifacts.get([account, spanId]);
+      const artifact = this.artifact(account, spanId);
       if (!artifact) return false;
       this.index.remove([account, artifact.owner, artifact.indexed_at, spanId]);
       this.artifacts.remove([account, spanId]);
@@ -102,12 +107,13 @@ export class SpanStore {
     return this.storage.transaction(() => {
       const prefix = owner === undefined ? [account] : [account, owner];
       let n = 0;
-      for (const { key } of this.index.getRange({ start: prefix, end: [...prefix, END] })) {
+      // Collected first: the keys are removed while walking.
+      for (const key of [...this.index.getKeys({ start: prefix, end: [...prefix, END] })]) {
         this.index.remove(key);
         this.artifacts.remove([account, key[3]]);
         n++;
       }
-      for (const key of this.counts.getKeys({ start: prefix, end: [...prefix, END] })) this.counts.remove(key);
+      for (const key of [...this.counts.getKeys({ start: prefix, end: [...prefix, END] })]) this.counts.remove(key);
       return n;
     });
   }

@@ -11,6 +11,7 @@ import type { StoredVector, Triple } from '../kg-store.js';
 import { ALLOWED_PREDICATES, isCustomPredicate, normalPredicate, normalTerm, statementOf } from '../kg-terms.js';
 import { isoNow } from '../python-text.js';
 import { ownerOf, parseScope, unknownScope, WRITE_SCOPES } from '../scopes.js';
+import { MAX_ID_CHARS } from '../span-store.js';
 
 type AssertPayload = { assertions: unknown[]; scope?: string; span_id?: string; owner_id?: string; attributes_defaults?: Record<string, unknown>; allow_custom_predicates?: boolean };
 const SHOWN = 12;
@@ -41,6 +42,7 @@ async function assertTriples(deps: MemoryDeps, payload: AssertPayload, context: 
   const scope = parseScope(payload.scope, WRITE_SCOPES);
   if (!scope) throw unknownScope(payload.scope);
   const owner = payload.owner_id ?? ownerOf(scope, scopeRunOf(context));
+  if (owner.length > MAX_ID_CHARS) throw new Error(`MEMORY_KG_ASSERT owner_id is longer than ${MAX_ID_CHARS} characters.`);
   const now = isoNow();
 
   const invalid: string[] = [];
@@ -77,10 +79,18 @@ async function assertTriples(deps: MemoryDeps, payload: AssertPayload, context: 
       object,
       scope,
       owner_id: owner,
-      observed_at: typeof a.observed_at === 'string' && a.observed_at ? a.observed_at : now,
+      observed_at: now,
       provenance,
       attributes,
     };
+    if (a.observed_at !== undefined && a.observed_at !== null && a.observed_at !== '') {
+      // Part of an index key: a real timestamp of bounded length.
+      if (typeof a.observed_at !== 'string' || a.observed_at.length > 64 || Number.isNaN(Date.parse(a.observed_at))) {
+        invalid.push(`#${i}: observed_at must be an ISO timestamp`);
+        return;
+      }
+      triple.observed_at = a.observed_at;
+    }
     if (typeof a.valid_from === 'string' && a.valid_from) triple.valid_from = a.valid_from;
     if (typeof a.valid_until === 'string' && a.valid_until) triple.valid_until = a.valid_until;
     if (typeof a.confidence === 'number') triple.confidence = a.confidence;
