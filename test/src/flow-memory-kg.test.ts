@@ -191,6 +191,23 @@ describe('memory plugin with an embedding model (real glove-sif-50d through the 
     expect(String(run.output!.text)).to.match(/score:\d\.\d{3}\)/);
   });
 
+  it('memory_kg_resolve adds semantic candidates (score below 1.0) when asked, exact hits keep 1.0', async () => {
+    const flow = chainFlow([
+      assert('a', { assertions: [
+        { subject: 'ex:Money Bank', predicate: 'schema:name', object: 'money bank' },
+        { subject: 'ex:Guitar Band', predicate: 'schema:name', object: 'guitar band' },
+      ] }),
+      resolve('r', { label: 'finance money', include_semantic: true, min_score: -1 }),
+      resolve('x', { label: 'money bank' }),
+    ], ['semantic', 'exact'], ['r.candidates -> end.semantic', 'x.candidates -> end.exact']);
+    const { run } = await gw.runFlow(gw.bob, flow);
+    expect(run.status, run.error ?? '').to.equal('completed');
+    const semantic = run.output!.semantic as Array<{ id: string; score: number }>;
+    expect(semantic[0]!.id).to.equal('ex:money-bank');
+    expect(semantic[0]!.score).to.be.lessThan(1);
+    expect((run.output!.exact as Array<{ id: string; score: number }>)[0]).to.include({ id: 'ex:money-bank', score: 1 });
+  });
+
   it('memory_query says it matched by meaning too (retrieval mode keyword+semantic) and finds a note without the word', async () => {
     const flow = chainFlow([
       memoryNode('n', 'memory_note', { content: 'The bank raised interest rates again.' }, ['note_id']),
