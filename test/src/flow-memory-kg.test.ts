@@ -51,10 +51,11 @@ describe('memory plugin: knowledge graph and memact_compose through HTTP (runtim
     expect(completedOf(ledger, 'memory_kg_assert')).to.have.length(2);
   });
 
-  it('a duplicate alone answers count 0, skipped_duplicates 1; an empty list answers skipped: true', async () => {
+  it('a duplicate alone answers count 0, skipped_duplicates 1 (kept with dedupe: false); an empty list answers skipped: true', async () => {
     const triple = { subject: 'ex:a', predicate: 'rdf:type', object: 'ex:thing' };
-    const flow = chainFlow([assert('a1', { assertions: [triple] }), assert('a2', { assertions: [triple] }), assert('a3', { assertions: [] })], ['dup', 'empty'], ['a2.raw -> end.dup', 'a3.raw -> end.empty']);
+    const flow = chainFlow([assert('a1', { assertions: [triple] }), assert('a2', { assertions: [triple] }), assert('a3', { assertions: [] }), assert('a4', { assertions: [triple], dedupe: false })], ['dup', 'empty', 'forced'], ['a2.raw -> end.dup', 'a3.raw -> end.empty', 'a4.count -> end.forced']);
     const { run } = await gw.runFlow(gw.bob, flow);
+    expect(run.output!.forced).to.equal(1);
     expect(run.output!.dup).to.include({ ok: true, count: 0, skipped_duplicates: 1 });
     expect(run.output!.empty).to.deep.equal({ ok: true, count: 0, assertion_ids: [], skipped: true });
   });

@@ -13,7 +13,7 @@ import { isoNow } from '../python-text.js';
 import { ownerOf, parseScope, unknownScope, WRITE_SCOPES } from '../scopes.js';
 import { MAX_ID_CHARS } from '../span-store.js';
 
-type AssertPayload = { assertions: unknown[]; scope?: string; span_id?: string; owner_id?: string; attributes_defaults?: Record<string, unknown>; allow_custom_predicates?: boolean };
+type AssertPayload = { assertions: unknown[]; scope?: string; span_id?: string; owner_id?: string; attributes_defaults?: Record<string, unknown>; allow_custom_predicates?: boolean; dedupe?: boolean };
 const SHOWN = 12;
 
 export function kgAssertNode(deps: MemoryDeps) {
@@ -28,6 +28,7 @@ export function kgAssertNode(deps: MemoryDeps) {
         ...(given(inputs.owner_id) && textOf(inputs.owner_id) ? { owner_id: textOf(inputs.owner_id) } : {}),
         ...(defaults && typeof defaults === 'object' && !Array.isArray(defaults) ? { attributes_defaults: defaults as Record<string, unknown> } : {}),
         ...(given(inputs.allow_custom_predicates) ? { allow_custom_predicates: coerceBool(inputs.allow_custom_predicates) } : {}),
+        ...(given(inputs.dedupe) ? { dedupe: coerceBool(inputs.dedupe) } : {}),
       };
     },
     perform: (payload, context) => assertTriples(deps, payload, context),
@@ -109,7 +110,7 @@ async function assertTriples(deps: MemoryDeps, payload: AssertPayload, context: 
       warnings.push(`not embedded (semantic queries will not find these triples): ${(err as Error).message}`);
     }
   }
-  const dedupe = payload.attributes_defaults?.dedupe !== false;
+  const dedupe = payload.dedupe !== false;
   const { ids, skipped } = await deps.kg.add(context.account, triples, dedupe, vectors);
   return { ok: true, count: ids.length, assertion_ids: ids, count_attempted: triples.length, skipped_duplicates: skipped, ...(warnings.length ? { warnings } : {}) };
 }
