@@ -82,6 +82,25 @@ describe('memory plugin: span memory nodes through HTTP (runtime-nodes §8.1–8
       expect(span.record.sources).to.deep.equal({ run_id: runId, span_ids: ['a'.repeat(32)], message_ids: ['m1', 'm2'] });
     });
 
+    it('the same note performed again at the same node (a loop repeating its payload) is stored once, as the origin reuses it', async () => {
+      const flow = {
+        nodes: [
+          node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+          node({ id: 'loop', type: 'for', inputs: ['start', 'end', 'step'], outputs: ['i'], data: { pinDefaults: { start: 0, end: 3, step: 1 } } }),
+          note('n', 'loop note'),
+          node({ id: 'end', type: 'on_flow_end', inputs: ['note_id'] }),
+        ],
+        links: ['start -> loop', 'loop:loop -> n', 'loop:done -> end', 'n.note_id -> end.note_id'],
+      };
+      const { runId, run, ledger } = await gw.runFlow(gw.bob, flow);
+      expect(run.status, run.error ?? '').to.equal('completed');
+      expect(completedOf(ledger, 'memory_note')).to.have.length(3);
+      const spans = (await gw.get(gw.bob, `/api/gateway/memory/spans?owner_id=${runId}`)).json<{ items: Array<{ span_id: string }> }>().items;
+      expect(spans.map((x) => x.span_id)).to.deep.equal([run.output!.note_id]);
+      const times = completedOf(ledger, 'memory_note').map((r) => ((r.result as { results: Array<{ meta: { created_at: string } }> }).results[0]!.meta.created_at));
+      expect(new Set(times).size).to.equal(1);
+    });
+
     it('an empty note fails the run with the origin text; so does an unknown scope', async () => {
       const empty = await gw.runFlow(gw.bob, chainFlow([note('n', '   ')], [], []));
       expect(empty.run.status).to.equal('failed');

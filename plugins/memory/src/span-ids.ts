@@ -1,4 +1,8 @@
-/** Span ids (reference §8.1): 32 hex of the SHA-256 of the owner run id and the span's content. */
+/**
+ * Span ids (reference §8.1): 32 hex of a SHA-256 over the owner and the span's content. Keel leaves
+ * the creation time out and puts the writing run and node in, so the same effect performed again
+ * (after a crash, or a loop repeating the same payload, which the origin reuses) names the same span.
+ */
 import { createHash } from 'node:crypto';
 
 export function spanIdOf(owner: string, content: Record<string, unknown>): string {

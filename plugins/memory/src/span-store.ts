@@ -47,9 +47,16 @@ export class SpanStore {
     this.counts = storage.openDB<number, [string, string]>('span-counts');
   }
 
-  /** Stores a span and its index record; resolves once durable. */
-  async add(account: string, owner: string, record: SpanRecord, content: Record<string, unknown>, tags: Record<string, string>): Promise<void> {
-    await this.storage.transaction(() => {
+  /**
+   * Stores a span and its index record; resolves once durable. A span whose id the account already
+   * holds is not written again: the stored record is answered (`created: false`), so an effect
+   * performed again (a replay after a crash, a loop repeating the same payload) stores it once.
+   */
+  async add(account: string, owner: string, record: SpanRecord, content: Record<string, unknown>, tags: Record<string, string>): Promise<{ created: boolean; record: SpanRecord; content: Record<string, unknown> }> {
+    return this.storage.transaction(() => {
+      const existing = this.artifacts.get([account, record.artifact_id]);
+      const stored = existing && this.index.get([account, existing.owner, existing.indexed_at, record.artifact_id]);
+      if (existing && stored) return { created: false, record: stored, content: existing.content };
       const count = this.counts.get([account, owner]) ?? 0;
       if (count >= this.maxPerOwner()) {
         throw new SpanLimitError(`The memory of '${owner}' already holds ${count} spans (the memory plugin's maxSpansPerOwner); delete some through DELETE /api/gateway/memory/spans/{span_id} or raise the setting.`);
@@ -57,6 +64,7 @@ export class SpanStore {
       this.index.put([account, owner, record.created_at, record.artifact_id], record);
       this.artifacts.put([account, record.artifact_id], { span_id: record.artifact_id, owner, indexed_at: record.created_at, content, tags });
       this.counts.put([account, owner], count + 1);
+      return { created: true, record, content };
     });
   }
 

@@ -71,6 +71,12 @@ async function compact(deps: MemoryDeps, payload: CompactPayload, context: Effec
   }
   if (!deps.inference) throw new Error('MEMORY_COMPACT needs the inference plugin (@keel/plugin-inference) to write the summary; add it to the config\'s plugins.');
 
+  // Named by what it archives and who writes it: performed again (after a crash), the stored span and summary are the answer.
+  const owner = context.runId;
+  const spanId = spanIdOf(owner, { writer: [context.runId, context.nodeId], messages: splitContext(original, preserve).older, compression_mode: mode, focus, preserve_recent: preserve });
+  const stored = deps.spans.artifact(context.account, spanId);
+  if (stored) return compactionResult(spanId, stored.content, preserve, mode, focus);
+
   const createdAt = isoNow();
   const seed = `${context.runId}:${context.nodeId}:${createdAt}`;
   const { older } = splitContext(stamped(original, seed, createdAt), preserve);
@@ -95,29 +101,34 @@ async function compact(deps: MemoryDeps, payload: CompactPayload, context: Effec
     to_message_id: messageIdOf(last),
     message_count: older.length,
   };
-  const content = { messages: older, span, created_at: createdAt, summary: summary.summary };
-  const owner = context.runId;
-  const spanId = spanIdOf(owner, content);
-  const summaryMessageId = `memory_summary:${spanId}`;
+  const content = { messages: older, span, created_at: createdAt, summary: summary.summary, key_points: summary.key_points, confidence: summary.confidence, model: summary.model, ids_seed: seed };
   const record: SpanRecord = {
     kind: 'conversation_span',
     artifact_id: spanId,
     created_at: createdAt,
-    summary_message_id: summaryMessageId,
+    summary_message_id: `memory_summary:${spanId}`,
     ...span,
     compression_mode: mode,
     focus,
     created_by: context.actorId,
   };
-  await deps.spans.add(context.account, owner, record, content, {
+  const added = await deps.spans.add(context.account, owner, record, content, {
     kind: 'conversation_span',
     compression_mode: mode,
     preserve_recent: String(preserve),
     ...(focus ? { focus } : {}),
   });
+  return compactionResult(spanId, added.content, preserve, mode, focus);
+}
+
+/** The effect's result from the stored archive (so a repeat answers what the first made). */
+function compactionResult(spanId: string, content: Record<string, unknown>, preserve: number, mode: string, focus: string | null): CompactResult {
+  const span = (content.span ?? {}) as Record<string, unknown>;
+  const createdAt = String(content.created_at ?? '');
+  const summaryMessageId = `memory_summary:${spanId}`;
   const summaryMessage: ContextMessage = {
     role: 'system',
-    content: `[CONVERSATION HISTORY SUMMARY span_id=${spanId}]: ${summary.summary}`,
+    content: `[CONVERSATION HISTORY SUMMARY span_id=${spanId}]: ${String(content.summary ?? '')}`,
     timestamp: createdAt,
     metadata: {
       message_id: summaryMessageId,
@@ -125,24 +136,24 @@ async function compact(deps: MemoryDeps, payload: CompactPayload, context: Effec
       compression_mode: mode,
       preserve_recent: preserve,
       source_artifact_id: spanId,
-      source_message_count: older.length,
-      source_from_timestamp: span.from_timestamp,
-      source_to_timestamp: span.to_timestamp,
-      source_from_message_id: span.from_message_id,
-      source_to_message_id: span.to_message_id,
+      source_message_count: span.message_count ?? 0,
+      source_from_timestamp: span.from_timestamp ?? null,
+      source_to_timestamp: span.to_timestamp ?? null,
+      source_from_message_id: span.from_message_id ?? null,
+      source_to_message_id: span.to_message_id ?? null,
       ...(focus ? { focus } : {}),
     },
   };
-  const result: CompactResult = executed('compact_memory', `Compacted ${older.length} messages into span_id=${spanId}.`, {
+  const result = executed('compact_memory', `Compacted ${String(span.message_count ?? 0)} messages into span_id=${spanId}.`, {
     llm_run_id: null,
-    model: summary.model,
+    model: content.model ?? null,
     span_id: spanId,
     summary_message_id: summaryMessageId,
     preserve_recent: preserve,
     compression_mode: mode,
     focus,
-    key_points: summary.key_points,
-    confidence: summary.confidence,
+    key_points: content.key_points ?? [],
+    confidence: content.confidence ?? null,
   });
-  return { ...result, summary_message: summaryMessage, preserve_recent: preserve, ids_seed: seed, stamped_at: createdAt };
+  return { ...result, summary_message: summaryMessage, preserve_recent: preserve, ids_seed: String(content.ids_seed ?? ''), stamped_at: createdAt };
 }

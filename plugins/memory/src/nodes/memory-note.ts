@@ -64,7 +64,8 @@ async function remember(deps: MemoryDeps, payload: NotePayload, context: EffectC
     actor_id: context.actorId,
     ...(context.sessionId ? { session_id: context.sessionId } : {}),
   };
-  const spanId = spanIdOf(owner, content);
+  const { created_at: _at, ...identity } = content;
+  const spanId = spanIdOf(owner, { ...identity, writer: [context.runId, context.nodeId], tags });
   const preview = notePreview(note);
   const record: SpanRecord = {
     kind: 'memory_note',
@@ -79,15 +80,16 @@ async function remember(deps: MemoryDeps, payload: NotePayload, context: EffectC
     ...(given.span_ids.length || given.message_ids.length ? { sources: { run_id: given.run_id ?? context.runId, span_ids: given.span_ids, message_ids: given.message_ids } } : {}),
     created_by: context.actorId,
   };
-  await deps.spans.add(context.account, owner, record, content, { kind: 'memory_note', ...tags });
+  // Performed again with the same payload: the span stored the first time (and its time) is the answer.
+  const stored = (await deps.spans.add(context.account, owner, record, content, { kind: 'memory_note', ...tags })).record;
   const kept = payload.keep_in_context === true;
   const result: NoteResult = executed('remember_note', `Stored memory_note span_id=${spanId} tags=${pythonJson(tags)}`, {
     span_id: spanId,
-    created_at: createdAt,
+    created_at: stored.created_at,
     note_preview: preview,
     ...(kept ? { kept_in_context: true } : {}),
   });
-  if (kept) result.kept_message = noteMessage(spanId, note, createdAt);
+  if (kept) result.kept_message = noteMessage(spanId, note, stored.created_at);
   return result;
 }
 
