@@ -63,7 +63,8 @@ export function memoryGateway(options: MemoryKernelOptions = {}) {
         gatewayRunsPlugin,
         ...(options.withoutMemory ? [] : [{ plugin: memoryPlugin, config: options.memory ?? {} }]),
       ];
-      k = await createTestKernel({ plugins });
+      // Answers are checked against the routes' declared response schemas.
+      k = await createTestKernel({ plugins, config: { server: { validateResponses: true } } });
       for (const account of ['bob', 'eve'] as const) {
         const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
         expect(created.statusCode, created.body).to.be.oneOf([200, 201]);

@@ -7,6 +7,7 @@ import { badRequest, defineSchema, KEY_ID_MAX_LENGTH, notFound, route, type AnyR
 import type { KgStore } from '../kg-store.js';
 import type { MemoryConfig } from '../memory-config.js';
 import type { SpanStore } from '../span-store.js';
+import { deletedAllResponse, deletedOwnerResponse, deletedSpanResponse, deletedTripleResponse, ownersResponse, pageResponse, spanResponse } from './response-schemas.js';
 
 const id = { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } as const;
 const spanParams = defineSchema({ type: 'object', required: ['span_id'], properties: { span_id: id } });
@@ -30,6 +31,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory',
       summary: "The caller's memory owners (runs, session memory runs, global_memory) with how many spans and triples each holds",
       tags: ['memory'],
+      responses: { 200: { schema: ownersResponse } },
       handler: async ({ principal }) => {
         const owners = new Map<string, { owner_id: string; spans: number; triples: number }>();
         for (const { owner, spans: n } of spans.owners(principal.account)) owners.set(owner, { owner_id: owner, spans: n, triples: 0 });
@@ -42,6 +44,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/spans',
       summary: "The caller's spans (notes and conversation spans), newest first; `owner_id` narrows to one owner",
       tags: ['memory'],
+      responses: { 200: { schema: pageResponse } },
       query: spansQuery,
       handler: async ({ query, principal }) => {
         const limit = limitOf(query.limit);
@@ -57,6 +60,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/spans/:span_id',
       summary: 'One span: its index record and its archive (the note or the archived messages) with tags',
       tags: ['memory'],
+      responses: { 200: { schema: spanResponse } },
       params: spanParams,
       handler: async ({ params, principal }) => {
         const found = spans.record(principal.account, params.span_id);
@@ -70,6 +74,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/spans/:span_id',
       summary: 'Deletes one span (its record and archive)',
       tags: ['memory'],
+      responses: { 200: { schema: deletedSpanResponse } },
       params: spanParams,
       handler: async ({ params, principal }) => {
         if (!(await spans.delete(principal.account, params.span_id))) throw notFound(`Memory span '${params.span_id}' not found.`);
@@ -81,6 +86,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/kg',
       summary: "The caller's knowledge-graph triples, newest first; narrowed by owner, subject, predicate, object",
       tags: ['memory'],
+      responses: { 200: { schema: pageResponse } },
       query: kgQuery,
       handler: async ({ query, principal }) => {
         const limit = limitOf(query.limit);
@@ -98,6 +104,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/kg/:triple_id',
       summary: 'Deletes one triple',
       tags: ['memory'],
+      responses: { 200: { schema: deletedTripleResponse } },
       params: tripleParams,
       handler: async ({ params, principal }) => {
         if (!(await kg.delete(principal.account, params.triple_id))) throw notFound(`Knowledge-graph triple '${params.triple_id}' not found.`);
@@ -109,6 +116,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory/owners/:owner_id',
       summary: "Deletes one owner's memory: every span and triple of a run, a session memory run or global_memory",
       tags: ['memory'],
+      responses: { 200: { schema: deletedOwnerResponse } },
       params: ownerParams,
       handler: async ({ params, principal }) => {
         const deletedSpans = await spans.deleteAll(principal.account, params.owner_id);
@@ -122,6 +130,7 @@ export function memoryRoutes(spans: SpanStore, kg: KgStore, config: MemoryConfig
       path: '/memory',
       summary: "Deletes all of the caller's memory (every span and triple); needs `?confirm=all`",
       tags: ['memory'],
+      responses: { 200: { schema: deletedAllResponse } },
       query: deleteAllQuery,
       handler: async ({ query, principal }) => {
         if (query.confirm !== 'all') throw badRequest('Deleting all of your memory needs ?confirm=all (nothing was deleted).');
