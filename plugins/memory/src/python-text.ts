@@ -7,7 +7,7 @@
 export function pythonJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return asciiJsonString(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? (Number.isInteger(value) ? String(value) : String(value)) : 'NaN';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'NaN';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
