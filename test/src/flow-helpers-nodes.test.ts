@@ -158,4 +158,31 @@ describe('helper nodes through the HTTP API (runtime-nodes §3)', function () {
       expect(out.empty).to.deep.equal({ task: '', messages: [] });
     });
   });
+
+  describe('older helpers brought to the origin', () => {
+    it('concat writes values as Python str() and leaves out pins with no value; array_concat appends scalars', async () => {
+      const out = await flows.output(
+        [pure('line', 'concat', ['a', 'b', 'c', 'd', 'e'], ['result'], { concatConfig: { separator: ' | ' } }), pure('arr', 'array_concat', ['a', 'b', 'c', 'd'], ['result'])],
+        ['start.obj -> line.a', 'start.flag -> line.b', 'start.nothing -> line.c', 'start.num -> line.e', 'line.result -> end.line',
+          'start.list -> arr.a', 'start.num -> arr.b', 'start.nothing -> arr.c', 'arr.result -> end.arr'],
+        ['line', 'arr'],
+        { obj: { k: [1, null] }, flag: true, nothing: null, num: 2.5, list: [1, 2] },
+      );
+      // d is not wired (left out); c is null (an empty part).
+      expect(out.line).to.equal("{'k': [1, None]} | True |  | 2.5");
+      expect(out.arr).to.deep.equal([1, 2, 2.5]);
+    });
+
+    it("var_decl of type any reads a missing variable as null; a type the origin does not know (Boolean) reads as any", async () => {
+      const decl = (id: string, literalValue: unknown) => pure(id, 'var_decl', [], ['name', 'value'], { literalValue });
+      const out = await flows.output(
+        [decl('missing', { name: 'nowhere', type: 'any', default: 'unused' }), decl('capital', { name: 'text', type: 'Boolean', default: false }), decl('unnamed', { type: 'number', default: 4 })],
+        ['missing.value -> end.missing', 'capital.value -> end.capital', 'unnamed.value -> end.unnamed'],
+        ['missing', 'capital', 'unnamed'],
+        { text: 'hello' },
+      );
+      expect(out).to.deep.include({ missing: null, capital: 'hello', unnamed: 4 });
+    });
+  });
 });
+

@@ -22,7 +22,8 @@ export const arrayHelpers: Helpers = {
   make_array: (i, node) => declaredInputs(node, i).filter((v) => v !== null && v !== undefined),
   array_length: (i) => (Array.isArray(i.array) ? i.array.length : 0),
   array_append: (i) => [...(Array.isArray(i.array) ? i.array : []), i.item ?? i.value],
-  array_concat: (i, node) => declaredInputs(node, i).flatMap((v) => (Array.isArray(v) ? v : [])),
+  // Lists are spread, other values appended, null and missing pins skipped (as the origin).
+  array_concat: (i, node) => declaredInputs(node, i).flatMap((v) => (v === null || v === undefined ? [] : Array.isArray(v) ? v : [v])),
   /** A uniformly random element; anything but a list (a string too) counts as empty. */
   get_random_element: (i) => {
     const items = Array.isArray(i.array) ? i.array : [];

@@ -1,5 +1,6 @@
 /** Text helpers (reference formats §2.6): concatenation, case, trimming, splitting, searching. */
 import type { FlowNode } from '../visualflow.js';
+import { pythonStr } from '../python-text.js';
 import { str, type Helpers, type Inputs } from './helper.js';
 
 /** The values of the node's declared data inputs, in pin order. */
@@ -12,8 +13,14 @@ export function decodeEscapes(s: string): string {
   return s.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
 }
 
+/** The concat separator as the origin reads it: a string (default one space) with `\n`, `\t`, `\r` decoded. */
+function decodeConcatSeparator(separator: unknown): string {
+  return (typeof separator === 'string' ? separator : ' ').replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\r/g, '\r');
+}
+
 export const textHelpers: Helpers = {
-  concat: (i, node) => declaredInputs(node, i).map(str).join(decodeEscapes(node.data.concatConfig?.separator ?? ' ')),
+  // Pins with no value at all (not wired, no default) are left out; null is an empty part; the rest as Python str().
+  concat: (i, node) => declaredInputs(node, i).filter((v) => v !== undefined).map((v) => (v === null ? '' : pythonStr(v))).join(decodeConcatSeparator(node.data.concatConfig?.separator)),
   trim: (i) => str(i.text ?? i.value ?? i.input).trim(),
   lowercase: (i) => str(i.text ?? i.value ?? i.input).toLowerCase(),
   uppercase: (i) => str(i.text ?? i.value ?? i.input).toUpperCase(),
