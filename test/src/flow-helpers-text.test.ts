@@ -271,7 +271,7 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
             node({ id: 'poisonProperty', type: 'set_var_property', inputs: ['name', 'key', 'value'], data: { pinDefaults: { name: 'box2', key: '__proto__.keelPolluted13b', value: 'yes' } } }),
             node({ id: 'readBack', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'box.__proto__.keelPolluted13' } } }),
             node({ id: 'ctor', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'constructor' } } }),
-            pure('decl', 'var_decl', [], ['name', 'value'], { literalValue: { name: 'constructor', type: 'any', default: 'declared' } })],
+            pure('decl', 'var_decl', [], ['name', 'value'], { literalValue: { name: 'constructor', type: 'string', default: 'declared' } })],
           ['start -> poison', 'poison -> poisonProperty', 'poisonProperty -> end', 'readBack.value -> end.readBack', 'ctor.value -> end.ctor', 'decl.value -> end.decl'],
           ['readBack', 'ctor', 'decl'],
         );
