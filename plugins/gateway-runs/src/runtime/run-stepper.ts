@@ -4,10 +4,10 @@
  * ends when the run waits or ends, or after a slice of steps or time (then it is rescheduled).
  */
 import { LedgerLimitError } from '@keel/plugin-ledger';
-import { isContributed, type EffectRequest } from '../flow/effect-requests.js';
+import { isContributed, type ContributedEffect, type EffectRequest } from '../flow/effect-requests.js';
 import { step, type StepOutcome } from '../flow/interpreter.js';
 import { temp, type RunVars } from '../flow/node-io.js';
-import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
+import { UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
 import { appendLlmTurn } from './conversation-memory.js';
 import type { EffectExecutor, EffectOutcome } from './effect-executor.js';
@@ -33,7 +33,7 @@ export interface RunStepperDeps {
   states: Pick<RunPersistence, 'load' | 'save'>;
   /** Ends, pauses and cancellations. */
   lifecycle: Pick<RunLifecycle, 'complete' | 'fail' | 'endCancelled' | 'toPauseWait'>;
-  executor: Pick<EffectExecutor, 'perform'>;
+  executor: Pick<EffectExecutor, 'perform' | 'performUnrecorded'>;
   flows: Pick<RunFlows, 'of' | 'assertSupported'>;
   /** Steps, variable size and processing time per run (`limits.*`). */
   limits: RunLimits;
@@ -81,7 +81,7 @@ export class RunStepper {
         const flow = this.deps.flows.of(run);
         if (run.current_node === null) run.current_node = flow.entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.deps.flows.assertSupported(flow);
-        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account);
       }
     } catch (err) {
       if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
@@ -105,6 +105,8 @@ export class RunStepper {
       return true;
     }
     run.current_node = outcome.node;
+    const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
+    if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
     let result: EffectOutcome;
     try {
       result = await this.deps.executor.perform(run, outcome.node, outcome.effect);
@@ -115,6 +117,22 @@ export class RunStepper {
     }
     run.effect_index++;
     return this.afterEffect(run, outcome.node, outcome.effect, result);
+  }
+
+  /**
+   * A node without ledger records (`recorded: false`): its result goes to the pins at once; one that
+   * fails ends the run as a failing plain node does (completed with `success: false` and the node).
+   */
+  private async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<boolean> {
+    const outcome = await this.deps.executor.performUnrecorded(run, nodeId, effect, type);
+    if (outcome.status === 'completed') {
+      temp(run.vars as RunVars).effects[nodeId] = outcome.result;
+      return true;
+    }
+    if (outcome.status === 'cancelled') return this.deps.lifecycle.endCancelled(run);
+    run.vars._flow_error = outcome.record.error ?? null;
+    run.vars._flow_error_node = nodeId;
+    return this.deps.lifecycle.complete(run, { ...outcome.record, node: nodeId });
   }
 
   private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, result: EffectOutcome): Promise<boolean> {
