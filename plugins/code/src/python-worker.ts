@@ -8,6 +8,7 @@
  * interpreter, which Python raises as `MemoryError`. The patch is installed before Pyodide loads,
  * in this worker's own realm only.
  */
+import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadPyodide, type PyodideInterface } from 'pyodide';
 import { PYTHON_DRIVER, PYTHON_LOCKDOWN } from './python-driver.js';
@@ -16,8 +17,11 @@ import type { WorkerReply, WorkerRequest, WorkerSettings } from './worker-protoc
 const settings = workerData as WorkerSettings;
 const PAGE = 65_536;
 
-const originalGrow = WebAssembly.Memory.prototype.grow;
-WebAssembly.Memory.prototype.grow = function grow(this: WebAssembly.Memory, delta: number): number {
+/** The part of the WebAssembly API used here (the project's `lib` has no WebAssembly types). */
+interface WasmMemory { readonly buffer: ArrayBuffer; grow(delta: number): number }
+const memoryPrototype = (globalThis as unknown as { WebAssembly: { Memory: { prototype: WasmMemory } } }).WebAssembly.Memory.prototype;
+const originalGrow = memoryPrototype.grow;
+memoryPrototype.grow = function grow(this: WasmMemory, delta: number): number {
   if (this.buffer.byteLength + delta * PAGE > settings.memoryLimitBytes) throw new RangeError('Keel code sandbox: memory budget reached');
   return originalGrow.call(this, delta);
 };
@@ -40,7 +44,23 @@ async function start(): Promise<PyodideInterface> {
     }
   }
   pyodide.runPython(PYTHON_LOCKDOWN);
+  refuseHostModules();
   return pyodide;
+}
+
+/**
+ * Pyodide's Emscripten layer reaches the host through Node modules it requires when asked:
+ * `child_process` for `os.system`, `ws` for socket calls (a real connection), `fs` for host files.
+ * Once Pyodide is loaded, this worker's module loader (each worker has its own) refuses everything
+ * but `crypto` (random bytes), so even Python that got around the checks finds no way out.
+ */
+function refuseHostModules(): void {
+  const loader = createRequire(import.meta.url)('node:module') as { _load(request: string, ...rest: unknown[]): unknown };
+  const load = loader._load;
+  loader._load = function guardedLoad(request: string, ...rest: unknown[]): unknown {
+    if (request === 'node:crypto' || request === 'crypto') return load.call(this, request, ...rest);
+    throw new Error(`the code sandbox has no access to the host module '${request}'`);
+  };
 }
 
 function round3(n: number): number {

@@ -58,16 +58,21 @@ export class SandboxPool {
   run(task: CodeTask, signal: AbortSignal): Promise<CodeOutcome> {
     if (this.closed) return Promise.reject(new SandboxError('the code plugin is stopping.'));
     return new Promise((resolve, reject) => {
-      const pending: Pending = { task, signal, resolve, reject };
       if (signal.aborted) return reject(new SandboxError('the run was cancelled.'));
-      // A cancel while queued removes the call; while running, `onAbort` below ends its worker.
-      signal.addEventListener('abort', () => {
+      // A cancel while queued removes the call; while running, `assign` ends its worker.
+      const onQueuedAbort = () => {
         const at = this.queue.indexOf(pending);
         if (at >= 0) {
           this.queue.splice(at, 1);
           reject(new SandboxError('the run was cancelled.'));
         }
-      }, { once: true });
+      };
+      const dequeued = <T>(done: (value: T) => void) => (value: T) => {
+        signal.removeEventListener('abort', onQueuedAbort);
+        done(value);
+      };
+      const pending: Pending = { task, signal, resolve: dequeued(resolve), reject: dequeued(reject) };
+      signal.addEventListener('abort', onQueuedAbort, { once: true });
       this.queue.push(pending);
       this.dispatch();
     });
@@ -140,10 +145,15 @@ export class SandboxPool {
     const id = this.nextId++;
     const budget = this.settings.timeoutMs;
     const timer = setTimeout(() => void this.retire(slot, new SandboxError(`Runtime error: the code ran longer than its ${budget} ms budget (the code plugin's timeoutMs) and was stopped`)), budget);
-    slot.current = { ...pending, id, timer };
-    pending.signal.addEventListener('abort', () => {
+    const onAbort = () => {
       if (slot.current?.id === id) void this.retire(slot, new SandboxError('the run was cancelled.'));
-    }, { once: true });
+    };
+    pending.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = <T>(done: (value: T) => void) => (value: T) => {
+      pending.signal.removeEventListener('abort', onAbort);
+      done(value);
+    };
+    slot.current = { ...pending, resolve: settle(pending.resolve), reject: settle(pending.reject), id, timer };
     slot.worker.postMessage({ id, task: pending.task });
   }
 

@@ -14,7 +14,7 @@ import type { EffectRequest } from './effect-requests.js';
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  | { kind: 'goto'; from: string; node: string | null; output: unknown }
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; /** The run's output if it ends here, when not `output`. */ last?: unknown }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -60,7 +60,8 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
       contributed.applyToRun?.(result, { vars, nodeId });
-      return finish(contributed.outputs ? contributed.outputs(result) : result);
+      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      return contributed.lastNodeOutput && outcome.kind === 'goto' ? { ...outcome, last: contributed.lastNodeOutput(result) } : outcome;
     }
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }

@@ -77,6 +77,12 @@ export interface EffectNodeType<P extends Record<string, unknown> = Record<strin
    * `NodeFailure` it throws ends the run as a failing plain node does. Default true.
    */
   recorded?: boolean;
+  /**
+   * What the run ends with when this node is the last one (wrapped as any last output: an object
+   * gets `success: true`, a scalar becomes `{response, success: true}`); default: its output pins.
+   * The origin's `code` node ends the run with the function's raw return, not its record.
+   */
+  lastNodeOutput?(result: R): unknown;
 }
 
 /**
