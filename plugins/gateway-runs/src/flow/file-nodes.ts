@@ -48,7 +48,7 @@ export function writeFileText(filePath: string, content: unknown): string {
       try {
         value = JSON.parse(content);
       } catch (err) {
-        throw new Error(`write_file JSON content must be valid JSON: ${(err as Error).message}`);
+        throw new Error(`write_file JSON content must be valid JSON: ${(err as Error).message}`, { cause: err });
       }
     }
     return `${JSON.stringify(value ?? null, null, 2)}\n`;
@@ -71,8 +71,8 @@ async function writeInWorkspace(deps: FileNodeDeps, node: string, requested: str
     context.fileProduced(real, contentType);
     return inside(real, root) ? path.relative(root, real).split(path.sep).join('/') : where;
   } catch (err) {
-    if (err instanceof ToolRefusal) throw new Error(`${node} path rejected by workspace policy: ${err.message}`);
-    if ((err as NodeJS.ErrnoException).code) throw new Error(`${node} failed: ${fsSentence(err as NodeJS.ErrnoException, requested)}`);
+    if (err instanceof ToolRefusal) throw new Error(`${node} path rejected by workspace policy: ${err.message}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code) throw new Error(`${node} failed: ${fsSentence(err as NodeJS.ErrnoException, requested)}`, { cause: err });
     throw err;
   }
 }
