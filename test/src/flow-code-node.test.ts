@@ -190,4 +190,32 @@ describe('flow: the code node (Python in the Pyodide sandbox)', function () {
     expect(r.status, String(r.error)).to.equal('completed');
     expect(r.output).to.deep.include({ last: 30 });
   });
+
+  it('publishes code_execution_policy_v1 and simulates a code node without a run (origin\'s example), with the same checks', async () => {
+    const policy = await k.inject({ url: '/api/gateway/visualflows/code/policy', token: k.adminToken });
+    expect(policy.statusCode).to.equal(200);
+    const body = policy.json<{ contract: string; default_mode: string; simulate: { endpoint: string }; modes: Array<{ id: string; available: boolean }> }>();
+    expect(body).to.include({ contract: 'code_execution_policy_v1', default_mode: 'sandbox' });
+    expect(body.simulate.endpoint).to.equal('/api/gateway/visualflows/code/simulate');
+    expect(Object.fromEntries(body.modes.map((m) => [m.id, m.available]))).to.deep.equal({ sandbox: true, full_access: false });
+
+    const simulate = (payload: Record<string, unknown>, token: string | null = k.adminToken) => k.inject({ method: 'POST', url: '/api/gateway/visualflows/code/simulate', token: token ?? undefined, payload });
+    const ok = await simulate({ code: "def transform(_input):\n    return {'x': _input.get('x') + 1}\n", input: { x: 2 }, function_name: 'transform', permissions: 'sandbox' });
+    expect(ok.statusCode, ok.body).to.equal(200);
+    const answer = ok.json<Record<string, unknown> & { execution: Record<string, unknown>; diagnostics: Record<string, unknown> }>();
+    expect(answer).to.deep.include({ ok: true, success: true, output: { x: 3 }, error: null });
+    expect(answer.execution.permissions).to.equal('sandbox');
+    expect(answer.execution.duration_ms).to.be.at.least(0);
+    expect(answer.diagnostics.requested_mode).to.equal('sandbox');
+
+    const imported = (await simulate({ code: 'import os\ndef transform(_input):\n    return 1\n' })).json<Record<string, unknown>>();
+    expect(imported).to.deep.include({ ok: true, success: false, output: null, error: 'Imports are not allowed' });
+    const full = await simulate({ code: 'def transform(_input):\n    return 1\n', permissions: 'full_access' });
+    expect(full.statusCode).to.equal(403);
+    expect(full.json<{ detail: string }>().detail).to.match(/^full_access code execution is disabled by host policy/);
+    const odd = await simulate({ code: 'def transform(_input):\n    return 1\n', permissions: 'root' });
+    expect(odd.statusCode).to.equal(400);
+    expect(odd.json<{ detail: string }>().detail).to.equal("Unsupported code execution permissions: 'root'; use 'sandbox' or 'full_access'.");
+    expect((await simulate({ code: 'def transform(_input):\n    return 1\n' }, null)).statusCode).to.equal(401);
+  });
 });

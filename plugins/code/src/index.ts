@@ -8,10 +8,13 @@ import { definePlugin } from '@keel/plugin-sdk';
 import { nodeTypesToken } from '@keel/plugin-gateway-runs';
 import { codeNode } from './code-node.js';
 import { codeConfigSchema } from './code-config.js';
+import { codeRoutes } from './code-routes.js';
 import { SandboxPool } from './sandbox-pool.js';
 
 export type { CodeConfig } from './code-config.js';
 export { codeSourceOf, pinLocalName, permissionModeOf } from './code-source.js';
+
+const PREFIX = '/api/gateway';
 
 export const codePlugin = definePlugin({
   id: 'code',
@@ -19,11 +22,13 @@ export const codePlugin = definePlugin({
   sdk: '^1.0.0',
   description: 'The VisualFlow code node: Python in a Pyodide sandbox with time and memory budgets',
   configSchema: codeConfigSchema,
+  defaultPrefix: PREFIX,
+  guardUnmatched: true,
   deps: { nodeTypes: nodeTypesToken },
   setup({ config, deps }) {
     const pool = new SandboxPool(config);
     deps.nodeTypes.register('code', { code: codeNode(pool, config.allowFullAccess) });
-    return { stop: () => pool.close() };
+    return { routes: codeRoutes(pool, config.allowFullAccess, PREFIX), stop: () => pool.close() };
   },
 });
 

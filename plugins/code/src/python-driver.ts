@@ -97,7 +97,7 @@ def _keel_run(request_json):
     except BaseException as exc:
         return _failure("Runtime error: %s" % (exc,))
     try:
-        text = _json.dumps(value, default=_json_default, ensure_ascii=False)
+        text = _json.dumps(value, default=_json_default, ensure_ascii=False, allow_nan=False)
     except MemoryError:
         return _failure("Runtime error: the code's result needed more memory than its budget", memory=True)
     except BaseException as exc:
