@@ -65,6 +65,23 @@ describe('node-type extension points (scope, applyToRun, unrecorded nodes)', fun
     expect(run.output!.messages).to.deep.equal([{ role: 'system', content: '[NOTE] remember the milk', metadata: { node_id: 'keep' } }]);
   });
 
+  it("counts what applyToRun added against the run's variable limit (a small result, a large change)", async () => {
+    const growFlow = {
+      id: 'grow',
+      nodes: [
+        node({ id: 'start', type: 'on_flow_start', outputs: ['bytes'] }),
+        node({ id: 'g', type: 'grow', inputs: ['bytes'], outputs: ['bytes'] }),
+        node({ id: 'end', type: 'on_flow_end', inputs: ['bytes'] }),
+      ],
+      edges: edges('start -> g', 'g -> end', 'start.bytes -> g.bytes', 'g.bytes -> end.bytes'),
+    };
+    await api.uploadBundle('grow', growFlow);
+    const res = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'grow', input_data: { bytes: 17 * 1024 * 1024 } } });
+    const run = await until(() => api.getRun(res.json<{ run_id: string }>().run_id), ended, 60_000);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.match(/variables grew larger than 16 MiB at node 'g'/);
+  });
+
   it('writes no ledger record for an unrecorded node, only for the recorded one', async () => {
     const { runId, run } = await start({ n: 3, note: 'n' });
     expect(run.status).to.equal('completed');

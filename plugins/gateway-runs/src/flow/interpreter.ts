@@ -14,7 +14,11 @@ import type { EffectRequest } from './effect-requests.js';
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  | { kind: 'goto'; from: string; node: string | null; output: unknown; /** The run's output if it ends here, when not `output`. */ last?: unknown }
+  /**
+   * `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`).
+   * `last`: the run's output if it ends here, when not `output` (a node's `lastNodeOutput`).
+   */
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true; last?: unknown }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -59,9 +63,11 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
-      contributed.applyToRun?.(result, { vars, nodeId });
-      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
-      return contributed.lastNodeOutput && outcome.kind === 'goto' ? { ...outcome, last: contributed.lastNodeOutput(result) } : outcome;
+      let outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      if (contributed.lastNodeOutput && outcome.kind === 'goto') outcome = { ...outcome, last: contributed.lastNodeOutput(result) };
+      if (!contributed.applyToRun) return outcome;
+      contributed.applyToRun(result, { vars, nodeId });
+      return { ...outcome, varsChanged: true } as StepOutcome;
     }
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }

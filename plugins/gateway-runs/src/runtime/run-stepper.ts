@@ -92,7 +92,9 @@ export class RunStepper {
     // A runaway run (too many steps, variables grown too large) stops here, before it writes anything more.
     // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
     const frameAfter = control[control.length - 1];
-    const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
+    // A node that changed the run beyond its output (`applyToRun`) is measured whole too.
+    const measureAll = run.builtin !== null || (outcome.kind === 'goto' && 'varsChanged' in outcome && outcome.varsChanged);
+    const added = measureAll ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
     const at = 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node;
     const over = this.deps.limits.afterStep(run, at, added) ?? this.deps.limits.afterCpu(run, at, performance.now() - began);
     if (over) return lifecycle.fail(run, over);
