@@ -219,3 +219,25 @@ describe('flow: the code node (Python in the Pyodide sandbox)', function () {
     expect((await simulate({ code: 'def transform(_input):\n    return 1\n' }, null)).statusCode).to.equal(401);
   });
 });
+
+describe('flow: the code node budgets count only the call itself', function () {
+  this.timeout(300_000);
+  let k: TestKernel;
+  const api = gatewayRuns(() => k);
+  before(async () => {
+    // A budget far below Pyodide's load time, and one worker for three runs at once.
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: codePlugin, config: { timeoutMs: 1_000, maxWorkers: 1 } }] });
+    await api.uploadBundle('budget', codeLast('budget', codeNode('code', { codeBody: 'total = 0\nfor i in range(1000):\n    total += i\nreturn {"total": total, "x": x}' }, ['x']), ['start.x -> code.x']));
+  });
+  after(() => k?.stop());
+
+  it('neither the load of Pyodide nor the wait for a busy worker counts against timeoutMs', async () => {
+    const ids = await Promise.all([1, 2, 3].map(async (x) => {
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'budget', input_data: { x } } });
+      expect(res.statusCode, res.body).to.equal(200);
+      return res.json<{ run_id: string }>().run_id;
+    }));
+    const runs = await Promise.all(ids.map((id) => until(() => api.getRun(id), ended, 240_000)));
+    expect(runs.map((r) => r.output)).to.deep.equal([1, 2, 3].map((x) => ({ total: 499500, x, success: true })));
+  });
+});
