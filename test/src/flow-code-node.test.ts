@@ -241,3 +241,22 @@ describe('flow: the code node budgets count only the call itself', function () {
     expect(runs.map((r) => r.output)).to.deep.equal([1, 2, 3].map((x) => ({ total: 499500, x, success: true })));
   });
 });
+
+describe('flow: a code node without the code plugin', function () {
+  this.timeout(120_000);
+  let k: TestKernel;
+  const api = gatewayRuns(() => k);
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
+  });
+  after(() => k?.stop());
+
+  it('fails at start naming the plugin that provides it', async () => {
+    await api.uploadBundle('no-code', codeLast('no-code', codeNode('code', { codeBody: 'return 1' })));
+    const res = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: k.adminToken, payload: { bundle_id: 'no-code', input_data: {} } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const run = await until(() => api.getRun(res.json<{ run_id: string }>().run_id), ended, 60_000);
+    expect(run.status).to.equal('failed');
+    expect(run.error).to.equal("node 'code' has type 'code', which the 'code' plugin provides; that plugin is not loaded (add it to the config's plugins).");
+  });
+});

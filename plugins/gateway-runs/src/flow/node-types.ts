@@ -125,6 +125,7 @@ const KNOWN_ORIGINS: Array<[RegExp, string]> = [
   [/^(generate_image|edit_image)$/, 'vision'],
   [/^(generate_voice|transcribe_audio)$/, 'voice'],
   [/^(memory_.+|memact_compose)$/, 'memory'],
+  [/^code$/, 'code'],
 ];
 
 /** The Keel plugin known to provide `type`, when it is one of the origin system's capability nodes. */
