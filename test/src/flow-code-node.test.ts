@@ -72,6 +72,14 @@ describe('flow: the code node (Python in the Pyodide sandbox)', function () {
     expect(ownRecords(await api.ledger(runId), 'code')).to.deep.equal([]);
   });
 
+  it('names pin locals as the origin does: keyword + _, leading digit p_, other characters _', async () => {
+    const code = codeNode('code', { codeBody: 'return [class_, p_2nd, a_b_c, input]' }, ['class', '2nd', 'a b-c', 'input']);
+    const flow = throughEnd('locals', code, ['output'], ['k', 'd', 's', 'i'], ['start.k -> code.class', 'start.d -> code.2nd', 'start.s -> code.a b-c', 'start.i -> code.input']);
+    const { run: r } = await run(flow, { k: 'K', d: 'D', s: 'S', i: 'I' });
+    expect(r.status, String(r.error)).to.equal('completed');
+    expect(r.output!.output).to.deep.equal(['K', 'D', 'S', 'I']);
+  });
+
   it('runs the legacy `code` source with its functionName, and falls back to transform for an invalid name', async () => {
     const legacy = codeNode('code', { code: 'SCALE = 10\n\ndef helper(v):\n    return v * SCALE\n\ndef shape(_input):\n    return helper(_input["x"])\n', functionName: 'shape' });
     const { run: a } = await run(throughEnd('legacy', legacy, ['output']), { x: 4 });
