@@ -144,9 +144,11 @@ describe('flow: attacks on the code node sandbox', function () {
     expect(await attack('return 40 + 2')).to.deep.equal({ response: 42, success: true });
   });
 
-  it('an endless loop is stopped at the time budget, and the next run works', async () => {
+  it('an endless loop is stopped at the time budget (interrupted, or its worker ended), and the next run works', async () => {
     await refused('while True:\n    pass', `Runtime error: the code ran longer than its ${TIMEOUT_MS} ms budget (the code plugin's timeoutMs) and was stopped`);
     await refused('n = 0\nfor i in range(10 ** 12):\n    n += i\nreturn n', /ran longer than its .* budget/);
+    // A bare except around the loop does not keep it running (the interrupt comes again, or the worker is ended).
+    await refused('while True:\n    try:\n        pass\n    except:\n        pass', /ran longer than its .* budget/);
     expect(await attack('return "after"')).to.deep.equal({ response: 'after', success: true });
   });
 

@@ -18,6 +18,7 @@ export const codeConfigSchema = defineSchemaFor<CodeConfig>()({
     maxWorkers: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
     idleTimeoutMs: { type: 'integer', minimum: 1_000, maximum: 86_400_000, default: 600_000 },
     loadTimeoutMs: { type: 'integer', minimum: 1_000, maximum: 600_000, default: 120_000 },
+    interruptGraceMs: { type: 'integer', minimum: 10, maximum: 600_000, default: 2_000 },
     allowFullAccess: { type: 'boolean', default: false },
   },
 });

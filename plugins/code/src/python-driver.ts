@@ -4,6 +4,7 @@
  * the origin's fallback sandbox does (runtime-nodes §4): the static checks and their texts, the
  * limited builtins, the error texts. Extra checks of our own (frame and code introspection
  * attributes, which lead from a generator back to the real builtins) come after the origin's.
+ * A `KeyboardInterrupt` is the pool's time budget (written into the worker's interrupt buffer).
  */
 export const PYTHON_DRIVER = String.raw`
 import ast as _ast
@@ -79,6 +80,8 @@ def _keel_run(request_json):
     scope = {"__builtins__": _sandbox_builtins() if sandboxed else _real_builtins, "__name__": "keel_code"}
     try:
         exec(compile(source, "<code>", "exec"), scope)
+    except KeyboardInterrupt:
+        return _failure("", timeout=True)
     except MemoryError:
         return _failure("Execution error: the code needed more memory than its budget", memory=True)
     except BaseException as exc:
@@ -90,6 +93,8 @@ def _keel_run(request_json):
         return _failure("'%s' is not a callable function" % name)
     try:
         value = function(_json.loads(request["input_json"]))
+    except KeyboardInterrupt:
+        return _failure("", timeout=True)
     except MemoryError:
         return _failure("Runtime error: the code needed more memory than its budget", memory=True)
     except RecursionError as exc:
@@ -98,6 +103,8 @@ def _keel_run(request_json):
         return _failure("Runtime error: %s" % (exc,))
     try:
         text = _json.dumps(value, default=_json_default, ensure_ascii=False, allow_nan=False)
+    except KeyboardInterrupt:
+        return _failure("", timeout=True)
     except MemoryError:
         return _failure("Runtime error: the code's result needed more memory than its budget", memory=True)
     except BaseException as exc:

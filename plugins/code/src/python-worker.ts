@@ -15,6 +15,7 @@ import { PYTHON_DRIVER, PYTHON_LOCKDOWN } from './python-driver.js';
 import type { WorkerReply, WorkerRequest, WorkerSettings } from './worker-protocol.js';
 
 const settings = workerData as WorkerSettings;
+const interrupt = new Int32Array(settings.interrupt);
 const PAGE = 65_536;
 
 /** The part of the WebAssembly API used here (the project's `lib` has no WebAssembly types). */
@@ -44,6 +45,7 @@ async function start(): Promise<PyodideInterface> {
     }
   }
   pyodide.runPython(PYTHON_LOCKDOWN);
+  pyodide.setInterruptBuffer(interrupt);
   refuseHostModules();
   return pyodide;
 }
@@ -76,6 +78,7 @@ ready.then(
 parentPort!.on('message', (request: WorkerRequest) => {
   void ready.then((pyodide) => {
     const run = pyodide.globals.get('_keel_run') as (json: string) => string;
+    Atomics.store(interrupt, 0, 0);
     const cpuBefore = process.cpuUsage();
     const rssBefore = process.resourceUsage().maxRSS / 1024;
     const began = performance.now();
@@ -92,7 +95,7 @@ parentPort!.on('message', (request: WorkerRequest) => {
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const rss = process.resourceUsage().maxRSS / 1024;
-    const parsed = JSON.parse(replyJson) as { ok: boolean; value?: unknown; error?: string; memory?: boolean };
+    const parsed = JSON.parse(replyJson) as { ok: boolean; value?: unknown; error?: string; memory?: boolean; timeout?: boolean };
     const execution = {
       duration_ms: round3(duration),
       cpu_time_ms: round3(cpuMs),
@@ -109,6 +112,7 @@ parentPort!.on('message', (request: WorkerRequest) => {
       execution,
       // After a MemoryError the heap stays at its budget (WebAssembly memory never shrinks): start afresh.
       retire: fatal || Boolean(parsed.memory),
+      timedOut: Boolean(parsed.timeout),
     } satisfies WorkerReply);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The sandbox workers on the main thread's side: up to `maxWorkers` worker threads, each loading
  * Pyodide once and then reused; calls queue for a free worker. A call's time budget starts when a
- * ready worker takes it; past it (or when the run is cancelled) that worker is terminated and a
- * fresh one is started for the next call. Idle workers end after `idleTimeoutMs`.
+ * ready worker takes it; past it, Python is interrupted (KeyboardInterrupt through the worker's
+ * interrupt buffer) and the worker stays warm; code that does not stop within `interruptGraceMs`
+ * (a long C-level operation, a bare `except:` around the loop), or a cancelled run, has its worker
+ * terminated and a fresh one started for the next call. Idle workers end after `idleTimeoutMs`.
  *
  * Not the SDK's piscina pools: the budget must not count the queue or Pyodide's load, a worker must
  * be replaced mid-call, and the worker needs `resourceLimits`, which those pools do not take.
@@ -23,6 +25,8 @@ export interface SandboxSettings {
   idleTimeoutMs: number;
   /** How long Pyodide may take to load in a new worker. */
   loadTimeoutMs: number;
+  /** How long interrupted code has to stop before its worker is terminated. */
+  interruptGraceMs: number;
 }
 
 /** Why a call did not finish normally: the node fails with this text. */
@@ -37,6 +41,7 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  interrupt: Int32Array;
   ready: boolean;
   current: (Pending & { id: number; timer: NodeJS.Timeout }) | null;
   idleTimer: NodeJS.Timeout | null;
@@ -102,14 +107,15 @@ export class SandboxPool {
   }
 
   private spawn(): void {
-    const workerData: WorkerSettings = { memoryLimitBytes: this.settings.memoryLimitMb * 1024 * 1024, maxOutputChars: this.settings.maxOutputChars };
+    const interrupt = new SharedArrayBuffer(4);
+    const workerData: WorkerSettings = { memoryLimitBytes: this.settings.memoryLimitMb * 1024 * 1024, maxOutputChars: this.settings.maxOutputChars, interrupt };
     const worker = new Worker(WORKER_URL, {
       workerData,
       // No environment at all: nothing of the host's reaches Python, even through a bug.
       env: {},
       resourceLimits: { maxOldGenerationSizeMb: this.settings.workerHeapMb },
     });
-    const slot: Slot = { worker, ready: false, current: null, idleTimer: null, loadTimer: null, gone: false };
+    const slot: Slot = { worker, interrupt: new Int32Array(interrupt), ready: false, current: null, idleTimer: null, loadTimer: null, gone: false };
     this.slots.add(slot);
     slot.loadTimer = setTimeout(() => void this.retire(slot, new SandboxError(`Pyodide did not load within ${this.settings.loadTimeoutMs} ms (the code plugin's loadTimeoutMs).`), true), this.settings.loadTimeoutMs);
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
@@ -133,7 +139,8 @@ export class SandboxPool {
     if (!current || current.id !== reply.id) return;
     clearTimeout(current.timer);
     slot.current = null;
-    current.resolve({ ok: reply.ok, value: reply.value, error: reply.error, execution: reply.execution });
+    if (reply.timedOut) current.reject(new SandboxError(this.overBudget()));
+    else current.resolve({ ok: reply.ok, value: reply.value, error: reply.error, execution: reply.execution });
     if (reply.retire) void this.retire(slot, null);
     else this.armIdle(slot);
     this.dispatch();
@@ -143,8 +150,12 @@ export class SandboxPool {
     if (slot.idleTimer) clearTimeout(slot.idleTimer);
     slot.idleTimer = null;
     const id = this.nextId++;
-    const budget = this.settings.timeoutMs;
-    const timer = setTimeout(() => void this.retire(slot, new SandboxError(`Runtime error: the code ran longer than its ${budget} ms budget (the code plugin's timeoutMs) and was stopped`)), budget);
+    // Past the budget: interrupt Python, and end the worker if the code does not stop in time.
+    const timer = setTimeout(() => {
+      if (slot.current?.id !== id) return;
+      Atomics.store(slot.interrupt, 0, 2);
+      slot.current.timer = setTimeout(() => void this.retire(slot, new SandboxError(this.overBudget())), this.settings.interruptGraceMs);
+    }, this.settings.timeoutMs);
     const onAbort = () => {
       if (slot.current?.id === id) void this.retire(slot, new SandboxError('the run was cancelled.'));
     };
@@ -155,6 +166,10 @@ export class SandboxPool {
     };
     slot.current = { ...pending, resolve: settle(pending.resolve), reject: settle(pending.reject), id, timer };
     slot.worker.postMessage({ id, task: pending.task });
+  }
+
+  private overBudget(): string {
+    return `Runtime error: the code ran longer than its ${this.settings.timeoutMs} ms budget (the code plugin's timeoutMs) and was stopped`;
   }
 
   private armIdle(slot: Slot): void {

@@ -14,6 +14,8 @@ export interface CodeTask {
 export interface WorkerSettings {
   memoryLimitBytes: number;
   maxOutputChars: number;
+  /** One Int32 the pool sets to 2 (SIGINT) when a call's time is up: Python raises KeyboardInterrupt. */
+  interrupt: SharedArrayBuffer;
 }
 
 export interface WorkerRequest {
@@ -33,7 +35,7 @@ export interface ExecutionMetrics {
 export type WorkerReply =
   | { kind: 'ready' }
   | { kind: 'broken'; error: string }
-  | { kind: 'result'; id: number; ok: boolean; value: unknown; error: string | null; execution: ExecutionMetrics; retire: boolean };
+  | { kind: 'result'; id: number; ok: boolean; value: unknown; error: string | null; execution: ExecutionMetrics; retire: boolean; timedOut: boolean };
 
 /** A finished call as the pool hands it back. */
 export interface CodeOutcome {
