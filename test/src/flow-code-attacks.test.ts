@@ -149,6 +149,8 @@ describe('flow: attacks on the code node sandbox', function () {
     await refused('n = 0\nfor i in range(10 ** 12):\n    n += i\nreturn n', /ran longer than its .* budget/);
     // A bare except around the loop does not keep it running (the interrupt comes again, or the worker is ended).
     await refused('while True:\n    try:\n        pass\n    except:\n        pass', /ran longer than its .* budget/);
+    // A long C-level loop never checks for the interrupt: its worker is ended after the grace period.
+    await refused('return sum(range(10 ** 13))', /ran longer than its .* budget/);
     expect(await attack('return "after"')).to.deep.equal({ response: 'after', success: true });
   });
 
