@@ -4,7 +4,9 @@
  */
 import { parseDuration } from './duration.js';
 import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
-import type { RunVars } from './node-io.js';
+import { temp, type RunVars } from './node-io.js';
+import { eventScope } from './event-keys.js';
+import { ValueError } from './value-error.js';
 import type { FlowNode } from './visualflow.js';
 
 /** The effect node types the interpreter hands to the effect executor. */
@@ -133,14 +135,22 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       return { type, payload: { until: new Date(Date.now() + delayMs).toISOString() } };
     }
     case 'emit_event': {
+      // RN §7.1: a blank name fails the run (a tick exception); an unknown scope is `session`.
+      const name = String(inputs.name || inputs.event_name || config.name || '').trim();
+      if (!name) throw new ValueError(`emit_event node '${node.id}' missing event name`);
       const payload = inputs.payload;
+      const target = inputs.session_id ?? config.session_id ?? config.sessionId;
+      const seqs = (temp(vars).event_seq ??= {});
+      seqs[node.id] = (Number(seqs[node.id]) || 0) + 1;
       return {
         type,
         payload: {
-          name: String(inputs.name ?? config.name ?? ''),
-          scope: String(inputs.scope ?? config.scope ?? 'session'),
-          payload: isRecord(payload) ? payload : { value: payload ?? null },
-          ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
+          scope: eventScope('scope' in inputs ? inputs.scope : config.scope),
+          name,
+          payload: isRecord(payload) ? { ...payload } : payload === null || payload === undefined ? {} : { value: payload },
+          event_id: `${runId}:${node.id}:${seqs[node.id]}`,
+          max_steps: 0,
+          ...(typeof target === 'string' && target.trim() ? { session_id: target.trim() } : {}),
         },
       };
     }
@@ -191,7 +201,8 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars): Rec
     }
     case 'agent': {
       const output = (r.output ?? {}) as Record<string, unknown>;
-      const success = output.success !== false;
+      // RN §6: the origin's agent node reports success even when its child failed (the run row's `child_failures` says it did).
+      const success = true;
       return {
         response: output.answer ?? output.response ?? '',
         success,
@@ -201,15 +212,17 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars): Rec
       };
     }
     case 'subflow': {
+      // RN §6: `output` is the child's `result` when it has one (null for a failed child), the other declared pins read keys of it.
       const output = (r.output ?? {}) as Record<string, unknown>;
-      return { ...output, output: 'result' in output ? output.result : output, sub_run_id: r.sub_run_id ?? null, child_output: output };
+      const value = 'result' in output ? output.result : output;
+      return { ...(isRecord(value) ? value : {}), output: value, sub_run_id: r.sub_run_id ?? null, child_output: output };
     }
     case 'ask_user':
       return { response: r.response ?? '' };
     case 'wait_event':
       return { event_data: result ?? null };
     case 'emit_event':
-      return { delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
+      return { ...r, delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
     case 'answer_user':
       return { message: r.message ?? '' };
     case 'tool_calls': {

@@ -25,8 +25,8 @@ export interface CommandTarget {
   wake(runId: string): void;
   abortInFlight(runId: string, reason?: string | null): void;
   cancel(run: RunState, reason: string | null): Promise<boolean>;
-  /** Resumes every run waiting on this event wait key. */
-  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
+  /** Resumes every run of the account waiting on exactly this event wait key. */
+  deliverEvent(account: string, waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
   requestCompaction(command: CompactionCommand): Promise<void>;
 }
 
@@ -95,7 +95,9 @@ export class CommandApplier {
           emitted_at: String(payload.emitted_at ?? new Date().toISOString()),
           emitter: { source: 'external', client_id: command.client_id },
         };
-        await this.runtime.deliverEvent(`evt:${scope}:${scopeId}:${name}`, envelope);
+        if (!root) throw new Error(`emit_event: run ${command.run_id} is unknown`);
+        // Exact keys only (RN §7.1): an external event never reaches `*` listeners; only the command's account's runs.
+        await this.runtime.deliverEvent(root.account, `evt:${scope}:${scopeId}:${name}`, envelope);
         return;
       }
       case 'inject_guidance':

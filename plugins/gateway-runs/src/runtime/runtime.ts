@@ -168,9 +168,9 @@ export class Runtime {
     return this.children.resumeParentOf(child);
   }
 
-  /** Resumes every run waiting on this event wait key. */
-  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
-    return this.events.deliverEvent(waitKey, envelope);
+  /** Resumes every run of the account waiting on exactly this event wait key (the external command). */
+  async deliverEvent(account: string, waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
+    return (await this.events.deliver(account, waitKey, envelope)).delivered_to;
   }
 
   /** Applies a `compact_memory` command. */
