@@ -81,7 +81,8 @@ export class Runtime {
     const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces });
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
-    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces });
+    const limits = deps.limits ?? new RunLimits();
+    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
     const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage });
     const executor = new EffectExecutor({
@@ -107,7 +108,8 @@ export class Runtime {
       lifecycle,
       executor,
       flows,
-      limits: deps.limits ?? new RunLimits(),
+      limits,
+      listeners: children,
       nodeTypes,
       scheduler,
       agentToolPrompt: deps.agentToolPrompt === true,
