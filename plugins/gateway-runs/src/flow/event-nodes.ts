@@ -49,7 +49,7 @@ export function onScheduleStep(node: FlowNode, inputs: Record<string, unknown>, 
   if (interval) {
     until = new Date(now + Number(interval[1]) * UNIT_MS[interval[2]!.toLowerCase()]!).toISOString();
     // Only a recurrent interval loops; a timestamp runs its branch once (recurring on it would spin).
-    if (Boolean(rawRecurrent)) keepOnControlStack(vars, node.id, 'on_schedule');
+    if (rawRecurrent) keepOnControlStack(vars, node.id, 'on_schedule');
   } else {
     const at = ISO.test(schedule) ? Date.parse(asUtc(schedule.replace(' ', 'T'))) : NaN;
     if (Number.isNaN(at)) throw new ValueError(`Invalid schedule '${schedule}': expected interval like '30s', '5m', '1h' or an ISO timestamp`);
