@@ -131,7 +131,7 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       if (unit === 'timestamp') return { type, payload: { until: new Date(String(raw)).toISOString() } };
       // Any other durationType counts in seconds (the executor's default); a wait in the past ends at once.
       const delayMs = parseDuration(`${Math.max(0, Number(raw ?? 0))} ${WAIT_UNITS.has(unit) ? unit : 'seconds'}`);
-      if (delayMs === null) throw new Error(`wait_until: the duration ${JSON.stringify(raw)} is not a number of ${unit}`);
+      if (delayMs === null) throw new ValueError(`wait_until: the duration ${JSON.stringify(raw)} is not a number of ${unit}`);
       return { type, payload: { until: new Date(Date.now() + delayMs).toISOString() } };
     }
     case 'emit_event': {
