@@ -196,3 +196,35 @@ describe('flow control: child failures (S4)', function () {
     expect(items.at(-1)!.effect).to.deep.include({ type: 'emit_event', payload: { name: 'abstract.status', scope: 'session', payload: { text: 'failed' } } });
   });
 });
+
+describe('flow control: child failures kept within limits.maxChildFailuresListed', function () {
+  this.timeout(180_000);
+  let k: TestKernel;
+  const api = gatewayRuns(() => k);
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxChildFailuresListed: 2 } } }] });
+  });
+  after(() => k?.stop());
+
+  it('a loop of failing subflows lists only the first ones on the run row', async () => {
+    const looping = {
+      id: 'main',
+      nodes: [
+        node({ id: 'start', type: 'on_flow_start', outputs: [] }),
+        node({ id: 'each', type: 'loop', inputs: ['items'], outputs: ['item'], data: { pinDefaults: { items: [1, 2, 3, 4] } } }),
+        node({ id: 'sub', type: 'subflow', inputs: ['input'], outputs: ['output'], data: { subflowId: 'boom' } }),
+        node({ id: 'end', type: 'on_flow_end', inputs: [] }),
+      ],
+      edges: edges('start -> each', 'each:loop -> sub', 'each:done -> end'),
+    };
+    const body = multipart({}, { name: 'loops.flow', bytes: bundle('loops', '1.0.0', looping, [boomFlow]) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+    const id = await api.startRun('loops', {});
+    const run = (await until(() => api.getRun(id), { ok: ended, deadline: 90_000, what: 'the loop to end' })) as Run;
+    expect(run.status).to.equal('completed');
+    const children = (await api.ledger(id)).filter((i) => i.effect?.type === 'resume');
+    expect(children).to.have.length(4);
+    expect(run.child_failures).to.have.length(2);
+    expect(run.child_failures.map((f) => f.run_id)).to.deep.equal(children.slice(0, 2).map((r) => (r.effect!.payload.payload as { sub_run_id: string }).sub_run_id));
+  });
+});
