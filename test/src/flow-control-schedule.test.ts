@@ -54,7 +54,7 @@ describe('flow control: on_schedule', function () {
       expect(w.node_id).to.equal('tick');
       expect(Object.keys(w.result!).sort()).to.deep.equal(['ready', 'until']);
       expect(w.result!.ready).to.equal(true);
-      expect(Date.parse(String(w.result!.until))).to.not.be.NaN;
+      expect(Number.isNaN(Date.parse(String(w.result!.until)))).to.equal(false);
     }
     // Between two turns the branch ran: answer_user with the null timestamp as its message.
     const said = items.filter((i) => i.effect?.type === 'answer_user' && i.status === 'completed');
