@@ -71,7 +71,8 @@ export class ChildRuns implements ChildRunStarter {
     if (!child.parent_run_id || !isTerminal(child.status)) return;
     await this.deps.lock.run(child.parent_run_id, async () => {
       const parent = this.deps.states.load(child.parent_run_id!);
-      if (!parent || parent.status !== 'waiting' || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
+      // A paused parent is resumed with the child's result later (the repair after its resume): nothing is kept before then.
+      if (!parent || parent.status !== 'waiting' || parent.paused || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
       const output: Record<string, unknown> = isRecord(child.output) ? { ...child.output } : { result: child.output ?? null };
       const failures: ChildFailure[] = [...(child.child_failures ?? [])];
       if (child.status !== 'completed') {
@@ -82,7 +83,8 @@ export class ChildRuns implements ChildRunStarter {
       }
       if (failures.length) {
         const kept = parent.child_failures ?? [];
-        parent.child_failures = [...kept, ...failures].slice(0, Math.max(kept.length, this.deps.maxFailuresListed));
+        const known = new Set(kept.map((f) => f.run_id));
+        parent.child_failures = [...kept, ...failures.filter((f) => !known.has(f.run_id))].slice(0, Math.max(kept.length, this.deps.maxFailuresListed));
       }
       await this.deps.resumer.resumeWith(parent, { sub_run_id: child.run_id, output }, undefined, failures.length ? { child_failures: failures.slice(0, this.deps.maxFailuresListed) } : {});
     });
