@@ -120,13 +120,19 @@ describe('flow control: emit_event and on_event listeners (S5)', function () {
     await listenerOf(rootId, 'listen', 0);
   });
 
-  it('a run-scoped listener never matches: the key names the emitting run', async () => {
+  it("a run-scoped listener never matches another run's emit_event (the key names the emitting run); the command naming its run reaches it", async () => {
     const rootId = await start('scoped', { ev: 'ping' });
     const root = await finished(rootId);
     const listen = await listenerOf(rootId, 'listen', 0);
     expect(root.output).to.deep.include({ delivered: 0, wait_key: `evt:run:${rootId}:ping` });
     const wait = (await ledger(listen.run_id)).find((i) => i.status === 'waiting')!;
     expect((wait.result as { wait: { wait_key: string } }).wait.wait_key).to.equal(`evt:run:${listen.run_id}:ping`);
+    // The external command names the run of a `run` scope (reference §6.2): the listener's own id reaches it.
+    const res = await call(k.adminToken, 'POST', '/api/gateway/commands', { command_id: crypto.randomUUID(), run_id: rootId, type: 'emit_event', payload: { name: 'ping', scope: 'run', run_id: listen.run_id } });
+    expect(res.statusCode, res.body).to.equal(200);
+    await listenerOf(rootId, 'listen', 1);
+    const envelope = (await resumes(listen.run_id))[0]!.effect!.payload.payload as Record<string, unknown>;
+    expect(envelope).to.deep.include({ name: 'ping', scope: 'run', session_id: rootId, payload: { value: null } });
   });
 
   it("a blank-named listener gets every event of its session; the external command reaches exact keys only, never another account's runs", async () => {

@@ -97,7 +97,9 @@ export class RunStepper {
       if (err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
       // An error read into an effect node fails the run as the origin's runner does with a tick exception (RN §2 rule 5).
       if (this.effectNodeAt(run)) return lifecycle.fail(run, exceptionText(err), { idempotencyKey: `system:tick_exception:${run.run_id}` });
-      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11).
+      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11), noted in `_flow_error` as the origin does.
+      run.vars._flow_error = (err as Error).message;
+      run.vars._flow_error_node = run.current_node;
       return lifecycle.complete(run, { success: false, error: (err as Error).message, node: run.current_node });
     }
 
