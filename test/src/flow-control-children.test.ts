@@ -92,6 +92,7 @@ describe('flow control: child failures (S4)', function () {
       ['nested', parentFlow('main', 'middle'), [parentFlow('middle', 'boom'), boomFlow]],
       ['cancelling', parentFlow('main', 'waiter'), [waiterFlow]],
       ['thinking', agentFlow, []],
+      ['namespaced', parentFlow('main', 'namespaced@1.0.0:middle'), [{ ...parentFlow('middle', ''), nodes: parentFlow('middle', '').nodes.map((n) => (n.id === 'sub' ? { ...n, data: { ...n.data, subflowId: undefined, workflowId: 'namespaced:boom' } } : n)) }, boomFlow]],
     ] as const) {
       const res = await upload(id, flow, [...subs]);
       expect(res.statusCode, res.body).to.equal(201);
@@ -163,6 +164,17 @@ describe('flow control: child failures (S4)', function () {
     expect(child.status).to.equal('failed');
     expect(parent.child_failures).to.deep.equal([{ run_id: childId, parent_run_id: parentId, workflow_id: child.workflow_id, status: 'failed', error: child.error }]);
     expect(child.error).to.be.a('string').and.not.equal('');
+  });
+
+  it('a subflow may name its own bundle\'s flow namespaced (bundle@version:flow, bundle:flow) or through the legacy workflowId', async () => {
+    const rootId = await start('namespaced');
+    const root = await finished(rootId);
+    expect(root.status).to.equal('completed');
+    const middleId = subRunOf(await api.ledger(rootId), 'sub');
+    expect((await getRun(middleId)).workflow_id).to.equal('namespaced@1.0.0:middle');
+    const grandchildId = subRunOf(await api.ledger(middleId), 'sub');
+    expect(await getRun(grandchildId)).to.deep.include({ workflow_id: 'namespaced@1.0.0:boom', status: 'failed' });
+    expect(root.child_failures.map((f) => f.run_id)).to.deep.equal([grandchildId]);
   });
 
   it("a subflow naming a flow the bundle lacks is refused at upload with the packer's sentence (400), also a subflow node without an id", async () => {

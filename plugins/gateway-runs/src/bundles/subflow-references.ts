@@ -5,6 +5,7 @@
  * at the `subflow` node with the origin's `Workflow '<id>' not found in registry`).
  */
 import { reachableNodes } from '../flow/compile-flow.js';
+import { localFlowId, subflowRef } from '../flow/subflow-ref.js';
 import { BundleError } from './bundle-error.js';
 import type { Bundle } from './read-bundle.js';
 
@@ -19,8 +20,7 @@ export function assertSubflowsPresent(bundle: Bundle): void {
     seen.add(flowId);
     for (const id of reachableNodes(flow)) {
       if (flow.type(id) !== 'subflow' || !flow.isExec(id)) continue;
-      const data = flow.nodes.get(id)!.data;
-      const ref = String(data.subflowId ?? data.flowId ?? '').trim();
+      const ref = localFlowId(subflowRef(flow.nodes.get(id)!.data), bundle.manifest.bundle_id, bundle.manifest.bundle_version);
       if (!ref) missing.add(`<missing-subflow-id:${flowId}:${id}>`);
       else if (bundle.flows.has(ref)) queue.push(ref);
       else missing.add(ref);

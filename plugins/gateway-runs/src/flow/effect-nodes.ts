@@ -6,6 +6,7 @@ import { parseDuration } from './duration.js';
 import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
 import { temp, type RunVars } from './node-io.js';
 import { eventScope } from './event-keys.js';
+import { subflowRef } from './subflow-ref.js';
 import { ValueError } from './value-error.js';
 import type { FlowNode } from './visualflow.js';
 
@@ -103,7 +104,7 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       const input = inputs.input;
       const base: Inputs = input !== null && typeof input === 'object' ? { ...input } : {};
       for (const pin of node.data.inputs ?? []) if (pin.type !== 'execution' && !control.has(pin.id)) base[pin.id] = inputs[pin.id] ?? null;
-      return { type: 'start_subworkflow', payload: { workflow_id: String(node.data.subflowId ?? node.data.flowId ?? ''), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) } };
+      return { type: 'start_subworkflow', payload: { workflow_id: subflowRef(node.data), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) } };
     }
     case 'ask_user':
       return {

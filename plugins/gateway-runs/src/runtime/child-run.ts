@@ -7,6 +7,7 @@
  */
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import { isRecord } from '../flow/effect-requests.js';
+import { localFlowId } from '../flow/subflow-ref.js';
 import { workspaceVar } from '../workspace/run-workspace.js';
 import type { ChildRunRequest, ChildRunStarter, RunLock, RunResumer } from './collaborators.js';
 import { childRunId } from './records.js';
@@ -33,10 +34,11 @@ export class SubflowNotFoundError extends Error {}
 export class ChildRuns implements ChildRunStarter {
   constructor(private readonly deps: ChildRunsDeps) {}
 
-  async startChild(parent: RunState, key: string, request: ChildRunRequest): Promise<string> {
+  async startChild(parent: RunState, key: string, asked: ChildRunRequest): Promise<string> {
     const id = childRunId(key);
     if (this.deps.states.load(id)) return id;
-    if (!request.builtin && !this.deps.flows.hasFlow(parent, request.workflow_id)) throw new SubflowNotFoundError(`Workflow '${request.workflow_id}' not found in registry`);
+    const request = asked.builtin ? asked : { ...asked, workflow_id: localFlowId(asked.workflow_id, parent.bundle_id, parent.bundle_version) };
+    if (!request.builtin && !this.deps.flows.hasFlow(parent, request.workflow_id)) throw new SubflowNotFoundError(`Workflow '${asked.workflow_id}' not found in registry`);
     const recorded = this.deps.workspaces.recorded(parent.root_run_id);
     const child = childRunState(parent, id, request, () => (recorded ? workspaceVar(recorded) : null));
     await this.deps.states.createRun(child);
