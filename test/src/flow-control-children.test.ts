@@ -17,7 +17,7 @@ import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { gatewayRuns, until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
 
 interface ChildFailure { run_id: string; parent_run_id: string; workflow_id: string; status: string; error: string | null }
-type Run = RunRecord & { child_failures: ChildFailure[] };
+type Run = RunRecord & { child_failures: ChildFailure[]; session_id: string | null };
 
 const ended = (r: RunRecord) => r.status !== 'running' && r.status !== 'waiting';
 const BOOM_ERROR = "ValueError: emit_event node 'emit' missing event name";
@@ -92,6 +92,7 @@ describe('flow control: child failures (S4)', function () {
       ['nested', parentFlow('main', 'middle'), [parentFlow('middle', 'boom'), boomFlow]],
       ['cancelling', parentFlow('main', 'waiter'), [waiterFlow]],
       ['thinking', agentFlow, []],
+      ['sessions', { ...parentFlow('main', 'boom'), nodes: parentFlow('main', 'boom').nodes.map((n) => (n.id === 'sub' ? node({ id: 'sub', type: 'subflow', inputs: ['input', 'child_session_id'], outputs: ['output'], data: { subflowId: 'boom', pinDefaults: { child_session_id: 'side-session' } } }) : n)) }, [boomFlow]],
       ['namespaced', parentFlow('main', 'namespaced@1.0.0:middle'), [{ ...parentFlow('middle', ''), nodes: parentFlow('middle', '').nodes.map((n) => (n.id === 'sub' ? { ...n, data: { ...n.data, subflowId: undefined, workflowId: 'namespaced:boom' } } : n)) }, boomFlow]],
     ] as const) {
       const res = await upload(id, flow, [...subs]);
@@ -175,6 +176,16 @@ describe('flow control: child failures (S4)', function () {
     const grandchildId = subRunOf(await api.ledger(middleId), 'sub');
     expect(await getRun(grandchildId)).to.deep.include({ workflow_id: 'namespaced@1.0.0:boom', status: 'failed' });
     expect(root.child_failures.map((f) => f.run_id)).to.deep.equal([grandchildId]);
+  });
+
+  it('a child runs in the session its child_session_id pin names, else in its parent\'s', async () => {
+    const parentId = await start('sessions');
+    await finished(parentId);
+    const child = await getRun(subRunOf(await api.ledger(parentId), 'sub'));
+    expect(child.session_id).to.equal('side-session');
+    const plainParent = await start('direct');
+    await finished(plainParent);
+    expect((await getRun(subRunOf(await api.ledger(plainParent), 'sub'))).session_id).to.equal((await getRun(plainParent)).session_id);
   });
 
   it("a subflow naming a flow the bundle lacks is refused at upload with the packer's sentence (400), also a subflow node without an id", async () => {

@@ -104,7 +104,10 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       const input = inputs.input;
       const base: Inputs = input !== null && typeof input === 'object' ? { ...input } : {};
       for (const pin of node.data.inputs ?? []) if (pin.type !== 'execution' && !control.has(pin.id)) base[pin.id] = inputs[pin.id] ?? null;
-      return { type: 'start_subworkflow', payload: { workflow_id: subflowRef(node.data), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) } };
+      // RN §6: a declared `child_session_id` / `session_id` pin puts the child in that session (else it shares the parent's).
+      const declared = new Set((node.data.inputs ?? []).map((p) => p.id));
+      const session = ['child_session_id', 'session_id'].map((pin) => (declared.has(pin) ? inputs[pin] : undefined)).find((v) => typeof v === 'string' && v.trim());
+      return { type: 'start_subworkflow', payload: { workflow_id: subflowRef(node.data), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context), ...(typeof session === 'string' ? { session_id: session.trim() } : {}) } };
     }
     case 'ask_user':
       return {

@@ -51,6 +51,8 @@ export type SubworkflowPayload = {
   async: boolean;
   wait: boolean;
   inherit_context?: boolean;
+  /** The child's session, when the node gave one (else the parent's). */
+  session_id?: string;
   include_traces?: boolean;
   occurrence_index?: number;
 };

@@ -116,6 +116,7 @@ export function childRunState(parent: RunState, id: string, request: ChildRunReq
     error: null,
     created_at: now,
     updated_at: now,
+    session_id: request.session_id ?? parent.session_id,
     parent_run_id: parent.run_id,
     root_run_id: parent.root_run_id,
     paused: false,

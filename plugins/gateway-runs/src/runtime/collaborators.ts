@@ -32,6 +32,8 @@ export interface ChildRunRequest {
   vars?: Record<string, unknown>;
   /** The parent's conversation (`vars.context`) is the child's. */
   inherit_context?: boolean;
+  /** The child's session (default: the parent's). */
+  session_id?: string;
 }
 
 /** Creates (or finds, on a replay) the child run an effect or a command launches; its id derives from `key`. */
