@@ -148,15 +148,15 @@ describe('flow control: emit_event and on_event listeners (S5)', function () {
     const bobAny = await listenerOf(bobRoot, 'any', 1, bob);
     const bobGamma = await listenerOf(bobRoot, 'gamma', 0, bob);
 
-    // A second root of the session emits `beta`: both of the admin's wildcard listeners get it, Bob's do not.
-    const second = await start('wild', { ev: 'beta', value: 2 }, session);
+    // A second root of the session emits `news:beta` (a colon in the name): both of the admin's wildcard listeners get it, Bob's do not.
+    const second = await start('wild', { ev: 'news:beta', value: 2 }, session);
     const out = (await finished(second)).output!;
     const secondAny = await listenerOf(second, 'any', 1);
     expect(out.delivered).to.equal(2);
     expect([...(out.delivered_to as string[])].sort()).to.deep.equal([any.run_id, secondAny.run_id].sort());
     await listenerOf(first, 'any', 2);
     const names = (await resumes(any.run_id)).map((r) => (r.effect!.payload.payload as { name: string }).name);
-    expect(names).to.deep.equal(['alpha', 'beta']);
+    expect(names).to.deep.equal(['alpha', 'news:beta']);
 
     // The external command: `gamma` reaches the exact-key listeners of the command's account, not the `*` ones.
     const res = await call(k.adminToken, 'POST', '/api/gateway/commands', { command_id: crypto.randomUUID(), run_id: first, type: 'emit_event', payload: { name: 'gamma', scope: 'session', session_id: session, payload: 'g' } });

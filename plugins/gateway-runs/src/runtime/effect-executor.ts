@@ -336,7 +336,7 @@ export class EffectExecutor {
       emitted_at: new Date().toISOString(),
       emitter: { run_id: run.run_id, workflow_id: run.workflow_id, node_id: nodeId },
     };
-    const delivery = await this.deps.events.deliver(run.account, waitKey, envelope, { wildcard: true });
+    const delivery = await this.deps.events.deliver(run.account, waitKey, envelope, { wildcardKey: `evt:${scope}:${scopeId}:*` });
     const result: Record<string, unknown> = { wait_key: waitKey, name, scope, delivered: delivery.delivered_to.length, delivered_to: delivery.delivered_to, resumed: delivery.resumed };
     if (delivery.delivered_to.length === 0) result.available_listeners_in_session = this.deps.events.listenersInSession(run.account, scope === 'session' ? scopeId : (run.session_id ?? run.run_id));
     return { status: 'completed', result };

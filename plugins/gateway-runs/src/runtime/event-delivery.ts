@@ -19,8 +19,8 @@ export interface EventDeliveryResult {
 }
 
 export interface EventDeliverer {
-  /** Resumes the account's runs waiting on `waitKey` (and on its wildcard when `wildcard`). */
-  deliver(account: string, waitKey: string, envelope: Record<string, unknown>, options?: { wildcard?: boolean }): Promise<EventDeliveryResult>;
+  /** Resumes the account's runs waiting on `waitKey` (and on `wildcardKey`, the scope's `*` key, when given). */
+  deliver(account: string, waitKey: string, envelope: Record<string, unknown>, options?: { wildcardKey?: string }): Promise<EventDeliveryResult>;
   /** The event names the account's runs of this session wait for (at most 15, sorted). */
   listenersInSession(account: string, sessionId: string): string[];
 }
@@ -35,8 +35,8 @@ export interface EventDeliveryDeps {
 export class EventDelivery implements EventDeliverer {
   constructor(private readonly deps: EventDeliveryDeps) {}
 
-  async deliver(account: string, waitKey: string, envelope: Record<string, unknown>, options: { wildcard?: boolean } = {}): Promise<EventDeliveryResult> {
-    const wildcardKey = options.wildcard ? `${waitKey.slice(0, waitKey.lastIndexOf(':') + 1)}*` : null;
+  async deliver(account: string, waitKey: string, envelope: Record<string, unknown>, options: { wildcardKey?: string } = {}): Promise<EventDeliveryResult> {
+    const wildcardKey = options.wildcardKey ?? null;
     const result: EventDeliveryResult = { delivered_to: [], resumed: [] };
     for (const run of this.waitingOnEvents(account)) {
       const key = run.waiting!.wait_key;
