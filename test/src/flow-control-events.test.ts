@@ -172,3 +172,39 @@ describe('flow control: emit_event and on_event listeners (S5)', function () {
     expect(await resumes(bobGamma.run_id, bob)).to.have.length(0);
   });
 });
+
+describe('flow control: listener runs are bounded per account (limits.maxListenerRunsPerAccount)', function () {
+  this.timeout(180_000);
+  let k: TestKernel;
+  let bob = '';
+  const call = (token: string, method: 'GET' | 'POST', url: string, payload?: unknown) => k.inject({ method, url, token, payload: payload as Record<string, unknown> | undefined });
+
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxListenerRunsPerAccount: 2 } } }] });
+    bob = (await call(k.adminToken, 'POST', '/api/gateway/admin/users', { account: 'bob' })).json<{ token: { token: string } }>().token.token;
+    const body = multipart({ scope: 'private' }, { name: 'telegram.flow', bytes: bundle('telegram', '1.0.0', emitterFlow('session', [['listen', { name: 'telegram.message', scope: 'session' }]])) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: bob, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
+  });
+  after(() => k?.stop());
+
+  it('refuses a start whose listeners would pass the cap with 429 naming the setting, and admits it once a root tree is cancelled', async () => {
+    const start = () => call(bob, 'POST', '/api/gateway/runs/start', { bundle_id: 'telegram', input_data: { ev: 'nothing' } });
+    const listenersLive = async () => (await call(bob, 'GET', '/api/gateway/runs')).json<{ items: RunRecord[] }>().items.filter((r) => r.workflow_id.startsWith('visual_event_listener_') && !ended(r)).length;
+    const roots: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await start();
+      expect(res.statusCode, res.body).to.equal(200);
+      roots.push(res.json<{ run_id: string }>().run_id);
+      await until(listenersLive, { ok: (n) => n === i + 1, deadline: 60_000, what: `${i + 1} listener runs` });
+    }
+    const refused = await start();
+    expect(refused.statusCode).to.equal(429);
+    const detail = refused.json<{ detail: { reason_code: string; message: string } }>().detail;
+    expect(detail.reason_code).to.equal('too_many_listener_runs');
+    expect(detail.message).to.contain('limits.maxListenerRunsPerAccount');
+    // The roots themselves completed: only their listeners still wait, until their tree is cancelled.
+    await call(bob, 'POST', '/api/gateway/commands', { command_id: crypto.randomUUID(), run_id: roots[0], type: 'cancel', payload: {} });
+    await until(listenersLive, { ok: (n) => n === 1, deadline: 60_000, what: 'the cancelled tree\'s listener to end' });
+    expect((await start()).statusCode).to.equal(200);
+  });
+});

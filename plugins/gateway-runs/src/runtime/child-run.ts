@@ -93,6 +93,11 @@ export class ChildRuns implements ChildRunStarter {
   }
 }
 
+/** Whether a run is an `on_event` listener run (it starts at its own entry node). */
+export function isListenerRun(run: RunState): boolean {
+  return run.parent_run_id !== null && typeof run.entry_node === 'string';
+}
+
 export function childRunState(parent: RunState, id: string, request: ChildRunRequest, parentWorkspace: () => unknown): RunState {
   const now = new Date().toISOString();
   const parentVars = parent.vars;
