@@ -14,6 +14,7 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
+import { fileNodeTypes } from './flow/file-nodes.js';
 import { builtinNodeTypes } from './flow/helpers/index.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
@@ -145,6 +146,8 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
         maxRunCpuMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunCpuMs },
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
+        maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
+        maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
       },
     },
   },
@@ -190,6 +193,7 @@ export const gatewayRunsPlugin = definePlugin({
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
     // One record of the run folders' usage for the file tools and for export (artifacts), so neither gets around the quota.
     const folderUsage = new FolderUsage();
+    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage }));
     const runtime = new Runtime({
       cacheLive: () => wiring.active,
       runs,
@@ -226,7 +230,7 @@ export const gatewayRunsPlugin = definePlugin({
           commands,
           bundles,
           auth: deps.auth,
-          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p)),
+          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount),
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
           streamingDefault: config.streamingDefault,

@@ -10,17 +10,21 @@ import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { setPath } from './paths.js';
 import { effectRequest, effectOutputs, EFFECT_TYPES, isEffectNode } from './effect-nodes.js';
 import type { EffectRequest } from './effect-requests.js';
+import { onEventStep, onScheduleStep, type EventNodeStep } from './event-nodes.js';
 
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  /** `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`). */
-  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true }
+  /**
+   * `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`).
+   * `last`: the run's output if it ends here, when not `output` (a node's `lastNodeOutput`).
+   */
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true; last?: unknown }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
 const CONTROL_TYPES = ['if', 'switch', 'while', 'loop', 'for', 'sequence', 'parallel'];
-const OWN_TYPES = ['on_flow_start', 'on_flow_end', 'set_var', 'set_vars', 'set_var_property', 'add_message', 'json_schema', 'tools_allowlist', 'get_var', 'get_context'];
+const OWN_TYPES = ['on_flow_start', 'on_flow_end', 'on_event', 'on_schedule', 'set_var', 'set_vars', 'set_var_property', 'add_message', 'json_schema', 'tools_allowlist', 'get_var', 'get_context'];
 
 /**
  * The node types this interpreter and the effect executor run themselves (and `start_subworkflow`,
@@ -32,6 +36,9 @@ export const INTERPRETER_TYPES: readonly string[] = [...CONTROL_TYPES, ...OWN_TY
 export function isSupportedType(type: string, nodeTypes: NodeTypes): boolean {
   return isLiteral(type) || nodeTypes.has(type);
 }
+
+/** Nodes whose inputs fall back to none when reading them throws (RN §2 rule 5): the origin resolves them inside a try. */
+const INPUTS_OR_NONE = new Set(['agent', 'emit_event', 'on_event', 'on_schedule']);
 
 const truthy = (v: unknown) => Boolean(v) && !(Array.isArray(v) && v.length === 0);
 
@@ -52,7 +59,8 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
       delete t.effects[nodeId];
       return finish(effectOutputs(type, result, vars));
     }
-    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, io.execInputs(nodeId), vars, runId, flow.id) };
+    const inputs = INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId);
+    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, flow.id) };
   }
   const contributed = nodeTypes.effect(type);
   if (contributed) {
@@ -60,7 +68,8 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
-      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      let outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      if (contributed.lastNodeOutput && outcome.kind === 'goto') outcome = { ...outcome, last: contributed.lastNodeOutput(result) };
       if (!contributed.applyToRun) return outcome;
       contributed.applyToRun(result, { vars, nodeId });
       return { ...outcome, varsChanged: true } as StepOutcome;
@@ -68,7 +77,12 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }
 
+  const waited = (outcome: EventNodeStep): StepOutcome => (outcome.kind === 'done' ? finish(outcome.output) : { kind: 'effect', node: nodeId, effect: outcome.effect });
   switch (type) {
+    case 'on_event':
+      return waited(onEventStep(node, inputsOrNone(() => io.pinInputs(nodeId, [])), vars));
+    case 'on_schedule':
+      return waited(onScheduleStep(node, inputsOrNone(() => io.pinInputs(nodeId, [])), vars));
     case 'on_flow_start': {
       const pins = (node.data.outputs ?? []).filter((p) => p.type !== 'execution').map((p) => p.id);
       const defaults = node.data.pinDefaults ?? {};
@@ -133,6 +147,14 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
   const pure = nodeTypes.pure(type);
   if (pure) return finish(pure.evaluate(io.execInputs(nodeId), node, io.scope));
   throw new UnsupportedNodeError(nodeId, type);
+}
+
+function inputsOrNone(read: () => Record<string, unknown>): Record<string, unknown> {
+  try {
+    return read();
+  } catch {
+    return {};
+  }
 }
 
 /** Loops and sequences keep a frame on `vars._temp.control`; a branch that ends returns here. */

@@ -11,6 +11,7 @@
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
+import { eventScope, eventScopeId, eventWaitKey } from '../flow/event-keys.js';
 import { NodeFailure, type EffectContext, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
@@ -140,15 +141,18 @@ export class EffectExecutor {
   /**
    * A contributed node that writes no ledger records (`recorded: false`): performed on every visit,
    * its result only on the pins; what it throws (a `NodeFailure` included) reaches the stepper. Files
-   * it announces are not told to the `runs.hooks` listeners: there is no record to point them to.
+   * it announces are told to the `runs.hooks` listeners without a ledger cursor (there is no record).
    */
   async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<UnrecordedOutcome> {
     const signal = this.deps.signals.signalOf(run.run_id);
+    const written: WrittenFile[] = [];
     try {
-      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, []))) ?? {} };
+      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, written))) ?? {} };
     } catch (err) {
       if (signal.aborted) return { status: 'cancelled' };
       return { status: 'failed', record: err instanceof NodeFailure ? err.record : { success: false, error: (err as Error).message ?? String(err) } };
+    } finally {
+      if (written.length) await this.deps.tools.announceWritten(run, nodeId, null, written).catch(() => undefined);
     }
   }
 
@@ -208,11 +212,13 @@ export class EffectExecutor {
       }
       case 'wait_event': {
         const p = effect.payload;
-        return { status: 'waiting', wait: wait('event', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+        // An `on_event` listener names its scope and event; the key is built from its own run (RN §7.2).
+        const waitKey = p.wait_key ?? eventWaitKey(run, eventScope(p.scope), p.name || '*');
+        return { status: 'waiting', wait: wait('event', waitKey, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
       }
       case 'wait_until': {
         const until = effect.payload.until;
-        if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, waited: false } };
+        if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, ready: true } };
         return { status: 'waiting', wait: { ...wait('until', null, nodeId, {}), until } };
       }
       case 'answer_user':
@@ -314,14 +320,29 @@ export class EffectExecutor {
     this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, gate);
   }
 
+  /**
+   * RN §7.1: resumes the runs of the run's account waiting on the event's key or on its scope's
+   * wildcard (`evt:<scope>:<id>:*`); when none was, the result lists the events the session's
+   * runs do wait for.
+   */
   private async emitEvent(run: RunState, p: EmitEventPayload, nodeId: string): Promise<EffectOutcome> {
-    const scope = p.scope;
-    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? (p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
+    const scope = eventScope(p.scope);
     const name = p.name;
+    const scopeId = eventScopeId(run, scope, p.session_id);
     const waitKey = `evt:${scope}:${scopeId}:${name}`;
-    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
-    const resumed = await this.deps.events.deliverEvent(waitKey, envelope);
-    return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
+    const envelope = {
+      event_id: p.event_id ?? `${run.run_id}:${nodeId}:${run.effect_index}`,
+      name,
+      scope,
+      session_id: scope === 'session' ? scopeId : run.session_id,
+      payload: p.payload,
+      emitted_at: new Date().toISOString(),
+      emitter: { run_id: run.run_id, workflow_id: run.workflow_id, node_id: nodeId },
+    };
+    const delivery = await this.deps.events.deliver(run.account, waitKey, envelope, { wildcardKey: `evt:${scope}:${scopeId}:*` });
+    const result: Record<string, unknown> = { wait_key: waitKey, name, scope, delivered: delivery.delivered_to.length, delivered_to: delivery.delivered_to, resumed: delivery.resumed };
+    if (delivery.delivered_to.length === 0) result.available_listeners_in_session = this.deps.events.listenersInSession(run.account, scope === 'session' ? scopeId : (run.session_id ?? run.run_id));
+    return { status: 'completed', result };
   }
 }
 
