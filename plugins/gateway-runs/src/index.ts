@@ -41,6 +41,9 @@ import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js
 import { FolderUsage } from './workspace/folder-quota.js';
 
 export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
+/** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
+export { PythonError, pythonJsonDumps, pythonRepr, pythonStr } from './flow/python-text.js';
+export { coerceBool, pythonTruthy } from './flow/coerce.js';
 export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType, PureScope } from './flow/node-types.js';
 export type { FlowNode } from './flow/visualflow.js';
 export { runsDirectoryToken } from './extensions/runs-directory.js';

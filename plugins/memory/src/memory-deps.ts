@@ -15,17 +15,10 @@ export interface MemoryDeps {
   embedder: Embedder | null;
 }
 
+export { coerceBool } from '@keel/plugin-gateway-runs';
+
 export function scopeRunOf(context: EffectContext): ScopeRun {
   return { runId: context.runId, rootRunId: context.rootRunId, sessionId: context.sessionId };
-}
-
-/** Boolean coercion of the origin (reference runtime-nodes §2 rule 4). */
-export function coerceBool(value: unknown): boolean {
-  if (value === null || value === undefined) return false;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') return ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
-  return false;
 }
 
 /** A pin's value when it was given (not absent, not null). */

@@ -1,21 +1,13 @@
+import { pythonJsonDumps } from '@keel/plugin-gateway-runs';
+
 /**
  * The origin's texts are written by Python: `json.dumps(x, sort_keys=True)` (separators `, ` and
  * `: `, non-ASCII escaped) and `datetime.isoformat()` with microseconds and `+00:00`.
  */
 
-/** `json.dumps(value, sort_keys=True)` as Python writes it. */
+/** `json.dumps(value, sort_keys=True)` as Python writes it (gateway-runs' shared renderer). */
 export function pythonJson(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return asciiJsonString(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'NaN';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${asciiJsonString(k)}: ${pythonJson(v)}`).join(', ')}}`;
-}
-
-function asciiJsonString(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return pythonJsonDumps(value, { sortKeys: true });
 }
 
 /** Now (or `date`) as Python's `datetime.now(timezone.utc).isoformat()`: `2026-11-24T19:41:00.123000+00:00`. */
