@@ -12,6 +12,7 @@ export const NOOP_FLOW: StepsFlow = {
   flowId: 'noop10',
   description: `on_flow_start -> ${STEPS} set_var -> on_flow_end`,
   plugins: RUNS_PLUGINS,
+  p50TargetMs: 25,
   document() {
     const steps = Array.from({ length: STEPS }, (_, i) => flowNode(`s${i + 1}`, 'set_var', [EXEC_IN, pin('name'), pin('value')], [EXEC_OUT, pin('value')], { pinDefaults: { name: `v${i + 1}`, value: i + 1 } }));
     const nodes = [flowNode('start', 'on_flow_start', [], [EXEC_OUT]), ...steps, flowNode('end', 'on_flow_end', [EXEC_IN], [])];

@@ -12,6 +12,8 @@ export interface StepsFlow {
   /** The packages the kernel child loads (`{use}` entries of the config), in order. */
   plugins: string[];
   document(): { id: string; nodes: unknown[]; edges: unknown[] };
+  /** The p50 target (start → completed), when the flow has one. */
+  p50TargetMs?: number;
   /** Why a completed run's output is wrong, or null when it is right. */
   checkOutput(output: Record<string, unknown> | null): string | null;
 }
