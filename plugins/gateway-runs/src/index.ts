@@ -24,6 +24,7 @@ import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
+import { DEFAULT_LLM_OUTPUT, type LlmOutputSettings } from './runtime/llm-output.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
@@ -65,6 +66,8 @@ interface GatewayRunsConfig {
   workspace: ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
+  /** Output-token bounds of LLM calls (reference runtime-nodes §5.1). */
+  llm: LlmOutputSettings;
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
@@ -96,6 +99,15 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       },
     },
     agentToolPrompt: { type: 'boolean', default: false },
+    llm: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        defaultMaxOutputTokens: { type: 'integer', minimum: 16, default: DEFAULT_LLM_OUTPUT.defaultMaxOutputTokens },
+        maxOutputTokensCap: { type: 'integer', minimum: 256, default: DEFAULT_LLM_OUTPUT.maxOutputTokensCap },
+      },
+    },
     workspace: {
       type: 'object',
       additionalProperties: false,
@@ -204,6 +216,7 @@ export const gatewayRunsPlugin = definePlugin({
       toolLimits: config.workspace,
       folderUsage,
       agentToolPrompt: config.agentToolPrompt,
+      llmOutput: config.llm,
       limits: new RunLimits(config.limits),
       nodeTypes,
       scheduler: queue,

@@ -3,9 +3,11 @@
  * lands on its output pins.
  */
 import { parseDuration } from './duration.js';
-import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
+import { isRecord, type BuiltinEffect, type ChatTurn } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
+import { llmCallRequest } from './llm-call-node.js';
+import { llmCallOutputs, llmNodeErrors, takeLlmNodeError } from './llm-call-outputs.js';
 
 /** The effect node types the interpreter hands to the effect executor. */
 export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls';
@@ -47,28 +49,10 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
   const config = node.data.effectConfig ?? {};
   switch (type) {
     case 'llm_call': {
-      const { provider, model } = target(inputs, config, vars);
-      const useContext = Boolean(inputs.use_context ?? config.include_context ?? config.use_context ?? false);
-      const history = contextMessages(inputs, vars, useContext);
-      const prompt = String(inputs.prompt ?? '');
-      const system = present(inputs.system) ? String(inputs.system) : null;
-      const params: LlmCallPayload['params'] = { temperature: Number(inputs.temperature ?? config.temperature ?? 0.7) };
-      const seed = Number(inputs.seed ?? config.seed ?? -1);
-      if (seed >= 0) params.seed = seed;
-      const payload: LlmCallPayload = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
-      if (config.stream === false) payload.stream = false;
-      if (history) {
-        const lead = history.filter((m, i) => m.role === 'system' && history.slice(0, i).every((x) => x.role === 'system'));
-        payload.messages = [...lead, ...(system ? [{ role: 'system', content: system }] : []), ...history.slice(lead.length), { role: 'user', content: prompt }];
-      } else {
-        payload.prompt = prompt;
-        payload.system_prompt = system;
-      }
-      if (isRecord(inputs.resp_schema)) {
-        payload.response_schema = inputs.resp_schema;
-        payload.response_schema_name = 'LLM_StructuredOutput';
-      }
-      return { type, payload };
+      const request = llmCallRequest(node, inputs, vars, target(inputs, config, vars));
+      // A mistake the call goes out despite shows on the node's `error` output once the result lands.
+      if (request.error) llmNodeErrors(vars)[node.id] = request.error;
+      return { type, payload: request.payload };
     }
     case 'agent': {
       const agentConfig = node.data.agentConfig ?? {};
@@ -166,29 +150,11 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
 }
 
 /** Effect result → the node's output pins. */
-export function effectOutputs(type: string, result: unknown, vars: RunVars): Record<string, unknown> {
+export function effectOutputs(type: string, result: unknown, vars: RunVars, nodeId?: string): Record<string, unknown> {
   const r = (result ?? {}) as Record<string, unknown>;
   switch (type) {
-    case 'llm_call': {
-      const data = r.data ?? null;
-      return {
-        response: data !== null ? JSON.stringify(data) : r.content ?? '',
-        data,
-        success: true,
-        tool_calls: r.tool_calls ?? [],
-        meta: {
-          schema: 'abstractflow.llm_call.v1.meta',
-          version: 1,
-          output_mode: data !== null ? 'structured' : 'unstructured',
-          tool_calls: 0,
-          provider: r.provider ?? null,
-          model: r.model ?? null,
-          finish_reason: r.finish_reason ?? null,
-          usage: r.usage ?? null,
-          ttft_ms: r.ttft_ms ?? null,
-        },
-      };
-    }
+    case 'llm_call':
+      return llmCallOutputs(r, nodeId === undefined ? null : takeLlmNodeError(vars, nodeId));
     case 'agent': {
       const output = (r.output ?? {}) as Record<string, unknown>;
       const success = output.success !== false;

@@ -49,7 +49,7 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = t.effects[nodeId];
       delete t.effects[nodeId];
-      return finish(effectOutputs(type, result, vars));
+      return finish(effectOutputs(type, result, vars, nodeId));
     }
     return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, io.execInputs(nodeId), vars, runId, flow.id) };
   }

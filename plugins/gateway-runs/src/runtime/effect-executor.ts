@@ -12,6 +12,8 @@ import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
 import type { NodeTypes } from '../flow/node-types.js';
+import { normalizeResponseSchema } from '../flow/response-schema.js';
+import { DEFAULT_LLM_OUTPUT, grown, isTruncated, readAnswer, TruncatedOutputError, truncationPlan, type LlmOutputSettings } from './llm-output.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
@@ -46,6 +48,8 @@ export interface EffectExecutorDeps {
   retry?: RetryPolicy;
   /** Effect node types other plugins registered: performed here like the built-in effects. */
   nodeTypes?: NodeTypes;
+  /** The output-token bounds of LLM calls (`llm.*`). */
+  llmOutput?: LlmOutputSettings;
 }
 
 export class EffectExecutor {
@@ -217,48 +221,56 @@ export class EffectExecutor {
     let seq = 0;
     const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
     const started = performance.now();
+    const schema = p.response_schema ? normalizeSchemaOrFail(p.response_schema) : undefined;
+    const plan = truncationPlan(p, run.vars._limits, this.deps.llmOutput ?? DEFAULT_LLM_OUTPUT);
+    const attempted: number[] = [];
     try {
-      const out = await this.deps.inference.chat(run.account, {
-        model,
-        messages,
-        params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema } : {}), ...(params.max_output_tokens ? { maxTokens: params.max_output_tokens } : {}) },
-      }, {
-        signal,
-        ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
-      });
-      if (out.finishReason === 'cancelled') {
-        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
-        return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
-      }
-      let data: unknown = null;
-      if (p.response_schema) {
-        try {
-          data = JSON.parse(out.text);
-        } catch {
-          data = null;
+      // Truncation retries happen inside this one effect: each asks again with a larger output bound.
+      for (let maxTokens = plan.first; ; maxTokens = grown(maxTokens, plan.cap)) {
+        attempted.push(maxTokens);
+        const out = await this.deps.inference.chat(run.account, {
+          model,
+          messages,
+          params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(schema ? { jsonSchema: schema } : {}), maxTokens },
+        }, {
+          signal,
+          ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
+        });
+        if (out.finishReason === 'cancelled') {
+          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
+          return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
         }
+        const truncated = isTruncated(out.finishReason);
+        if (truncated && !plan.allowTruncation) {
+          if (plan.retry && attempted.length < plan.attempts) continue;
+          throw new TruncatedOutputError(out.finishReason, attempted);
+        }
+        const answer = readAnswer(out.text, schema);
+        const metadata: Record<string, unknown> = { ...answer.metadata };
+        if (attempted.length > 1 || truncated) metadata._truncation = { attempts: attempted.length, max_output_tokens: attempted, resolved: !truncated };
+        const result = {
+          content: answer.content,
+          reasoning: null,
+          data: answer.data,
+          tool_calls: null,
+          usage: out.usage,
+          model: out.model,
+          provider: out.provider,
+          finish_reason: out.finishReason,
+          metadata,
+          trace_id: null,
+          gen_time: Math.round(performance.now() - started),
+          ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
+        };
+        // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
+        if (nodeStreamOff && this.deps.streaming.streams(run)) {
+          // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
+          this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
+        } else {
+          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
+        }
+        return { status: 'completed', result };
       }
-      const result = {
-        content: out.text,
-        reasoning: null,
-        data,
-        tool_calls: null,
-        usage: out.usage,
-        model: out.model,
-        provider: out.provider,
-        finish_reason: out.finishReason,
-        trace_id: null,
-        gen_time: Math.round(performance.now() - started),
-        ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
-      };
-      // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-      if (nodeStreamOff && this.deps.streaming.streams(run)) {
-        // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
-        this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
-      } else {
-        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
-      }
-      return { status: 'completed', result };
     } catch (err) {
       const reason = signal.aborted ? 'cancelled' : 'failed';
       this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, reason, cursor));
@@ -296,6 +308,15 @@ function unfinishedAttempt(history: StepRecord[]): StepRecord | null {
   const last = history[history.length - 1];
   if (!last || last.status !== 'started') return null;
   return history.some((r) => r !== last && r.step_id === last.step_id) ? null : last;
+}
+
+/** The schema the call sends; one the origin would refuse fails the effect at once (a retry would be refused again). */
+function normalizeSchemaOrFail(value: unknown): Record<string, unknown> {
+  try {
+    return normalizeResponseSchema(value);
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { code: 'invalid_response_schema' });
+  }
 }
 
 function gaveUp(error: string, attempts: number): string {

@@ -123,7 +123,7 @@ export class RunStepper {
       t.effects[nodeId] = result.result;
       // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
       if (!isContributed(effect) && effect.type === 'llm_call' && effect.payload.include_context && run.builtin === null) {
-        appendLlmTurn(run.vars, nodeId, effect.payload, String(result.result.content ?? ''));
+        appendLlmTurn(run.vars, nodeId, effect.payload, result.result);
       }
       await this.deps.states.save(run);
       return true;
