@@ -9,6 +9,7 @@ benchmarks.push({ name: 'inference', run: async () => (await import('./inference
 benchmarks.push({ name: 'ledger', run: async () => (await import('./ledger/bench-ledger.js')).benchLedger() });
 benchmarks.push({ name: 'stream', run: async () => (await import('./stream/bench-stream.js')).benchStream() });
 benchmarks.push({ name: 'steps', run: async () => (await import('./steps/bench-steps.js')).benchSteps() });
+benchmarks.push({ name: 'steps (mixed flow)', run: async () => (await import('./steps/bench-steps.js')).benchSteps(undefined, (await import('./steps/mixed-flow.js')).MIXED_FLOW) });
 benchmarks.push({ name: 'hub', run: async () => (await import('./hub/bench-hub.js')).benchHub() });
 benchmarks.push({ name: 'hub search', run: async () => (await import('./hub/bench-search.js')).benchHubSearch() });
 benchmarks.push({ name: 'artifacts', run: async () => (await import('./artifacts/bench-artifacts.js')).benchArtifacts() });

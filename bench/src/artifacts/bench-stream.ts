@@ -26,7 +26,8 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { ForkedChild } from '../common/forked-child.js';
 import { contendedCores, fmt, machineLine, median, uncontended, verdictLine, watchOtherLoad } from '../ledger/kit.js';
-import { NOOP_BUNDLE_ID, NOOP_FLOW_ID, noopBundle } from '../steps/noop-flow.js';
+import { NOOP_FLOW } from '../steps/noop-flow.js';
+import { bundleOf } from '../steps/steps-flow.js';
 import type { DownloadResult, DownloadTask } from './download-child.js';
 import { artifactsSettingsFromEnv, type ArtifactsBenchSettings } from './settings.js';
 
@@ -73,11 +74,11 @@ async function json<T>(url: string, token: string, init: RequestInit = {}): Prom
 /** A run of the admin's, finished, and the real path of its workspace folder. */
 async function runWithWorkspace(url: string, token: string): Promise<{ runId: string; root: string }> {
   const form = new FormData();
-  form.append('file', new Blob([noopBundle()], { type: 'application/zip' }), `${NOOP_BUNDLE_ID}.flow`);
+  form.append('file', new Blob([bundleOf(NOOP_FLOW)], { type: 'application/zip' }), `${NOOP_FLOW.bundleId}.flow`);
   form.append('overwrite', 'true');
   const uploaded = await fetch(`${url}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   if (uploaded.status !== 201) throw new Error(`bundle upload answered ${uploaded.status}: ${await uploaded.text()}`);
-  const { run_id: runId } = await json<{ run_id: string }>(`${url}/api/gateway/runs/start`, token, { method: 'POST', body: JSON.stringify({ bundle_id: NOOP_BUNDLE_ID, flow_id: NOOP_FLOW_ID, input_data: {} }) });
+  const { run_id: runId } = await json<{ run_id: string }>(`${url}/api/gateway/runs/start`, token, { method: 'POST', body: JSON.stringify({ bundle_id: NOOP_FLOW.bundleId, flow_id: NOOP_FLOW.flowId, input_data: {} }) });
   const info = await json<{ workspace_root: string | null; exists: boolean }>(`${url}/api/gateway/runs/${runId}/workspace`, token);
   if (!info.workspace_root || !path.isAbsolute(info.workspace_root)) throw new Error(`the run has no workspace folder the admin can see: ${JSON.stringify(info)}`);
   return { runId, root: info.workspace_root };

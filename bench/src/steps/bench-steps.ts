@@ -1,6 +1,8 @@
 /**
- * The steps benchmark: how long a 10-step no-op flow takes from `POST /api/gateway/runs/start` to
- * completed, one run at a time, against the kernel in a child process (runner in process).
+ * The steps benchmark: how long a 10-step flow (the no-op flow by default, or the mixed flow of
+ * issue 13) takes from `POST /api/gateway/runs/start` to completed, one run at a time, against the
+ * kernel in a child process (runner in process). The first run of each fresh server is reported on
+ * its own (it loads what the flow's nodes load on first use, e.g. Python for `code`).
  *
  * Two ways to see "completed", alternating run by run, both timed from just before the start
  * request is written:
@@ -17,8 +19,9 @@ import { cpuProfArgs } from '../common/server-settings.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, quantile, uncontended, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { KernelHttp } from './client.js';
-import { NOOP_BUNDLE_ID, NOOP_FLOW_ID, NOOP_STEPS, noopBundle } from './noop-flow.js';
-import { STEPS_TOKEN_ENV, stepsSettingsFromEnv, type StepsBenchSettings } from './settings.js';
+import { NOOP_FLOW } from './noop-flow.js';
+import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV, stepsSettingsFromEnv, type StepsBenchSettings } from './settings.js';
+import { bundleOf, type StepsFlow } from './steps-flow.js';
 
 /** p50 from start to completed must stay within this. */
 export const P50_TARGET_MS = 25;
@@ -46,6 +49,8 @@ export interface MethodFigures {
 
 export interface StepsBenchSummary {
   perMethod: Record<Method, MethodFigures>;
+  /** The first run on a fresh server (start → completed, polled): cold caches and first loads. */
+  firstRunMs: number;
   serverCpuMsPerRun: number;
   /** Rounds the medians are over (contended rounds are left out when a clean one exists). */
   roundsUsed: number;
@@ -60,41 +65,44 @@ interface RunView {
   error: string | null;
 }
 
-export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFromEnv()): Promise<StepsBenchSummary> {
-  console.log(`steps: on_flow_start -> ${NOOP_STEPS} set_var -> on_flow_end, one run at a time, ${settings.runs} runs per method `
+export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFromEnv(), flow: StepsFlow = NOOP_FLOW): Promise<StepsBenchSummary> {
+  console.log(`steps: ${flow.description}, one run at a time, ${settings.runs} runs per method `
     + `(poll / stream alternating) after ${settings.warmupRuns} warm-up runs; ${settings.rounds} round(s), median reported`);
   console.log(`  ${machineLine()}`);
   const execArgv = cpuProfArgs(settings.cpuProfDir);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
-  const rounds: Array<{ figures: Record<Method, MethodFigures>; cpuMsPerRun: number; otherCores: number }> = [];
+  const rounds: Array<{ figures: Record<Method, MethodFigures>; firstRunMs: number; cpuMsPerRun: number; otherCores: number }> = [];
   for (let round = 0; round < settings.rounds; round++) {
     process.env[STEPS_TOKEN_ENV] = token;
+    process.env[STEPS_PLUGINS_ENV] = JSON.stringify(flow.plugins);
     let server: ServerProcess;
     try {
       server = await startServer(SERVER_SCRIPT, execArgv);
     } finally {
       delete process.env[STEPS_TOKEN_ENV];
+      delete process.env[STEPS_PLUGINS_ENV];
     }
     const client = new KernelHttp(server.port, token);
     try {
-      await upload(server.port, token);
-      const first = await runOnce(client, 'poll');
-      await checkRun(client, first.runId);
-      for (let i = 1; i < settings.warmupRuns; i++) await runOnce(client, METHODS[i % 2]!);
+      await upload(server.port, token, flow);
+      const first = await runOnce(client, 'poll', flow);
+      await checkRun(client, first.runId, flow);
+      for (let i = 1; i < settings.warmupRuns; i++) await runOnce(client, METHODS[i % 2]!, flow);
       const samples: Record<Method, RunSample[]> = { poll: [], stream: [] };
       const cpuBefore = await server.cpuMicros();
       const load = watchOtherLoad();
       const ownBefore = process.cpuUsage();
       for (let i = 0; i < settings.runs * 2; i++) {
         const method = METHODS[i % 2]!;
-        samples[method].push((await runOnce(client, method)).sample);
+        samples[method].push((await runOnce(client, method, flow)).sample);
       }
       const own = process.cpuUsage(ownBefore);
       const serverMs = (await server.cpuMicros() - cpuBefore) / 1000;
       const otherCores = load.stop(serverMs + (own.user + own.system) / 1000);
       const cpuMsPerRun = serverMs / (settings.runs * 2);
       const figures = { poll: figuresOf(samples.poll), stream: figuresOf(samples.stream) };
-      rounds.push({ figures, cpuMsPerRun, otherCores });
+      rounds.push({ figures, firstRunMs: first.sample.totalMs, cpuMsPerRun, otherCores });
+      console.log(`  round ${round + 1}  first run on the fresh server ${fmt(first.sample.totalMs)} ms`);
       for (const method of METHODS) console.log(roundLine(round + 1, method, figures[method], cpuMsPerRun));
       console.log(`  round ${round + 1}  other load ${fmt(otherCores)} cores${otherCores > CONTENDED_CORES ? ' (contended)' : ''}`);
     } finally {
@@ -110,6 +118,7 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
   })) as Record<Method, MethodFigures>;
   const summary: StepsBenchSummary = {
     perMethod,
+    firstRunMs: median(kept.map((r) => r.firstRunMs)),
     serverCpuMsPerRun: median(kept.map((r) => r.cpuMsPerRun)),
     roundsUsed: kept.length,
     rounds: rounds.length,
@@ -122,17 +131,17 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
   return summary;
 }
 
-async function upload(port: number, token: string): Promise<void> {
+async function upload(port: number, token: string, flow: StepsFlow): Promise<void> {
   const form = new FormData();
-  form.append('file', new Blob([noopBundle()], { type: 'application/zip' }), `${NOOP_BUNDLE_ID}.flow`);
+  form.append('file', new Blob([bundleOf(flow)], { type: 'application/zip' }), `${flow.bundleId}.flow`);
   form.append('overwrite', 'true');
   const res = await fetch(`http://127.0.0.1:${port}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   if (res.status !== 201) throw new Error(`bundle upload answered ${res.status}: ${await res.text()}`);
 }
 
-async function runOnce(client: KernelHttp, method: Method): Promise<{ runId: string; sample: RunSample }> {
+async function runOnce(client: KernelHttp, method: Method, flow: StepsFlow): Promise<{ runId: string; sample: RunSample }> {
   const t0 = performance.now();
-  const { run_id: runId } = await client.json<{ run_id: string }>('POST', '/api/gateway/runs/start', { bundle_id: NOOP_BUNDLE_ID, flow_id: NOOP_FLOW_ID, input_data: {} });
+  const { run_id: runId } = await client.json<{ run_id: string }>('POST', '/api/gateway/runs/start', { bundle_id: flow.bundleId, flow_id: flow.flowId, input_data: {} });
   const startAnswerMs = performance.now() - t0;
   let polls = 0;
   if (method === 'poll') {
@@ -153,12 +162,13 @@ async function runOnce(client: KernelHttp, method: Method): Promise<{ runId: str
   return { runId, sample: { totalMs, startAnswerMs, polls } };
 }
 
-/** The first run of a round proves the flow does what it should: completed, every step ran. */
-async function checkRun(client: KernelHttp, runId: string): Promise<void> {
+/** The first run of a round proves the flow does what it should: completed, its output right, its ledger written. */
+async function checkRun(client: KernelHttp, runId: string, flow: StepsFlow): Promise<void> {
   const run = await client.json<RunView>('GET', `/api/gateway/runs/${runId}`);
-  if (run.status !== 'completed' || run.output?.success !== true) throw new Error(`the no-op flow did not complete: ${JSON.stringify(run)}`);
+  const wrong = run.status === 'completed' ? flow.checkOutput(run.output) : `the run ended ${run.status}: ${run.error}`;
+  if (wrong) throw new Error(`the ${flow.flowId} flow did not do what it should: ${wrong}`);
   const events = await client.untilDone(`/api/gateway/runs/${runId}/ledger/stream`);
-  if (events.filter((e) => e === 'step').length < 2) throw new Error(`the no-op run's ledger is missing records: ${events.join(',')}`);
+  if (events.filter((e) => e === 'step').length < 2) throw new Error(`the ${flow.flowId} run's ledger is missing records: ${events.join(',')}`);
 }
 
 function figuresOf(samples: RunSample[]): MethodFigures {
@@ -183,6 +193,7 @@ function summaryText(s: StepsBenchSummary): string {
     const f = s.perMethod[m];
     lines.push(`${m.padEnd(8)}${fmt(f.p50Ms).padStart(9)}${fmt(f.p90Ms).padStart(9)}${fmt(f.p99Ms).padStart(9)}${fmt(f.startAnswerP50Ms).padStart(18)}`);
   }
+  lines.push(`first run on a fresh server: ${fmt(s.firstRunMs)} ms`);
   lines.push(`server cpu per run (both methods): ${fmt(s.serverCpuMsPerRun)} ms`);
   if (s.roundsUsed < s.rounds) lines.push(`medians over ${s.roundsUsed} of ${s.rounds} rounds: rounds with other load > ${CONTENDED_CORES} cores left out`);
   lines.push('', ...s.verdicts.map(verdictLine));

@@ -22,3 +22,5 @@ export function stepsSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Step
 }
 
 export const STEPS_TOKEN_ENV = 'KEEL_BENCH_STEPS_TOKEN';
+/** The plugin packages the kernel child loads (a JSON list), set by the parent for the flow it measures. */
+export const STEPS_PLUGINS_ENV = 'KEEL_BENCH_STEPS_PLUGINS';

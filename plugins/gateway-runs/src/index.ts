@@ -40,8 +40,8 @@ import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { FolderUsage } from './workspace/folder-quota.js';
 
-export { effectNode, pureNode } from './flow/node-types.js';
-export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType } from './flow/node-types.js';
+export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
+export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType, PureScope } from './flow/node-types.js';
 export type { FlowNode } from './flow/visualflow.js';
 export { runsDirectoryToken } from './extensions/runs-directory.js';
 export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';

@@ -14,7 +14,8 @@ import type { EffectRequest } from './effect-requests.js';
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  | { kind: 'goto'; from: string; node: string | null; output: unknown }
+  /** `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`). */
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -34,8 +35,8 @@ export function isSupportedType(type: string, nodeTypes: NodeTypes): boolean {
 
 const truthy = (v: unknown) => Boolean(v) && !(Array.isArray(v) && v.length === 0);
 
-export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string, nodeTypes: NodeTypes): StepOutcome {
-  const io = new NodeIO(flow, vars, nodeTypes);
+export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string, nodeTypes: NodeTypes, account = ''): StepOutcome {
+  const io = new NodeIO(flow, vars, nodeTypes, { runId, account });
   const type = flow.type(nodeId);
   const node = flow.nodes.get(nodeId)!;
   const t = temp(vars);
@@ -59,7 +60,10 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
-      return finish(contributed.outputs ? contributed.outputs(result) : result);
+      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      if (!contributed.applyToRun) return outcome;
+      contributed.applyToRun(result, { vars, nodeId });
+      return { ...outcome, varsChanged: true } as StepOutcome;
     }
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }
@@ -127,7 +131,7 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
   }
 
   const pure = nodeTypes.pure(type);
-  if (pure) return finish(pure.evaluate(io.execInputs(nodeId), node));
+  if (pure) return finish(pure.evaluate(io.execInputs(nodeId), node, io.scope));
   throw new UnsupportedNodeError(nodeId, type);
 }
 

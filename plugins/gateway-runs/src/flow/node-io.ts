@@ -5,7 +5,7 @@
  */
 import { isLiteral } from './builtins.js';
 import type { CompiledFlow } from './compile-flow.js';
-import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
+import { UnsupportedNodeError, type NodeTypes, type PureScope } from './node-types.js';
 import { getPath } from './paths.js';
 
 export interface RunVars extends Record<string, unknown> {
@@ -47,7 +47,12 @@ export function pinValue(output: unknown, handle: string): unknown {
 }
 
 export class NodeIO {
-  constructor(private readonly flow: CompiledFlow, private readonly vars: RunVars, private readonly nodeTypes: NodeTypes) {}
+  /** What pure nodes see of the run. */
+  readonly scope: PureScope;
+
+  constructor(private readonly flow: CompiledFlow, private readonly vars: RunVars, private readonly nodeTypes: NodeTypes, run: { runId: string; account: string } = { runId: '', account: '' }) {
+    this.scope = { vars, runId: run.runId, account: run.account };
+  }
 
   /** Inputs of an exec node: ambient payload, then data edges, then defaults of unconnected pins. */
   execInputs(nodeId: string): Record<string, unknown> {
@@ -98,7 +103,7 @@ export class NodeIO {
       return { context, task: context.task ?? null, messages: context.messages ?? [] };
     }
     const pure = this.nodeTypes.pure(type);
-    if (pure) return pure.evaluate(inputs, node);
+    if (pure) return pure.evaluate(inputs, node, this.scope);
     if (this.nodeTypes.effect(type)) throw new Error(`node '${nodeId}' has type '${type}', an effect node, but no execution pins: connect it to the exec flow`);
     throw new UnsupportedNodeError(nodeId, type);
   }

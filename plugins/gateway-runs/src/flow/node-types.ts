@@ -9,11 +9,19 @@ import type { FlowNode } from './visualflow.js';
 
 export type NodeInputs = Record<string, unknown>;
 
+/** What a pure node sees besides its inputs: the run it is evaluated in, read only. */
+export interface PureScope {
+  /** The run's variables as they are now (do not change them: a pure node has no effect). */
+  readonly vars: Readonly<Record<string, unknown>>;
+  readonly account: string;
+  readonly runId: string;
+}
+
 /** A node type that maps its inputs to an output, with no side effect; evaluated again on every read when it has no exec pins. */
 export interface PureNodeType {
   kind: 'pure';
   /** The output: an object exposes its keys as output pins; a scalar is read through `result` / `output` / `value`. */
-  evaluate(inputs: NodeInputs, node: FlowNode): unknown;
+  evaluate(inputs: NodeInputs, node: FlowNode, scope: PureScope): unknown;
 }
 
 /** What an effect node's `perform` gets besides its payload. */
@@ -23,7 +31,15 @@ export interface EffectContext {
   runId: string;
   /** The root run of the run's tree: children share its workspace folder. */
   rootRunId: string;
+  parentRunId: string | null;
+  /** The run's workflow id, as the runs listing shows it. */
+  workflowId: string;
+  /** The run's session, null when it has none. */
+  sessionId: string | null;
+  actorId: string;
   nodeId: string;
+  /** The run's variables when the effect was asked for: a copy, made on first read (changing it changes nothing). */
+  readonly vars: Readonly<Record<string, unknown>>;
   /** Aborts when the run is cancelled; long work should honour it. */
   signal: AbortSignal;
   /** The real path of the run's workspace folder (the one its file tools work in), made when missing. */
@@ -50,6 +66,29 @@ export interface EffectNodeType<P extends Record<string, unknown> = Record<strin
   perform(payload: P, context: EffectContext): Promise<R>;
   /** The result as the node's output pins (default: the result itself). */
   outputs?(result: R): Record<string, unknown>;
+  /**
+   * Changes to the run's variables (e.g. `context.messages`) made from the recorded result when it
+   * lands on the node; made from the result alone, so a replay after a crash makes the same change.
+   */
+  applyToRun?(result: R, run: { vars: Record<string, unknown>; nodeId: string }): void;
+  /**
+   * false: the node writes no ledger records, as the origin's plain exec nodes (`code`): `perform`
+   * runs on every visit (again after a crash) and its result only lands on the pins. A
+   * `NodeFailure` it throws ends the run as a failing plain node does. Default true.
+   */
+  recorded?: boolean;
+}
+
+/**
+ * Thrown by an unrecorded node's `perform` when the node fails as a plain exec node does (reference
+ * runtime-nodes §2 rule 5): the run completes, not fails, with `{...record, node}` as its output and
+ * `_flow_error` / `_flow_error_node` set in its variables.
+ */
+export class NodeFailure extends Error {
+  constructor(message: string, readonly record: Record<string, unknown>) {
+    super(message);
+    this.name = 'NodeFailure';
+  }
 }
 
 export type NodeTypeDefinition = PureNodeType | EffectNodeType;

@@ -10,8 +10,8 @@
  */
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
-import { isContributed, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
-import type { NodeTypes } from '../flow/node-types.js';
+import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
+import { NodeFailure, type EffectContext, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import { normalizeResponseSchema } from '../flow/response-schema.js';
 import { DEFAULT_LLM_OUTPUT, grown, isTruncated, readAnswer, TruncatedOutputError, truncationPlan, type LlmOutputSettings } from './llm-output.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
@@ -25,6 +25,12 @@ export type EffectOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
   | { status: 'waiting'; wait: WaitState; result?: Record<string, unknown> }
   | { status: 'failed'; error: string; cancelled: boolean; stoppedInFlight?: boolean; partial?: string };
+
+/** How an unrecorded node's work ended: its result, the failure record it ends the run with, or a cancel. */
+export type UnrecordedOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'failed'; record: Record<string, unknown> }
+  | { status: 'cancelled' };
 
 /** Whether token deltas are on for a run's tree. */
 export interface StreamingSwitch {
@@ -135,6 +141,42 @@ export class EffectExecutor {
     }
   }
 
+  /**
+   * A contributed node that writes no ledger records (`recorded: false`): performed on every visit,
+   * its result only on the pins; what it throws (a `NodeFailure` included) reaches the stepper. Files
+   * it announces are not told to the `runs.hooks` listeners: there is no record to point them to.
+   */
+  async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<UnrecordedOutcome> {
+    const signal = this.deps.signals.signalOf(run.run_id);
+    try {
+      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, []))) ?? {} };
+    } catch (err) {
+      if (signal.aborted) return { status: 'cancelled' };
+      return { status: 'failed', record: err instanceof NodeFailure ? err.record : { success: false, error: (err as Error).message ?? String(err) } };
+    }
+  }
+
+  /** What a contributed effect node's `perform` gets besides its payload. */
+  private contributedContext(run: RunState, nodeId: string, written: WrittenFile[]): EffectContext {
+    let vars: Readonly<Record<string, unknown>> | undefined;
+    return {
+      account: run.account,
+      runId: run.run_id,
+      rootRunId: run.root_run_id,
+      parentRunId: run.parent_run_id,
+      workflowId: run.workflow_id,
+      sessionId: run.session_id,
+      actorId: run.actor_id,
+      nodeId,
+      get vars() {
+        return (vars ??= structuredClone(run.vars));
+      },
+      signal: this.deps.signals.signalOf(run.run_id),
+      workspaceRoot: () => this.deps.tools.workspaceRoot(run),
+      fileProduced: (realPath, contentType) => void written.push({ realPath, contentType, insideOnly: true }),
+    };
+  }
+
   /** The `started` record of one attempt: a fresh step id, the attempt number, the effect's key. */
   private startedRecord(run: RunState, nodeId: string, effect: EffectRequest, key: string, attempt: number) {
     const started = stepRecord(run, nodeId, 'started', {
@@ -155,15 +197,7 @@ export class EffectExecutor {
       if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
       const written: WrittenFile[] = [];
       try {
-        const result = await contributed.perform(effect.payload, {
-          account: run.account,
-          runId: run.run_id,
-          rootRunId: run.root_run_id,
-          nodeId,
-          signal: this.deps.signals.signalOf(run.run_id),
-          workspaceRoot: () => this.deps.tools.workspaceRoot(run),
-          fileProduced: (realPath, contentType) => void written.push({ realPath, contentType, insideOnly: true }),
-        });
+        const result = await contributed.perform(effect.payload, this.contributedContext(run, nodeId, written));
         return { status: 'completed', result: result ?? {} };
       } finally {
         this.announceAfterRecord(run, nodeId, stepId, written);

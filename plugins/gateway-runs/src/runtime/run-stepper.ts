@@ -4,10 +4,10 @@
  * ends when the run waits or ends, or after a slice of steps or time (then it is rescheduled).
  */
 import { LedgerLimitError } from '@keel/plugin-ledger';
-import { isContributed, type EffectRequest } from '../flow/effect-requests.js';
+import { isContributed, type ContributedEffect, type EffectRequest } from '../flow/effect-requests.js';
 import { step, type StepOutcome } from '../flow/interpreter.js';
 import { temp, type RunVars } from '../flow/node-io.js';
-import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
+import { UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
 import { appendLlmTurn } from './conversation-memory.js';
 import type { EffectExecutor, EffectOutcome } from './effect-executor.js';
@@ -33,7 +33,7 @@ export interface RunStepperDeps {
   states: Pick<RunPersistence, 'load' | 'save'>;
   /** Ends, pauses and cancellations. */
   lifecycle: Pick<RunLifecycle, 'complete' | 'fail' | 'endCancelled' | 'toPauseWait'>;
-  executor: Pick<EffectExecutor, 'perform'>;
+  executor: Pick<EffectExecutor, 'perform' | 'performUnrecorded'>;
   flows: Pick<RunFlows, 'of' | 'assertSupported'>;
   /** Steps, variable size and processing time per run (`limits.*`). */
   limits: RunLimits;
@@ -81,7 +81,7 @@ export class RunStepper {
         const flow = this.deps.flows.of(run);
         if (run.current_node === null) run.current_node = flow.entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.deps.flows.assertSupported(flow);
-        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account);
       }
     } catch (err) {
       if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
@@ -92,7 +92,9 @@ export class RunStepper {
     // A runaway run (too many steps, variables grown too large) stops here, before it writes anything more.
     // What the step added to the variables: a flow step's output and a loop's new items; a built-in run's steps are measured whole.
     const frameAfter = control[control.length - 1];
-    const added = run.builtin !== null ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
+    // A node that changed the run beyond its output (`applyToRun`) is measured whole too.
+    const measureAll = run.builtin !== null || (outcome.kind === 'goto' && 'varsChanged' in outcome && outcome.varsChanged);
+    const added = measureAll ? UNKNOWN_ADDITIONS : [outcome.kind === 'goto' ? outcome.output : null, frameAfter !== frameBefore ? (frameAfter?.items ?? null) : null];
     const at = 'from' in outcome ? outcome.from : 'node' in outcome ? outcome.node : run.current_node;
     const over = this.deps.limits.afterStep(run, at, added) ?? this.deps.limits.afterCpu(run, at, performance.now() - began);
     if (over) return lifecycle.fail(run, over);
@@ -105,6 +107,8 @@ export class RunStepper {
       return true;
     }
     run.current_node = outcome.node;
+    const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
+    if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
     let result: EffectOutcome;
     try {
       result = await this.deps.executor.perform(run, outcome.node, outcome.effect);
@@ -115,6 +119,22 @@ export class RunStepper {
     }
     run.effect_index++;
     return this.afterEffect(run, outcome.node, outcome.effect, result);
+  }
+
+  /**
+   * A node without ledger records (`recorded: false`): its result goes to the pins at once; one that
+   * fails ends the run as a failing plain node does (completed with `success: false` and the node).
+   */
+  private async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<boolean> {
+    const outcome = await this.deps.executor.performUnrecorded(run, nodeId, effect, type);
+    if (outcome.status === 'completed') {
+      temp(run.vars as RunVars).effects[nodeId] = outcome.result;
+      return true;
+    }
+    if (outcome.status === 'cancelled') return this.deps.lifecycle.endCancelled(run);
+    run.vars._flow_error = outcome.record.error ?? null;
+    run.vars._flow_error_node = nodeId;
+    return this.deps.lifecycle.complete(run, { ...outcome.record, node: nodeId });
   }
 
   private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, result: EffectOutcome): Promise<boolean> {
