@@ -3,9 +3,10 @@
  * lands on its output pins.
  */
 import { parseDuration } from './duration.js';
-import { isRecord, type BuiltinEffect, type ChatTurn } from './effect-requests.js';
+import { isRecord, type BuiltinEffect } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
+import { agentOutputs, agentRequest, agentResult } from './agent-node.js';
 import { llmCallRequest } from './llm-call-node.js';
 import { llmCallOutputs, llmNodeErrors, takeLlmNodeError } from './llm-call-outputs.js';
 
@@ -31,17 +32,16 @@ function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars):
   return present(provider) && present(model) ? { provider: String(provider), model: String(model) } : { provider: '', model: '' };
 }
 
-function contextMessages(inputs: Inputs, vars: RunVars, useContext: boolean): ChatTurn[] | null {
-  const wired = isRecord(inputs.context) ? inputs.context.messages : undefined;
-  const fromVars = isRecord(vars.context) ? vars.context.messages : undefined;
-  const list: unknown[] | null = Array.isArray(wired) && wired.length ? wired : useContext && Array.isArray(fromVars) ? fromVars : null;
-  return list ? list.map((m) => ({ role: String(field(m, 'role')), content: String(field(m, 'content') ?? '') })) : null;
-}
-
-/** A field of a listed message, read as `m.role` would be (a missing message fails the step). */
-function field(message: unknown, key: string): unknown {
-  if (message === null || message === undefined) throw new TypeError(`Cannot read properties of ${String(message)} (reading '${key}')`);
-  return isRecord(message) ? message[key] : undefined;
+/**
+ * An effect's result landed on its node: the node's outputs, or one more effect first (an agent
+ * with a schema makes its format-only llm_call in this run once the child answered).
+ */
+export function effectLanded(type: EffectNodeKind, node: FlowNode, inputs: () => Inputs, vars: RunVars, result: unknown): { effect: BuiltinEffect } | { outputs: Record<string, unknown> } {
+  if (type === 'agent') {
+    const given = inputs();
+    return agentResult(node, given, vars, result, target(given, node.data.agentConfig ?? {}, vars));
+  }
+  return { outputs: effectOutputs(type, result, vars, node.id) };
 }
 
 /** The effect an effect node asks for: its kind (`agent` and `subflow` start a child run) and its payload. */
@@ -54,32 +54,8 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       if (request.error) llmNodeErrors(vars)[node.id] = request.error;
       return { type, payload: request.payload };
     }
-    case 'agent': {
-      const agentConfig = node.data.agentConfig ?? {};
-      const { provider, model } = target(inputs, agentConfig, vars);
-      const useContext = Boolean(inputs.use_context ?? false);
-      const runtime: Record<string, unknown> = { inbox: [], provider, model, allowed_tools: inputs.tools ?? agentConfig.tools ?? [] };
-      const temperature = Number(inputs.temperature ?? 0.7);
-      if (temperature !== 0.7) runtime.temperature = temperature;
-      const seed = Number(inputs.seed ?? -1);
-      if (seed >= 0) runtime.seed = seed;
-      if (present(inputs.system ?? agentConfig.system)) runtime.system_prompt_extra = String(inputs.system ?? agentConfig.system);
-      return {
-        type: 'start_subworkflow',
-        payload: {
-          workflow_id: `visual_react_agent_${sanitize(flowId)}_${sanitize(node.id)}`,
-          builtin: 'react_agent',
-          vars: {
-            context: { task: String(inputs.prompt ?? ''), messages: contextMessages(inputs, vars, useContext) ?? [] },
-            _runtime: runtime,
-            _limits: { max_iterations: Number(inputs.max_iterations ?? agentConfig.max_iterations ?? 50) },
-          },
-          async: true,
-          wait: true,
-          include_traces: true,
-        },
-      };
-    }
+    case 'agent':
+      return agentRequest(node, inputs, vars, flowId, target(inputs, node.data.agentConfig ?? {}, vars));
     case 'subflow': {
       const control = new Set(['inherit_context', 'input', 'session_id', 'child_session_id']);
       const input = inputs.input;
@@ -155,17 +131,8 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars, node
   switch (type) {
     case 'llm_call':
       return llmCallOutputs(r, nodeId === undefined ? null : takeLlmNodeError(vars, nodeId));
-    case 'agent': {
-      const output = (r.output ?? {}) as Record<string, unknown>;
-      const success = output.success !== false;
-      return {
-        response: output.answer ?? output.response ?? '',
-        success,
-        data: output.data ?? null,
-        meta: { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: r.sub_run_id ?? null, iterations: output.iterations ?? 0, tool_calls: 0, tool_results: 0, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null },
-        scratchpad: { sub_run_id: r.sub_run_id ?? null, task: output.task ?? null, messages: output.messages ?? [] },
-      };
-    }
+    case 'agent':
+      return agentOutputs(nodeId ?? '', r, vars);
     case 'subflow': {
       const output = (r.output ?? {}) as Record<string, unknown>;
       return { ...output, output: 'result' in output ? output.result : output, sub_run_id: r.sub_run_id ?? null, child_output: output };
@@ -186,8 +153,4 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars, node
       void vars;
       return r;
   }
-}
-
-function sanitize(id: string): string {
-  return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }

@@ -246,7 +246,9 @@ export class EffectExecutor {
 
   private async llmCall(run: RunState, nodeId: string, p: LlmCallPayload, stepId: string): Promise<EffectOutcome> {
     // Roles go to the engine as the flow wrote them (the inference service judges them).
-    const messages = (p.messages ?? [...(p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : []), { role: 'user', content: p.prompt ?? '' }]) as ChatMessage[];
+    // A system_prompt beside messages (the agent's format-only call) goes first.
+    const system = p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : [];
+    const messages = [...system, ...(p.messages ?? [{ role: 'user', content: p.prompt ?? '' }])] as ChatMessage[];
     const params = p.params;
     const model = p.provider && p.model ? `${p.provider}/${p.model}` : undefined;
     const signal = this.deps.signals.signalOf(run.run_id);

@@ -81,7 +81,7 @@ export class RunStepper {
         const flow = this.deps.flows.of(run);
         if (run.current_node === null) run.current_node = flow.entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.deps.flows.assertSupported(flow);
-        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account, `${run.bundle_id}@${run.bundle_version}`);
       }
     } catch (err) {
       if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
