@@ -7,12 +7,13 @@ import { isRecord, type BuiltinEffect } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
 import type { FlowNode } from './visualflow.js';
 import { agentOutputs, agentRequest, agentResult } from './agent-node.js';
+import { callToolOutputs, callToolRequest } from './call-tool-node.js';
 import { llmCallRequest } from './llm-call-node.js';
 import { llmCallOutputs, llmNodeErrors, takeLlmNodeError } from './llm-call-outputs.js';
 
 /** The effect node types the interpreter hands to the effect executor. */
-export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls';
-const EFFECT_NODE_KINDS: readonly EffectNodeKind[] = ['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls'];
+export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls' | 'call_tool';
+const EFFECT_NODE_KINDS: readonly EffectNodeKind[] = ['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls', 'call_tool'];
 export const EFFECT_TYPES: ReadonlySet<string> = new Set(EFFECT_NODE_KINDS);
 
 export function isEffectNode(type: string): type is EffectNodeKind {
@@ -118,6 +119,8 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       const allowed = inputs.allowed_tools ?? config.allowed_tools;
       return { type, payload: { tool_calls: Array.isArray(calls) ? calls : [], ...(Array.isArray(allowed) && allowed.length ? { allowed_tools: allowed.map(String) } : {}) } };
     }
+    case 'call_tool':
+      return callToolRequest(inputs, config);
     case 'answer_user': {
       const level = String(inputs.level ?? 'message');
       return { type, payload: { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level } };
@@ -145,6 +148,8 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars, node
       return { delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
     case 'answer_user':
       return { message: r.message ?? '' };
+    case 'call_tool':
+      return callToolOutputs(r);
     case 'tool_calls': {
       const results = Array.isArray(r.results) ? (r.results as Array<{ success?: boolean }>) : [];
       return { results, success: results.every((x) => x.success === true) };
