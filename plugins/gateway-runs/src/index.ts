@@ -15,6 +15,8 @@ import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { builtinNodeTypes } from './flow/builtins.js';
+import { providerModelsNode } from './flow/provider-models-node.js';
+import { ModelListing } from './models/model-listing.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';
@@ -68,6 +70,8 @@ interface GatewayRunsConfig {
   agentToolPrompt: boolean;
   /** Output-token bounds of LLM calls (reference runtime-nodes §5.1). */
   llm: LlmOutputSettings;
+  /** How often the `provider_models` node's listing of provider catalogs is refreshed. */
+  providerModels: { refreshMs: number };
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
@@ -99,6 +103,12 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       },
     },
     agentToolPrompt: { type: 'boolean', default: false },
+    providerModels: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { refreshMs: { type: 'integer', minimum: 1000, default: 60_000 } },
+    },
     llm: {
       type: 'object',
       additionalProperties: false,
@@ -189,6 +199,8 @@ export const gatewayRunsPlugin = definePlugin({
     const nodeTypes = new NodeTypes();
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
     nodeTypes.register('gateway-runs', builtinNodeTypes());
+    const modelListing = new ModelListing(deps.inference, config.providerModels.refreshMs, deps.log);
+    nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing) });
     const runs = new RunStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
@@ -257,9 +269,13 @@ export const gatewayRunsPlugin = definePlugin({
       start: () => {
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');
+        modelListing.start();
         return wiring.start();
       },
-      stop: () => wiring.stop(),
+      stop: () => {
+        modelListing.stop();
+        return wiring.stop();
+      },
     };
   },
 });
