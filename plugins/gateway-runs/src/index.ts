@@ -16,6 +16,7 @@ import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { builtinNodeTypes } from './flow/builtins.js';
 import { providerModelsNode } from './flow/provider-models-node.js';
+import { modelResidencyNode } from './flow/model-residency-node.js';
 import { ModelListing } from './models/model-listing.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
@@ -200,7 +201,7 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
     nodeTypes.register('gateway-runs', builtinNodeTypes());
     const modelListing = new ModelListing(deps.inference, config.providerModels.refreshMs, deps.log);
-    nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing) });
+    nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
