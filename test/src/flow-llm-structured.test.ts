@@ -133,3 +133,28 @@ describe('llm_call structured output and output-token bounds (S1)', function () 
     expect(endpoint.of('badname')).to.have.length(0);
   });
 });
+
+describe('llm_call structured output on the real tiny local model (end to end)', function () {
+  this.timeout(240_000);
+  const endpoint = new ScriptedLlmEndpoint();
+  const gw = llmGateway(endpoint, { models: ['unused'] });
+
+  before(async () => {
+    await endpoint.start();
+    await gw.boot();
+  });
+  after(async () => {
+    await gw.stop();
+    await endpoint.stop();
+  });
+
+  it('a schema-bound call on local/keel-tiny-chat with no max_output_tokens ends (the grammar-bound engine no longer generates forever)', async () => {
+    const { run, ledger } = await gw.runFlow(llmFlow({ resp_schema: SCHEMA }), { prompt: 'What is the capital of Italy?', _runtime: { provider: 'local', model: 'keel-tiny-chat' } }, 180_000);
+    expect(['completed', 'failed']).to.include(run.status);
+    const finished = ledger.filter((i) => i.effect?.type === 'llm_call' && i.status !== 'started');
+    expect(finished, 'the call ended with a final record').to.have.length(1);
+    // This model cannot write the JSON (it knows 52 answers), so it runs to its bound: failed with the origin's text, or, should it close the object, completed with data.
+    if (run.status === 'failed') expect(run.error).to.equal('LLM_CALL output was truncated (finish_reason=length). Attempted max_output_tokens: [2048, 4096, 8192]. Increase max_output_tokens/max_out_tokens (or set allow_truncation=true).');
+    else expect(run.output!.data).to.be.an('object');
+  });
+});
