@@ -145,7 +145,7 @@ describe('flow interpreter (unit): errors name the node', () => {
     const compiled = compileFlow(f);
     const vars: RunVars = { text: 'not json' };
     step(compiled, vars, 'start', 'run-1', nodeTypes());
-    expect(() => step(compiled, vars, 'parse', 'run-1', nodeTypes())).to.throw(SyntaxError);
+    expect(() => step(compiled, vars, 'parse', 'run-1', nodeTypes())).to.throw('Invalid JSON: ');
   });
 });
 

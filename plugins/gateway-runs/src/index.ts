@@ -14,7 +14,7 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { builtinNodeTypes } from './flow/builtins.js';
+import { builtinNodeTypes } from './flow/helpers/index.js';
 import { providerModelsNode } from './flow/provider-models-node.js';
 import { modelResidencyNode } from './flow/model-residency-node.js';
 import { ModelListing } from './models/model-listing.js';
@@ -199,7 +199,7 @@ export const gatewayRunsPlugin = definePlugin({
     // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
     const nodeTypes = new NodeTypes();
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
-    nodeTypes.register('gateway-runs', builtinNodeTypes());
+    nodeTypes.register('gateway-runs', builtinNodeTypes(config.limits));
     const modelListing = new ModelListing(deps.inference, config.providerModels.refreshMs, deps.log);
     nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);

@@ -4,7 +4,7 @@
  * sequence; no next node and no frame completes the run) and answers each requested effect with a
  * fake. The registry holds what the plugin registers at setup: its reserved types and pure helpers.
  */
-import { builtinNodeTypes } from '../../../plugins/gateway-runs/dist/flow/builtins.js';
+import { builtinNodeTypes } from '../../../plugins/gateway-runs/dist/flow/helpers/index.js';
 import { compileFlow, type CompiledFlow } from '../../../plugins/gateway-runs/dist/flow/compile-flow.js';
 import { INTERPRETER_TYPES, step, type EffectRequest, type StepOutcome } from '../../../plugins/gateway-runs/dist/flow/interpreter.js';
 import { temp, type RunVars } from '../../../plugins/gateway-runs/dist/flow/node-io.js';

@@ -3,7 +3,7 @@
  * Effects are only requested here; the runtime performs them durably and feeds the result back
  * (`vars._temp.effects[node]`), at which point the node maps it onto its output pins.
  */
-import { isLiteral } from './builtins.js';
+import { isLiteral } from './helpers/index.js';
 import type { CompiledFlow } from './compile-flow.js';
 import { NodeIO, temp, type ControlFrame, type RunVars } from './node-io.js';
 import { UnsupportedNodeError, type NodeTypes } from './node-types.js';

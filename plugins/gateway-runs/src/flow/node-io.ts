@@ -3,7 +3,7 @@
  * pure nodes evaluated lazily on every read, and an exec node's inputs built from the ambient
  * payload, then data edges, then pin defaults for unconnected pins.
  */
-import { isLiteral } from './builtins.js';
+import { isLiteral } from './helpers/index.js';
 import type { CompiledFlow } from './compile-flow.js';
 import { UnsupportedNodeError, type NodeTypes, type PureScope } from './node-types.js';
 import { getPath } from './paths.js';

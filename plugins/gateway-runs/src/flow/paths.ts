@@ -1,8 +1,12 @@
-/** Dotted/bracket paths into JSON values (`a.b[0].c`), as VisualFlow nodes address variables. */
+/**
+ * Dotted/bracket paths into JSON values (`a.b[0].c`), as VisualFlow nodes address variables. Only
+ * own keys are walked and written: a path through `__proto__` or `constructor` (a flow is authored
+ * by any account) is plain data, never Object's prototype.
+ */
 export function getPath(value: unknown, path: string): unknown {
   let current = value;
   for (const part of splitPath(path)) {
-    if (current === null || current === undefined) return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;
@@ -12,11 +16,16 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
   const parts = splitPath(path);
   let current: Record<string, unknown> = target;
   parts.slice(0, -1).forEach((part) => {
-    const next = current[part];
-    if (typeof next !== 'object' || next === null) current[part] = {};
+    const next = Object.hasOwn(current, part) ? current[part] : undefined;
+    if (typeof next !== 'object' || next === null) defineKey(current, part, {});
     current = current[part] as Record<string, unknown>;
   });
-  current[parts[parts.length - 1]!] = value;
+  defineKey(current, parts[parts.length - 1]!, value);
+}
+
+/** Sets an own key even when it is `__proto__` (a plain assignment would change the prototype instead). */
+export function defineKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function splitPath(path: string): string[] {
