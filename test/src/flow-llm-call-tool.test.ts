@@ -68,3 +68,12 @@ describe('call_tool: one tool call as a tool_calls effect', function () {
     expect(run.output).to.include({ result: 'Missing tool result', success: false });
   });
 });
+
+describe('call_tool outputs for results Keel never produces over HTTP (approval and passthrough modes)', () => {
+  it('a mode other than executed: success false and "Tool execution not completed (mode=<mode>)"; a failure without error text: "Tool execution failed"', async () => {
+    const { callToolOutputs } = await import('../../plugins/gateway-runs/dist/flow/call-tool-node.js');
+    expect(callToolOutputs({ mode: 'approval', results: [] })).to.include({ result: 'Tool execution not completed (mode=approval)', success: false });
+    expect(callToolOutputs({ mode: 'executed', results: [{ success: false }] })).to.include({ result: 'Tool execution failed', success: false });
+    expect(callToolOutputs({ mode: 'executed', results: [{ success: true, output: 'ok' }] })).to.include({ result: 'ok', success: true });
+  });
+});
