@@ -28,7 +28,7 @@ function agentFlow(pins: Record<string, unknown>, agentConfig: Record<string, un
 describe('agent node: structured answers, context, child workflow ids (S2, S3, item 6)', function () {
   this.timeout(120_000);
   const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['structured', 'config-schema', 'plain', 'ctx'] });
+  const gw = llmGateway(endpoint, { models: ['structured', 'config-schema', 'plain', 'ctx', 'tools'] });
 
   before(async () => {
     await endpoint.start();
@@ -102,5 +102,21 @@ describe('agent node: structured answers, context, child workflow ids (S2, S3, i
       { role: 'user', content: 'Capital?', metadata: { kind: 'agent_turn', message_id: `agent:${subRunId}:think:task`, node_id: 'think' } },
       { role: 'assistant', content: 'Paris.', metadata: { kind: 'agent_turn', message_id: `agent:${subRunId}:think:answer`, node_id: 'think' } },
     ]);
+  });
+
+  it('a tool the agent used: counted in meta, traced in the scratchpad, and its observation joins the parent context between task and answer', async () => {
+    endpoint.script('tools', [{ content: 'Action: write_file\nAction Input: {"path": "a.txt", "content": "hi"}' }, { content: 'Written.' }]);
+    const { run, runId } = await gw.runFlow(agentFlow({ include_context: true, tools: ['write_file'] }), { prompt: 'Write a.txt.', _runtime: { provider: 'fake', model: 'tools' } });
+    expect(run.status, run.error ?? '').to.equal('completed');
+    expect(run.output).to.include({ response: 'Written.' });
+    expect(run.output!.meta).to.include({ tool_calls: 1, tool_results: 1 });
+    const subRunId = (await gw.children(runId))[0]!.run_id;
+    const messages = run.output!.messages as Array<{ role: string; content: string; metadata: Record<string, unknown> }>;
+    expect(messages.map((m) => [m.role, m.metadata.kind, m.metadata.message_id])).to.deep.equal([
+      ['user', 'agent_turn', `agent:${subRunId}:think:task`],
+      ['assistant', 'tool_observation', `agent:${subRunId}:think:tool:call_1_1`],
+      ['assistant', 'agent_turn', `agent:${subRunId}:think:answer`],
+    ]);
+    expect(messages[1]!.content).to.match(/^\[write_file\]: /);
   });
 });

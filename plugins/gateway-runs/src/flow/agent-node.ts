@@ -116,11 +116,13 @@ export function agentOutputs(nodeId: string, result: Record<string, unknown>, va
   const success = output.success !== false;
   const answer = output.answer ?? output.response ?? '';
   const messages = Array.isArray(output.messages) ? output.messages : [];
-  const scratchpad = { sub_run_id: subRunId, task: output.task ?? null, messages };
-  const meta = { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: subRunId, iterations: output.iterations ?? 0, tool_calls: 0, tool_results: 0, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null };
+  const toolCalls = Array.isArray(output.tool_calls) ? output.tool_calls : [];
+  const toolResults = Array.isArray(output.tool_results) ? output.tool_results : [];
+  const scratchpad = { sub_run_id: subRunId, task: output.task ?? null, messages, tool_calls: toolCalls, tool_results: toolResults };
+  const meta = { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: subRunId, iterations: output.iterations ?? 0, tool_calls: toolCalls.length, tool_results: toolResults.length, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null };
   if (!pending) return { response: answer, success, data: output.data ?? null, meta, scratchpad };
   const data = isRecord(result.data) ? result.data : strictJson(result.content) ?? {};
-  return { response: JSON.stringify(data), data, success: true, meta: { ...meta, output_mode: 'structured' }, scratchpad, tool_calls: [], tool_results: [] };
+  return { response: JSON.stringify(data), data, success: true, meta: { ...meta, output_mode: 'structured' }, scratchpad, tool_calls: toolCalls, tool_results: toolResults };
 }
 
 /**
@@ -134,13 +136,27 @@ export function appendAgentTurn(vars: RunVars, nodeId: string, inputs: Inputs, n
   const context = isRecord(vars.context) ? vars.context : {};
   const messages = Array.isArray(context.messages) ? [...context.messages] : [];
   const ids = new Set(messages.map((m) => (isRecord(m) && isRecord(m.metadata) ? m.metadata.message_id : undefined)).filter(Boolean));
-  const add = (role: string, content: string, suffix: string) => {
+  const add = (role: string, content: string, suffix: string, kind = 'agent_turn') => {
     const messageId = `agent:${subRunId}:${nodeId}:${suffix}`;
-    if (!ids.has(messageId)) messages.push({ role, content, metadata: { kind: 'agent_turn', message_id: messageId, node_id: nodeId } });
+    if (!ids.has(messageId)) messages.push({ role, content, metadata: { kind, message_id: messageId, node_id: nodeId } });
   };
   add('user', String(inputs.prompt ?? output.task ?? ''), 'task');
+  const results = Array.isArray(output.tool_results) ? output.tool_results.filter(isRecord) : [];
+  results.slice(0, MAX_OBSERVATIONS).forEach((r, i) => add('assistant', observation(r), `tool:${typeof r.call_id === 'string' && r.call_id ? r.call_id : i}`, 'tool_observation'));
+  if (results.length > MAX_OBSERVATIONS) add('assistant', `[tools]: (omitted ${results.length - MAX_OBSERVATIONS} additional tool results for brevity; see sub_run_id=${subRunId})`, 'tool:omitted', 'tool_observation');
   add('assistant', String(output.answer ?? output.response ?? ''), 'answer');
   vars.context = { ...context, messages };
+}
+
+const MAX_OBSERVATIONS = 20;
+const MAX_OBSERVATION_CHARS = 2000;
+
+/** `[<tool>]: <output>` (JSON indented when not text) or `[<tool>]: Error: <error>`, cut at 2000 characters. */
+function observation(result: Record<string, unknown>): string {
+  const name = String(result.name ?? 'tool');
+  const body = result.success === false ? `Error: ${String(result.error ?? 'failed')}` : typeof result.output === 'string' ? result.output : JSON.stringify(result.output ?? null, null, 2);
+  const clipped = body.length > MAX_OBSERVATION_CHARS ? `${body.slice(0, MAX_OBSERVATION_CHARS)}… (truncated, ${body.length} chars total)` : body;
+  return `[${name}]: ${clipped}`;
 }
 
 function strictJson(content: unknown): Record<string, unknown> | null {
