@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
 import { llmGateway } from './helpers/llm-gateway.js';
+import { until } from './helpers/until.js';
 import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
 
 /** start → end, with a provider_models node (these pin defaults, this config) feeding the end. */
@@ -53,5 +54,31 @@ describe('provider_models: the models a provider lists, through the inference pl
     const bad = await gw.runFlow(catalogFlow({ provider: 'fake', capability_route: 'output.hologram' }));
     expect(bad.run.output!.models).to.deep.equal([]);
     expect(bad.run.output!.error).to.match(/^Invalid capability_route filter: output\.hologram/);
+  });
+});
+
+describe('provider_models on a live catalog (an endpoint without a model list)', function () {
+  this.timeout(120_000);
+  const endpoint = new ScriptedLlmEndpoint();
+  const gw = llmGateway(endpoint, { models: [] });
+
+  before(async () => {
+    endpoint.script('live-one', [{ content: 'x' }]);
+    endpoint.script('live-two', [{ content: 'y' }]);
+    await endpoint.start();
+    await gw.boot();
+  });
+  after(async () => {
+    await gw.stop();
+    await endpoint.stop();
+  });
+
+  it('is not fetched at start; the first read starts the listing in the background and later reads see it', async () => {
+    // The plugins started (boot returned) and the start listing ran: a live catalog is not part of it.
+    await until(() => gw.k.inject({ url: '/api/gateway/runs', token: gw.k.adminToken }).then((r) => r.statusCode), { what: 'the gateway to answer', ok: (code) => code === 200 });
+    expect(endpoint.catalogRequests, 'no catalog call before a flow reads it').to.equal(0);
+    const seen = await until(async () => (await gw.runFlow(catalogFlow({ provider: 'fake' }))).run.output!.models as string[], { what: 'the live catalog to be listed', ok: (models) => models.length > 0 });
+    expect(seen).to.deep.equal(['live-one', 'live-two']);
+    expect(endpoint.catalogRequests).to.be.greaterThan(0);
   });
 });

@@ -22,6 +22,8 @@ export interface SeenRequest {
 
 export class ScriptedLlmEndpoint {
   readonly requests: SeenRequest[] = [];
+  /** `GET /models` catalog requests received. */
+  catalogRequests = 0;
   /** Requests of an endless reply whose client went (the stream stopped being read). */
   endlessClosed = 0;
   private readonly scripts = new Map<string, ScriptedReply[]>();
@@ -43,6 +45,7 @@ export class ScriptedLlmEndpoint {
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
         if (req.method === 'GET') {
+          this.catalogRequests++;
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ object: 'list', data: [...this.scripts.keys()].map((id) => ({ id, object: 'model' })) }));
           return;
