@@ -28,7 +28,7 @@ const on = (model: string, extra: Record<string, unknown> = {}) => ({ prompt: 'P
 describe('llm_call structured output and output-token bounds (S1)', function () {
   this.timeout(120_000);
   const endpoint = new ScriptedLlmEndpoint();
-  const models = ['endless', 'json', 'wrapped', 'prose', 'cut-once', 'limits', 'fieldmap', 'badname', 'plain-cut', 'cap'];
+  const models = ['endless', 'json', 'wrapped', 'prose', 'cut-once', 'limits', 'fieldmap', 'badname', 'plain-cut', 'cap', 'fallback', 'no-fallback'];
   const gw = llmGateway(endpoint, { models });
 
   before(async () => {
@@ -123,6 +123,23 @@ describe('llm_call structured output and output-token bounds (S1)', function () 
     endpoint.script('cap', [{ content: '{"choice":"f"}' }]);
     const optional = await gw.runFlow(llmFlow({ resp_schema: { type: 'object', properties: { choice: { type: 'string' }, note: { type: 'string' } }, required: ['choice'] } }), on('cap'));
     expect(optional.run.output!.data).to.deep.equal({ choice: 'f', note: null });
+  });
+
+  it('effectConfig structured_output_fallback: a structured generation that failed as such is asked once more without the schema', async () => {
+    endpoint.script('fallback', [{ status: 400, error: 'structured output generation failed: grammar' }, { content: 'Answer: {"choice":"g","score":7}' }]);
+    const { run, ledger } = await gw.runFlow(llmFlow({ resp_schema: SCHEMA }, { structured_output_fallback: true }), on('fallback'));
+    expect(run.status, run.error ?? '').to.equal('completed');
+    const [first, second] = endpoint.of('fallback');
+    expect(first!.response_format).to.not.equal(undefined);
+    expect(second!.response_format).to.equal(undefined);
+    expect(run.output!.data).to.deep.equal({ choice: 'g', score: 7 });
+    expect(startedOf(ledger, 'llm_call')[0]!.effect!.payload.structured_output_fallback).to.equal(true);
+    const completed = ledger.find((i) => i.status === 'completed' && i.effect?.type === 'llm_call')!;
+    expect((completed.result!.metadata as Record<string, unknown>)._structured_output_fallback).to.deep.include({ used: true });
+    endpoint.script('no-fallback', [{ status: 400, error: 'structured output generation failed: grammar' }]);
+    const without = await gw.runFlow(llmFlow({ resp_schema: SCHEMA }), on('no-fallback'));
+    expect(without.run.status).to.equal('failed');
+    expect(without.run.error).to.contain('structured output generation failed');
   });
 
   it('a schema whose property name is not an identifier fails the effect at once, as the origin refuses it', async () => {

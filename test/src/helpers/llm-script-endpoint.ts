@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ScriptedReply = { content: string; finish_reason?: string } | 'endless';
+export type ScriptedReply = { content: string; finish_reason?: string } | { status: number; error: string } | 'endless';
 
 export interface SeenRequest {
   model: string;
@@ -56,6 +56,11 @@ export class ScriptedLlmEndpoint {
         const script = this.scripts.get(model) ?? [{ content: '(no script)' }];
         const reply = script.length > 1 ? script.shift()! : script[0]!;
         if (reply === 'endless') return this.endless(res, parsed);
+        if ('status' in reply) {
+          res.writeHead(reply.status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: reply.error, type: 'invalid_request_error' } }));
+          return;
+        }
         this.answer(res, parsed, model, reply.content, reply.finish_reason ?? 'stop');
       });
     });

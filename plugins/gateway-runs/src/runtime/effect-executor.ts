@@ -257,14 +257,17 @@ export class EffectExecutor {
     let seq = 0;
     const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
     const started = performance.now();
-    const schema = p.response_schema ? normalizeSchemaOrFail(p.response_schema) : undefined;
+    let schema = p.response_schema ? normalizeSchemaOrFail(p.response_schema) : undefined;
+    let fallback: { used: true; error: string } | null = null;
+    // The answer is read as a structured one even when the fallback asked without the schema.
+    const asked = schema;
     const plan = truncationPlan(p, run.vars._limits, this.deps.llmOutput ?? DEFAULT_LLM_OUTPUT);
     const attempted: number[] = [];
     try {
       // Truncation retries happen inside this one effect: each asks again with a larger output bound.
       for (let maxTokens = plan.first; ; maxTokens = grown(maxTokens, plan.cap)) {
         attempted.push(maxTokens);
-        const out = await this.deps.inference.chat(run.account, {
+        const ask = () => this.deps.inference.chat(run.account, {
           model,
           messages,
           params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(schema ? { jsonSchema: schema } : {}), maxTokens },
@@ -272,6 +275,16 @@ export class EffectExecutor {
           signal,
           ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
         });
+        let out: Awaited<ReturnType<typeof ask>>;
+        try {
+          out = await ask();
+        } catch (err) {
+          // structured_output_fallback: a structured generation that failed as such is asked once more without the schema.
+          if (!schema || !p.structured_output_fallback || fallback || !isStructuredFailure(err)) throw err;
+          fallback = { used: true, error: (err as Error).message };
+          schema = undefined;
+          out = await ask();
+        }
         if (out.finishReason === 'cancelled') {
           this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
           return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
@@ -281,8 +294,8 @@ export class EffectExecutor {
           if (plan.retry && attempted.length < plan.attempts) continue;
           throw new TruncatedOutputError(out.finishReason, attempted);
         }
-        const answer = readAnswer(out.text, schema);
-        const metadata: Record<string, unknown> = { ...answer.metadata };
+        const answer = readAnswer(out.text, asked);
+        const metadata: Record<string, unknown> = { ...answer.metadata, ...(fallback ? { _structured_output_fallback: fallback } : {}) };
         if (attempted.length > 1 || truncated) metadata._truncation = { attempts: attempted.length, max_output_tokens: attempted, resolved: !truncated };
         const result = {
           content: answer.content,
@@ -344,6 +357,12 @@ function unfinishedAttempt(history: StepRecord[]): StepRecord | null {
   const last = history[history.length - 1];
   if (!last || last.status !== 'started') return null;
   return history.some((r) => r !== last && r.step_id === last.step_id) ? null : last;
+}
+
+/** An error of structured generation itself (the engine could not use the schema, or the answer failed validation). */
+function isStructuredFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'invalid_schema' || /validation errors? for|structured output generation failed/i.test(String((err as Error | null)?.message ?? ''));
 }
 
 /** The schema the call sends; one the origin would refuse fails the effect at once (a retry would be refused again). */
