@@ -285,6 +285,24 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       }
     });
 
+    it("an output pin named __proto__ reads nothing, so Object.prototype cannot be reached as a value and then written through", async () => {
+      const proto = Object.prototype as Record<string, unknown>;
+      try {
+        const out = await flows.output(
+          [pure('obj', 'make_context', ['task'], ['context']),
+            node({ id: 'grab', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'box' } } }),
+            node({ id: 'write', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: 'box.keelPolluted13c', value: 'yes' } } }),
+            node({ id: 'ctorPin', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'box' } } })],
+          ['start -> grab', 'grab -> write', 'write -> end', 'obj.__proto__ -> grab.value', 'ctorPin.value -> end.box'],
+          ['box'],
+        );
+        expect(proto.keelPolluted13c, 'Object.prototype untouched').to.equal(undefined);
+        expect(out.box).to.deep.equal({ keelPolluted13c: 'yes' });
+      } finally {
+        delete proto.keelPolluted13c;
+      }
+    });
+
     it('a format field width larger than a run may hold is refused before the text is built (limits.maxVarsBytes)', async () => {
       const { run } = await flows.run([pure('f', 'format', ['template', 'values'], ['result'], { pinDefaults: { template: '{x:>200000000}' } })], ['start.values -> f.values', 'f.result -> end.result'], ['result'], { values: { x: 1 } });
       expect(run.status).to.equal('completed');
@@ -302,4 +320,26 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       expect(String(run.output!.error)).to.match(/^Invalid JSON: /);
     });
   });
+
+  describe('helpers stay linear on hostile text (a small CPU budget per run)', () => {
+    let small: TestKernel;
+    const budgeted = helperFlows(() => small);
+    before(async () => {
+      // 3 s of stepping per run: the old regex scans took tens of seconds on these texts and ended their runs on the budget.
+      small = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunCpuMs: 3000 } } }] });
+    });
+    after(() => small?.stop());
+
+    it('string_template with 30,000 `{{` and no `}}` on the line fills a later line and completes', async () => {
+      const template = `${'{{'.repeat(30_000)}\nx\n{{ a }}`;
+      const out = await budgeted.output([pure('t', 'string_template', ['template', 'vars'], ['result'])], ['start.template -> t.template', 'start.vars -> t.vars', 't.result -> end.text'], ['text'], { template, vars: { a: 'A' } });
+      expect(out.text).to.equal(`${'{{'.repeat(30_000)}\nx\nA`);
+    });
+
+    it('break_object of 50,000 digits and a letter (no JSON, no Python literal) keeps the string and completes', async () => {
+      const out = await budgeted.output([pure('b', 'break_object', ['object'], ['a'], { breakConfig: { selectedPaths: ['a'] } })], ['start.text -> b.object', 'b.a -> end.a'], ['a'], { text: `${'1'.repeat(50_000)}x` });
+      expect(out).to.deep.include({ a: null });
+    });
+  });
 });
+

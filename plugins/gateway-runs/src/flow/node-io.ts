@@ -6,7 +6,7 @@
 import { isLiteral } from './helpers/index.js';
 import type { CompiledFlow } from './compile-flow.js';
 import { UnsupportedNodeError, type NodeTypes, type PureScope } from './node-types.js';
-import { getPath } from './paths.js';
+import { defineKey, getPath } from './paths.js';
 
 export interface RunVars extends Record<string, unknown> {
   _temp?: TempVars;
@@ -40,7 +40,8 @@ export function temp(vars: RunVars): TempVars {
 export function pinValue(output: unknown, handle: string): unknown {
   if (output !== null && typeof output === 'object' && !Array.isArray(output)) {
     const record = output as Record<string, unknown>;
-    if (handle in record) return record[handle];
+    // Own keys only: a pin named `__proto__` or `constructor` must not hand out Object's prototype (a flow could then write through it).
+    if (Object.hasOwn(record, handle)) return record[handle];
     return handle === 'result' || handle === 'output' ? output : null;
   }
   return handle === 'result' || handle === 'output' || handle === 'value' ? output : null;
@@ -73,8 +74,9 @@ export class NodeIO {
     }
     for (const pin of new Set([...declared, ...connected, ...Object.keys(defaults)])) {
       const src = this.flow.source(nodeId, pin);
-      if (src) out[pin] = this.read(src.node, src.handle, [...trail, nodeId]);
-      else if (pin in defaults) out[pin] = defaults[pin];
+      // defineKey: a pin named `__proto__` is an input like any other, not the inputs object's prototype.
+      if (src) defineKey(out, pin, this.read(src.node, src.handle, [...trail, nodeId]));
+      else if (Object.hasOwn(defaults, pin)) defineKey(out, pin, defaults[pin]);
     }
     return out;
   }

@@ -9,7 +9,7 @@ const trimmed = (v: unknown): string | undefined => (typeof v === 'string' && v.
 /** Python `int(x)` of a number, or `int(float(s))` of a numeric text; undefined when neither (booleans too). */
 function toInt(v: unknown): number | undefined {
   if (typeof v === 'boolean') return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() && /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(v.trim()) ? Number(v.trim()) : NaN;
   return Number.isFinite(n) ? Math.trunc(n) : undefined;
 }
 

@@ -91,9 +91,11 @@ function renderField(field: string, values: Record<string, unknown>, depth: numb
     spec = formatWith(spec, values, depth - 1, maxWidth);
   }
   // A huge width (`{x:999999999}`) would pad a text no run may hold: refused before it is built.
-  const width = /^(?:[\s\S]?[<>=^])?[-+ ]?z?#?0?(\d+)/.exec(spec)?.[1];
-  if (width && Number(width) > maxWidth) {
-    throw new PythonError('ValueError', `The format field width ${width} is more than a run's variables may hold (${maxWidth} bytes, setting \`limits.maxVarsBytes\` of the gateway-runs plugin).`);
+  const sizes = /^(?:[\s\S]?[<>=^])?[-+ ]?z?#?0?(\d*)[_,]?(?:\.(\d+))?/.exec(spec);
+  for (const [what, size] of [['width', sizes?.[1]], ['precision', sizes?.[2]]] as const) {
+    if (size && Number(size) > maxWidth) {
+      throw new PythonError('ValueError', `The format field ${what} ${size} is more than a run's variables may hold (${maxWidth} bytes, setting \`limits.maxVarsBytes\` of the gateway-runs plugin).`);
+    }
   }
   return formatValue(value, spec);
 }
@@ -237,21 +239,36 @@ function formatFloat(x: number, spec: Spec): string {
   return pad(body, signOf(negative, spec), spec, '>');
 }
 
-/** `abs.toFixed(p)` with Python's round-half-even on exact ties (`format(2.5, '.0f')` is `2`). */
-function fixed(abs: number, p: number): string {
-  const out = abs.toFixed(Math.min(p, 100));
-  const exact = abs.toFixed(Math.min(p + 30, 100));
-  const tail = exact.slice(exact.length - (Math.min(p + 30, 100) - Math.min(p, 100)));
-  if (/^50*$/.test(tail)) {
-    const down = exact.slice(0, exact.length - tail.length).replace(/\.$/, '');
-    const last = down.replace('.', '').at(-1);
-    if (last !== undefined && Number(last) % 2 === 0) return down;
-  }
-  return out;
+/** JS rounds an exact tie up; Python to even: `digits` rounded half-up from `exact` (more digits of the same value) is moved down when it was a tie to an odd digit. */
+function halfEven(rounded: string, exact: string, keptLength: number): string {
+  const tail = exact.slice(keptLength).replace(/e.*$/i, '');
+  if (!/^50*$/.test(tail)) return rounded;
+  const down = exact.slice(0, keptLength).replace(/\.$/, '');
+  const last = down.replace('.', '').at(-1);
+  return last !== undefined && Number(last) % 2 === 0 ? down + rounded.slice(rounded.search(/e|$/i)) : rounded;
 }
 
+/** Python's `f` with `p` decimals: exact digits (JS stops at 100 decimals and at 1e21), ties to even. */
+function fixed(abs: number, p: number): string {
+  if (abs >= 1e21) return p > 0 ? `${BigInt(abs).toString()}.${'0'.repeat(p)}` : BigInt(abs).toString();
+  const digits = Math.min(p, 100);
+  const more = Math.min(digits + 30, 100);
+  const exact = abs.toFixed(more);
+  const rounded = halfEven(abs.toFixed(digits), exact, exact.length - (more - digits));
+  return p > 100 ? rounded + '0'.repeat(p - 100) : rounded;
+}
+
+/** Python's `e` with `p` decimals in the mantissa (exponent of at least two digits), ties to even. */
 function exponent(abs: number, p: number, type: string): string {
-  const [mantissa, e] = abs.toExponential(Math.min(p, 100)).split('e') as [string, string];
+  const digits = Math.min(p, 100);
+  const more = Math.min(digits + 30, 100);
+  const exactText = abs.toExponential(more);
+  const exact = exactText.split('e')[0]!;
+  const [rounded, e] = abs.toExponential(digits).split('e') as [string, string];
+  let mantissa = rounded;
+  // A tie moved down keeps the exponent (a mantissa rounding up to 10 cannot be a tie moved down).
+  if (exactText.split('e')[1] === e) mantissa = halfEven(mantissa, exact, exact.length - (more - digits));
+  if (p > 100) mantissa += '0'.repeat(p - 100);
   const n = Number(e);
   return `${mantissa}${type}${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
 }
@@ -259,7 +276,7 @@ function exponent(abs: number, p: number, type: string): string {
 /** Python's `g` (and the float default with a precision, which keeps one decimal). */
 function general(abs: number, p: number, alternate: boolean, keepPoint: boolean, e: string): string {
   if (abs === 0) return alternate ? `0.${'0'.repeat(p - 1)}` : keepPoint ? '0.0' : '0';
-  const exp = Number(abs.toExponential(p - 1).split('e')[1]);
+  const exp = Number(exponent(abs, p - 1, 'e').split('e')[1]);
   let body: string;
   if (exp >= -4 && exp < p) {
     body = fixed(abs, p - 1 - exp);

@@ -45,7 +45,7 @@ export function literalEval(source: string): unknown {
       }
       return out;
     }
-    const number = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?)(?![\w.])/y;
+    const number = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d[\d_]*)?)(?![\w.])/y;
     number.lastIndex = pos;
     const n = number.exec(text);
     if (n) {
