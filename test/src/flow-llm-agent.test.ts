@@ -17,11 +17,11 @@ function agentFlow(pins: Record<string, unknown>, agentConfig: Record<string, un
     id: 'agent.flow',
     nodes: [
       node({ id: 'start', type: 'on_flow_start', outputs: ['prompt'] }),
-      node({ id: 'think', type: 'agent', inputs: ['prompt', ...Object.keys(pins)], outputs: ['response', 'data', 'success', 'meta'], data: { pinDefaults: pins, agentConfig } }),
+      node({ id: 'think', type: 'agent', inputs: ['prompt', ...Object.keys(pins)], outputs: ['response', 'data', 'success', 'meta', 'scratchpad'], data: { pinDefaults: pins, agentConfig } }),
       node({ id: 'ctx', type: 'get_context', exec: false, outputs: ['messages'] }),
-      node({ id: 'end', type: 'on_flow_end', inputs: ['response', 'data', 'success', 'meta', 'messages'] }),
+      node({ id: 'end', type: 'on_flow_end', inputs: ['response', 'data', 'success', 'meta', 'messages', 'scratchpad'] }),
     ],
-    edges: edges('start -> think', 'think -> end', 'start.prompt -> think.prompt', 'think.response -> end.response', 'think.data -> end.data', 'think.success -> end.success', 'think.meta -> end.meta', 'ctx.messages -> end.messages'),
+    edges: edges('start -> think', 'think -> end', 'start.prompt -> think.prompt', 'think.response -> end.response', 'think.data -> end.data', 'think.success -> end.success', 'think.meta -> end.meta', 'ctx.messages -> end.messages', 'think.scratchpad -> end.scratchpad'),
   };
 }
 
@@ -118,5 +118,10 @@ describe('agent node: structured answers, context, child workflow ids (S2, S3, i
       ['assistant', 'agent_turn', `agent:${subRunId}:think:answer`],
     ]);
     expect(messages[1]!.content).to.match(/^\[write_file\]: /);
+    // The child's node traces (from its ledger) reach the scratchpad, for agent_trace_report.
+    const traces = (run.output!.scratchpad as { node_traces: Record<string, { steps: Array<{ status: string; effect: { type: string } }> }> }).node_traces;
+    expect(Object.keys(traces).sort()).to.deep.equal(['act', 'reason']);
+    expect(traces.act!.steps.map((s) => `${s.effect.type}:${s.status}`)).to.deep.equal(['tool_calls:completed']);
+    expect(traces.reason!.steps).to.have.length(2);
   });
 });

@@ -118,7 +118,7 @@ export function agentOutputs(nodeId: string, result: Record<string, unknown>, va
   const messages = Array.isArray(output.messages) ? output.messages : [];
   const toolCalls = Array.isArray(output.tool_calls) ? output.tool_calls : [];
   const toolResults = Array.isArray(output.tool_results) ? output.tool_results : [];
-  const scratchpad = { sub_run_id: subRunId, task: output.task ?? null, messages, tool_calls: toolCalls, tool_results: toolResults };
+  const scratchpad = { sub_run_id: subRunId, task: output.task ?? null, messages, node_traces: isRecord(output.node_traces) ? output.node_traces : {}, tool_calls: toolCalls, tool_results: toolResults };
   const meta = { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: subRunId, iterations: output.iterations ?? 0, tool_calls: toolCalls.length, tool_results: toolResults.length, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null };
   if (!pending) return { response: answer, success, data: output.data ?? null, meta, scratchpad };
   const data = isRecord(result.data) ? result.data : strictJson(result.content) ?? {};
