@@ -33,7 +33,7 @@ const input = (model: string) => ({ prompt: 'Now this.', context: { messages: HI
 describe('llm_call include_context / use_context and the context pin (S3)', function () {
   this.timeout(120_000);
   const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['m'] });
+  const gw = llmGateway(endpoint, { models: ['m', 'json'] });
 
   before(async () => {
     endpoint.script('m', [{ content: 'the answer' }]);
@@ -102,6 +102,14 @@ describe('llm_call include_context / use_context and the context pin (S3)', func
     expect(half.run.status, half.run.error ?? '').to.equal('completed');
     expect(half.run.output!.error).to.equal('Provider and model must both be set, or both left blank for Gateway/Core defaults');
     expect(half.run.output!.response).to.equal('the answer');
+  });
+
+  it('a structured answer joins the context as its data in 2-space JSON (its content is null)', async () => {
+    endpoint.script('json', [{ content: '{"a":1}' }]);
+    const { run } = await gw.runFlow(contextFlow({ use_context: true, resp_schema: { type: 'object', properties: { a: { type: 'integer' } } } }), input('json'));
+    expect(run.status, run.error ?? '').to.equal('completed');
+    const messages = run.output!.messages as Array<Record<string, unknown>>;
+    expect(messages[messages.length - 1]).to.deep.equal({ role: 'assistant', content: '{\n  "a": 1\n}', metadata: { kind: 'llm_turn', node_id: 'ask' } });
   });
 
   it('the payload lists the wired tools as specs (Keel file tools described, other names kept by name)', async () => {
