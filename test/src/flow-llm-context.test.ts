@@ -104,6 +104,18 @@ describe('llm_call include_context / use_context and the context pin (S3)', func
     expect(half.run.output!.response).to.equal('the answer');
   });
 
+  it('max_in_tokens (with provider and model named) trims the oldest non-system messages; the run\'s _limits.max_input_tokens does the same when the node names none', async () => {
+    const long = [{ role: 'system', content: 'S' }, { role: 'user', content: 'x'.repeat(400) }, { role: 'assistant', content: 'y'.repeat(400) }, { role: 'user', content: 'z'.repeat(40) }];
+    const pinned = await gw.runFlow(contextFlow({ use_context: true, provider: 'fake', model: 'm', max_in_tokens: 150 }), { ...input('m'), context: { messages: long } });
+    const sent = startedOf(pinned.ledger, 'llm_call')[0]!.effect!.payload;
+    expect(sent.max_input_tokens).to.equal(150);
+    expect((sent.messages as Array<{ content: string }>).map((m) => m.content[0])).to.deep.equal(['S', 'y', 'z', 'N']);
+    const fromRun = await gw.runFlow(contextFlow({ use_context: true }), { ...input('m'), context: { messages: long }, _limits: { max_input_tokens: 50 } });
+    const trimmed = startedOf(fromRun.ledger, 'llm_call')[0]!.effect!.payload;
+    expect(trimmed).to.not.have.property('max_input_tokens');
+    expect((trimmed.messages as Array<{ content: string }>).map((m) => m.content[0])).to.deep.equal(['S', 'z', 'N']);
+  });
+
   it('a structured answer joins the context as its data in 2-space JSON (its content is null)', async () => {
     endpoint.script('json', [{ content: '{"a":1}' }]);
     const { run } = await gw.runFlow(contextFlow({ use_context: true, resp_schema: { type: 'object', properties: { a: { type: 'integer' } } } }), input('json'));

@@ -58,6 +58,12 @@ export function llmCallRequest(node: FlowNode, inputs: Inputs, vars: RunVars, ta
   if (maxIn !== null) {
     payload.max_input_tokens = maxIn;
     if (payload.messages) payload.messages = trimToBudget(payload.messages, maxIn);
+  } else if (payload.messages) {
+    // The origin's handler falls back to the run's `_limits.max_input_tokens` unless `_runtime.disable_input_trimming`.
+    const limits = isRecord(vars._limits) ? vars._limits : {};
+    const runtime = isRecord(vars._runtime) ? vars._runtime : {};
+    const fromRun = positiveInt(limits.max_input_tokens);
+    if (fromRun !== null && !coerceBool(runtime.disable_input_trimming)) payload.messages = trimToBudget(payload.messages, fromRun);
   }
   const attachments = contextPin ? contextPin.attachments : includeContext && isRecord(vars.context) ? vars.context.attachments : undefined;
   if (Array.isArray(attachments) && (contextPin || attachments.length)) payload.media = attachments;
