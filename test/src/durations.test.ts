@@ -73,10 +73,12 @@ describe('durations: schedule intervals and wait_until nodes read through one pa
     }
   });
 
-  it('ends a wait_until node whose duration is not a number with an error naming the duration', async () => {
+  it('fails a run whose wait_until duration is not a number with an error naming the duration', async () => {
     await runs.uploadBundle('wait-bad', waitFlow('wait-bad', 'soonish', 'minutes'));
     const id = await runs.startRun('wait-bad', {});
     const run = await until(() => runs.getRun(id), (r) => ['completed', 'failed'].includes(r.status));
-    expect(run.output).to.deep.include({ success: false, node: 'pause', error: 'wait_until: the duration "soonish" is not a number of minutes' });
+    // wait_until is an effect node: the error fails the run as the origin's tick exception does (RN §2 rule 5).
+    expect(run).to.deep.include({ status: 'failed', error: 'ValueError: wait_until: the duration "soonish" is not a number of minutes' });
+    expect((await runs.ledger(id)).find((r) => r.status === 'failed')).to.deep.include({ node_id: 'pause', idempotency_key: `system:tick_exception:${id}` });
   });
 });

@@ -76,7 +76,7 @@ describe('flow interpreter (unit): what each built-in effect node asks for, and 
 
   it('emit_event wraps a payload that is not an object, scopes to the session by default, and outputs the delivery', () => {
     const run = one('emit_event', { pinDefaults: { name: 'progress', payload: 42 } }, ['delivered'], { delivered: 2 });
-    expect(run.effects[0]!.payload).to.deep.equal({ name: 'progress', scope: 'session', payload: { value: 42 } });
+    expect(run.effects[0]!.payload).to.deep.equal({ name: 'progress', scope: 'session', payload: { value: 42 }, event_id: 'run-1:fx:1', max_steps: 0 });
     expect(run.output.delivered).to.equal(2);
   });
 

@@ -113,7 +113,8 @@ export function agentOutputs(nodeId: string, result: Record<string, unknown>, va
   const sub = pending ? pending.sub : result;
   const output = isRecord(sub.output) ? sub.output : {};
   const subRunId = sub.sub_run_id ?? null;
-  const success = output.success !== false;
+  // RN §6: the origin's agent node reports success even when its child failed (the run row's `child_failures` says it did).
+  const success = true;
   const answer = output.answer ?? output.response ?? '';
   const messages = Array.isArray(output.messages) ? output.messages : [];
   const toolCalls = Array.isArray(output.tool_calls) ? output.tool_calls : [];

@@ -75,15 +75,22 @@ export function compileFlow(flow: VisualFlow): CompiledFlow {
 function pickEntry(flow: VisualFlow, exec: Set<string>, execNext: Map<string, Map<string, string>>): string {
   if (flow.entryNode && exec.has(flow.entryNode)) return flow.entryNode;
   const targets = new Set([...execNext.values()].flatMap((m) => [...m.values()]));
-  const first = flow.nodes.find((n) => exec.has(n.id) && !targets.has(n.id)) ?? flow.nodes.find((n) => exec.has(n.id));
+  // An `on_event` node starts its own listener run (reference RN §7.2), never the flow's run.
+  const startable = (n: VisualFlow['nodes'][number]) => exec.has(n.id) && nodeType(n) !== 'on_event';
+  const first = flow.nodes.find((n) => startable(n) && !targets.has(n.id)) ?? flow.nodes.find(startable) ?? flow.nodes.find((n) => exec.has(n.id));
   if (!first) throw new FlowCompileError('the flow has no execution node to start from');
   return first.id;
 }
 
-/** Exec nodes reachable from the entry, and the pure nodes feeding them: what a run may touch. */
-export function reachableNodes(compiled: CompiledFlow): string[] {
+/** The flow's `on_event` nodes: each one's branch runs in a listener child run of each root run. */
+export function eventListenerNodes(compiled: CompiledFlow): string[] {
+  return compiled.flow.nodes.filter((n) => nodeType(n) === 'on_event').map((n) => n.id);
+}
+
+/** Exec nodes reachable from `from` (default: the entry), and the pure nodes feeding them: what a run may touch. */
+export function reachableNodes(compiled: CompiledFlow, from: readonly string[] = [compiled.entry]): string[] {
   const seen = new Set<string>();
-  const stack = [compiled.entry];
+  const stack = [...from];
   while (stack.length) {
     const id = stack.pop()!;
     if (seen.has(id) || !compiled.nodes.has(id)) continue;

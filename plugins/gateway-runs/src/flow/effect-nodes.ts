@@ -4,7 +4,10 @@
  */
 import { parseDuration } from './duration.js';
 import { isRecord, type BuiltinEffect } from './effect-requests.js';
-import type { RunVars } from './node-io.js';
+import { temp, type RunVars } from './node-io.js';
+import { eventScope } from './event-keys.js';
+import { subflowRef } from './subflow-ref.js';
+import { ValueError } from './value-error.js';
 import type { FlowNode } from './visualflow.js';
 import { agentOutputs, agentRequest, agentResult } from './agent-node.js';
 import { callToolOutputs, callToolRequest } from './call-tool-node.js';
@@ -62,7 +65,10 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       const input = inputs.input;
       const base: Inputs = input !== null && typeof input === 'object' ? { ...input } : {};
       for (const pin of node.data.inputs ?? []) if (pin.type !== 'execution' && !control.has(pin.id)) base[pin.id] = inputs[pin.id] ?? null;
-      return { type: 'start_subworkflow', payload: { workflow_id: String(node.data.subflowId ?? node.data.flowId ?? ''), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context) } };
+      // RN §6: a declared `child_session_id` / `session_id` pin puts the child in that session (else it shares the parent's).
+      const declared = new Set((node.data.inputs ?? []).map((p) => p.id));
+      const session = ['child_session_id', 'session_id'].map((pin) => (declared.has(pin) ? inputs[pin] : undefined)).find((v) => typeof v === 'string' && v.trim());
+      return { type: 'start_subworkflow', payload: { workflow_id: subflowRef(node.data), vars: base, async: true, wait: true, inherit_context: Boolean(inputs.inherit_context), ...(typeof session === 'string' ? { session_id: session.trim() } : {}) } };
     }
     case 'ask_user':
       return {
@@ -90,18 +96,26 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       if (unit === 'timestamp') return { type, payload: { until: new Date(String(raw)).toISOString() } };
       // Any other durationType counts in seconds (the executor's default); a wait in the past ends at once.
       const delayMs = parseDuration(`${Math.max(0, Number(raw ?? 0))} ${WAIT_UNITS.has(unit) ? unit : 'seconds'}`);
-      if (delayMs === null) throw new Error(`wait_until: the duration ${JSON.stringify(raw)} is not a number of ${unit}`);
+      if (delayMs === null) throw new ValueError(`wait_until: the duration ${JSON.stringify(raw)} is not a number of ${unit}`);
       return { type, payload: { until: new Date(Date.now() + delayMs).toISOString() } };
     }
     case 'emit_event': {
+      // RN §7.1: a blank name fails the run (a tick exception); an unknown scope is `session`.
+      const name = String(inputs.name || inputs.event_name || config.name || '').trim();
+      if (!name) throw new ValueError(`emit_event node '${node.id}' missing event name`);
       const payload = inputs.payload;
+      const target = inputs.session_id ?? config.session_id ?? config.sessionId;
+      const seqs = (temp(vars).event_seq ??= {});
+      seqs[node.id] = (Number(seqs[node.id]) || 0) + 1;
       return {
         type,
         payload: {
-          name: String(inputs.name ?? config.name ?? ''),
-          scope: String(inputs.scope ?? config.scope ?? 'session'),
-          payload: isRecord(payload) ? payload : { value: payload ?? null },
-          ...(present(inputs.session_id ?? config.sessionId) ? { session_id: String(inputs.session_id ?? config.sessionId) } : {}),
+          scope: eventScope('scope' in inputs ? inputs.scope : config.scope),
+          name,
+          payload: isRecord(payload) ? { ...payload } : payload === null || payload === undefined ? {} : { value: payload },
+          event_id: `${runId}:${node.id}:${seqs[node.id]}`,
+          max_steps: 0,
+          ...(typeof target === 'string' && target.trim() ? { session_id: target.trim() } : {}),
         },
       };
     }
@@ -137,15 +151,17 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars, node
     case 'agent':
       return agentOutputs(nodeId ?? '', r, vars);
     case 'subflow': {
+      // RN §6: `output` is the child's `result` when it has one (null for a failed child), the other declared pins read keys of it.
       const output = (r.output ?? {}) as Record<string, unknown>;
-      return { ...output, output: 'result' in output ? output.result : output, sub_run_id: r.sub_run_id ?? null, child_output: output };
+      const value = 'result' in output ? output.result : output;
+      return { ...(isRecord(value) ? value : {}), output: value, sub_run_id: r.sub_run_id ?? null, child_output: output };
     }
     case 'ask_user':
       return { response: r.response ?? '' };
     case 'wait_event':
       return { event_data: result ?? null };
     case 'emit_event':
-      return { delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
+      return { ...r, delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
     case 'answer_user':
       return { message: r.message ?? '' };
     case 'call_tool':

@@ -39,11 +39,13 @@ export type LlmCallPayload = {
 
 export type AskUserPayload = { prompt: string; choices: unknown[]; allow_free_text: boolean; wait_key: string };
 
-export type WaitEventPayload = { wait_key: string; prompt: string | null; choices: unknown[] | null; allow_free_text: boolean };
+/** A `wait_event` node gives its key; an `on_event` listener gives `scope` and `name` and the key is built from its run (RN §7.2). */
+export type WaitEventPayload = { wait_key?: string; scope?: string; name?: string; prompt: string | null; choices: unknown[] | null; allow_free_text: boolean };
 
 export type WaitUntilPayload = { until: string };
 
-export type EmitEventPayload = { name: string; scope: string; payload: Record<string, unknown>; session_id?: string };
+/** RN §7.1: `event_id` is `<run>:<node>:<n>`, n counted per node; `session_id` is a target session. */
+export type EmitEventPayload = { scope: string; name: string; payload: Record<string, unknown>; event_id?: string; max_steps?: 0; session_id?: string };
 
 export type AnswerUserPayload = { message: string; level: string };
 
@@ -59,6 +61,8 @@ export type SubworkflowPayload = {
   async: boolean;
   wait: boolean;
   inherit_context?: boolean;
+  /** The child's session, when the node gave one (else the parent's). */
+  session_id?: string;
   include_traces?: boolean;
   occurrence_index?: number;
 };

@@ -10,6 +10,7 @@ import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { setPath } from './paths.js';
 import { effectLanded, effectRequest, EFFECT_TYPES, isEffectNode } from './effect-nodes.js';
 import type { EffectRequest } from './effect-requests.js';
+import { onEventStep, onScheduleStep, type EventNodeStep } from './event-nodes.js';
 
 export type { EffectRequest } from './effect-requests.js';
 
@@ -20,7 +21,7 @@ export type StepOutcome =
   | { kind: 'complete'; output: Record<string, unknown> };
 
 const CONTROL_TYPES = ['if', 'switch', 'while', 'loop', 'for', 'sequence', 'parallel'];
-const OWN_TYPES = ['on_flow_start', 'on_flow_end', 'set_var', 'set_vars', 'set_var_property', 'add_message', 'json_schema', 'tools_allowlist', 'get_var', 'get_context'];
+const OWN_TYPES = ['on_flow_start', 'on_flow_end', 'on_event', 'on_schedule', 'set_var', 'set_vars', 'set_var_property', 'add_message', 'json_schema', 'tools_allowlist', 'get_var', 'get_context'];
 
 /**
  * The node types this interpreter and the effect executor run themselves (and `start_subworkflow`,
@@ -32,6 +33,9 @@ export const INTERPRETER_TYPES: readonly string[] = [...CONTROL_TYPES, ...OWN_TY
 export function isSupportedType(type: string, nodeTypes: NodeTypes): boolean {
   return isLiteral(type) || nodeTypes.has(type);
 }
+
+/** Nodes whose inputs fall back to none when reading them throws (RN §2 rule 5): the origin resolves them inside a try. */
+const INPUTS_OR_NONE = new Set(['agent', 'emit_event', 'on_event', 'on_schedule']);
 
 const truthy = (v: unknown) => Boolean(v) && !(Array.isArray(v) && v.length === 0);
 
@@ -51,11 +55,12 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = t.effects[nodeId];
       delete t.effects[nodeId];
-      const landed = effectLanded(type, node, () => io.execInputs(nodeId), vars, result);
+      const landed = effectLanded(type, node, () => (INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId)), vars, result);
       if ('effect' in landed) return { kind: 'effect', node: nodeId, effect: landed.effect };
       return finish(landed.outputs);
     }
-    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, io.execInputs(nodeId), vars, runId, bundleRef ? `${bundleRef}:${flow.id}` : flow.id) };
+    const inputs = INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId);
+    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, bundleRef ? `${bundleRef}:${flow.id}` : flow.id) };
   }
   const contributed = nodeTypes.effect(type);
   if (contributed) {
@@ -71,7 +76,12 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     return { kind: 'effect', node: nodeId, effect: { type, payload: contributed.payload(io.execInputs(nodeId), node), contributed: true } };
   }
 
+  const waited = (outcome: EventNodeStep): StepOutcome => (outcome.kind === 'done' ? finish(outcome.output) : { kind: 'effect', node: nodeId, effect: outcome.effect });
   switch (type) {
+    case 'on_event':
+      return waited(onEventStep(node, inputsOrNone(() => io.pinInputs(nodeId, [])), vars));
+    case 'on_schedule':
+      return waited(onScheduleStep(node, inputsOrNone(() => io.pinInputs(nodeId, [])), vars));
     case 'on_flow_start': {
       const pins = (node.data.outputs ?? []).filter((p) => p.type !== 'execution').map((p) => p.id);
       const defaults = node.data.pinDefaults ?? {};
@@ -136,6 +146,14 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
   const pure = nodeTypes.pure(type);
   if (pure) return finish(pure.evaluate(io.execInputs(nodeId), node, io.scope));
   throw new UnsupportedNodeError(nodeId, type);
+}
+
+function inputsOrNone(read: () => Record<string, unknown>): Record<string, unknown> {
+  try {
+    return read();
+  } catch {
+    return {};
+  }
 }
 
 /** Loops and sequences keep a frame on `vars._temp.control`; a branch that ends returns here. */

@@ -17,11 +17,13 @@ export interface TempVars {
   node_outputs: Record<string, unknown>;
   effects: Record<string, unknown>;
   control: ControlFrame[];
+  /** Events each `emit_event` node emitted so far (its event ids count them). */
+  event_seq?: Record<string, number>;
 }
 
 export interface ControlFrame {
   node: string;
-  kind: 'while' | 'loop' | 'for' | 'sequence' | 'parallel';
+  kind: 'while' | 'loop' | 'for' | 'sequence' | 'parallel' | 'on_event' | 'on_schedule';
   index: number;
   items?: unknown[];
   end?: number;

@@ -117,7 +117,7 @@ export interface NodeTypeRegistry {
 /** Node types of the origin system whose Keel plugin is known: named when a flow uses one and that plugin is not loaded. */
 const KNOWN_ORIGINS: Array<[RegExp, string]> = [
   [/^(generate_image|edit_image)$/, 'vision'],
-  [/^(generate_voice|transcribe_audio)$/, 'voice'],
+  [/^(generate_voice|transcribe_audio|generate_music)$/, 'voice'],
   [/^(memory_.+|memact_compose)$/, 'memory'],
 ];
 
@@ -177,12 +177,25 @@ export class NodeTypes implements NodeTypeRegistry {
   }
 }
 
-/** Why a flow cannot run here: a node whose type no loaded plugin provides. */
+/** Why a flow cannot run here: nodes whose type no loaded plugin provides (`node` is the first; `others` the rest, all named). */
 export class UnsupportedNodeError extends Error {
-  constructor(readonly node: string, readonly nodeType: string) {
-    const provider = knownProviderOf(nodeType);
-    super(provider
-      ? `node '${node}' has type '${nodeType}', which the '${provider}' plugin provides; that plugin is not loaded (add it to the config's plugins).`
-      : `node '${node}' has type '${nodeType}', which no loaded plugin provides.`);
+  constructor(readonly node: string, readonly nodeType: string, readonly others: ReadonlyArray<{ node: string; nodeType: string }> = []) {
+    super(others.length === 0 ? `${unsupportedReason(node, nodeType)}.` : severalUnsupported([{ node, nodeType }, ...others]));
   }
+}
+
+function unsupportedReason(node: string, nodeType: string): string {
+  const provider = knownProviderOf(nodeType);
+  return provider
+    ? `node '${node}' has type '${nodeType}', which the '${provider}' plugin provides; that plugin is not loaded (add it to the config's plugins)`
+    : `node '${node}' has type '${nodeType}', which no loaded plugin provides`;
+}
+
+/** Every unsupported node in one sentence, so one attempt shows all there is to fix. */
+function severalUnsupported(nodes: ReadonlyArray<{ node: string; nodeType: string }>): string {
+  const parts = nodes.map(({ node, nodeType }) => {
+    const provider = knownProviderOf(nodeType);
+    return `node '${node}' has type '${nodeType}' (${provider ? `the '${provider}' plugin provides it; add that plugin to the config's plugins` : 'no loaded plugin provides it'})`;
+  });
+  return `${nodes.length} nodes of this flow have types no loaded plugin provides: ${parts.join('; ')}.`;
 }

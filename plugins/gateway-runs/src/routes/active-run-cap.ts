@@ -5,21 +5,35 @@
  */
 import { tooManyRequests, type Principal } from '@keel/plugin-sdk';
 import { KeyedLock } from '../runtime/keyed-lock.js';
+import { isListenerRun } from '../runtime/child-run.js';
 import type { RunStore } from '../runtime/run-store.js';
 
 export class ActiveRunCap {
   /** Starts of one account are counted and created one at a time, so two at once cannot both take the last place. */
   private readonly lock = new KeyedLock();
 
-  constructor(private readonly runs: RunStore, private readonly max: number, private readonly isAdmin: (p: Principal) => boolean) {}
+  /**
+   * `maxListeners` (`limits.maxListenerRunsPerAccount`): event listener runs (RN §7.2) outlive the
+   * root that started them, so the root cap alone would not bound them.
+   */
+  constructor(private readonly runs: RunStore, private readonly max: number, private readonly isAdmin: (p: Principal) => boolean, private readonly maxListeners: number = Number.MAX_SAFE_INTEGER) {}
 
-  /** Runs `create` (which makes a root run of the principal's account) unless the account is at its cap (429). */
-  async admit<T>(principal: Principal, create: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `create` (which makes a root run of the principal's account) unless the account is at its
+   * cap (429), or the `listeners` event listener runs the new run will start would take it past
+   * its listener cap (counted against the listeners live now).
+   */
+  async admit<T>(principal: Principal, create: () => Promise<T>, listeners = 0): Promise<T> {
     if (this.isAdmin(principal)) return create();
     return this.lock.run(principal.account, async () => {
-      const active = this.runs.listByAccount(principal.account).filter((r) => r.parent_run_id === null && (r.status === 'running' || r.status === 'waiting')).length;
+      const live = this.runs.listByAccount(principal.account).filter((r) => r.status === 'running' || r.status === 'waiting');
+      const active = live.filter((r) => r.parent_run_id === null).length;
       if (active >= this.max) {
         throw tooManyRequests(`Account '${principal.account}' already has ${active} runs running or waiting, the most one account may have at once (setting \`limits.maxActiveRunsPerAccount\` of the gateway-runs plugin); cancel one or wait until one ends.`, { code: 'too_many_active_runs' });
+      }
+      const listening = live.filter(isListenerRun).length;
+      if (listeners > 0 && listening + listeners > this.maxListeners) {
+        throw tooManyRequests(`Account '${principal.account}' already has ${listening} event listener runs waiting and this flow would start ${listeners} more, past the ${this.maxListeners} one account may have (setting \`limits.maxListenerRunsPerAccount\` of the gateway-runs plugin); listeners wait until their root run's tree is cancelled, so cancel the runs whose listeners are no longer needed.`, { code: 'too_many_listener_runs' });
       }
       return create();
     });

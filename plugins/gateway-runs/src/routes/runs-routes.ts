@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { bundleRefusal } from './bundle-refusal.js';
+import { eventListenerNodes } from '../flow/compile-flow.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
 import { PAYLOAD_NOT_AN_OBJECT, resumeRefusal } from '../runner/resume-rules.js';
@@ -99,10 +100,13 @@ export function runsRoutes(d: RunsRoutesDeps) {
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
         // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
+        // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.
+        const flow = resolution.bundle.flows.get(run.flow_id);
+        const listeners = flow ? eventListenerNodes(flow).length : 0;
         await d.activeRuns.admit(principal, async () => {
           await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
           await d.runtime.createRun(run);
-        });
+        }, listeners);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },

@@ -11,6 +11,7 @@ import type { RunStore } from '../runtime/run-store.js';
 import type { ResumeOutcome, RunLock } from '../runtime/collaborators.js';
 import type { CompactionCommand } from '../runtime/memory-compaction.js';
 import { parseDuration } from '../flow/duration.js';
+import { eventScope } from '../flow/event-keys.js';
 import type { ScheduleMeta } from '../runtime/schedule.js';
 import type { CommandRecord } from './command-store.js';
 import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
@@ -25,8 +26,8 @@ export interface CommandTarget {
   wake(runId: string): void;
   abortInFlight(runId: string, reason?: string | null): void;
   cancel(run: RunState, reason: string | null): Promise<boolean>;
-  /** Resumes every run waiting on this event wait key. */
-  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
+  /** Resumes every run of the account waiting on exactly this event wait key. */
+  deliverEvent(account: string, waitKey: string, envelope: Record<string, unknown>): Promise<string[]>;
   requestCompaction(command: CompactionCommand): Promise<void>;
 }
 
@@ -83,19 +84,25 @@ export class CommandApplier {
       case 'emit_event': {
         const name = String(payload.name ?? '');
         if (!name) throw new Error('emit_event: payload.name is required');
-        const scope = String(payload.scope ?? 'session');
-        const scopeId = scope === 'global' ? 'global' : String(payload.session_id ?? payload.sessionId ?? command.run_id);
+        if (!root) throw new Error(`emit_event: run ${command.run_id} is unknown`);
+        // Reference §6.2: the scope's id from the payload, else the command's run (its workflow for `workflow`).
+        const scope = eventScope(payload.scope);
+        const scopeId = scope === 'global' ? 'global'
+          : scope === 'workflow' ? String(payload.workflow_id ?? root.workflow_id)
+          : scope === 'run' ? String(payload.run_id ?? command.run_id)
+          : String(payload.session_id ?? payload.sessionId ?? command.run_id);
         const inner = payload.payload;
         const envelope = {
           event_id: String(payload.event_id ?? command.command_id),
           name,
           scope,
-          session_id: scopeId,
+          session_id: String(payload.session_id ?? payload.sessionId ?? command.run_id),
           payload: inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : { value: inner ?? null },
           emitted_at: String(payload.emitted_at ?? new Date().toISOString()),
           emitter: { source: 'external', client_id: command.client_id },
         };
-        await this.runtime.deliverEvent(`evt:${scope}:${scopeId}:${name}`, envelope);
+        // Exact keys only (RN §7.1): an external event never reaches `*` listeners; only the command's account's runs.
+        await this.runtime.deliverEvent(root.account, `evt:${scope}:${scopeId}:${name}`, envelope);
         return;
       }
       case 'inject_guidance':

@@ -6,10 +6,13 @@
  * the parent waiting on it resumes with `{sub_run_id, output}` (reference §3.3).
  */
 import type { WorkspaceService } from '@keel/plugin-workspaces';
+import { isRecord } from '../flow/effect-requests.js';
+import { localFlowId } from '../flow/subflow-ref.js';
 import { workspaceVar } from '../workspace/run-workspace.js';
 import type { ChildRunRequest, ChildRunStarter, RunLock, RunResumer } from './collaborators.js';
 import { childRunId } from './records.js';
-import { isTerminal, type RunState } from './run-state.js';
+import type { RunFlows } from './run-flows.js';
+import { isTerminal, type ChildFailure, type RunState } from './run-state.js';
 import type { RunStates } from './run-states.js';
 
 export interface ChildRunsDeps {
@@ -19,35 +22,80 @@ export interface ChildRunsDeps {
   resumer: RunResumer;
   /** Where a child of a run saved without its folder finds its root's. */
   workspaces: Pick<WorkspaceService, 'recorded'>;
+  /** Whether a `subflow` node's flow is in its run's bundle. */
+  flows: Pick<RunFlows, 'hasFlow'>;
+  /** `limits.maxChildFailuresListed`: how many failures below a run its row lists. */
+  maxFailuresListed: number;
 }
+
+/** A flow's `subflow` names a flow its bundle lacks: the parent's effect fails with the origin's sentence (RN §6). */
+export class SubflowNotFoundError extends Error {}
 
 export class ChildRuns implements ChildRunStarter {
   constructor(private readonly deps: ChildRunsDeps) {}
 
-  async startChild(parent: RunState, key: string, request: ChildRunRequest): Promise<string> {
+  async startChild(parent: RunState, key: string, asked: ChildRunRequest): Promise<string> {
     const id = childRunId(key);
     if (this.deps.states.load(id)) return id;
+    const request = asked.builtin ? asked : { ...asked, workflow_id: localFlowId(asked.workflow_id, parent.bundle_id, parent.bundle_version) };
+    if (!request.builtin && !this.deps.flows.hasFlow(parent, request.workflow_id)) throw new SubflowNotFoundError(`Workflow '${asked.workflow_id}' not found in registry`);
     const recorded = this.deps.workspaces.recorded(parent.root_run_id);
     const child = childRunState(parent, id, request, () => (recorded ? workspaceVar(recorded) : null));
     await this.deps.states.createRun(child);
     return id;
   }
 
-  /** A parent waiting on this finished child gets `{sub_run_id, output}`. */
+  /**
+   * The listener run of an `on_event` node for a root run (RN §7.2): the root's flow from that
+   * node, as the workflow `visual_event_listener_<flow>_<node>`, with copies of the root's
+   * `_runtime` and `_limits` only, in the root's session. Made once per root and node.
+   */
+  async startListener(root: RunState, nodeId: string): Promise<string> {
+    const id = childRunId(`listener:${root.run_id}:${nodeId}`);
+    if (this.deps.states.load(id)) return id;
+    const workflowId = `visual_event_listener_${sanitizeId(root.workflow_id)}_${sanitizeId(nodeId)}`;
+    const vars: Record<string, unknown> = {};
+    for (const name of ['_runtime', '_limits']) if (root.vars[name] !== undefined) vars[name] = structuredClone(root.vars[name]);
+    const recorded = this.deps.workspaces.recorded(root.root_run_id);
+    const child = childRunState(root, id, { workflow_id: workflowId, vars }, () => (recorded ? workspaceVar(recorded) : null));
+    Object.assign(child, { workflow_id: workflowId, flow_id: root.flow_id, entry_node: nodeId });
+    await this.deps.states.createRun(child);
+    return id;
+  }
+
+  /**
+   * A parent waiting on this finished child gets `{sub_run_id, output}` (RN §6: a failed or
+   * cancelled child's output with `success: false`, `error`, `cancelled`). The parent goes on, as
+   * in the origin, but keeps the failure: its run row's `child_failures` and the resume record
+   * list the child when it failed and every failure the child itself kept from below.
+   */
   async resumeParentOf(child: RunState): Promise<void> {
     if (!child.parent_run_id || !isTerminal(child.status)) return;
     await this.deps.lock.run(child.parent_run_id, async () => {
       const parent = this.deps.states.load(child.parent_run_id!);
-      if (!parent || parent.status !== 'waiting' || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
-      const output: Record<string, unknown> = { ...(child.output ?? {}) };
+      // A paused parent is resumed with the child's result later (the repair after its resume): nothing is kept before then.
+      if (!parent || parent.status !== 'waiting' || parent.paused || parent.waiting?.wait_key !== `subworkflow:${child.run_id}`) return;
+      const output: Record<string, unknown> = isRecord(child.output) ? { ...child.output } : { result: child.output ?? null };
+      const failures: ChildFailure[] = [...(child.child_failures ?? [])];
       if (child.status !== 'completed') {
         output.success = false;
         if (child.status === 'cancelled') output.cancelled = true;
         output.error = child.error;
+        failures.unshift({ run_id: child.run_id, parent_run_id: parent.run_id, workflow_id: child.workflow_id, status: child.status as ChildFailure['status'], error: child.error });
       }
-      await this.deps.resumer.resumeWith(parent, { sub_run_id: child.run_id, output });
+      if (failures.length) {
+        const kept = parent.child_failures ?? [];
+        const known = new Set(kept.map((f) => f.run_id));
+        parent.child_failures = [...kept, ...failures.filter((f) => !known.has(f.run_id))].slice(0, Math.max(kept.length, this.deps.maxFailuresListed));
+      }
+      await this.deps.resumer.resumeWith(parent, { sub_run_id: child.run_id, output }, undefined, failures.length ? { child_failures: failures.slice(0, this.deps.maxFailuresListed) } : {});
     });
   }
+}
+
+/** Whether a run is an `on_event` listener run (it starts at its own entry node). */
+export function isListenerRun(run: RunState): boolean {
+  return run.parent_run_id !== null && typeof run.entry_node === 'string';
 }
 
 export function childRunState(parent: RunState, id: string, request: ChildRunRequest, parentWorkspace: () => unknown): RunState {
@@ -73,6 +121,7 @@ export function childRunState(parent: RunState, id: string, request: ChildRunReq
     error: null,
     created_at: now,
     updated_at: now,
+    session_id: request.session_id ?? parent.session_id,
     parent_run_id: parent.run_id,
     root_run_id: parent.root_run_id,
     paused: false,
@@ -80,10 +129,18 @@ export function childRunState(parent: RunState, id: string, request: ChildRunReq
     paused_at: null,
     resumed_at: null,
     effect_index: 0,
+    // The parent's failures below it and its listener start are the parent's.
+    child_failures: undefined,
+    entry_node: undefined,
     // Its own budgets: the parent's counts are the parent's.
     steps: 0,
     cpu_ms: 0,
   };
+}
+
+/** A workflow id as a part of another (the origin's rule): characters outside `[A-Za-z0-9_-]` become `_`. */
+function sanitizeId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
 /** The spread of `{...value}` as the child's `_runtime` merge did it: an object's own keys, else nothing. */

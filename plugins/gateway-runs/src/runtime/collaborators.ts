@@ -32,6 +32,8 @@ export interface ChildRunRequest {
   vars?: Record<string, unknown>;
   /** The parent's conversation (`vars.context`) is the child's. */
   inherit_context?: boolean;
+  /** The child's session (default: the parent's). */
+  session_id?: string;
 }
 
 /** Creates (or finds, on a replay) the child run an effect or a command launches; its id derives from `key`. */
@@ -43,7 +45,8 @@ export type ResumeOutcome = 'resumed' | 'not_waiting' | 'wait_key_mismatch' | 'p
 
 /** Resumes a waiting run (its lock held by the caller) with a payload: an answer, an event, a child's result. */
 export interface RunResumer {
-  resumeWith(run: RunState, payload: unknown, waitKey?: string): Promise<ResumeOutcome>;
+  /** `recorded`: fields added to the resume record's result (a child's failures). */
+  resumeWith(run: RunState, payload: unknown, waitKey?: string, recorded?: Record<string, unknown>): Promise<ResumeOutcome>;
 }
 
 /** The cancel signal of the work a run has in flight. */

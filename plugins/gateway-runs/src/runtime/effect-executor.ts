@@ -11,6 +11,7 @@
 import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
+import { eventScope, eventScopeId, eventWaitKey } from '../flow/event-keys.js';
 import { NodeFailure, type EffectContext, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import { normalizeResponseSchema } from '../flow/response-schema.js';
 import { DEFAULT_LLM_OUTPUT, grown, isTruncated, readAnswer, TruncatedOutputError, truncationPlan, type LlmOutputSettings } from './llm-output.js';
@@ -212,11 +213,13 @@ export class EffectExecutor {
       }
       case 'wait_event': {
         const p = effect.payload;
-        return { status: 'waiting', wait: wait('event', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
+        // An `on_event` listener names its scope and event; the key is built from its own run (RN §7.2).
+        const waitKey = p.wait_key ?? eventWaitKey(run, eventScope(p.scope), p.name || '*');
+        return { status: 'waiting', wait: wait('event', waitKey, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
       }
       case 'wait_until': {
         const until = effect.payload.until;
-        if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, waited: false } };
+        if (Date.parse(until) <= Date.now()) return { status: 'completed', result: { until, ready: true } };
         return { status: 'waiting', wait: { ...wait('until', null, nodeId, {}), until } };
       }
       case 'answer_user':
@@ -341,14 +344,29 @@ export class EffectExecutor {
     this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, gate);
   }
 
+  /**
+   * RN §7.1: resumes the runs of the run's account waiting on the event's key or on its scope's
+   * wildcard (`evt:<scope>:<id>:*`); when none was, the result lists the events the session's
+   * runs do wait for.
+   */
   private async emitEvent(run: RunState, p: EmitEventPayload, nodeId: string): Promise<EffectOutcome> {
-    const scope = p.scope;
-    const scopeId = scope === 'global' ? 'global' : scope === 'session' ? (p.session_id ?? run.session_id ?? run.run_id) : run.run_id;
+    const scope = eventScope(p.scope);
     const name = p.name;
+    const scopeId = eventScopeId(run, scope, p.session_id);
     const waitKey = `evt:${scope}:${scopeId}:${name}`;
-    const envelope = { event_id: `${run.run_id}:${nodeId}:${run.effect_index}`, name, scope, session_id: run.session_id, payload: p.payload, emitted_at: new Date().toISOString(), emitter: { source: 'run', run_id: run.run_id, node_id: nodeId } };
-    const resumed = await this.deps.events.deliverEvent(waitKey, envelope);
-    return { status: 'completed', result: { wait_key: waitKey, name, scope, delivered: resumed.length, delivered_to: resumed, resumed } };
+    const envelope = {
+      event_id: p.event_id ?? `${run.run_id}:${nodeId}:${run.effect_index}`,
+      name,
+      scope,
+      session_id: scope === 'session' ? scopeId : run.session_id,
+      payload: p.payload,
+      emitted_at: new Date().toISOString(),
+      emitter: { run_id: run.run_id, workflow_id: run.workflow_id, node_id: nodeId },
+    };
+    const delivery = await this.deps.events.deliver(run.account, waitKey, envelope, { wildcardKey: `evt:${scope}:${scopeId}:*` });
+    const result: Record<string, unknown> = { wait_key: waitKey, name, scope, delivered: delivery.delivered_to.length, delivered_to: delivery.delivered_to, resumed: delivery.resumed };
+    if (delivery.delivered_to.length === 0) result.available_listeners_in_session = this.deps.events.listenersInSession(run.account, scope === 'session' ? scopeId : (run.session_id ?? run.run_id));
+    return { status: 'completed', result };
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Logger } from '@keel/plugin-sdk';
 import type { BundleRegistry } from '../bundles/bundle-registry.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
-import { reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
+import { eventListenerNodes, reachableNodes, type CompiledFlow } from '../flow/compile-flow.js';
 import { isSupportedType } from '../flow/interpreter.js';
 import { UnsupportedNodeError, type NodeTypes } from '../flow/node-types.js';
 import type { RunState } from './run-state.js';
@@ -35,12 +35,22 @@ export class RunFlows {
     this.cache.delete(runId);
   }
 
-  /** Throws UnsupportedNodeError for the first reachable node whose type no loaded plugin provides. */
-  assertSupported(flow: CompiledFlow): void {
-    for (const id of reachableNodes(flow)) {
-      const type = flow.type(id);
-      if (!isSupportedType(type, this.nodeTypes)) throw new UnsupportedNodeError(id, type);
-    }
+  /**
+   * Throws UnsupportedNodeError naming every node the run (from `entry`) or its event listeners may
+   * reach whose type no loaded plugin provides, so one attempt shows all there is to fix.
+   */
+  assertSupported(flow: CompiledFlow, entry: string = flow.entry): void {
+    const from = entry === flow.entry ? [entry, ...eventListenerNodes(flow)] : [entry];
+    const missing = reachableNodes(flow, from)
+      .map((id) => ({ node: id, nodeType: flow.type(id) }))
+      .filter((n) => !isSupportedType(n.nodeType, this.nodeTypes));
+    if (missing.length) throw new UnsupportedNodeError(missing[0]!.node, missing[0]!.nodeType, missing.slice(1));
+  }
+
+  /** Whether the run's bundle holds the flow `flowId` (what a `subflow` node of the run may start). */
+  hasFlow(run: RunState, flowId: string): boolean {
+    const bundle = run.workflow_policy ? this.catalogBundle(run) : this.bundles.find(run.account, run.bundle_id, run.bundle_version)?.bundle;
+    return bundle?.flows.has(flowId) === true;
   }
 
   private catalogBundle(run: RunState) {

@@ -58,15 +58,15 @@ export class RunLifecycle implements RunResumer {
     await this.deps.states.save(run);
   }
 
-  /** Resumes a waiting run with a payload (ask_user answer, event, child result). */
-  async resumeWith(run: RunState, payload: unknown, waitKey?: string): Promise<ResumeOutcome> {
+  /** Resumes a waiting run with a payload (ask_user answer, event, child result); `recorded` adds fields to the resume record's result. */
+  async resumeWith(run: RunState, payload: unknown, waitKey?: string, recorded: Record<string, unknown> = {}): Promise<ResumeOutcome> {
     if (run.status !== 'waiting' || !run.waiting) return 'not_waiting';
     if (run.paused) return 'paused';
     if (waitKey && run.waiting.wait_key !== waitKey) return 'wait_key_mismatch';
     const wait = run.waiting;
     const record = stepRecord(run, wait.resume_to_node ?? run.current_node ?? '', 'completed', {
       effect: { type: 'resume', payload: { wait_reason: wait.reason, wait_key: wait.wait_key, resume_to_node: wait.resume_to_node, result_key: wait.result_key, payload: payload as Record<string, unknown> }, result_key: null },
-      result: { resumed: true },
+      result: { resumed: true, ...recorded },
     });
     if (wait.resume_to_node && wait.details?.kind !== 'pause') temp(run.vars as RunVars).effects[wait.resume_to_node] = payload;
     run.status = 'running';
@@ -140,9 +140,14 @@ export class RunLifecycle implements RunResumer {
     }
   }
 
-  /** Ends a run as failed with why; always false (the run stops). */
-  async fail(run: RunState, error: string): Promise<boolean> {
-    await this.finish(run, 'failed', null, error, stepRecord(run, run.current_node ?? '', 'failed', { error }));
+  /**
+   * Ends a run as failed with why; always false (the run stops). The failed record names `at.node`
+   * when given (the node that failed, e.g. an unsupported one), else the current node; a step that
+   * threw into an effect node passes the origin's `system:tick_exception:<run_id>` key (RN §2 rule 5).
+   */
+  async fail(run: RunState, error: string, at: { node?: string; idempotencyKey?: string } = {}): Promise<boolean> {
+    const record = stepRecord(run, at.node ?? run.current_node ?? '', 'failed', { error, ...(at.idempotencyKey ? { idempotency_key: at.idempotencyKey } : {}) });
+    await this.finish(run, 'failed', null, error, record);
     return false;
   }
 

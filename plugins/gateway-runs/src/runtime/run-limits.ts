@@ -28,9 +28,13 @@ export interface RunLimitsConfig {
   maxRunCpuMs: number;
   /** The most root runs one non-admin account may have running or waiting at once (`POST /runs/start` answers 429 past it). */
   maxActiveRunsPerAccount: number;
+  /** The most failed or cancelled descendants a run's `child_failures` lists (the first ones; a loop of failing subflows must not grow the run row without bound). */
+  maxChildFailuresListed: number;
+  /** The most `on_event` listener runs (they outlive their root) one non-admin account may have running or waiting; a start past it answers 429. */
+  maxListenerRunsPerAccount: number;
 }
 
-export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64 };
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256 };
 
 /** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
 export const UNKNOWN_ADDITIONS = Symbol('unknown additions');
@@ -43,6 +47,11 @@ export class RunLimits {
   private readonly headroom = new WeakMap<RunState, number>();
 
   constructor(private readonly config: RunLimitsConfig = DEFAULT_RUN_LIMITS) {}
+
+  /** `limits.maxChildFailuresListed`. */
+  get maxChildFailuresListed(): number {
+    return this.config.maxChildFailuresListed ?? DEFAULT_RUN_LIMITS.maxChildFailuresListed;
+  }
 
   /**
    * Adds `elapsedMs` of stepping to the run's total (kept on its state, so it counts across

@@ -57,6 +57,24 @@ export interface RunState {
   started_by_admin?: boolean;
   /** The catalog version a catalog run executes (child runs inherit it); absent for private bundles. */
   workflow_policy?: WorkflowPolicy | null;
+  /**
+   * Runs below this one (its children, theirs, ...) that failed or were cancelled, learned as each
+   * child ended: the origin lets a parent go on after a child failed, so this is where a failure two
+   * levels down stays visible (issue 13 item 5). Absent: none.
+   */
+  child_failures?: ChildFailure[];
+  /** Where a listener run (RN §7.2) starts: its `on_event` node instead of the flow's entry. */
+  entry_node?: string | null;
+}
+
+/** A failed or cancelled run below a run, as `GET /runs/{id}` lists it in `child_failures`. */
+export interface ChildFailure {
+  run_id: string;
+  /** The run that started it (the run itself for a direct child). */
+  parent_run_id: string;
+  workflow_id: string;
+  status: 'failed' | 'cancelled';
+  error: string | null;
 }
 
 /** A fresh root run of a resolved workflow, running from its entry; callers set what differs. */
@@ -112,5 +130,6 @@ export function runView(run: RunState) {
     schedule: run.builtin === 'scheduler' ? ((run.vars._meta as { schedule?: unknown } | undefined)?.schedule ?? null) : null,
     is_draft: run.bundle_version.startsWith('draft.'),
     workflow_policy: run.workflow_policy ?? null,
+    child_failures: run.child_failures ?? [],
   };
 }

@@ -6,6 +6,8 @@
 import { LedgerLimitError } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest } from '../flow/effect-requests.js';
 import { step, type StepOutcome } from '../flow/interpreter.js';
+import { eventListenerNodes } from '../flow/compile-flow.js';
+import { isEffectNode } from '../flow/effect-nodes.js';
 import { temp, type RunVars } from '../flow/node-io.js';
 import { UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
@@ -17,6 +19,7 @@ import { FlowMissingError, type RunFlows } from './run-flows.js';
 import type { RunLifecycle } from './run-lifecycle.js';
 import { UNKNOWN_ADDITIONS, type RunLimits } from './run-limits.js';
 import { terminalOutput } from './run-outcomes.js';
+import type { ChildRuns } from './child-run.js';
 import type { RunState } from './run-state.js';
 import { scheduleStep } from './schedule.js';
 
@@ -41,6 +44,8 @@ export interface RunStepperDeps {
   scheduler: RunScheduler;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt: boolean;
+  /** Starts the `on_event` listener runs of a root run (RN §7.2). */
+  listeners: Pick<ChildRuns, 'startListener'>;
 }
 
 export class RunStepper {
@@ -68,6 +73,8 @@ export class RunStepper {
     // Stepping is synchronous work on the event loop: its wall time is the processing time it costs (`limits.maxRunCpuMs`).
     const began = performance.now();
     let outcome: StepOutcome | ReturnType<typeof agentStep> | ReturnType<typeof scheduleStep> | ReturnType<typeof compactionStep>;
+    // A root run's first step starts its flow's event listeners, each ticked to its wait before the root can emit.
+    if (run.builtin === null && run.parent_run_id === null && run.current_node === null) await this.startListeners(run);
     const control = run.builtin === null ? temp(run.vars as RunVars).control : [];
     const frameBefore = control[control.length - 1];
     try {
@@ -79,13 +86,20 @@ export class RunStepper {
         outcome = compactionStep(run);
       } else {
         const flow = this.deps.flows.of(run);
-        if (run.current_node === null) run.current_node = flow.entry;
-        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[flow.entry]) this.deps.flows.assertSupported(flow);
+        const entry = run.entry_node ?? flow.entry;
+        if (run.current_node === null) run.current_node = entry;
+        if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[entry]) this.deps.flows.assertSupported(flow, entry);
         outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account, `${run.bundle_id}@${run.bundle_version}`);
       }
     } catch (err) {
-      if (err instanceof UnsupportedNodeError || err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
-      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11).
+      // The failed record names the node that cannot run, not the entry (issue 13 item 5).
+      if (err instanceof UnsupportedNodeError) return lifecycle.fail(run, err.message, { node: err.node });
+      if (err instanceof FlowMissingError) return lifecycle.fail(run, err.message);
+      // An error read into an effect node fails the run as the origin's runner does with a tick exception (RN §2 rule 5).
+      if (this.effectNodeAt(run)) return lifecycle.fail(run, exceptionText(err), { idempotencyKey: `system:tick_exception:${run.run_id}` });
+      // A failing non-effect node ends the run with success: false (reference §2.5 rule 11), noted in `_flow_error` as the origin does.
+      run.vars._flow_error = (err as Error).message;
+      run.vars._flow_error_node = run.current_node;
       return lifecycle.complete(run, { success: false, error: (err as Error).message, node: run.current_node });
     }
 
@@ -119,6 +133,41 @@ export class RunStepper {
     }
     run.effect_index++;
     return this.afterEffect(run, outcome.node, outcome.effect, result);
+  }
+
+  /** Starts the root's listener runs (none when the flow cannot run: its first step fails with why); a listener that cannot start is left out, as in the origin. */
+  private async startListeners(root: RunState): Promise<void> {
+    let nodes: string[];
+    try {
+      const flow = this.deps.flows.of(root);
+      nodes = eventListenerNodes(flow);
+      if (nodes.length) this.deps.flows.assertSupported(flow);
+    } catch {
+      return;
+    }
+    for (const node of nodes) {
+      let listener: string;
+      try {
+        listener = await this.deps.listeners.startListener(root, node);
+      } catch {
+        continue;
+      }
+      await this.tick(listener);
+    }
+  }
+
+  /** Whether the run's current node performs an effect (a plain node's error completes the run instead). */
+  private effectNodeAt(run: RunState): boolean {
+    if (run.builtin !== null || run.current_node === null) return false;
+    let type: string;
+    try {
+      type = this.deps.flows.of(run).type(run.current_node);
+    } catch {
+      return false;
+    }
+    if (isEffectNode(type) || type === 'on_event' || type === 'on_schedule') return true;
+    const contributed = this.deps.nodeTypes.effect(type);
+    return contributed !== undefined && contributed.recorded !== false;
   }
 
   /**
@@ -159,6 +208,12 @@ export class RunStepper {
     if (result.cancelled) return this.deps.lifecycle.endCancelled(run);
     return this.deps.lifecycle.fail(run, result.error);
   }
+}
+
+/** `<ExceptionType>: <message>`, as the origin's runner records an exception escaping a tick. */
+function exceptionText(err: unknown): string {
+  if (err instanceof Error) return `${err.name || 'Error'}: ${err.message}`;
+  return `Error: ${String(err)}`;
 }
 
 /** Where control goes when a branch ends: the innermost loop or sequence, else nowhere. */

@@ -84,7 +84,8 @@ export class Runtime {
     const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces });
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
-    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces });
+    const limits = deps.limits ?? new RunLimits();
+    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
     const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage });
     const executor = new EffectExecutor({
@@ -111,7 +112,8 @@ export class Runtime {
       lifecycle,
       executor,
       flows,
-      limits: deps.limits ?? new RunLimits(),
+      limits,
+      listeners: children,
       nodeTypes,
       scheduler,
       agentToolPrompt: deps.agentToolPrompt === true,
@@ -172,9 +174,9 @@ export class Runtime {
     return this.children.resumeParentOf(child);
   }
 
-  /** Resumes every run waiting on this event wait key. */
-  deliverEvent(waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
-    return this.events.deliverEvent(waitKey, envelope);
+  /** Resumes every run of the account waiting on exactly this event wait key (the external command). */
+  async deliverEvent(account: string, waitKey: string, envelope: Record<string, unknown>): Promise<string[]> {
+    return (await this.events.deliver(account, waitKey, envelope)).delivered_to;
   }
 
   /** Applies a `compact_memory` command. */
