@@ -20,6 +20,8 @@ export interface LlmGatewayOptions {
   gatewayRuns?: Record<string, unknown>;
   /** Extra inference settings merged over the endpoint. */
   inference?: Record<string, unknown>;
+  /** More plugins (the memory plugin) after gateway-runs. */
+  plugins?: NonNullable<Parameters<typeof createTestKernel>[0]>['plugins'];
 }
 
 export function llmGateway(endpoint: ScriptedLlmEndpoint, options: LlmGatewayOptions) {
@@ -38,6 +40,7 @@ export function llmGateway(endpoint: ScriptedLlmEndpoint, options: LlmGatewayOpt
           ledgerPlugin,
           workspacesPlugin,
           { plugin: gatewayRunsPlugin, config: options.gatewayRuns ?? {} },
+          ...(options.plugins ?? []),
         ],
       });
     },

@@ -3,7 +3,9 @@
  * lands on its output pins.
  */
 import { parseDuration } from './duration.js';
-import { isRecord, type BuiltinEffect } from './effect-requests.js';
+import { isRecord, type EffectRequest } from './effect-requests.js';
+import { forgetMemorySources, kgMemoryText, memoryResultLanded, nextMemoryEffect } from './llm-memory-sources.js';
+import type { NodeTypes } from './node-types.js';
 import { temp, type RunVars } from './node-io.js';
 import { eventScope } from './event-keys.js';
 import { subflowRef } from './subflow-ref.js';
@@ -40,7 +42,10 @@ function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars):
  * An effect's result landed on its node: the node's outputs, or one more effect first (an agent
  * with a schema makes its format-only llm_call in this run once the child answered).
  */
-export function effectLanded(type: EffectNodeKind, node: FlowNode, inputs: () => Inputs, vars: RunVars, result: unknown): { effect: BuiltinEffect } | { outputs: Record<string, unknown> } {
+export function effectLanded(type: EffectNodeKind, node: FlowNode, inputs: () => Inputs, vars: RunVars, result: unknown, nodeTypes?: NodeTypes): { effect: EffectRequest } | { outputs: Record<string, unknown> } {
+  // An llm_call's memory effects run first (reference §5.3): after each, the next one or the call itself.
+  if (type === 'llm_call' && nodeTypes && memoryResultLanded(node, vars, result, nodeTypes)) return { effect: effectRequest(type, node, inputs(), vars, '', '', nodeTypes) };
+  if (type === 'llm_call') forgetMemorySources(vars, node.id);
   if (type === 'agent') {
     const given = inputs();
     return agentResult(node, given, vars, result, target(given, node.data.agentConfig ?? {}, vars));
@@ -49,11 +54,13 @@ export function effectLanded(type: EffectNodeKind, node: FlowNode, inputs: () =>
 }
 
 /** The effect an effect node asks for: its kind (`agent` and `subflow` start a child run) and its payload. */
-export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string): BuiltinEffect {
+export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string, nodeTypes?: NodeTypes): EffectRequest {
   const config = node.data.effectConfig ?? {};
   switch (type) {
     case 'llm_call': {
-      const request = llmCallRequest(node, inputs, vars, target(inputs, config, vars));
+      const memory = nodeTypes ? nextMemoryEffect(node, inputs, vars, nodeTypes) : null;
+      if (memory) return memory;
+      const request = llmCallRequest(node, inputs, vars, target(inputs, config, vars), kgMemoryText(vars, node.id));
       // A mistake the call goes out despite shows on the node's `error` output once the result lands.
       if (request.error) llmNodeErrors(vars)[node.id] = request.error;
       return { type, payload: request.payload };

@@ -12,7 +12,7 @@ export type LlmCallPayload = {
   /** Both set or both blank (blank: the gateway's default model). */
   provider: string;
   model: string;
-  params: { temperature: number; seed?: number; max_output_tokens?: number };
+  params: { temperature: number; seed?: number; max_output_tokens?: number; include_session_attachments_index?: true };
   /** The call's turn joins the run's memory (`vars.context.messages`). */
   include_context: boolean;
   /** The tools described to the model (recorded; the agent loop parses its own requests). */

@@ -55,12 +55,12 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = t.effects[nodeId];
       delete t.effects[nodeId];
-      const landed = effectLanded(type, node, () => (INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId)), vars, result);
+      const landed = effectLanded(type, node, () => (INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId)), vars, result, nodeTypes);
       if ('effect' in landed) return { kind: 'effect', node: nodeId, effect: landed.effect };
       return finish(landed.outputs);
     }
     const inputs = INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId);
-    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, bundleRef ? `${bundleRef}:${flow.id}` : flow.id) };
+    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, bundleRef ? `${bundleRef}:${flow.id}` : flow.id, nodeTypes) };
   }
   const contributed = nodeTypes.effect(type);
   if (contributed) {

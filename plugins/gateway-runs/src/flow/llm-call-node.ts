@@ -6,6 +6,7 @@
 import { coerceBool } from './coerce.js';
 import { isRecord, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
 import type { RunVars } from './node-io.js';
+import { usesSessionAttachments } from './llm-memory-sources.js';
 import { schemaFromPin } from './response-schema.js';
 import type { FlowNode } from './visualflow.js';
 import { TOOL_SPECS } from '../workspace/file-tools.js';
@@ -24,7 +25,7 @@ export interface LlmCallRequest {
 }
 
 /** The payload the node asks for; `target` is the provider and model the call runs on (both set or both blank). */
-export function llmCallRequest(node: FlowNode, inputs: Inputs, vars: RunVars, target: { provider: string; model: string }): LlmCallRequest {
+export function llmCallRequest(node: FlowNode, inputs: Inputs, vars: RunVars, target: { provider: string; model: string }, memoryText = ''): LlmCallRequest {
   const config = node.data.effectConfig ?? {};
   const provider = first(inputs.provider, config.provider);
   const model = first(inputs.model, config.model);
@@ -46,14 +47,17 @@ export function llmCallRequest(node: FlowNode, inputs: Inputs, vars: RunVars, ta
   if (config.stream === false) payload.stream = false;
 
   const history = contextPin && Array.isArray(contextPin.messages) ? contextPin.messages : includeContext ? activeContext(vars) : null;
+  // The KG memory the node's pins recalled (§5.3): a system message after the leading ones, or appended to the system prompt.
+  const recalled = memoryText ? [{ role: 'system', content: memoryText }] : [];
   if (history) {
     const turns = history.map(turn);
     const lead = leadingSystem(turns);
-    payload.messages = [...turns.slice(0, lead), ...(system ? [{ role: 'system', content: system }] : []), ...turns.slice(lead), { role: 'user', content: prompt }];
+    payload.messages = [...turns.slice(0, lead), ...(system ? [{ role: 'system', content: system }] : []), ...recalled, ...turns.slice(lead), { role: 'user', content: prompt }];
   } else {
     payload.prompt = prompt;
-    payload.system_prompt = system;
+    payload.system_prompt = memoryText ? (system ? `${system}\n\n${memoryText}` : memoryText) : system;
   }
+  if (usesSessionAttachments(inputs)) params.include_session_attachments_index = true;
   const maxIn = positiveInt(first(...(bothSet ? [inputs.max_in_tokens, inputs.max_input_tokens, inputs.maxInputTokens] : []), config.max_input_tokens, config.maxInputTokens));
   if (maxIn !== null) {
     payload.max_input_tokens = maxIn;
