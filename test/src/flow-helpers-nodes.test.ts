@@ -158,4 +158,71 @@ describe('helper nodes through the HTTP API (runtime-nodes §3)', function () {
       expect(out.empty).to.deep.equal({ task: '', messages: [] });
     });
   });
+
+  describe('older helpers brought to the origin', () => {
+    it('concat writes values as Python str() and leaves out pins with no value; array_concat appends scalars', async () => {
+      const out = await flows.output(
+        [pure('line', 'concat', ['a', 'b', 'c', 'd', 'e'], ['result'], { concatConfig: { separator: ' | ' } }), pure('arr', 'array_concat', ['a', 'b', 'c', 'd'], ['result'])],
+        ['start.obj -> line.a', 'start.flag -> line.b', 'start.nothing -> line.c', 'start.num -> line.e', 'line.result -> end.line',
+          'start.list -> arr.a', 'start.num -> arr.b', 'start.nothing -> arr.c', 'arr.result -> end.arr'],
+        ['line', 'arr'],
+        { obj: { k: [1, null] }, flag: true, nothing: null, num: 2.5, list: [1, 2] },
+      );
+      // d is not wired (left out); c is null (an empty part).
+      expect(out.line).to.equal("{'k': [1, None]} | True |  | 2.5");
+      expect(out.arr).to.deep.equal([1, 2, 2.5]);
+    });
+
+    it("var_decl of type any reads a missing variable as null; a type the origin does not know (Boolean) reads as any", async () => {
+      const decl = (id: string, literalValue: unknown) => pure(id, 'var_decl', [], ['name', 'value'], { literalValue });
+      const out = await flows.output(
+        [decl('missing', { name: 'nowhere', type: 'any', default: 'unused' }), decl('capital', { name: 'text', type: 'Boolean', default: false }), decl('unnamed', { type: 'number', default: 4 })],
+        ['missing.value -> end.missing', 'capital.value -> end.capital', 'unnamed.value -> end.unnamed'],
+        ['missing', 'capital', 'unnamed'],
+        { text: 'hello' },
+      );
+      expect(out).to.deep.include({ missing: null, capital: 'hello', unnamed: 4 });
+    });
+
+    it('text, logic, math and array helpers compute as the origin builtins (Python str, ==, float, %, round)', async () => {
+      const n = (id: string, type: string, inputs: string[], pinDefaults: Record<string, unknown>, outputs = ['result']) => pure(id, type, inputs, outputs, { pinDefaults });
+      const out = await flows.output(
+        [n('sp', 'split', ['text'], { text: 'a, b,,c,' }), n('sp1', 'split', ['text', 'maxsplit', 'trim', 'drop_empty'], { text: 'a, b,c', maxsplit: 1, trim: false, drop_empty: false }),
+          n('jn', 'join', ['items'], { items: [1, null, true] }), n('rp1', 'replace', ['text', 'pattern', 'replacement', 'mode'], { text: 'a-a-a', pattern: '-', replacement: '+', mode: 'first' }),
+          n('rp2', 'replace', ['text', 'pattern', 'replacement', 'mode'], { text: 'a-a-a', pattern: '-', replacement: '+', mode: '2' }), n('rp3', 'replace', ['text', 'pattern'], { text: 'a-a', pattern: '' }),
+          n('ct1', 'contains', ['text', 'pattern'], { text: 'abc', pattern: '' }), n('ct2', 'contains', ['text', 'pattern'], { text: 'abc', pattern: 'b' }),
+          n('sub', 'substring', ['text', 'start', 'end'], { text: 'héllo', start: 1, end: -1 }), n('len1', 'length', ['text'], { text: [1, 2] }), n('len2', 'length', ['text'], { text: 'héllo' }),
+          n('up', 'uppercase', ['text'], { text: null }),
+          n('eq1', 'compare', ['a', 'b', 'op'], { a: true, b: 1, op: '==' }), n('eq2', 'compare', ['a', 'b', 'op'], { a: '1', b: 1, op: '==' }), n('lt1', 'compare', ['a', 'b', 'op'], { a: 1, b: 'a', op: '<' }),
+          n('lt2', 'compare', ['a', 'b', 'op'], { a: [1, 2], b: [1, 3], op: '<' }), n('nt', 'not', ['value'], { value: {} }), n('nd', 'and', ['a', 'b'], { a: 1, b: [] }),
+          n('ad', 'add', ['a', 'b'], { a: '2', b: 3 }), n('dv', 'divide', ['a', 'b'], { a: 7, b: 2 }), n('md', 'modulo', ['a', 'b'], { a: -7, b: 3 }),
+          n('rd1', 'round', ['value', 'decimals'], { value: 2.675, decimals: 2 }), n('rd2', 'round', ['value'], { value: 2.5 }), n('pw', 'power', ['base', 'exp'], { base: 2, exp: 10 }),
+          n('gt', 'get', ['object', 'key', 'default'], { object: { a: { b: null } }, key: 'a.b', default: 'd' }, ['value']),
+          n('ge1', 'get_element', ['array', 'index'], { array: ['p', 'q'], index: '-1' }, ['result', 'found']), n('ge2', 'get_element', ['array', 'index'], { array: ['p', 'q'], index: 'x' }, ['result', 'found']),
+          n('ge3', 'get_element', ['array', 'index', 'default'], { array: ['p', 'q'], index: 5, default: 'none' }, ['result', 'found']), n('ap', 'array_append', ['array', 'item'], { array: 'x', item: 'y' })],
+        ['sp.result -> end.sp', 'sp1.result -> end.sp1', 'jn.result -> end.jn', 'rp1.result -> end.rp1', 'rp2.result -> end.rp2', 'rp3.result -> end.rp3', 'ct1.result -> end.ct1', 'ct2.result -> end.ct2',
+          'sub.result -> end.sub', 'len1.result -> end.len1', 'len2.result -> end.len2', 'up.result -> end.up', 'eq1.result -> end.eq1', 'eq2.result -> end.eq2', 'lt1.result -> end.lt1', 'lt2.result -> end.lt2',
+          'nt.result -> end.nt', 'nd.result -> end.nd', 'ad.result -> end.ad', 'dv.result -> end.dv', 'md.result -> end.md', 'rd1.result -> end.rd1', 'rd2.result -> end.rd2', 'pw.result -> end.pw',
+          'gt.value -> end.gt', 'ge1.result -> end.ge1', 'ge2.result -> end.ge2', 'ge3.result -> end.ge3', 'ge3.found -> end.ge3found', 'ap.result -> end.ap'],
+        ['sp', 'sp1', 'jn', 'rp1', 'rp2', 'rp3', 'ct1', 'ct2', 'sub', 'len1', 'len2', 'up', 'eq1', 'eq2', 'lt1', 'lt2', 'nt', 'nd', 'ad', 'dv', 'md', 'rd1', 'rd2', 'pw', 'gt', 'ge1', 'ge2', 'ge3', 'ge3found', 'ap'],
+      );
+      expect(out).to.deep.equal({
+        sp: ['a', 'b', 'c'], sp1: ['a', ' b,c'], jn: '1,,True', rp1: 'a+a-a', rp2: 'a+a+a', rp3: 'a-a', ct1: false, ct2: true, sub: 'éll', len1: 6, len2: 5, up: 'NONE',
+        eq1: true, eq2: false, lt1: false, lt2: true, nt: true, nd: false, ad: 5, dv: 3.5, md: 2, rd1: 2.67, rd2: 2, pw: 1024,
+        gt: 'd', ge1: 'q', ge2: 'p', ge3: 'none', ge3found: false, ap: ['x', 'y'], success: true,
+      });
+    });
+
+    for (const [what, type, pins, error] of [
+      ['divide by zero', 'divide', { a: 1, b: 0 }, 'Division by zero'],
+      ['a text that is no number', 'add', { a: 'abc', b: 1 }, "could not convert string to float: 'abc'"],
+      ['an unknown comparison', 'compare', { a: 1, b: 2, op: '~' }, 'Unknown comparison operator: ~'],
+    ] as const) {
+      it(`${what}: the origin's error in the consuming node`, async () => {
+        const { run } = await flows.run([pure('x', type, Object.keys(pins), ['result'], { pinDefaults: pins })], ['x.result -> end.result'], ['result']);
+        expect(run.output).to.deep.equal({ success: false, error, node: 'end' });
+      });
+    }
+  });
 });
+

@@ -75,6 +75,21 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
       });
     }
 
+    it('a failing parse_json read by an effect node fails the run as a tick exception with the Python type (S6)', async () => {
+      const { run, ledger } = await flows.run(
+        [pure('p', 'parse_json', ['text'], ['result']), node({ id: 'say', type: 'answer_user', inputs: ['message'], outputs: ['message'] })],
+        ['start -> say', 'say -> end', 'start.text -> p.text', 'p.result -> say.message'],
+        [],
+        { text: null },
+      );
+      expect(run.status).to.equal('failed');
+      expect(run.error).to.equal("ValueError: parse_json requires a non-empty 'text' input.");
+      const failed = ledger.filter((r) => r.status === 'failed');
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.deep.include({ node_id: 'say', error: run.error, idempotency_key: `system:tick_exception:${run.run_id}` });
+      expect(ledger.some((r) => r.effect?.type === 'answer_user')).to.equal(false);
+    });
+
     it('break_object reads a Python-style dict string through parse_json, and keeps a string it cannot parse', async () => {
       const out = await flows.output(
         [pure('b', 'break_object', ['object'], ['a', 'c'], { breakConfig: { selectedPaths: ['a', 'c'] } }), pure('raw', 'break_object', ['object'], ['a'], { breakConfig: { selectedPaths: ['a'] } })],
@@ -271,7 +286,7 @@ describe('text and parsing helper nodes through the HTTP API (runtime-nodes §3.
             node({ id: 'poisonProperty', type: 'set_var_property', inputs: ['name', 'key', 'value'], data: { pinDefaults: { name: 'box2', key: '__proto__.keelPolluted13b', value: 'yes' } } }),
             node({ id: 'readBack', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'box.__proto__.keelPolluted13' } } }),
             node({ id: 'ctor', type: 'get_var', exec: false, inputs: ['name'], outputs: ['value'], data: { pinDefaults: { name: 'constructor' } } }),
-            pure('decl', 'var_decl', [], ['name', 'value'], { literalValue: { name: 'constructor', type: 'any', default: 'declared' } })],
+            pure('decl', 'var_decl', [], ['name', 'value'], { literalValue: { name: 'constructor', type: 'string', default: 'declared' } })],
           ['start -> poison', 'poison -> poisonProperty', 'poisonProperty -> end', 'readBack.value -> end.readBack', 'ctor.value -> end.ctor', 'decl.value -> end.decl'],
           ['readBack', 'ctor', 'decl'],
         );

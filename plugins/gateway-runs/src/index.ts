@@ -14,6 +14,7 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
+import { fileNodeTypes } from './flow/file-nodes.js';
 import { builtinNodeTypes } from './flow/helpers/index.js';
 import { providerModelsNode } from './flow/provider-models-node.js';
 import { modelResidencyNode } from './flow/model-residency-node.js';
@@ -217,6 +218,7 @@ export const gatewayRunsPlugin = definePlugin({
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
     // One record of the run folders' usage for the file tools and for export (artifacts), so neither gets around the quota.
     const folderUsage = new FolderUsage();
+    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage }));
     const runtime = new Runtime({
       cacheLive: () => wiring.active,
       runs,

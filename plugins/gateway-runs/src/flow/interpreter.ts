@@ -15,8 +15,11 @@ import { onEventStep, onScheduleStep, type EventNodeStep } from './event-nodes.j
 export type { EffectRequest } from './effect-requests.js';
 
 export type StepOutcome =
-  /** `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`). */
-  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true }
+  /**
+   * `varsChanged`: the step changed the run's variables beyond its output (a node's `applyToRun`).
+   * `last`: the run's output if it ends here, when not `output` (a node's `lastNodeOutput`).
+   */
+  | { kind: 'goto'; from: string; node: string | null; output: unknown; varsChanged?: true; last?: unknown }
   | { kind: 'effect'; node: string; effect: EffectRequest }
   | { kind: 'complete'; output: Record<string, unknown> };
 
@@ -68,7 +71,8 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = (t.effects[nodeId] ?? {}) as Record<string, unknown>;
       delete t.effects[nodeId];
-      const outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      let outcome = finish(contributed.outputs ? contributed.outputs(result) : result);
+      if (contributed.lastNodeOutput && outcome.kind === 'goto') outcome = { ...outcome, last: contributed.lastNodeOutput(result) };
       if (!contributed.applyToRun) return outcome;
       contributed.applyToRun(result, { vars, nodeId });
       return { ...outcome, varsChanged: true } as StepOutcome;

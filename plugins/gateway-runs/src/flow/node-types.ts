@@ -77,6 +77,12 @@ export interface EffectNodeType<P extends Record<string, unknown> = Record<strin
    * `NodeFailure` it throws ends the run as a failing plain node does. Default true.
    */
   recorded?: boolean;
+  /**
+   * What the run ends with when this node is the last one (wrapped as any last output: an object
+   * gets `success: true`, a scalar becomes `{response, success: true}`); default: its output pins.
+   * The origin's `code` node ends the run with the function's raw return, not its record.
+   */
+  lastNodeOutput?(result: R): unknown;
 }
 
 /**
@@ -119,6 +125,7 @@ const KNOWN_ORIGINS: Array<[RegExp, string]> = [
   [/^(generate_image|edit_image)$/, 'vision'],
   [/^(generate_voice|transcribe_audio|generate_music)$/, 'voice'],
   [/^(memory_.+|memact_compose)$/, 'memory'],
+  [/^code$/, 'code'],
 ];
 
 /** The Keel plugin known to provide `type`, when it is one of the origin system's capability nodes. */

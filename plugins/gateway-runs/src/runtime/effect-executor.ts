@@ -145,15 +145,18 @@ export class EffectExecutor {
   /**
    * A contributed node that writes no ledger records (`recorded: false`): performed on every visit,
    * its result only on the pins; what it throws (a `NodeFailure` included) reaches the stepper. Files
-   * it announces are not told to the `runs.hooks` listeners: there is no record to point them to.
+   * it announces are told to the `runs.hooks` listeners without a ledger cursor (there is no record).
    */
   async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<UnrecordedOutcome> {
     const signal = this.deps.signals.signalOf(run.run_id);
+    const written: WrittenFile[] = [];
     try {
-      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, []))) ?? {} };
+      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, written))) ?? {} };
     } catch (err) {
       if (signal.aborted) return { status: 'cancelled' };
       return { status: 'failed', record: err instanceof NodeFailure ? err.record : { success: false, error: (err as Error).message ?? String(err) } };
+    } finally {
+      if (written.length) await this.deps.tools.announceWritten(run, nodeId, null, written).catch(() => undefined);
     }
   }
 

@@ -116,7 +116,7 @@ export class RunStepper {
     if (outcome.kind === 'complete') return lifecycle.complete(run, outcome.output);
     if (outcome.kind === 'goto') {
       const next = outcome.node ?? controlReturn(run);
-      if (next === null) return lifecycle.complete(run, terminalOutput(outcome.output));
+      if (next === null) return lifecycle.complete(run, terminalOutput('last' in outcome ? outcome.last : outcome.output));
       run.current_node = next;
       return true;
     }

@@ -80,26 +80,59 @@ export async function executeToolCall(ctx: ToolContext, call: ToolCall, allowed:
   }
 }
 
+/** A path a file tool (or a flow's file node) was given, judged by the workspace policy for `need`. */
+async function targetOf(ctx: ToolContext, root: string, name: string, given: unknown, need: 'ro' | 'rw', fallback?: string) {
+  const marker = path.join(root, MARKER_FILE);
+  const requested = given === undefined || given === null || given === '' ? fallback : given;
+  if (typeof requested !== 'string' || requested === '') throw new ToolRefusal(`${name} needs a 'path' argument.`);
+  const access = await ctx.workspaces.check(ctx.ws, ctx.account, requested, need);
+  if (!access.ok) throw new ToolRefusal(access.sentence);
+  const where = shown(root, requested, access.path);
+  const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
+  if (need === 'rw' && access.path === marker) throw new ToolRefusal(markerRefusal);
+  // What the descriptor really is gets the same judgement as the path.
+  const judge = async (real: string) => {
+    if (need === 'rw' && real === marker) return markerRefusal;
+    const again = await ctx.workspaces.judge(ctx.ws, ctx.account, root, real, need, where);
+    return again.ok ? null : again.sentence;
+  };
+  return { real: access.path, where, judge };
+}
+
+/**
+ * Creates or replaces the file at `requested` with `bytes` under the workspace policy, the size
+ * limit and the folder's quota (the `write_file` tool, and the flows' `write_file`/`write_pdf`
+ * nodes). A refusal is a `ToolRefusal` with the policy's sentence; `ctx.wrote` is told the real path.
+ */
+export async function writeWorkspaceFile(ctx: ToolContext, name: string, requested: unknown, bytes: Buffer): Promise<{ real: string; where: string; root: string }> {
+  refuseLargeWrite(bytes.length, ctx);
+  const root = await ctx.workspaces.rootOf(ctx.ws);
+  const marker = path.join(root, MARKER_FILE);
+  const { real, where, judge } = await targetOf(ctx, root, name, requested, 'rw');
+  return ctx.usage.serialised(root, async () => {
+    const settle = await ctx.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
+    let written = false;
+    try {
+      await mkdir(path.dirname(real), { recursive: true });
+      const handle = await openFileForWrite(real, where, judge);
+      try {
+        await replaceContent(handle, bytes);
+        written = true;
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      settle(written);
+    }
+    ctx.wrote?.(real);
+    return { real, where, root };
+  });
+}
+
 async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, unknown>): Promise<string> {
   const root = await ctx.workspaces.rootOf(ctx.ws);
   const marker = path.join(root, MARKER_FILE);
-  const target = async (need: 'ro' | 'rw', fallback?: string) => {
-    const given = args.path ?? args.file_path;
-    const requested = given === undefined || given === null || given === '' ? fallback : given;
-    if (typeof requested !== 'string' || requested === '') throw new ToolRefusal(`${name} needs a 'path' argument.`);
-    const access = await ctx.workspaces.check(ctx.ws, ctx.account, requested, need);
-    if (!access.ok) throw new ToolRefusal(access.sentence);
-    const where = shown(root, requested, access.path);
-    const markerRefusal = `${MARKER_FILE} marks the run's workspace folder; it cannot be changed.`;
-    if (need === 'rw' && access.path === marker) throw new ToolRefusal(markerRefusal);
-    // What the descriptor really is gets the same judgement as the path.
-    const judge = async (real: string) => {
-      if (need === 'rw' && real === marker) return markerRefusal;
-      const again = await ctx.workspaces.judge(ctx.ws, ctx.account, root, real, need, where);
-      return again.ok ? null : again.sentence;
-    };
-    return { real: access.path, where, judge };
-  };
+  const target = (need: 'ro' | 'rw', fallback?: string) => targetOf(ctx, root, name, args.path ?? args.file_path, need, fallback);
   switch (name) {
     case 'list_files': {
       const { real, where, judge } = await target('ro', '.');
@@ -141,26 +174,8 @@ async function runTool(ctx: ToolContext, name: FileTool, args: Record<string, un
     case 'write_file': {
       if (typeof args.content !== 'string') throw new ToolRefusal("write_file needs a 'content' string.");
       const bytes = Buffer.from(args.content, 'utf8');
-      refuseLargeWrite(bytes.length, ctx);
-      const { real, where, judge } = await target('rw');
-      return ctx.usage.serialised(root, async () => {
-        const settle = await ctx.usage.chargeWrite(root, real, where, bytes.length, ctx.limits, marker, ctx.signal);
-        let written = false;
-        try {
-          await mkdir(path.dirname(real), { recursive: true });
-          const handle = await openFileForWrite(real, where, judge);
-          try {
-            await replaceContent(handle, bytes);
-            written = true;
-          } finally {
-            await handle.close();
-          }
-        } finally {
-          settle(written);
-        }
-        ctx.wrote?.(real);
-        return `Wrote ${bytes.length} bytes to ${where}.`;
-      });
+      const { where } = await writeWorkspaceFile(ctx, name, args.path ?? args.file_path, bytes);
+      return `Wrote ${bytes.length} bytes to ${where}.`;
     }
     case 'edit_file': {
       const old = args.old ?? args.old_string;
@@ -232,7 +247,8 @@ function shown(root: string, requested: string, real: string): string {
   return path.normalize(requested) || path.relative(root, real) || '.';
 }
 
-function fsSentence(e: NodeJS.ErrnoException, requested: string): string {
+/** A file system error as a sentence naming the path as given (never the real path). */
+export function fsSentence(e: NodeJS.ErrnoException, requested: string): string {
   switch (e.code) {
     case 'ENOENT':
       return `${requested}: no such file or folder.`;

@@ -1,8 +1,15 @@
 /** Array helpers (reference formats §2.6, runtime-nodes §3.7). */
 import { PythonError, pythonStr } from '../python-text.js';
 import { pythonTypeName } from './python-format.js';
-import { isRecord, num, type Helpers } from './helper.js';
+import { isRecord, type Helpers } from './helper.js';
 import { declaredInputs } from './text.js';
+
+/** `int()` of an index pin as the origin reads it: numbers truncated, numeric text parsed, anything else 0. */
+function readIndex(v: unknown): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+  if (typeof v === 'string' && v.trim() && Number.isFinite(Number(v.trim()))) return Math.trunc(Number(v.trim()));
+  return 0;
+}
 
 /** What Python's `for item in value` walks: a list, a string's characters, a dict's keys; else `TypeError`. */
 function pythonIterate(value: unknown): unknown[] {
@@ -13,16 +20,20 @@ function pythonIterate(value: unknown): unknown[] {
 }
 
 export const arrayHelpers: Helpers = {
+  /** Python indexing (negative from the end); an index that cannot be read is 0; a miss gives `default`. */
   get_element: (i) => {
-    const arr = (i.array ?? i.items) as unknown[];
-    const index = num(i.index);
-    const found = Array.isArray(arr) && index >= -arr.length && index < arr.length;
-    return { result: found ? arr.at(index) : null, found };
+    const raw = i.array ?? i.items;
+    const items = Array.isArray(raw) ? raw : [];
+    const index = readIndex(i.index);
+    const at = index < 0 ? items.length + index : index;
+    return at >= 0 && at < items.length ? { result: items[at], found: true } : { result: i.default ?? null, found: false };
   },
   make_array: (i, node) => declaredInputs(node, i).filter((v) => v !== null && v !== undefined),
   array_length: (i) => (Array.isArray(i.array) ? i.array.length : 0),
-  array_append: (i) => [...(Array.isArray(i.array) ? i.array : []), i.item ?? i.value],
-  array_concat: (i, node) => declaredInputs(node, i).flatMap((v) => (Array.isArray(v) ? v : [])),
+  // A value that is not a list becomes a one-item list first (null: empty), as the origin.
+  array_append: (i) => [...(Array.isArray(i.array) ? i.array : i.array === null || i.array === undefined ? [] : [i.array]), i.item !== undefined ? i.item : i.value ?? null],
+  // Lists are spread, other values appended, null and missing pins skipped (as the origin).
+  array_concat: (i, node) => declaredInputs(node, i).flatMap((v) => (v === null || v === undefined ? [] : Array.isArray(v) ? v : [v])),
   /** A uniformly random element; anything but a list (a string too) counts as empty. */
   get_random_element: (i) => {
     const items = Array.isArray(i.array) ? i.array : [];

@@ -9,4 +9,3 @@ export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null
 
 /** Text of a value as the older Keel helpers write it (JSON for objects; `''` for null). */
 export const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-export const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));

@@ -41,9 +41,10 @@ function setProperty(inputs: Record<string, unknown>): Record<string, unknown> {
 }
 
 export const objectHelpers: Helpers = {
+  /** The value at a dotted/bracket path; missing or null gives `default` (as the origin). */
   get: (i) => {
     const v = getPath(i.object ?? i.value ?? i.data, str(i.key ?? i.path));
-    return { value: v === undefined ? i.default ?? null : v };
+    return { value: v === undefined || v === null ? i.default ?? null : v };
   },
   set: (i) => setProperty(i),
   make_object: (i, node) => Object.fromEntries((node.data.inputs ?? []).filter((p) => p.type !== 'execution').map((p) => [p.id, i[p.id] ?? null])),

@@ -15,7 +15,7 @@ function matches(value: unknown, type: VarType): boolean {
     case 'string': return typeof value === 'string';
     case 'object': return isRecord(value);
     case 'array': return Array.isArray(value);
-    default: return value !== undefined;
+    default: return true;
   }
 }
 
@@ -42,11 +42,13 @@ export const variableHelpers: Helpers = {
   var_decl: (_i, node, scope) => {
     const config = isRecord(node.data.literalValue) ? node.data.literalValue : {};
     const name = typeof config.name === 'string' ? config.name.trim() : '';
-    const declared = typeof config.type === 'string' ? config.type.trim().toLowerCase() : 'any';
+    // The type as written (`Boolean` is not a type the origin knows: it reads as `any`).
+    const declared = typeof config.type === 'string' ? config.type.trim() : 'any';
     const type: VarType = declared in ZERO ? (declared as VarType) : 'any';
-    const value = readVar(scope.vars, name);
-    if (matches(value, type)) return { name, value };
-    if (matches(config.default, type)) return { name, value: config.default };
-    return { name, value: structuredClone(ZERO[type]) };
+    // `any` matches whatever is there, a missing variable too (null), as in the origin.
+    const value = name ? readVar(scope.vars, name) ?? null : undefined;
+    if (value !== undefined && matches(value, type)) return { name, value };
+    const fallback = config.default === undefined ? null : config.default;
+    return { name, value: matches(fallback, type) ? fallback : structuredClone(ZERO[type]) };
   },
 };
