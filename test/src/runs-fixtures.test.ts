@@ -53,7 +53,7 @@ describe('the real fixture bundles, end to end with the tiny model', function ()
     expect(run.output).to.deep.include({ response: 'The capital of Peru is Lima.', success: true });
     expect((run.output!.meta as Record<string, unknown>).schema).to.equal('abstractcode.agent.v1.meta');
     const kids = await children(id);
-    expect(kids.map((c) => c.workflow_id).sort()).to.deep.equal(['basic-agent@0.0.1:15f19f7f', 'basic-agent@0.0.1:15f19f7f', 'visual_react_agent_81795ea9_node-2']);
+    expect(kids.map((c) => c.workflow_id).sort()).to.deep.equal(['basic-agent@0.0.1:15f19f7f', 'basic-agent@0.0.1:15f19f7f', 'visual_react_agent_basic-agent_0_0_1_81795ea9_node-2']); // the namespaced flow id, sanitised (formats page §1.4)
     expect(kids.every((c) => c.status === 'completed' && c.parent_run_id === id)).to.equal(true);
     const status = kids.find((c) => c.workflow_id.endsWith('15f19f7f'))!;
     const ledger = (await k.inject({ url: `/api/gateway/runs/${status.run_id}/ledger`, token: k.adminToken })).json<{ items: Array<{ status: string; effect: { type: string; payload: Record<string, unknown> } | null }> }>();

@@ -4,7 +4,7 @@
  */
 import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import type {
-  Channel, ChatMessage, ChatTask, CompleteTask, EmbeddingResult, EngineFailure, GenerationParams, GenerationResult, LlamaTask, PortMessage,
+  Channel, ChatMessage, ChatTask, CompleteTask, EmbeddingResult, EngineFailure, GenerationParams, GenerationResult, LlamaTask, PortMessage, ResidencyResult,
 } from './protocol.js';
 
 type StreamingTask = Omit<ChatTask, 'port'> | Omit<CompleteTask, 'port'>;
@@ -47,6 +47,14 @@ export class LlamaEngine {
 
   async embed(modelPath: string, inputs: string[]): Promise<EmbeddingResult> {
     return unwrap((await this.pool.run({ op: 'embed', inputs, ...this.load(modelPath) } satisfies LlamaTask)) as EmbeddingResult | EngineFailure);
+  }
+
+  /**
+   * Which models the engine holds open, or opens / closes one ahead of use. A worker thread keeps
+   * its own models: with more than one pool thread this answers for the thread that ran the task.
+   */
+  async residency(action: 'list' | 'load' | 'unload', modelPath = ''): Promise<ResidencyResult> {
+    return unwrap((await this.pool.run({ op: 'residency', action, ...this.load(modelPath) } satisfies LlamaTask)) as ResidencyResult | EngineFailure);
   }
 
   private load(modelPath: string) {

@@ -62,3 +62,19 @@ export async function embeddingContext(loaded: LoadedModel, threads: number): Pr
   loaded.embedding ??= await loaded.model.createEmbeddingContext({ threads, contextSize: Math.min(loaded.model.trainContextSize || 512, 2048) });
   return loaded.embedding;
 }
+
+/** The paths of the models open in this worker (loaded or loading). */
+export function openModelPaths(): string[] {
+  return [...new Set([...models.keys()].map((key) => key.split('|')[0]!))];
+}
+
+/** Closes every open copy of the model at `modelPath`; false when none was open. */
+export async function unloadModel(modelPath: string): Promise<boolean> {
+  const keys = [...models.keys()].filter((key) => key.split('|')[0] === modelPath);
+  for (const key of keys) {
+    const entry = models.get(key)!;
+    models.delete(key);
+    await entry.then((m) => m.model.dispose()).catch(() => undefined);
+  }
+  return keys.length > 0;
+}

@@ -49,7 +49,21 @@ export interface EmbedTask extends ModelLoadOptions {
   inputs: string[];
 }
 
-export type LlamaTask = ChatTask | CompleteTask | EmbedTask;
+/** Which models a worker holds open, or open / close one ahead of use (`model_residency`). */
+export interface ResidencyTask extends ModelLoadOptions {
+  op: 'residency';
+  action: 'list' | 'load' | 'unload';
+}
+
+export type LlamaTask = ChatTask | CompleteTask | EmbedTask | ResidencyTask;
+
+export interface ResidencyResult {
+  ok: true;
+  /** Model paths open in the worker that ran the task, after the action. */
+  loaded: string[];
+  /** For `unload`: whether the model was open. */
+  changed: boolean;
+}
 
 export type FinishReason = 'stop' | 'length' | 'cancelled';
 export type Channel = 'content' | 'reasoning';

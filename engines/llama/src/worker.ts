@@ -4,15 +4,26 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { LlamaChat, LlamaCompletion, type ChatHistoryItem, type LlamaGrammar } from 'node-llama-cpp';
-import { embeddingContext, loadModel, ModelNotFoundError, type LoadedModel } from './model-cache.js';
+import { embeddingContext, loadModel, ModelNotFoundError, openModelPaths, unloadModel, type LoadedModel } from './model-cache.js';
 import { DeltaBatcher } from './delta-batcher.js';
 import { StopFilter } from './stop-filter.js';
 import type {
   Channel, ChatTask, CompleteTask, ControlMessage, EmbedTask, EmbeddingResult, EngineFailure, FinishReason, GenerationParams,
-  GenerationResult, LlamaTask, PortMessage,
+  GenerationResult, LlamaTask, PortMessage, ResidencyResult, ResidencyTask,
 } from './protocol.js';
 
-export default async function handle(task: LlamaTask): Promise<GenerationResult | EmbeddingResult | EngineFailure> {
+async function residency(task: ResidencyTask): Promise<ResidencyResult> {
+  let changed = false;
+  if (task.action === 'load') {
+    changed = !openModelPaths().includes(task.modelPath);
+    await loadModel(task);
+  } else if (task.action === 'unload') {
+    changed = await unloadModel(task.modelPath);
+  }
+  return { ok: true, loaded: openModelPaths(), changed };
+}
+
+export default async function handle(task: LlamaTask): Promise<GenerationResult | EmbeddingResult | ResidencyResult | EngineFailure> {
   try {
     switch (task.op) {
       case 'chat':
@@ -21,6 +32,8 @@ export default async function handle(task: LlamaTask): Promise<GenerationResult 
         return await withPort(task.port, (signal, emit) => complete(task, signal, emit));
       case 'embed':
         return await embed(task);
+      case 'residency':
+        return await residency(task);
     }
   } catch (err) {
     return failure(err, task.modelPath);

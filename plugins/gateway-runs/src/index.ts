@@ -16,6 +16,9 @@ import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
 import { fileNodeTypes } from './flow/file-nodes.js';
 import { builtinNodeTypes } from './flow/helpers/index.js';
+import { providerModelsNode } from './flow/provider-models-node.js';
+import { modelResidencyNode } from './flow/model-residency-node.js';
+import { ModelListing } from './models/model-listing.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
 import { CommandApplier } from './runner/apply-command.js';
@@ -25,6 +28,7 @@ import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
+import { DEFAULT_LLM_OUTPUT, type LlmOutputSettings } from './runtime/llm-output.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
 import { DEFAULT_RUN_LIMITS, RunLimits, type RunLimitsConfig } from './runtime/run-limits.js';
@@ -69,6 +73,10 @@ interface GatewayRunsConfig {
   workspace: ToolLimits;
   /** Describe the agent's allowed file tools and the `Action:` format in its system prompt. */
   agentToolPrompt: boolean;
+  /** Output-token bounds of LLM calls (reference runtime-nodes §5.1). */
+  llm: LlmOutputSettings;
+  /** How often the `provider_models` node's listing of provider catalogs is refreshed. */
+  providerModels: { refreshMs: number };
   /** What a `.flow` bundle may inflate to, checked on upload and whenever a stored bundle is read. */
   bundleLimits: BundleLimits;
   /** Per-run limits: steps, variable size, processing time, active runs per account (the ledger plugin limits record and ledger bytes). */
@@ -100,6 +108,21 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       },
     },
     agentToolPrompt: { type: 'boolean', default: false },
+    providerModels: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { refreshMs: { type: 'integer', minimum: 1000, default: 60_000 } },
+    },
+    llm: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        defaultMaxOutputTokens: { type: 'integer', minimum: 16, default: DEFAULT_LLM_OUTPUT.defaultMaxOutputTokens },
+        maxOutputTokensCap: { type: 'integer', minimum: 256, default: DEFAULT_LLM_OUTPUT.maxOutputTokensCap },
+      },
+    },
     workspace: {
       type: 'object',
       additionalProperties: false,
@@ -183,6 +206,8 @@ export const gatewayRunsPlugin = definePlugin({
     const nodeTypes = new NodeTypes();
     nodeTypes.reserve('gateway-runs', INTERPRETER_TYPES);
     nodeTypes.register('gateway-runs', builtinNodeTypes(config.limits));
+    const modelListing = new ModelListing(deps.inference, config.providerModels.refreshMs, deps.log);
+    nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
@@ -211,6 +236,7 @@ export const gatewayRunsPlugin = definePlugin({
       toolLimits: config.workspace,
       folderUsage,
       agentToolPrompt: config.agentToolPrompt,
+      llmOutput: config.llm,
       limits: new RunLimits(config.limits),
       nodeTypes,
       scheduler: queue,
@@ -251,9 +277,13 @@ export const gatewayRunsPlugin = definePlugin({
       start: () => {
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');
+        modelListing.start();
         return wiring.start();
       },
-      stop: () => wiring.stop(),
+      stop: () => {
+        modelListing.stop();
+        return wiring.stop();
+      },
     };
   },
 });

@@ -2,7 +2,10 @@
  * The inference service other plugins use (token `inferenceToken`): chat, completion and
  * embeddings for an account, with model ids resolved through the provider layer.
  */
+import { badRequest } from '@keel/plugin-sdk';
 import type { ApiSettings } from './api-settings.js';
+import { echoId } from './echo-id.js';
+import { LOCAL_PROVIDER, type LocalProvider } from './providers/local-provider.js';
 import type { InputLimits } from './input-limits.js';
 import type { ProviderRegistry, ResolvedModel } from './providers/provider-registry.js';
 import type { CallOptions, ChatMessage, EmbeddingOutcome, GenerationOutcome, GenerationParams, ModelInfo, ModelKind, Provider } from './providers/provider.js';
@@ -75,6 +78,26 @@ export class InferenceService {
   async listModels(account: string): Promise<ModelInfo[]> {
     const lists = await Promise.all(this.providers(account).map((p) => p.listModels().catch(() => [] as ModelInfo[])));
     return lists.flat();
+  }
+
+  /**
+   * `model_residency`: the local models loaded in the engine (`list`), or load / unload one (a
+   * model id; omitted: the default chat model). Only local models have a residency Keel controls:
+   * a model of another provider is refused with a sentence saying so.
+   */
+  async residency(account: string, action: 'list' | 'load' | 'unload', model?: string): Promise<{ loaded: string[]; changed: boolean; model: string | null }> {
+    const local = this.registry.provider(account, LOCAL_PROVIDER) as LocalProvider | null;
+    if (!local) throw badRequest('There is no local provider on this server, so no model residency to manage.', { code: 'residency_unsupported' });
+    if (action === 'list') {
+      const listed = await local.residency('list');
+      return { loaded: listed.loaded.map((n) => `${LOCAL_PROVIDER}/${n}`), changed: false, model: null };
+    }
+    const target = await this.resolve(account, model, 'chat');
+    if (target.provider !== local) {
+      throw badRequest(`The model '${echoId(target.id)}' runs on the provider '${target.provider.info.name}', whose residency Keel does not control; model_residency loads and unloads local models only.`, { code: 'residency_unsupported' });
+    }
+    const done = await local.residency(action, target.model);
+    return { loaded: done.loaded.map((n) => `${LOCAL_PROVIDER}/${n}`), changed: done.changed, model: target.id };
   }
 
   defaults(): { chat: string; embedding: string } {

@@ -3,16 +3,22 @@
  * lands on its output pins.
  */
 import { parseDuration } from './duration.js';
-import { isRecord, type BuiltinEffect, type ChatTurn, type LlmCallPayload } from './effect-requests.js';
+import { isRecord, type EffectRequest } from './effect-requests.js';
+import { forgetMemorySources, kgMemoryText, memoryResultLanded, nextMemoryEffect } from './llm-memory-sources.js';
+import type { NodeTypes } from './node-types.js';
 import { temp, type RunVars } from './node-io.js';
 import { eventScope } from './event-keys.js';
 import { subflowRef } from './subflow-ref.js';
 import { ValueError } from './value-error.js';
 import type { FlowNode } from './visualflow.js';
+import { agentOutputs, agentRequest, agentResult } from './agent-node.js';
+import { callToolOutputs, callToolRequest } from './call-tool-node.js';
+import { llmCallRequest } from './llm-call-node.js';
+import { llmCallOutputs, llmNodeErrors, takeLlmNodeError } from './llm-call-outputs.js';
 
 /** The effect node types the interpreter hands to the effect executor. */
-export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls';
-const EFFECT_NODE_KINDS: readonly EffectNodeKind[] = ['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls'];
+export type EffectNodeKind = 'llm_call' | 'agent' | 'subflow' | 'ask_user' | 'wait_event' | 'wait_until' | 'emit_event' | 'answer_user' | 'tool_calls' | 'call_tool';
+const EFFECT_NODE_KINDS: readonly EffectNodeKind[] = ['llm_call', 'agent', 'subflow', 'ask_user', 'wait_event', 'wait_until', 'emit_event', 'answer_user', 'tool_calls', 'call_tool'];
 export const EFFECT_TYPES: ReadonlySet<string> = new Set(EFFECT_NODE_KINDS);
 
 export function isEffectNode(type: string): type is EffectNodeKind {
@@ -32,73 +38,35 @@ function target(inputs: Inputs, config: Record<string, unknown>, vars: RunVars):
   return present(provider) && present(model) ? { provider: String(provider), model: String(model) } : { provider: '', model: '' };
 }
 
-function contextMessages(inputs: Inputs, vars: RunVars, useContext: boolean): ChatTurn[] | null {
-  const wired = isRecord(inputs.context) ? inputs.context.messages : undefined;
-  const fromVars = isRecord(vars.context) ? vars.context.messages : undefined;
-  const list: unknown[] | null = Array.isArray(wired) && wired.length ? wired : useContext && Array.isArray(fromVars) ? fromVars : null;
-  return list ? list.map((m) => ({ role: String(field(m, 'role')), content: String(field(m, 'content') ?? '') })) : null;
-}
-
-/** A field of a listed message, read as `m.role` would be (a missing message fails the step). */
-function field(message: unknown, key: string): unknown {
-  if (message === null || message === undefined) throw new TypeError(`Cannot read properties of ${String(message)} (reading '${key}')`);
-  return isRecord(message) ? message[key] : undefined;
+/**
+ * An effect's result landed on its node: the node's outputs, or one more effect first (an agent
+ * with a schema makes its format-only llm_call in this run once the child answered).
+ */
+export function effectLanded(type: EffectNodeKind, node: FlowNode, inputs: () => Inputs, vars: RunVars, result: unknown, nodeTypes?: NodeTypes): { effect: EffectRequest } | { outputs: Record<string, unknown> } {
+  // An llm_call's memory effects run first (reference §5.3): after each, the next one or the call itself.
+  if (type === 'llm_call' && nodeTypes && memoryResultLanded(node, vars, result, nodeTypes)) return { effect: effectRequest(type, node, inputs(), vars, '', '', nodeTypes) };
+  if (type === 'llm_call') forgetMemorySources(vars, node.id);
+  if (type === 'agent') {
+    const given = inputs();
+    return agentResult(node, given, vars, result, target(given, node.data.agentConfig ?? {}, vars));
+  }
+  return { outputs: effectOutputs(type, result, vars, node.id) };
 }
 
 /** The effect an effect node asks for: its kind (`agent` and `subflow` start a child run) and its payload. */
-export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string): BuiltinEffect {
+export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inputs, vars: RunVars, runId: string, flowId: string, nodeTypes?: NodeTypes): EffectRequest {
   const config = node.data.effectConfig ?? {};
   switch (type) {
     case 'llm_call': {
-      const { provider, model } = target(inputs, config, vars);
-      const useContext = Boolean(inputs.use_context ?? config.include_context ?? config.use_context ?? false);
-      const history = contextMessages(inputs, vars, useContext);
-      const prompt = String(inputs.prompt ?? '');
-      const system = present(inputs.system) ? String(inputs.system) : null;
-      const params: LlmCallPayload['params'] = { temperature: Number(inputs.temperature ?? config.temperature ?? 0.7) };
-      const seed = Number(inputs.seed ?? config.seed ?? -1);
-      if (seed >= 0) params.seed = seed;
-      const payload: LlmCallPayload = { type: 'llm_call', provider, model, params, include_context: useContext, tools: [] };
-      if (config.stream === false) payload.stream = false;
-      if (history) {
-        const lead = history.filter((m, i) => m.role === 'system' && history.slice(0, i).every((x) => x.role === 'system'));
-        payload.messages = [...lead, ...(system ? [{ role: 'system', content: system }] : []), ...history.slice(lead.length), { role: 'user', content: prompt }];
-      } else {
-        payload.prompt = prompt;
-        payload.system_prompt = system;
-      }
-      if (isRecord(inputs.resp_schema)) {
-        payload.response_schema = inputs.resp_schema;
-        payload.response_schema_name = 'LLM_StructuredOutput';
-      }
-      return { type, payload };
+      const memory = nodeTypes ? nextMemoryEffect(node, inputs, vars, nodeTypes) : null;
+      if (memory) return memory;
+      const request = llmCallRequest(node, inputs, vars, target(inputs, config, vars), kgMemoryText(vars, node.id));
+      // A mistake the call goes out despite shows on the node's `error` output once the result lands.
+      if (request.error) llmNodeErrors(vars)[node.id] = request.error;
+      return { type, payload: request.payload };
     }
-    case 'agent': {
-      const agentConfig = node.data.agentConfig ?? {};
-      const { provider, model } = target(inputs, agentConfig, vars);
-      const useContext = Boolean(inputs.use_context ?? false);
-      const runtime: Record<string, unknown> = { inbox: [], provider, model, allowed_tools: inputs.tools ?? agentConfig.tools ?? [] };
-      const temperature = Number(inputs.temperature ?? 0.7);
-      if (temperature !== 0.7) runtime.temperature = temperature;
-      const seed = Number(inputs.seed ?? -1);
-      if (seed >= 0) runtime.seed = seed;
-      if (present(inputs.system ?? agentConfig.system)) runtime.system_prompt_extra = String(inputs.system ?? agentConfig.system);
-      return {
-        type: 'start_subworkflow',
-        payload: {
-          workflow_id: `visual_react_agent_${sanitize(flowId)}_${sanitize(node.id)}`,
-          builtin: 'react_agent',
-          vars: {
-            context: { task: String(inputs.prompt ?? ''), messages: contextMessages(inputs, vars, useContext) ?? [] },
-            _runtime: runtime,
-            _limits: { max_iterations: Number(inputs.max_iterations ?? agentConfig.max_iterations ?? 50) },
-          },
-          async: true,
-          wait: true,
-          include_traces: true,
-        },
-      };
-    }
+    case 'agent':
+      return agentRequest(node, inputs, vars, flowId, target(inputs, node.data.agentConfig ?? {}, vars));
     case 'subflow': {
       const control = new Set(['inherit_context', 'input', 'session_id', 'child_session_id']);
       const input = inputs.input;
@@ -172,6 +140,8 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
       const allowed = inputs.allowed_tools ?? config.allowed_tools;
       return { type, payload: { tool_calls: Array.isArray(calls) ? calls : [], ...(Array.isArray(allowed) && allowed.length ? { allowed_tools: allowed.map(String) } : {}) } };
     }
+    case 'call_tool':
+      return callToolRequest(inputs, config);
     case 'answer_user': {
       const level = String(inputs.level ?? 'message');
       return { type, payload: { message: String(inputs.message ?? ''), level: level === 'warn' ? 'warning' : level === 'info' ? 'message' : level } };
@@ -180,41 +150,13 @@ export function effectRequest(type: EffectNodeKind, node: FlowNode, inputs: Inpu
 }
 
 /** Effect result → the node's output pins. */
-export function effectOutputs(type: string, result: unknown, vars: RunVars): Record<string, unknown> {
+export function effectOutputs(type: string, result: unknown, vars: RunVars, nodeId?: string): Record<string, unknown> {
   const r = (result ?? {}) as Record<string, unknown>;
   switch (type) {
-    case 'llm_call': {
-      const data = r.data ?? null;
-      return {
-        response: data !== null ? JSON.stringify(data) : r.content ?? '',
-        data,
-        success: true,
-        tool_calls: r.tool_calls ?? [],
-        meta: {
-          schema: 'abstractflow.llm_call.v1.meta',
-          version: 1,
-          output_mode: data !== null ? 'structured' : 'unstructured',
-          tool_calls: 0,
-          provider: r.provider ?? null,
-          model: r.model ?? null,
-          finish_reason: r.finish_reason ?? null,
-          usage: r.usage ?? null,
-          ttft_ms: r.ttft_ms ?? null,
-        },
-      };
-    }
-    case 'agent': {
-      const output = (r.output ?? {}) as Record<string, unknown>;
-      // RN §6: the origin's agent node reports success even when its child failed (the run row's `child_failures` says it did).
-      const success = true;
-      return {
-        response: output.answer ?? output.response ?? '',
-        success,
-        data: output.data ?? null,
-        meta: { schema: 'abstractcode.agent.v1.meta', version: 1, sub_run_id: r.sub_run_id ?? null, iterations: output.iterations ?? 0, tool_calls: 0, tool_results: 0, output_mode: 'unstructured', provider: output.provider ?? null, model: output.model ?? null },
-        scratchpad: { sub_run_id: r.sub_run_id ?? null, task: output.task ?? null, messages: output.messages ?? [] },
-      };
-    }
+    case 'llm_call':
+      return llmCallOutputs(r, nodeId === undefined ? null : takeLlmNodeError(vars, nodeId));
+    case 'agent':
+      return agentOutputs(nodeId ?? '', r, vars);
     case 'subflow': {
       // RN §6: `output` is the child's `result` when it has one (null for a failed child), the other declared pins read keys of it.
       const output = (r.output ?? {}) as Record<string, unknown>;
@@ -229,6 +171,8 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars): Rec
       return { ...r, delivered: r.delivered ?? 0, delivered_to: r.delivered_to ?? [], wait_key: r.wait_key ?? null };
     case 'answer_user':
       return { message: r.message ?? '' };
+    case 'call_tool':
+      return callToolOutputs(r);
     case 'tool_calls': {
       const results = Array.isArray(r.results) ? (r.results as Array<{ success?: boolean }>) : [];
       return { results, success: results.every((x) => x.success === true) };
@@ -237,8 +181,4 @@ export function effectOutputs(type: string, result: unknown, vars: RunVars): Rec
       void vars;
       return r;
   }
-}
-
-function sanitize(id: string): string {
-  return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }

@@ -12,7 +12,7 @@ export type LlmCallPayload = {
   /** Both set or both blank (blank: the gateway's default model). */
   provider: string;
   model: string;
-  params: { temperature: number; seed?: number; max_output_tokens?: number };
+  params: { temperature: number; seed?: number; max_output_tokens?: number; include_session_attachments_index?: true };
   /** The call's turn joins the run's memory (`vars.context.messages`). */
   include_context: boolean;
   /** The tools described to the model (recorded; the agent loop parses its own requests). */
@@ -25,6 +25,16 @@ export type LlmCallPayload = {
   system_prompt?: string | null;
   response_schema?: Record<string, unknown>;
   response_schema_name?: string;
+  /** Messages are trimmed (oldest non-system first) to about this many tokens. */
+  max_input_tokens?: number;
+  /** Attachments sent with the call (the context's `attachments`). */
+  media?: unknown[];
+  /** The origin's truncation controls (reference runtime-nodes §5.1); no visual pin sets them, `effectConfig` may. */
+  max_output_tokens_cap?: number;
+  max_truncation_attempts?: number;
+  retry_on_truncation?: false;
+  allow_truncation?: true;
+  structured_output_fallback?: true;
 };
 
 export type AskUserPayload = { prompt: string; choices: unknown[]; allow_free_text: boolean; wait_key: string };

@@ -8,7 +8,7 @@ import type { CompiledFlow } from './compile-flow.js';
 import { NodeIO, temp, type ControlFrame, type RunVars } from './node-io.js';
 import { UnsupportedNodeError, type NodeTypes } from './node-types.js';
 import { setPath } from './paths.js';
-import { effectRequest, effectOutputs, EFFECT_TYPES, isEffectNode } from './effect-nodes.js';
+import { effectLanded, effectRequest, EFFECT_TYPES, isEffectNode } from './effect-nodes.js';
 import type { EffectRequest } from './effect-requests.js';
 import { onEventStep, onScheduleStep, type EventNodeStep } from './event-nodes.js';
 
@@ -42,7 +42,8 @@ const INPUTS_OR_NONE = new Set(['agent', 'emit_event', 'on_event', 'on_schedule'
 
 const truthy = (v: unknown) => Boolean(v) && !(Array.isArray(v) && v.length === 0);
 
-export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string, nodeTypes: NodeTypes, account = ''): StepOutcome {
+/** `bundleRef` (`<bundle>@<version>`) namespaces the flow id as the origin does (agent child workflow ids). */
+export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: string, nodeTypes: NodeTypes, account = '', bundleRef = ''): StepOutcome {
   const io = new NodeIO(flow, vars, nodeTypes, { runId, account });
   const type = flow.type(nodeId);
   const node = flow.nodes.get(nodeId)!;
@@ -57,10 +58,12 @@ export function step(flow: CompiledFlow, vars: RunVars, nodeId: string, runId: s
     if (nodeId in t.effects) {
       const result = t.effects[nodeId];
       delete t.effects[nodeId];
-      return finish(effectOutputs(type, result, vars));
+      const landed = effectLanded(type, node, () => (INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId)), vars, result, nodeTypes);
+      if ('effect' in landed) return { kind: 'effect', node: nodeId, effect: landed.effect };
+      return finish(landed.outputs);
     }
     const inputs = INPUTS_OR_NONE.has(type) ? inputsOrNone(() => io.execInputs(nodeId)) : io.execInputs(nodeId);
-    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, flow.id) };
+    return { kind: 'effect', node: nodeId, effect: effectRequest(type, node, inputs, vars, runId, bundleRef ? `${bundleRef}:${flow.id}` : flow.id, nodeTypes) };
   }
   const contributed = nodeTypes.effect(type);
   if (contributed) {

@@ -28,8 +28,9 @@ export function forModel(messages: MemoryMessage[]): Array<{ role: string; conte
   return messages.map((m) => ({ role: String(m.role), content: String(m.content ?? '') }));
 }
 
-/** After an `llm_call` with `include_context`: the user turn and the answer join the memory. */
-export function appendLlmTurn(vars: Record<string, unknown>, nodeId: string, payload: LlmCallPayload, answer: string): void {
+/** After an `llm_call` with `include_context`: the user turn and the answer (its text, else its `data` as 2-space JSON) join the memory. */
+export function appendLlmTurn(vars: Record<string, unknown>, nodeId: string, payload: LlmCallPayload, result: Record<string, unknown>): void {
+  const answer = typeof result.content === 'string' ? result.content : result.data !== null && result.data !== undefined ? JSON.stringify(result.data, null, 2) : '';
   const sent = payload.messages ?? [];
   const last = sent[sent.length - 1];
   const prompt = payload.prompt ?? (last?.role === 'user' ? last.content : '');

@@ -13,6 +13,8 @@ import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
 import { eventScope, eventScopeId, eventWaitKey } from '../flow/event-keys.js';
 import { NodeFailure, type EffectContext, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
+import { normalizeResponseSchema } from '../flow/response-schema.js';
+import { DEFAULT_LLM_OUTPUT, grown, isTruncated, readAnswer, TruncatedOutputError, truncationPlan, type LlmOutputSettings } from './llm-output.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
@@ -53,6 +55,8 @@ export interface EffectExecutorDeps {
   retry?: RetryPolicy;
   /** Effect node types other plugins registered: performed here like the built-in effects. */
   nodeTypes?: NodeTypes;
+  /** The output-token bounds of LLM calls (`llm.*`). */
+  llmOutput?: LlmOutputSettings;
 }
 
 export class EffectExecutor {
@@ -248,7 +252,9 @@ export class EffectExecutor {
 
   private async llmCall(run: RunState, nodeId: string, p: LlmCallPayload, stepId: string): Promise<EffectOutcome> {
     // Roles go to the engine as the flow wrote them (the inference service judges them).
-    const messages = (p.messages ?? [...(p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : []), { role: 'user', content: p.prompt ?? '' }]) as ChatMessage[];
+    // A system_prompt beside messages (the agent's format-only call) goes first.
+    const system = p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : [];
+    const messages = [...system, ...(p.messages ?? [{ role: 'user', content: p.prompt ?? '' }])] as ChatMessage[];
     const params = p.params;
     const model = p.provider && p.model ? `${p.provider}/${p.model}` : undefined;
     const signal = this.deps.signals.signalOf(run.run_id);
@@ -257,48 +263,69 @@ export class EffectExecutor {
     let seq = 0;
     const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
     const started = performance.now();
+    let schema = p.response_schema ? normalizeSchemaOrFail(p.response_schema) : undefined;
+    let fallback: { used: true; error: string } | null = null;
+    // The answer is read as a structured one even when the fallback asked without the schema.
+    const asked = schema;
+    const plan = truncationPlan(p, run.vars._limits, this.deps.llmOutput ?? DEFAULT_LLM_OUTPUT);
+    const attempted: number[] = [];
     try {
-      const out = await this.deps.inference.chat(run.account, {
-        model,
-        messages,
-        params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(p.response_schema ? { jsonSchema: p.response_schema } : {}), ...(params.max_output_tokens ? { maxTokens: params.max_output_tokens } : {}) },
-      }, {
-        signal,
-        ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
-      });
-      if (out.finishReason === 'cancelled') {
-        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
-        return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
-      }
-      let data: unknown = null;
-      if (p.response_schema) {
+      // Truncation retries happen inside this one effect: each asks again with a larger output bound.
+      for (let maxTokens = plan.first; ; maxTokens = grown(maxTokens, plan.cap)) {
+        attempted.push(maxTokens);
+        const ask = () => this.deps.inference.chat(run.account, {
+          model,
+          messages,
+          params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(schema ? { jsonSchema: schema } : {}), maxTokens },
+        }, {
+          signal,
+          ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
+        });
+        let out: Awaited<ReturnType<typeof ask>>;
         try {
-          data = JSON.parse(out.text);
-        } catch {
-          data = null;
+          out = await ask();
+        } catch (err) {
+          // structured_output_fallback: a structured generation that failed as such is asked once more without the schema.
+          if (!schema || !p.structured_output_fallback || fallback || !isStructuredFailure(err)) throw err;
+          fallback = { used: true, error: (err as Error).message };
+          schema = undefined;
+          out = await ask();
         }
+        if (out.finishReason === 'cancelled') {
+          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
+          return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
+        }
+        const truncated = isTruncated(out.finishReason);
+        if (truncated && !plan.allowTruncation) {
+          if (plan.retry && attempted.length < plan.attempts) continue;
+          throw new TruncatedOutputError(out.finishReason, attempted);
+        }
+        const answer = readAnswer(out.text, asked);
+        const metadata: Record<string, unknown> = { ...answer.metadata, ...(fallback ? { _structured_output_fallback: fallback } : {}) };
+        if (attempted.length > 1 || truncated) metadata._truncation = { attempts: attempted.length, max_output_tokens: attempted, resolved: !truncated };
+        const result = {
+          content: answer.content,
+          reasoning: null,
+          data: answer.data,
+          tool_calls: null,
+          usage: out.usage,
+          model: out.model,
+          provider: out.provider,
+          finish_reason: out.finishReason,
+          metadata,
+          trace_id: null,
+          gen_time: Math.round(performance.now() - started),
+          ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
+        };
+        // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
+        if (nodeStreamOff && this.deps.streaming.streams(run)) {
+          // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
+          this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
+        } else {
+          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
+        }
+        return { status: 'completed', result };
       }
-      const result = {
-        content: out.text,
-        reasoning: null,
-        data,
-        tool_calls: null,
-        usage: out.usage,
-        model: out.model,
-        provider: out.provider,
-        finish_reason: out.finishReason,
-        trace_id: null,
-        gen_time: Math.round(performance.now() - started),
-        ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
-      };
-      // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-      if (nodeStreamOff && this.deps.streaming.streams(run)) {
-        // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
-        this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
-      } else {
-        this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
-      }
-      return { status: 'completed', result };
     } catch (err) {
       const reason = signal.aborted ? 'cancelled' : 'failed';
       this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, reason, cursor));
@@ -351,6 +378,21 @@ function unfinishedAttempt(history: StepRecord[]): StepRecord | null {
   const last = history[history.length - 1];
   if (!last || last.status !== 'started') return null;
   return history.some((r) => r !== last && r.step_id === last.step_id) ? null : last;
+}
+
+/** An error of structured generation itself (the engine could not use the schema, or the answer failed validation). */
+function isStructuredFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'invalid_schema' || /validation errors? for|structured output generation failed/i.test(String((err as Error | null)?.message ?? ''));
+}
+
+/** The schema the call sends; one the origin would refuse fails the effect at once (a retry would be refused again). */
+function normalizeSchemaOrFail(value: unknown): Record<string, unknown> {
+  try {
+    return normalizeResponseSchema(value);
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { code: 'invalid_response_schema' });
+  }
 }
 
 function gaveUp(error: string, attempts: number): string {

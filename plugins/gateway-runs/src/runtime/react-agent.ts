@@ -24,6 +24,9 @@ interface AgentState {
   seeded?: boolean;
   /** Where runs saved before the memory moved to `vars.context.messages` kept their conversation. */
   messages?: MemoryMessage[];
+  /** The tool calls the loop made and their results, in order (the agent node's trace and observations). */
+  tool_calls?: ToolCall[];
+  tool_results?: ToolResult[];
 }
 
 export interface AgentOptions {
@@ -56,6 +59,7 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
   if ('act' in temp.effects) {
     const result = temp.effects.act as { results?: ToolResult[] };
     delete temp.effects.act;
+    state.tool_results = [...(state.tool_results ?? []), ...(result.results ?? [])];
     setMemory(vars, [...memoryOf(vars), { role: 'user', content: observation(result.results ?? []) }]);
   } else if ('reason' in temp.effects) {
     const result = temp.effects.reason as { content?: string; model?: string; provider?: string };
@@ -66,11 +70,12 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
     const tool = TOOL_PATTERN.exec(content);
     const max = limits.max_iterations ?? 50;
     if (!tool || state.iterations >= max) {
-      return { kind: 'complete', output: { answer: content, iterations: state.iterations, messages: memoryOf(vars), success: true, task: context.task ?? '', model: result.model ?? null, provider: result.provider ?? null } };
+      return { kind: 'complete', output: { answer: content, iterations: state.iterations, messages: memoryOf(vars), success: true, task: context.task ?? '', model: result.model ?? null, provider: result.provider ?? null, tool_calls: state.tool_calls ?? [], tool_results: state.tool_results ?? [] } };
     }
     const name = tool[1]!;
     if (isFileTool(name) && allowed.includes(name)) {
       const call: ToolCall = { name, arguments: toolArguments(content.slice(tool.index + tool[0].length)), call_id: `call_${state.iterations}_1` };
+      state.tool_calls = [...(state.tool_calls ?? []), call];
       return { kind: 'effect', node: 'act', effect: { type: 'tool_calls', payload: { tool_calls: [call], allowed_tools: tools.map((t) => t.name) } } };
     }
     setMemory(vars, [...memoryOf(vars), { role: 'user', content: `Observation: the tool '${name}' is not available on this gateway. Answer without it.` }]);

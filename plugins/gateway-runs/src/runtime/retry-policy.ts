@@ -26,6 +26,9 @@ const PERMANENT_CODES = new Set([
   'context_length_exceeded',
   'upstream_auth_failed',
   'upstream_bad_request',
+  // An llm_call cut at its output bound on every attempt, or whose response_schema is unusable.
+  'output_truncated',
+  'invalid_response_schema',
   // A tool_calls step over its time or size budget would do the same again.
   'tool_budget_exceeded',
 ]);

@@ -3,6 +3,7 @@
  * event, a child's result, a due wait_until), is cancelled, and ends (completed, failed or
  * cancelled) with its last records, the ledger's terminal mark and its state in one commit.
  */
+import { nodeTracesFromLedger } from './node-traces.js';
 import { LedgerLimitError, TERMINAL_STATUS_KEY, type LedgerStore, type LiveBus, type StepRecord } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
 import { temp, type RunVars } from '../flow/node-io.js';
@@ -122,8 +123,21 @@ export class RunLifecycle implements RunResumer {
 
   /** Ends a run as completed; always false (the run stops). */
   async complete(run: RunState, output: Record<string, unknown>): Promise<boolean> {
+    // The agent loop hands its node traces (from its ledger) to the agent node's scratchpad (reference runtime-nodes §3.9).
+    if (run.builtin === 'react_agent') output = { ...output, node_traces: nodeTracesFromLedger(this.recordsOf(run.run_id)) };
     await this.finish(run, 'completed', output, null, stepRecord(run, run.current_node ?? 'end', 'completed', { result: { completed: true, output } }));
     return false;
+  }
+
+  /** Every record of the run, in ledger order. */
+  private recordsOf(runId: string): StepRecord[] {
+    const records: StepRecord[] = [];
+    for (let after = 0; ; ) {
+      const page = this.deps.ledger.page(runId, after, 1000);
+      if (!page.items.length) return records;
+      records.push(...page.items);
+      after = page.next_after;
+    }
   }
 
   /**

@@ -89,7 +89,7 @@ export class RunStepper {
         const entry = run.entry_node ?? flow.entry;
         if (run.current_node === null) run.current_node = entry;
         if (run.effect_index === 0 && !temp(run.vars as RunVars).node_outputs[entry]) this.deps.flows.assertSupported(flow, entry);
-        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account);
+        outcome = step(flow, run.vars as RunVars, run.current_node, run.run_id, this.deps.nodeTypes, run.account, `${run.bundle_id}@${run.bundle_version}`);
       }
     } catch (err) {
       // The failed record names the node that cannot run, not the entry (issue 13 item 5).
@@ -192,7 +192,7 @@ export class RunStepper {
       t.effects[nodeId] = result.result;
       // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
       if (!isContributed(effect) && effect.type === 'llm_call' && effect.payload.include_context && run.builtin === null) {
-        appendLlmTurn(run.vars, nodeId, effect.payload, String(result.result.content ?? ''));
+        appendLlmTurn(run.vars, nodeId, effect.payload, result.result);
       }
       await this.deps.states.save(run);
       return true;

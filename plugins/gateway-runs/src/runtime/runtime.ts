@@ -24,6 +24,7 @@ import { EventDelivery } from './event-delivery.js';
 import { KeyedLock } from './keyed-lock.js';
 import { MemoryCompaction, type CompactionCommand } from './memory-compaction.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { LlmOutputSettings } from './llm-output.js';
 import { RunFlows } from './run-flows.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import { RunLimits } from './run-limits.js';
@@ -57,6 +58,8 @@ export interface RuntimeDeps {
   agentToolPrompt?: boolean;
   /** Steps and variable size per run (`limits.*`). */
   limits?: RunLimits;
+  /** Output-token bounds of LLM calls (`llm.*`). */
+  llmOutput?: LlmOutputSettings;
   /** Where a run that needs ticking is announced (the runner's queue). */
   scheduler: RunScheduler;
   /** The node types flows may use: gateway-runs' own and those other plugins registered. */
@@ -96,6 +99,7 @@ export class Runtime {
       streaming: states,
       retry: deps.retry,
       nodeTypes,
+      ...(deps.llmOutput ? { llmOutput: deps.llmOutput } : {}),
     });
     this.states = states;
     this.lifecycle = lifecycle;

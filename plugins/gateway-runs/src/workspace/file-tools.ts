@@ -67,11 +67,11 @@ export interface ToolContext {
   wrote?: (realPath: string) => void;
 }
 
-/** Runs one call; a failure the model should read comes back as `success: false`. */
+/** Runs one call; a failure the model should read comes back as `success: false`. An allow-list (even empty: none allowed) limits the tools. */
 export async function executeToolCall(ctx: ToolContext, call: ToolCall, allowed: string[] | null): Promise<ToolResult> {
   const base = { call_id: call.call_id, name: call.name };
   try {
-    if (!isFileTool(call.name) || (allowed && allowed.length && !allowed.includes(call.name))) throw new ToolRefusal(`the tool '${call.name}' is not available on this gateway`);
+    if (!isFileTool(call.name) || (allowed && !allowed.includes(call.name))) throw new ToolRefusal(`the tool '${call.name}' is not available on this gateway`);
     return { ...base, success: true, output: await runTool(ctx, call.name, call.arguments ?? {}), error: null };
   } catch (err) {
     if (ctx.signal.aborted) throw err;

@@ -48,6 +48,17 @@ export class LocalProvider implements Provider {
     return { vectors: result.vectors, usage: result.usage };
   }
 
+  /**
+   * Which local models the llama engine holds open (names), or opens / closes `model` ahead of use.
+   * `changed`: the action opened or closed it (false for a model already open, or not open).
+   */
+  async residency(action: 'list' | 'load' | 'unload', model?: string): Promise<{ loaded: string[]; changed: boolean }> {
+    const entry = model === undefined ? null : await this.generative(model);
+    const result = entry ? await this.engineCall(entry, () => this.llama.residency(action, entry.path)) : await this.llama.residency('list');
+    const byPath = new Map((await this.catalog.list()).map((m) => [m.path, m.name]));
+    return { loaded: result.loaded.map((p) => byPath.get(p) ?? p), changed: result.changed };
+  }
+
   private async entry(model: string): Promise<LocalModelEntry> {
     const entry = await this.catalog.find(model);
     if (!entry) throw notFound(`The model '${echoId(`local/${model}`)}' does not exist.`, { code: 'model_not_found', field: 'body.model' });
