@@ -6,21 +6,24 @@
  * (a replay after a crash) is not run again: its recorded result is reused, and one whose
  * `waiting` record exists waits again without a new attempt. A tool_calls step that started and
  * never finished before a crash is not entered again either: it is recorded as failed. LLM calls
- * stream their tokens to the live bus and end with `llm.delta_end` after the durable record.
+ * (llm-call-effect.ts) stream their tokens to the live bus and end with `llm.delta_end` after the
+ * durable record.
  */
-import type { InferenceService, ChatMessage } from '@keel/plugin-inference';
+import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
-import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload, type LlmCallPayload } from '../flow/effect-requests.js';
+import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload } from '../flow/effect-requests.js';
 import { eventScope, eventScopeId, eventWaitKey } from '../flow/event-keys.js';
 import { NodeFailure, type EffectContext, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
-import { normalizeResponseSchema } from '../flow/response-schema.js';
-import { DEFAULT_LLM_OUTPUT, grown, isTruncated, readAnswer, TruncatedOutputError, truncationPlan, type LlmOutputSettings } from './llm-output.js';
+import { LlmCallEffect, type StreamingSwitch } from './llm-call-effect.js';
+import type { LlmOutputSettings } from './llm-output.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
 import type { EventDeliverer } from './event-delivery.js';
 import type { RunState, WaitState } from './run-state.js';
 import type { ToolRunner, WrittenFile } from './run-tools.js';
+
+export type { StreamingSwitch } from './llm-call-effect.js';
 
 export type EffectOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
@@ -32,11 +35,6 @@ export type UnrecordedOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
   | { status: 'failed'; record: Record<string, unknown> }
   | { status: 'cancelled' };
-
-/** Whether token deltas are on for a run's tree. */
-export interface StreamingSwitch {
-  streams(run: RunState): boolean;
-}
 
 export interface EffectExecutorDeps {
   ledger: LedgerStore;
@@ -61,13 +59,14 @@ export interface EffectExecutorDeps {
 
 export class EffectExecutor {
   private readonly ledger: LedgerStore;
-  private readonly hub: LiveBus;
   private readonly policy: RetryPolicy;
+
+  private readonly llm: LlmCallEffect;
 
   constructor(private readonly deps: EffectExecutorDeps) {
     this.ledger = deps.ledger;
-    this.hub = deps.hub;
     this.policy = deps.retry ?? new RetryPolicy();
+    this.llm = new LlmCallEffect(deps, this.pendingEnds);
   }
 
   async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
@@ -209,7 +208,7 @@ export class EffectExecutor {
     }
     switch (effect.type) {
       case 'llm_call':
-        return this.llmCall(run, nodeId, effect.payload, stepId);
+        return this.llm.perform(run, nodeId, effect.payload, stepId);
       case 'ask_user': {
         const p = effect.payload;
         return { status: 'waiting', wait: wait('user', p.wait_key, nodeId, { prompt: p.prompt, choices: p.choices, allow_free_text: p.allow_free_text }) };
@@ -250,101 +249,12 @@ export class EffectExecutor {
     }
   }
 
-  private async llmCall(run: RunState, nodeId: string, p: LlmCallPayload, stepId: string): Promise<EffectOutcome> {
-    // Roles go to the engine as the flow wrote them (the inference service judges them).
-    // A system_prompt beside messages (the agent's format-only call) goes first.
-    const system = p.system_prompt ? [{ role: 'system', content: p.system_prompt }] : [];
-    const messages = [...system, ...(p.messages ?? [{ role: 'user', content: p.prompt ?? '' }])] as ChatMessage[];
-    const params = p.params;
-    const model = p.provider && p.model ? `${p.provider}/${p.model}` : undefined;
-    const signal = this.deps.signals.signalOf(run.run_id);
-    const nodeStreamOff = p.stream === false;
-    const streaming = this.deps.streaming.streams(run) && !nodeStreamOff;
-    let seq = 0;
-    const base = { run_id: run.run_id, root_run_id: run.root_run_id, parent_run_id: run.parent_run_id, node_id: nodeId, call_id: stepId };
-    const started = performance.now();
-    let schema = p.response_schema ? normalizeSchemaOrFail(p.response_schema) : undefined;
-    let fallback: { used: true; error: string } | null = null;
-    // The answer is read as a structured one even when the fallback asked without the schema.
-    const asked = schema;
-    const plan = truncationPlan(p, run.vars._limits, this.deps.llmOutput ?? DEFAULT_LLM_OUTPUT);
-    const attempted: number[] = [];
-    try {
-      // Truncation retries happen inside this one effect: each asks again with a larger output bound.
-      for (let maxTokens = plan.first; ; maxTokens = grown(maxTokens, plan.cap)) {
-        attempted.push(maxTokens);
-        const ask = () => this.deps.inference.chat(run.account, {
-          model,
-          messages,
-          params: { temperature: params.temperature ?? 0.7, ...(params.seed !== undefined ? { seed: params.seed } : {}), ...(schema ? { jsonSchema: schema } : {}), maxTokens },
-        }, {
-          signal,
-          ...(streaming ? { onDelta: (text: string, channel: 'content' | 'reasoning') => this.hub.publishDelta({ kind: 'llm.delta', ...base, seq: ++seq, text, channel, snapshot: false }) } : {}),
-        });
-        let out: Awaited<ReturnType<typeof ask>>;
-        try {
-          out = await ask();
-        } catch (err) {
-          // structured_output_fallback: a structured generation that failed as such is asked once more without the schema.
-          if (!schema || !p.structured_output_fallback || fallback || !isStructuredFailure(err)) throw err;
-          fallback = { used: true, error: (err as Error).message };
-          schema = undefined;
-          out = await ask();
-        }
-        if (out.finishReason === 'cancelled') {
-          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'cancelled', cursor));
-          return { status: 'failed', error: 'Cancelled: the LLM call was stopped in flight', cancelled: true, stoppedInFlight: true, partial: out.text };
-        }
-        const truncated = isTruncated(out.finishReason);
-        if (truncated && !plan.allowTruncation) {
-          if (plan.retry && attempted.length < plan.attempts) continue;
-          throw new TruncatedOutputError(out.finishReason, attempted);
-        }
-        const answer = readAnswer(out.text, asked);
-        const metadata: Record<string, unknown> = { ...answer.metadata, ...(fallback ? { _structured_output_fallback: fallback } : {}) };
-        if (attempted.length > 1 || truncated) metadata._truncation = { attempts: attempted.length, max_output_tokens: attempted, resolved: !truncated };
-        const result = {
-          content: answer.content,
-          reasoning: null,
-          data: answer.data,
-          tool_calls: null,
-          usage: out.usage,
-          model: out.model,
-          provider: out.provider,
-          finish_reason: out.finishReason,
-          metadata,
-          trace_id: null,
-          gen_time: Math.round(performance.now() - started),
-          ttft_ms: out.firstTokenMs === null ? null : Math.round(out.firstTokenMs),
-        };
-        // The end frame must follow the durable record: the runtime appends it, then calls `afterRecord`.
-        if (nodeStreamOff && this.deps.streaming.streams(run)) {
-          // The run streams but this node turned it off: say so instead of sending deltas (§6 rule 1, 5).
-          this.pendingEnds.set(stepId, (cursor: number) => this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq: 1, reason: 'unavailable', detail: 'node_stream_off', snapshot: false }, { run_id: base.run_id, cursor }));
-        } else {
-          this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, 'completed', cursor));
-        }
-        return { status: 'completed', result };
-      }
-    } catch (err) {
-      const reason = signal.aborted ? 'cancelled' : 'failed';
-      this.pendingEnds.set(stepId, (cursor: number) => this.endDeltas(streaming, base, ++seq, reason, cursor));
-      throw err;
-    }
-  }
-
   /** `llm.delta_end` frames owed once their call's durable record is written. */
   readonly pendingEnds = new Map<string, (cursor: number) => void>();
 
   /** Files an effect wrote are announced (`runs.hooks`) once its final record is stored, with that record's cursor. */
   private announceAfterRecord(run: RunState, nodeId: string, stepId: string, written: WrittenFile[]): void {
     if (written.length) this.pendingEnds.set(stepId, (cursor: number) => void this.deps.tools.announceWritten(run, nodeId, cursor, written).catch(() => undefined));
-  }
-
-  private endDeltas(streaming: boolean, base: { run_id: string; root_run_id: string; parent_run_id: string | null; node_id: string; call_id: string }, seq: number, reason: 'completed' | 'failed' | 'cancelled', afterCursor?: number): void {
-    if (!streaming) return;
-    const gate = afterCursor === undefined ? undefined : { run_id: base.run_id, cursor: afterCursor };
-    this.hub.publishEnd({ kind: 'llm.delta_end', ...base, seq, reason, snapshot: false }, gate);
   }
 
   /**
@@ -378,21 +288,6 @@ function unfinishedAttempt(history: StepRecord[]): StepRecord | null {
   const last = history[history.length - 1];
   if (!last || last.status !== 'started') return null;
   return history.some((r) => r !== last && r.step_id === last.step_id) ? null : last;
-}
-
-/** An error of structured generation itself (the engine could not use the schema, or the answer failed validation). */
-function isStructuredFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'invalid_schema' || /validation errors? for|structured output generation failed/i.test(String((err as Error | null)?.message ?? ''));
-}
-
-/** The schema the call sends; one the origin would refuse fails the effect at once (a retry would be refused again). */
-function normalizeSchemaOrFail(value: unknown): Record<string, unknown> {
-  try {
-    return normalizeResponseSchema(value);
-  } catch (err) {
-    throw Object.assign(new Error((err as Error).message), { code: 'invalid_response_schema' });
-  }
 }
 
 function gaveUp(error: string, attempts: number): string {
