@@ -6,8 +6,7 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 
 const SCHEMA = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
 
@@ -27,17 +26,7 @@ function agentFlow(pins: Record<string, unknown>, agentConfig: Record<string, un
 
 describe('agent node: structured answers, context, child workflow ids (S2, S3, item 6)', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['structured', 'config-schema', 'plain', 'ctx', 'tools'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { endpoint, gw } = llmGatewaySuite({ models: ['structured', 'config-schema', 'plain', 'ctx', 'tools'] });
 
   it('resp_schema: the child runs unstructured, then the parent makes the format-only llm_call "Agent_<node>" after start_subworkflow and resume', async () => {
     endpoint.script('structured', [{ content: 'The sky is blue.' }, { content: '{"color": "blue"}' }]);

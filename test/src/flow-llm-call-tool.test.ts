@@ -4,8 +4,7 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 
 /** start → call_tool (tool_call from the start's `call`; these pin defaults) → end with result and success. */
 function callToolFlow(pins: Record<string, unknown> = {}) {
@@ -22,17 +21,7 @@ function callToolFlow(pins: Record<string, unknown> = {}) {
 
 describe('call_tool: one tool call as a tool_calls effect', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['m'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { gw } = llmGatewaySuite({ models: ['m'] });
 
   it('the ledger records effect type tool_calls with the one call; a succeeding call puts its output on result, success true', async () => {
     const call = { name: 'write_file', arguments: { path: 'note.txt', content: 'hello' }, call_id: 'c1' };

@@ -6,8 +6,7 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 
 /** start → llm_call (these pin defaults) → end with its response, error and the run's context messages afterwards. */
 function contextFlow(pins: Record<string, unknown>) {
@@ -32,18 +31,7 @@ const input = (model: string) => ({ prompt: 'Now this.', context: { messages: HI
 
 describe('llm_call include_context / use_context and the context pin (S3)', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['m', 'json'] });
-
-  before(async () => {
-    endpoint.script('m', [{ content: 'the answer' }]);
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { endpoint, gw } = llmGatewaySuite({ models: ['m', 'json'] }, (e) => e.script('m', [{ content: 'the answer' }]));
 
   it('use_context "true": messages = system ones first, then the node system, the rest, the prompt; no prompt field; two llm_turn messages appended', async () => {
     const { run, ledger } = await gw.runFlow(contextFlow({ use_context: 'true', system: 'You are X.' }), input('m'));

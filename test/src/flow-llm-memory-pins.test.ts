@@ -7,8 +7,7 @@
 import { expect } from 'chai';
 import { memoryPlugin } from '@keel/plugin-memory';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 
 /** start → memory_note (a note about tea) → llm_call (these pins) → end with its response. */
 function memoryFlow(pins: Record<string, unknown>) {
@@ -26,18 +25,7 @@ function memoryFlow(pins: Record<string, unknown>) {
 
 describe('llm_call memory pins: recall before the call (RN §5.3)', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['m'], plugins: [memoryPlugin] });
-
-  before(async () => {
-    endpoint.script('m', [{ content: 'Green.' }]);
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { endpoint, gw } = llmGatewaySuite({ models: ['m'], plugins: [memoryPlugin] }, (e) => e.script('m', [{ content: 'Green.' }]));
 
   it('use_span_memory: memory_query then memory_rehydrate of the first match on the node, then the call, which sees the recalled note', async () => {
     const { run, ledger } = await gw.runFlow(memoryFlow({ use_span_memory: true, memory_query: 'tea', use_context: true }), { prompt: 'Which tea?', _runtime: { provider: 'fake', model: 'm' } });
@@ -73,17 +61,7 @@ describe('llm_call memory pins: recall before the call (RN §5.3)', function () 
 
 describe('llm_call memory pins without the memory plugin', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['m'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { endpoint, gw } = llmGatewaySuite({ models: ['m'] });
 
   it('a call asking for span memory is not made: the run ends naming the plugin that provides it', async () => {
     const flow = memoryFlow({ use_span_memory: true });

@@ -5,8 +5,7 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 import { TINY_CHAT } from './helpers/shared-models.js';
 
 /** start → model_residency (these pin defaults) → end with its outputs. */
@@ -24,17 +23,7 @@ function residencyFlow(pins: Record<string, unknown>) {
 
 describe('model_residency: load, list and unload local models through the inference plugin', function () {
   this.timeout(180_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['remote'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { gw } = llmGatewaySuite({ models: ['remote'] });
 
   it('load (warm) the tiny model: a model_residency effect, the model listed loaded; list_loaded shows it; unload (evict) drops it; a second unload is a no-op with a warning', async () => {
     const loaded = await gw.runFlow(residencyFlow({ operation: 'warm', task: 'text_generation', model: TINY_CHAT }), {}, 120_000);

@@ -4,9 +4,8 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway } from './helpers/llm-gateway.js';
+import { llmGatewaySuite } from './helpers/llm-gateway.js';
 import { until } from './helpers/until.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
 
 /** start → end, with a provider_models node (these pin defaults, this config) feeding the end. */
 function catalogFlow(pins: Record<string, unknown>, config: Record<string, unknown> = {}) {
@@ -23,17 +22,7 @@ function catalogFlow(pins: Record<string, unknown>, config: Record<string, unkno
 
 describe('provider_models: the models a provider lists, through the inference plugin', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['alpha', 'beta', 'gamma'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { gw } = llmGatewaySuite({ models: ['alpha', 'beta', 'gamma'] });
 
   it('a blank provider gives {provider: "", models: []}', async () => {
     const { run } = await gw.runFlow(catalogFlow({}));
@@ -59,18 +48,9 @@ describe('provider_models: the models a provider lists, through the inference pl
 
 describe('provider_models on a live catalog (an endpoint without a model list)', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: [] });
-
-  before(async () => {
-    endpoint.script('live-one', [{ content: 'x' }]);
-    endpoint.script('live-two', [{ content: 'y' }]);
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
+  const { endpoint, gw } = llmGatewaySuite({ models: [] }, (e) => {
+    e.script('live-one', [{ content: 'x' }]);
+    e.script('live-two', [{ content: 'y' }]);
   });
 
   it('is not fetched at start; the first read starts the listing in the background and later reads see it', async () => {

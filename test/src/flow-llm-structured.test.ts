@@ -5,8 +5,7 @@
  */
 import { expect } from 'chai';
 import { edges, node } from './helpers/flow-builder.js';
-import { llmGateway, startedOf } from './helpers/llm-gateway.js';
-import { ScriptedLlmEndpoint } from './helpers/llm-script-endpoint.js';
+import { llmGatewaySuite, startedOf } from './helpers/llm-gateway.js';
 
 const SCHEMA = { type: 'object', properties: { choice: { type: 'string' }, score: { type: 'integer' } }, required: ['choice', 'score'] };
 
@@ -27,18 +26,8 @@ const on = (model: string, extra: Record<string, unknown> = {}) => ({ prompt: 'P
 
 describe('llm_call structured output and output-token bounds (S1)', function () {
   this.timeout(120_000);
-  const endpoint = new ScriptedLlmEndpoint();
   const models = ['endless', 'json', 'wrapped', 'prose', 'cut-once', 'limits', 'fieldmap', 'badname', 'plain-cut', 'cap', 'fallback', 'no-fallback'];
-  const gw = llmGateway(endpoint, { models });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { endpoint, gw } = llmGatewaySuite({ models });
 
   it('a structured call on a model that never stops by itself ends: bounded at 2048, retried at 4096 and 8192, then failed with the origin text', async () => {
     endpoint.script('endless', ['endless']);
@@ -153,17 +142,7 @@ describe('llm_call structured output and output-token bounds (S1)', function () 
 
 describe('llm_call structured output on the real tiny local model (end to end)', function () {
   this.timeout(240_000);
-  const endpoint = new ScriptedLlmEndpoint();
-  const gw = llmGateway(endpoint, { models: ['unused'] });
-
-  before(async () => {
-    await endpoint.start();
-    await gw.boot();
-  });
-  after(async () => {
-    await gw.stop();
-    await endpoint.stop();
-  });
+  const { gw } = llmGatewaySuite({ models: ['unused'] });
 
   it('a schema-bound call on local/keel-tiny-chat with no max_output_tokens ends (the grammar-bound engine no longer generates forever)', async () => {
     const { run, ledger } = await gw.runFlow(llmFlow({ resp_schema: SCHEMA }), { prompt: 'What is the capital of Italy?', _runtime: { provider: 'local', model: 'keel-tiny-chat' } }, 180_000);

@@ -9,7 +9,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { gatewayRuns, until, type LedgerItem, type RunRecord } from './gateway-runs.js';
-import type { ScriptedLlmEndpoint } from './llm-script-endpoint.js';
+import { ScriptedLlmEndpoint } from './llm-script-endpoint.js';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -64,4 +64,23 @@ export function llmGateway(endpoint: ScriptedLlmEndpoint, options: LlmGatewayOpt
 /** The `started` records of effects of `type`, in ledger order. */
 export function startedOf(ledger: LedgerItem[], type: string): LedgerItem[] {
   return ledger.filter((i) => i.status === 'started' && i.effect?.type === type);
+}
+
+/**
+ * A scripted endpoint and a gateway on it for one mocha suite: `script` sets the endpoint's answers
+ * before it starts; both start before the suite's tests and stop after them.
+ */
+export function llmGatewaySuite(options: LlmGatewayOptions, script: (endpoint: ScriptedLlmEndpoint) => void = () => undefined) {
+  const endpoint = new ScriptedLlmEndpoint();
+  const gw = llmGateway(endpoint, options);
+  before(async () => {
+    script(endpoint);
+    await endpoint.start();
+    await gw.boot();
+  });
+  after(async () => {
+    await gw.stop();
+    await endpoint.stop();
+  });
+  return { endpoint, gw };
 }
