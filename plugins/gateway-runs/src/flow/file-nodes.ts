@@ -94,7 +94,7 @@ export function fileNodeTypes(deps: FileNodeDeps): Record<string, EffectNodeType
       if (!file_path.toLowerCase().endsWith('.pdf')) throw new Error('write_pdf requires a .pdf file path.');
       const text = content === null || content === undefined ? '' : typeof content === 'string' ? content : typeof content === 'object' ? JSON.stringify(content, null, 2) : pythonScalar(content);
       // Rendering is work on the event loop: text over the write limit is refused before it starts.
-      if (Buffer.byteLength(text, 'utf8') > deps.limits.maxWriteBytes) {
+      if (Buffer.byteLength(text, 'utf8') + Buffer.byteLength(title ?? '', 'utf8') > deps.limits.maxWriteBytes) {
         throw new Error(`write_pdf content is over the ${deps.limits.maxWriteBytes} bytes a file node writes (gateway-runs setting workspace.maxWriteBytes).`);
       }
       const pdf = await renderPdf(text, title);
