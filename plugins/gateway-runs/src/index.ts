@@ -148,6 +148,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
+        maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
       },
     },
   },

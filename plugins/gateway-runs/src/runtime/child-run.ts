@@ -26,6 +26,8 @@ export interface ChildRunsDeps {
   flows: Pick<RunFlows, 'hasFlow'>;
   /** `limits.maxChildFailuresListed`: how many failures below a run its row lists. */
   maxFailuresListed: number;
+  /** `limits.maxRunDepth`: how many runs deep below its root a child may be (a subflow naming its own flow recursed for ever). */
+  maxRunDepth: number;
 }
 
 /** A flow's `subflow` names a flow its bundle lacks: the parent's effect fails with the origin's sentence (RN §6). */
@@ -39,10 +41,26 @@ export class ChildRuns implements ChildRunStarter {
     if (this.deps.states.load(id)) return id;
     const request = asked.builtin ? asked : { ...asked, workflow_id: localFlowId(asked.workflow_id, parent.bundle_id, parent.bundle_version) };
     if (!request.builtin && !this.deps.flows.hasFlow(parent, request.workflow_id)) throw new SubflowNotFoundError(`Workflow '${asked.workflow_id}' not found in registry`);
+    if (this.depthOf(parent) >= this.deps.maxRunDepth) {
+      // Every child has fresh budgets and only roots count against the account's cap: depth is the bound.
+      const what = request.builtin ? `the ${request.builtin} run` : `subflow '${asked.workflow_id}'`;
+      throw new Error(`A run may nest at most ${this.deps.maxRunDepth} runs below its root (setting \`limits.maxRunDepth\` of the gateway-runs plugin); ${what} was not started.`);
+    }
     const recorded = this.deps.workspaces.recorded(parent.root_run_id);
     const child = childRunState(parent, id, request, () => (recorded ? workspaceVar(recorded) : null));
     await this.deps.states.createRun(child);
     return id;
+  }
+
+  /** How many runs `run` is below its root (0 for the root), counted up to the limit. */
+  private depthOf(run: RunState): number {
+    let depth = 0;
+    let at: RunState | undefined = run;
+    while (at?.parent_run_id && depth < this.deps.maxRunDepth) {
+      depth++;
+      at = this.deps.states.load(at.parent_run_id);
+    }
+    return depth;
   }
 
   /**
