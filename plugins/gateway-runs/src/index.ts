@@ -149,6 +149,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
         maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
+        maxRunsPerTree: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunsPerTree },
       },
     },
   },
