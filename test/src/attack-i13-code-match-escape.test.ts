@@ -58,6 +58,9 @@ describe('attack i13: match class patterns read dunder attributes past the code 
       expect(answer.success, `${code} → ${JSON.stringify(answer)}`).to.equal(false);
       expect(answer.error).to.equal('Runtime error: type() takes exactly one argument in the sandbox (no new classes)');
     }
+    // The sandbox's type is shared by every call, as the real one is: nothing can be set on it.
+    const planted = await simulate('type.mro = lambda: 1\nreturn 1');
+    expect(planted).to.deep.include({ success: false, error: "Runtime error: cannot set 'mro' attribute of immutable type 'type'" });
     // type() with one argument still answers as the origin's does.
     const plain = await simulate('return [type(1) == int, type("a") is str, isinstance(int, type), type(int) is type, str(type(1.5))]');
     expect(plain).to.deep.include({ success: true, output: [true, true, true, true, "<class 'float'>"] });

@@ -48,6 +48,13 @@ class _SandboxTypeMeta(type):
     def __subclasscheck__(cls, value):
         return issubclass(value, _real_builtins.type)
 
+    # Shared by every call of every account, as the real type is: nothing may be set on it.
+    def __setattr__(cls, name, value):
+        raise TypeError("cannot set '%s' attribute of immutable type 'type'" % name)
+
+    def __delattr__(cls, name):
+        raise TypeError("cannot delete '%s' attribute of immutable type 'type'" % name)
+
 
 _SandboxType = _SandboxTypeMeta("type", (), {})
 
