@@ -14,7 +14,8 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { fileNodeTypes } from './flow/file-nodes.js';
+import { fileNodeTypes, PDF_WORKER_FILE } from './flow/file-nodes.js';
+import type { PdfTask } from './flow/pdf-worker.js';
 import { builtinNodeTypes } from './flow/builtins.js';
 import { INTERPRETER_TYPES } from './flow/interpreter.js';
 import { NodeTypes, type NodeTypeRegistry } from './flow/node-types.js';
@@ -195,7 +196,12 @@ export const gatewayRunsPlugin = definePlugin({
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
     // One record of the run folders' usage for the file tools and for export (artifacts), so neither gets around the quota.
     const folderUsage = new FolderUsage();
-    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage }));
+    const pdfPool = deps.workers.create('pdf-render', { filename: PDF_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+    const renderPdf = async (content: string, title: string | null, signal: AbortSignal) => {
+      const bytes = (await pdfPool.run({ content, title } satisfies PdfTask, { signal })) as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    };
+    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage, renderPdf }));
     const runtime = new Runtime({
       cacheLive: () => wiring.active,
       runs,
