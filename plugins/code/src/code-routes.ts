@@ -81,7 +81,7 @@ export function codeRoutes(pool: SandboxPool, config: Pick<CodeConfig, 'allowFul
         const diagnostics = { source: 'keel.code_sandbox', requested_mode: body.permissions ?? 'sandbox', mode, function_name: functionName };
         try {
           // A client that goes away stops its call (its worker is replaced).
-          const outcome = await pool.run({ source: body.code, function_name: functionName, input_json: JSON.stringify(body.input ?? {}), mode }, signal);
+          const outcome = await pool.run({ source: body.code, function_name: functionName, input_json: JSON.stringify(body.input ?? {}), mode }, signal, account);
           const execution = { ...outcome.execution, permissions: mode };
           return outcome.ok
             ? { ok: true, success: true, output: outcome.value, result: outcome.value, execution, error: null, diagnostics }
