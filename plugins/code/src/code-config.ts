@@ -5,6 +5,8 @@ import type { SandboxSettings } from './sandbox-pool.js';
 export interface CodeConfig extends SandboxSettings {
   /** Lets `permissions: full_access` nodes run with Python's full builtins and imports (still inside Pyodide). */
   allowFullAccess: boolean;
+  /** Simulate calls one account may have queued or running at once (a 429 past it). */
+  maxSimulatePerAccount: number;
 }
 
 export const codeConfigSchema = defineSchemaFor<CodeConfig>()({
@@ -20,5 +22,6 @@ export const codeConfigSchema = defineSchemaFor<CodeConfig>()({
     loadTimeoutMs: { type: 'integer', minimum: 1_000, maximum: 600_000, default: 120_000 },
     interruptGraceMs: { type: 'integer', minimum: 10, maximum: 600_000, default: 2_000 },
     allowFullAccess: { type: 'boolean', default: false },
+    maxSimulatePerAccount: { type: 'integer', minimum: 1, maximum: 1_000, default: 2 },
   },
 });

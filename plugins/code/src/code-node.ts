@@ -52,7 +52,7 @@ export function codeNode(pool: SandboxPool, allowFullAccess: boolean): EffectNod
       const task = { source: payload.source, function_name: payload.function_name, input_json: JSON.stringify(payload.input), mode: payload.mode };
       let outcome;
       try {
-        outcome = await pool.run(task, context.signal);
+        outcome = await pool.run(task, context.signal, context.account);
       } catch (err) {
         if (err instanceof SandboxError) throw failure(err.message, idle);
         throw err;

@@ -4,10 +4,11 @@
  * runs), `POST /visualflows/code/simulate` runs a `code` node's source once in the same sandbox,
  * with the same budgets, without starting a run (the editor's "test" button).
  */
-import { badRequest, defineSchema, forbidden, route, type AnyRoute } from '@keel/plugin-sdk';
+import { badRequest, defineSchema, forbidden, route, tooManyRequests, type AnyRoute } from '@keel/plugin-sdk';
 import { permissionModeOf } from './code-source.js';
 import { FULL_ACCESS_REFUSED } from './code-node.js';
 import { SandboxError, type SandboxPool } from './sandbox-pool.js';
+import type { CodeConfig } from './code-config.js';
 
 const SIMULATE_PATH = '/visualflows/code/simulate';
 /** Longest source the simulate route takes (a flow's code node is rarely over a few KiB). */
@@ -47,7 +48,11 @@ export function codePolicy(prefix: string, allowFullAccess: boolean) {
   };
 }
 
-export function codeRoutes(pool: SandboxPool, allowFullAccess: boolean, prefix: string): AnyRoute[] {
+export function codeRoutes(pool: SandboxPool, config: Pick<CodeConfig, 'allowFullAccess' | 'maxSimulatePerAccount'>, prefix: string): AnyRoute[] {
+  const { allowFullAccess, maxSimulatePerAccount } = config;
+  // Simulate calls share the run's sandbox workers and queue without bound: one account's flood of
+  // endless loops would keep every other account's code waiting (and the queue growing).
+  const inFlight = new Map<string, number>();
   return [
     route({
       method: 'GET',
@@ -62,15 +67,21 @@ export function codeRoutes(pool: SandboxPool, allowFullAccess: boolean, prefix: 
       summary: "Run a Code node's Python once in the sandbox, without a run: {code, input, function_name, permissions}",
       tags: ['code'],
       body: simulateBody,
-      handler: async ({ body, signal }) => {
+      handler: async ({ body, signal, principal }) => {
         const mode = permissionModeOf(body.permissions ?? null);
         if (typeof mode !== 'string') throw badRequest(`${mode.error}; use 'sandbox' or 'full_access'.`);
         if (mode === 'full_access' && !allowFullAccess) throw forbidden(FULL_ACCESS_REFUSED);
+        const account = principal!.account;
+        const held = inFlight.get(account) ?? 0;
+        if (held >= maxSimulatePerAccount) {
+          throw tooManyRequests(`Account '${account}' already has ${held} code simulations queued or running, the most one account may have at once (the code plugin's maxSimulatePerAccount); wait for one to answer.`);
+        }
+        inFlight.set(account, held + 1);
         const functionName = body.function_name || 'transform';
         const diagnostics = { source: 'keel.code_sandbox', requested_mode: body.permissions ?? 'sandbox', mode, function_name: functionName };
         try {
           // A client that goes away stops its call (its worker is replaced).
-          const outcome = await pool.run({ source: body.code, function_name: functionName, input_json: JSON.stringify(body.input ?? {}), mode }, signal);
+          const outcome = await pool.run({ source: body.code, function_name: functionName, input_json: JSON.stringify(body.input ?? {}), mode }, signal, account);
           const execution = { ...outcome.execution, permissions: mode };
           return outcome.ok
             ? { ok: true, success: true, output: outcome.value, result: outcome.value, execution, error: null, diagnostics }
@@ -78,6 +89,10 @@ export function codeRoutes(pool: SandboxPool, allowFullAccess: boolean, prefix: 
         } catch (err) {
           if (!(err instanceof SandboxError)) throw err;
           return { ok: true, success: false, output: null, result: null, execution: null, error: err.message, diagnostics };
+        } finally {
+          const left = (inFlight.get(account) ?? 1) - 1;
+          if (left > 0) inFlight.set(account, left);
+          else inFlight.delete(account);
         }
       },
     }),

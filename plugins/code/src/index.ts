@@ -28,7 +28,7 @@ export const codePlugin = definePlugin({
   setup({ config, deps }) {
     const pool = new SandboxPool(config);
     deps.nodeTypes.register('code', { code: codeNode(pool, config.allowFullAccess) });
-    return { routes: codeRoutes(pool, config.allowFullAccess, PREFIX), stop: () => pool.close() };
+    return { routes: codeRoutes(pool, config, PREFIX), stop: () => pool.close() };
   },
 });
 

@@ -30,8 +30,38 @@ def _noop_print(*args, **kwargs):
     return None
 
 
+class _SandboxTypeMeta(type):
+    """The sandbox's type: type(x) as usual, but no new classes. A class made with type(name,
+    bases, dict) can carry __match_args__ or __instancecheck__, and a class pattern then reads any
+    attribute of any object (a function's __globals__, hence the real builtins). Classes answer this
+    type rather than their metaclass, which would make classes too."""
+
+    def __call__(cls, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            raise TypeError("type() takes exactly one argument in the sandbox (no new classes)")
+        found = _real_builtins.type(args[0])
+        return cls if issubclass(found, _real_builtins.type) else found
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, _real_builtins.type)
+
+    def __subclasscheck__(cls, value):
+        return issubclass(value, _real_builtins.type)
+
+    # Shared by every call of every account, as the real type is: nothing may be set on it.
+    def __setattr__(cls, name, value):
+        raise TypeError("cannot set '%s' attribute of immutable type 'type'" % name)
+
+    def __delattr__(cls, name):
+        raise TypeError("cannot delete '%s' attribute of immutable type 'type'" % name)
+
+
+_SandboxType = _SandboxTypeMeta("type", (), {})
+
+
 def _sandbox_builtins():
     allowed = {name: getattr(_real_builtins, name) for name in _ORIGIN_BUILTINS}
+    allowed["type"] = _SandboxType
     allowed.update({"print": _noop_print, "True": True, "False": False, "None": None})
     return allowed
 
@@ -48,8 +78,9 @@ def _static_error(source, sandboxed):
             return "Imports are not allowed"
         if isinstance(node, _ast.Call) and isinstance(node.func, _ast.Name) and node.func.id in _BANNED_CALLS:
             return "'%s' is not allowed" % node.func.id
-        if isinstance(node, _ast.Attribute):
-            name = node.attr
+        # A class pattern ("case F(__globals__=g)") reads attributes by name too, with no Attribute node.
+        names = [node.attr] if isinstance(node, _ast.Attribute) else node.kwd_attrs if isinstance(node, _ast.MatchClass) else []
+        for name in names:
             if name.startswith("__") and name.endswith("__"):
                 return "Access to dunder attributes ('%s') is not allowed" % name
             if name in _INTROSPECTION:

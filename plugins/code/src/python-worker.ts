@@ -47,7 +47,25 @@ async function start(): Promise<PyodideInterface> {
   pyodide.runPython(PYTHON_LOCKDOWN);
   pyodide.setInterruptBuffer(interrupt);
   refuseHostModules();
+  refuseJavaScript();
   return pyodide;
+}
+
+/**
+ * Python with imports (full_access, or code that got around the checks) reaches this worker's
+ * JavaScript through Emscripten's `emscripten_run_script*` (via `ctypes`) or a side module's EM_JS,
+ * both of which `eval` text; from there `import()` and `process.binding` go around the module
+ * loader guard (host files, programs). Once Pyodide is loaded nothing here evaluates text, so
+ * `eval` refuses, and the process functions that reach the host (or signal the server) are gone.
+ */
+function refuseJavaScript(): void {
+  const refuse = (what: string) => () => {
+    throw new Error(`the code sandbox has no access to ${what}`);
+  };
+  (globalThis as { eval: unknown }).eval = refuse('JavaScript');
+  const host = process as unknown as Record<string, unknown>;
+  for (const name of ['binding', '_linkedBinding', 'dlopen', 'kill']) host[name] = refuse(`process.${name}`);
+  for (const name of ['fetch', 'WebSocket', 'EventSource']) delete (globalThis as Record<string, unknown>)[name];
 }
 
 /**

@@ -34,6 +34,8 @@ export class SandboxError extends Error {}
 
 interface Pending {
   task: CodeTask;
+  /** Whose call it is: the queue serves accounts in turn. */
+  account: string;
   signal: AbortSignal;
   resolve(outcome: CodeOutcome): void;
   reject(err: Error): void;
@@ -56,11 +58,14 @@ export class SandboxPool {
   private readonly queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
+  /** When each account's last call got a worker (a dispatch count): the one served longest ago goes first. */
+  private readonly lastServed = new Map<string, number>();
+  private dispatches = 0;
 
   constructor(private readonly settings: SandboxSettings) {}
 
-  /** Runs one call; rejects with a `SandboxError` (time budget, worker failure) or the signal's abort. */
-  run(task: CodeTask, signal: AbortSignal): Promise<CodeOutcome> {
+  /** Runs one call of `account`; rejects with a `SandboxError` (time budget, worker failure) or the signal's abort. */
+  run(task: CodeTask, signal: AbortSignal, account: string): Promise<CodeOutcome> {
     if (this.closed) return Promise.reject(new SandboxError('the code plugin is stopping.'));
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(new SandboxError('the run was cancelled.'));
@@ -76,7 +81,7 @@ export class SandboxPool {
         signal.removeEventListener('abort', onQueuedAbort);
         done(value);
       };
-      const pending: Pending = { task, signal, resolve: dequeued(resolve), reject: dequeued(reject) };
+      const pending: Pending = { task, account, signal, resolve: dequeued(resolve), reject: dequeued(reject) };
       signal.addEventListener('abort', onQueuedAbort, { once: true });
       this.queue.push(pending);
       this.dispatch();
@@ -93,7 +98,7 @@ export class SandboxPool {
     while (this.queue.length) {
       const free = [...this.slots].find((s) => s.ready && !s.current && !s.gone);
       if (free) {
-        this.assign(free, this.queue.shift()!);
+        this.assign(free, this.takeNext());
         continue;
       }
       const loading = [...this.slots].filter((s) => !s.ready && !s.gone).length;
@@ -104,6 +109,21 @@ export class SandboxPool {
       }
       return;
     }
+  }
+
+  /**
+   * The oldest queued call of the account served longest ago: calls queue in order, but one
+   * account's many calls (a flood of runs or simulations) do not keep every other account waiting.
+   */
+  private takeNext(): Pending {
+    const servedAt = (p: Pending) => this.lastServed.get(p.account) ?? -1;
+    let best = 0;
+    for (let i = 1; i < this.queue.length; i++) if (servedAt(this.queue[i]!) < servedAt(this.queue[best]!)) best = i;
+    const [next] = this.queue.splice(best, 1);
+    // Forgetting is safe (a forgotten account just counts as not served lately): the map stays small.
+    if (this.lastServed.size >= 10_000) this.lastServed.clear();
+    this.lastServed.set(next!.account, ++this.dispatches);
+    return next!;
   }
 
   private spawn(): void {

@@ -14,7 +14,8 @@ import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzi
 import { UNZIP_WORKER_FILE, UploadReader } from './bundles/upload-reader.js';
 import { CatalogFiles } from './catalog/catalog-files.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { fileNodeTypes } from './flow/file-nodes.js';
+import { fileNodeTypes, PDF_WORKER_FILE } from './flow/file-nodes.js';
+import type { PdfTask } from './flow/pdf-worker.js';
 import { builtinNodeTypes } from './flow/helpers/index.js';
 import { providerModelsNode } from './flow/provider-models-node.js';
 import { modelResidencyNode } from './flow/model-residency-node.js';
@@ -174,6 +175,8 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
+        maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
+        maxRunsPerTree: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunsPerTree },
       },
     },
   },
@@ -221,7 +224,12 @@ export const gatewayRunsPlugin = definePlugin({
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
     // One record of the run folders' usage for the file tools and for export (artifacts), so neither gets around the quota.
     const folderUsage = new FolderUsage();
-    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage }));
+    const pdfPool = deps.workers.create('pdf-render', { filename: PDF_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+    const renderPdf = async (content: string, title: string | null, signal: AbortSignal) => {
+      const bytes = (await pdfPool.run({ content, title } satisfies PdfTask, { signal })) as Uint8Array;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    };
+    nodeTypes.register('gateway-runs', fileNodeTypes({ workspaces: deps.workspaces, limits: config.workspace, usage: folderUsage, renderPdf }));
     const runtime = new Runtime({
       cacheLive: () => wiring.active,
       runs,

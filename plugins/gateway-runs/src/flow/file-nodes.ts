@@ -13,13 +13,17 @@ import { fsSentence, writeWorkspaceFile, type ToolContext } from '../workspace/f
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runWorkspaceOf } from '../workspace/run-workspace.js';
 import { effectNode, type EffectContext, type EffectNodeType, type NodeInputs } from './node-types.js';
-import { renderPdf } from './pdf-render.js';
+
+/** `write_pdf` renders in this worker (the `pdf-render` pool, see pdf-worker.ts). */
+export const PDF_WORKER_FILE = new URL('./pdf-worker.js', import.meta.url);
 
 export interface FileNodeDeps {
   workspaces: WorkspaceService;
   /** The file tools' budgets (`workspace.*`): the nodes write under the same size limit and quota. */
   limits: ToolLimits;
   usage: FolderUsage;
+  /** `write_pdf`'s bytes for the text and title, rendered off the main thread (the `pdf-render` pool). */
+  renderPdf(content: string, title: string | null, signal: AbortSignal): Promise<Buffer>;
 }
 
 interface WritePayload extends Record<string, unknown> {
@@ -94,10 +98,10 @@ export function fileNodeTypes(deps: FileNodeDeps): Record<string, EffectNodeType
       if (!file_path.toLowerCase().endsWith('.pdf')) throw new Error('write_pdf requires a .pdf file path.');
       const text = content === null || content === undefined ? '' : typeof content === 'string' ? content : typeof content === 'object' ? JSON.stringify(content, null, 2) : pythonScalar(content);
       // Rendering is work on the event loop: text over the write limit is refused before it starts.
-      if (Buffer.byteLength(text, 'utf8') > deps.limits.maxWriteBytes) {
+      if (Buffer.byteLength(text, 'utf8') + Buffer.byteLength(title ?? '', 'utf8') > deps.limits.maxWriteBytes) {
         throw new Error(`write_pdf content is over the ${deps.limits.maxWriteBytes} bytes a file node writes (gateway-runs setting workspace.maxWriteBytes).`);
       }
-      const pdf = await renderPdf(text, title);
+      const pdf = await deps.renderPdf(text, title, context.signal);
       const written = await writeInWorkspace(deps, 'write_pdf', file_path, pdf, context, 'application/pdf');
       // `renderer` keeps the origin's value so flows that read it behave the same; Keel renders with pdfkit.
       return { bytes: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex'), content_type: 'application/pdf', renderer: 'reportlab', file_path: written };

@@ -55,6 +55,14 @@ export function markdownBlocks(content: string): Block[] {
   return blocks;
 }
 
+/**
+ * pdfkit splits a word wider than the line by measuring what is left of it after every line:
+ * quadratic in the word's length (a 1 MiB word blocked the event loop for many minutes). A line
+ * break every `LONG_WORD` characters of an unbroken run keeps that measuring linear.
+ */
+const LONG_WORD = 1000;
+const breakLongWords = (text: string) => text.replace(new RegExp(`\\S{${LONG_WORD}}(?=\\S)`, 'g'), '$&\n');
+
 /** Inline runs of a line: `code` in Courier, **bold** in Helvetica-Bold, the rest in `base`. */
 function inlineRuns(text: string, base: string): Array<{ text: string; font: string }> {
   const runs: Array<{ text: string; font: string }> = [];
@@ -70,7 +78,7 @@ function inlineRuns(text: string, base: string): Array<{ text: string; font: str
 }
 
 function writeRuns(doc: PDFKit.PDFDocument, text: string, base: string, size: number, options: PDFKit.Mixins.TextOptions = {}): void {
-  const runs = inlineRuns(text, base);
+  const runs = inlineRuns(breakLongWords(text), base);
   runs.forEach((run, i) => {
     doc.font(run.font).fontSize(size).text(run.text, { ...options, continued: i < runs.length - 1 });
   });
@@ -86,7 +94,7 @@ export function renderPdf(content: string, title: string | null): Promise<Buffer
     doc.on('error', reject);
   });
   if (title) {
-    doc.font('Helvetica-Bold').fontSize(HEADING_SIZES[0]!).text(title);
+    doc.font('Helvetica-Bold').fontSize(HEADING_SIZES[0]!).text(breakLongWords(title));
     doc.moveDown(0.6);
   }
   for (const block of markdownBlocks(content)) {
@@ -101,7 +109,7 @@ export function renderPdf(content: string, title: string | null): Promise<Buffer
         break;
       case 'code':
         doc.moveDown(0.3);
-        doc.font('Courier').fontSize(8).text(block.text || ' ', { lineBreak: true });
+        doc.font('Courier').fontSize(8).text(breakLongWords(block.text) || ' ', { lineBreak: true });
         doc.moveDown(0.5);
         break;
       case 'paragraph':

@@ -167,9 +167,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: commandBody,
       handler: async ({ body, principal }) => {
         if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
-        const target = body.type !== 'emit_event' ? owned(principal, body.run_id) : null;
+        // emit_event too: the runner delivers the event in the named run's account.
+        const target = owned(principal, body.run_id);
         const commandId = body.command_id?.trim() || randomUUID();
-        if (body.type === 'resume' && target && d.commands.seqOf(commandId) === undefined) refuseIdleResume(target, body.payload);
+        if (body.type === 'resume' && d.commands.seqOf(commandId) === undefined) refuseIdleResume(target, body.payload);
         const receipt = await d.commands.submit({
           command_id: commandId,
           run_id: body.run_id,

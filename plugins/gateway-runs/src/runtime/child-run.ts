@@ -26,12 +26,24 @@ export interface ChildRunsDeps {
   flows: Pick<RunFlows, 'hasFlow'>;
   /** `limits.maxChildFailuresListed`: how many failures below a run its row lists. */
   maxFailuresListed: number;
+  /** `limits.maxRunDepth`: how many runs deep below its root a child may be (a subflow naming its own flow recursed for ever). */
+  maxRunDepth: number;
+  /** `limits.maxRunsPerTree`: how many runs one root may have below it (two self-calling subflows doubled at every level). */
+  maxRunsPerTree: number;
+  /** How many runs are stored below a root, counted up to `max`. */
+  treeSize(rootRunId: string, max: number): number;
 }
+
+/** Roots whose tree sizes are cached at most (the store is the truth: a dropped one is counted again). */
+const TREE_SIZES_CACHED = 10_000;
 
 /** A flow's `subflow` names a flow its bundle lacks: the parent's effect fails with the origin's sentence (RN §6). */
 export class SubflowNotFoundError extends Error {}
 
 export class ChildRuns implements ChildRunStarter {
+  /** Runs below each root, as counted here (from the store the first time a root is seen). */
+  private readonly treeSizes = new Map<string, number>();
+
   constructor(private readonly deps: ChildRunsDeps) {}
 
   async startChild(parent: RunState, key: string, asked: ChildRunRequest): Promise<string> {
@@ -39,10 +51,36 @@ export class ChildRuns implements ChildRunStarter {
     if (this.deps.states.load(id)) return id;
     const request = asked.builtin ? asked : { ...asked, workflow_id: localFlowId(asked.workflow_id, parent.bundle_id, parent.bundle_version) };
     if (!request.builtin && !this.deps.flows.hasFlow(parent, request.workflow_id)) throw new SubflowNotFoundError(`Workflow '${asked.workflow_id}' not found in registry`);
+    if (this.depthOf(parent) >= this.deps.maxRunDepth) {
+      // Every child has fresh budgets and only roots count against the account's cap: depth is the bound.
+      const what = request.builtin ? `the ${request.builtin} run` : `subflow '${asked.workflow_id}'`;
+      throw new Error(`A run may nest at most ${this.deps.maxRunDepth} runs below its root (setting \`limits.maxRunDepth\` of the gateway-runs plugin); ${what} was not started.`);
+    }
+    this.countInTree(parent.root_run_id, request.builtin ? `the ${request.builtin} run` : `subflow '${asked.workflow_id}'`);
     const recorded = this.deps.workspaces.recorded(parent.root_run_id);
     const child = childRunState(parent, id, request, () => (recorded ? workspaceVar(recorded) : null));
     await this.deps.states.createRun(child);
     return id;
+  }
+
+  /** Counts one more run below `rootRunId`, or refuses it past `maxRunsPerTree`. */
+  private countInTree(rootRunId: string, what: string): void {
+    const max = this.deps.maxRunsPerTree;
+    const size = this.treeSizes.get(rootRunId) ?? this.deps.treeSize(rootRunId, max);
+    if (size >= max) throw new Error(`A run tree may hold at most ${max} runs below its root (setting \`limits.maxRunsPerTree\` of the gateway-runs plugin); ${what} was not started.`);
+    if (this.treeSizes.size >= TREE_SIZES_CACHED) this.treeSizes.clear();
+    this.treeSizes.set(rootRunId, size + 1);
+  }
+
+  /** How many runs `run` is below its root (0 for the root), counted up to the limit. */
+  private depthOf(run: RunState): number {
+    let depth = 0;
+    let at: RunState | undefined = run;
+    while (at?.parent_run_id && depth < this.deps.maxRunDepth) {
+      depth++;
+      at = this.deps.states.load(at.parent_run_id);
+    }
+    return depth;
   }
 
   /**

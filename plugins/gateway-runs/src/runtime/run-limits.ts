@@ -32,9 +32,13 @@ export interface RunLimitsConfig {
   maxChildFailuresListed: number;
   /** The most `on_event` listener runs (they outlive their root) one non-admin account may have running or waiting; a start past it answers 429. */
   maxListenerRunsPerAccount: number;
+  /** How many runs deep below its root a child run may be (subflows, agents); a deeper one is not started and its parent's effect fails. */
+  maxRunDepth: number;
+  /** How many runs one root may have below it in all (a recursion that branches grows exponentially within maxRunDepth). */
+  maxRunsPerTree: number;
 }
 
-export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256 };
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256, maxRunDepth: 32, maxRunsPerTree: 10_000 };
 
 /** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
 export const UNKNOWN_ADDITIONS = Symbol('unknown additions');
@@ -51,6 +55,16 @@ export class RunLimits {
   /** `limits.maxChildFailuresListed`. */
   get maxChildFailuresListed(): number {
     return this.config.maxChildFailuresListed ?? DEFAULT_RUN_LIMITS.maxChildFailuresListed;
+  }
+
+  /** `limits.maxRunsPerTree`. */
+  get maxRunsPerTree(): number {
+    return this.config.maxRunsPerTree ?? DEFAULT_RUN_LIMITS.maxRunsPerTree;
+  }
+
+  /** `limits.maxRunDepth`. */
+  get maxRunDepth(): number {
+    return this.config.maxRunDepth ?? DEFAULT_RUN_LIMITS.maxRunDepth;
   }
 
   /**

@@ -62,6 +62,15 @@ export class RunStore {
     return out;
   }
 
+  /** How many runs are below `runId`, counted from the parent index alone, up to `max`. */
+  descendantCount(runId: string, max: number): number {
+    const queue = [runId];
+    for (let i = 0; i < queue.length && queue.length - 1 < max; i++) {
+      for (const key of this.byParent.getKeys({ start: [queue[i]!], end: [queue[i]!, '\uffff'] })) queue.push(key[1]);
+    }
+    return Math.min(queue.length - 1, max);
+  }
+
   children(runId: string): RunState[] {
     const out: RunState[] = [];
     for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) {

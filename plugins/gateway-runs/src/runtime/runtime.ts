@@ -85,7 +85,7 @@ export class Runtime {
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
     const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
     const limits = deps.limits ?? new RunLimits();
-    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed });
+    const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed, maxRunDepth: limits.maxRunDepth, maxRunsPerTree: limits.maxRunsPerTree, treeSize: (root, max) => runs.descendantCount(root, max) });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
     const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage });
     const executor = new EffectExecutor({
