@@ -23,5 +23,6 @@ export const codeConfigSchema = defineSchemaFor<CodeConfig>()({
     interruptGraceMs: { type: 'integer', minimum: 10, maximum: 600_000, default: 2_000 },
     allowFullAccess: { type: 'boolean', default: false },
     maxSimulatePerAccount: { type: 'integer', minimum: 1, maximum: 1_000, default: 2 },
+    warmWorkers: { type: 'integer', minimum: 0, maximum: 64, default: 0 },
   },
 });

@@ -26,14 +26,15 @@ const simulateBody = defineSchema({
   },
 });
 
-/** The policy as the origin's editors read it. */
-export function codePolicy(prefix: string, allowFullAccess: boolean) {
+/** The policy as the origin's editors read it, and (Keel's addition) the sandbox workers' state. */
+export function codePolicy(prefix: string, allowFullAccess: boolean, workers: { warm: number; max: number; ready: number; loading: number }) {
   return {
     contract: 'code_execution_policy_v1',
     version: 1,
     available: true,
     default_mode: 'sandbox',
     simulate: { available: true, endpoint: `${prefix}${SIMULATE_PATH}` },
+    workers,
     modes: [
       { id: 'sandbox', label: 'Sandbox', available: true, default: true, safety: 'pyodide_restricted_builtins', description: 'Python in a WebAssembly sandbox with imports and unsafe constructs disabled.' },
       {
@@ -48,7 +49,7 @@ export function codePolicy(prefix: string, allowFullAccess: boolean) {
   };
 }
 
-export function codeRoutes(pool: SandboxPool, config: Pick<CodeConfig, 'allowFullAccess' | 'maxSimulatePerAccount'>, prefix: string): AnyRoute[] {
+export function codeRoutes(pool: SandboxPool, config: Pick<CodeConfig, 'allowFullAccess' | 'maxSimulatePerAccount' | 'warmWorkers' | 'maxWorkers'>, prefix: string): AnyRoute[] {
   const { allowFullAccess, maxSimulatePerAccount } = config;
   // Simulate calls share the run's sandbox workers and queue without bound: one account's flood of
   // endless loops would keep every other account's code waiting (and the queue growing).
@@ -59,7 +60,7 @@ export function codeRoutes(pool: SandboxPool, config: Pick<CodeConfig, 'allowFul
       path: '/visualflows/code/policy',
       summary: 'The Code node execution policy (code_execution_policy_v1): the permission modes this host runs',
       tags: ['code'],
-      handler: () => codePolicy(prefix, allowFullAccess),
+      handler: () => codePolicy(prefix, allowFullAccess, { warm: config.warmWorkers, max: config.maxWorkers, ...pool.status() }),
     }),
     route({
       method: 'POST',

@@ -26,9 +26,10 @@ export const codePlugin = definePlugin({
   guardUnmatched: true,
   deps: { nodeTypes: nodeTypesToken },
   setup({ config, deps }) {
+    if (config.warmWorkers > config.maxWorkers) throw new Error(`the code plugin's warmWorkers (${config.warmWorkers}) cannot exceed its maxWorkers (${config.maxWorkers}).`);
     const pool = new SandboxPool(config);
     deps.nodeTypes.register('code', { code: codeNode(pool, config.allowFullAccess) });
-    return { routes: codeRoutes(pool, config, PREFIX), stop: () => pool.close() };
+    return { routes: codeRoutes(pool, config, PREFIX), start: () => pool.warm(), stop: () => pool.close() };
   },
 });
 

@@ -4,7 +4,8 @@
  * ready worker takes it; past it, Python is interrupted (KeyboardInterrupt through the worker's
  * interrupt buffer) and the worker stays warm; code that does not stop within `interruptGraceMs`
  * (a long C-level operation, a bare `except:` around the loop), or a cancelled run, has its worker
- * terminated and a fresh one started for the next call. Idle workers end after `idleTimeoutMs`.
+ * terminated and a fresh one started for the next call. Idle workers end after `idleTimeoutMs`,
+ * except the `warmWorkers` loaded at start, which are kept (and replaced when one ends).
  *
  * Not the SDK's piscina pools: the budget must not count the queue or Pyodide's load, a worker must
  * be replaced mid-call, and the worker needs `resourceLimits`, which those pools do not take.
@@ -27,6 +28,8 @@ export interface SandboxSettings {
   loadTimeoutMs: number;
   /** How long interrupted code has to stop before its worker is terminated. */
   interruptGraceMs: number;
+  /** Workers loaded when the plugin starts and kept loaded (never ended for being idle); 0: on first use. */
+  warmWorkers: number;
 }
 
 /** Why a call did not finish normally: the node fails with this text. */
@@ -86,6 +89,17 @@ export class SandboxPool {
       this.queue.push(pending);
       this.dispatch();
     });
+  }
+
+  /** Loads the `warmWorkers` workers (at the plugin's start), so the first calls do not wait for Pyodide. */
+  warm(): void {
+    while (!this.closed && this.slots.size < this.settings.warmWorkers) this.spawn();
+  }
+
+  /** How many workers are loaded and how many are loading. */
+  status(): { ready: number; loading: number } {
+    const live = [...this.slots].filter((s) => !s.gone);
+    return { ready: live.filter((s) => s.ready).length, loading: live.filter((s) => !s.ready).length };
   }
 
   async close(): Promise<void> {
@@ -194,7 +208,11 @@ export class SandboxPool {
 
   private armIdle(slot: Slot): void {
     if (slot.current || slot.gone) return;
-    slot.idleTimer = setTimeout(() => void this.retire(slot, null), this.settings.idleTimeoutMs);
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = null;
+      // The warm workers stay loaded however long they idle.
+      if (this.slots.size > this.settings.warmWorkers) void this.retire(slot, null);
+    }, this.settings.idleTimeoutMs);
     slot.idleTimer.unref();
   }
 
@@ -214,6 +232,10 @@ export class SandboxPool {
     // A worker that never became ready fails the waiting calls rather than looping on new workers.
     if (failQueueIfNotReady && !slot.ready && reason) for (const pending of this.queue.splice(0)) pending.reject(reason);
     await slot.worker.terminate();
-    if (!this.closed) this.dispatch();
+    if (this.closed) return;
+    // A warm worker that ended (out of memory, cancelled, over budget) is replaced; one that never
+    // loaded is not (no loop of workers failing to load).
+    if (slot.ready) this.warm();
+    this.dispatch();
   }
 }
