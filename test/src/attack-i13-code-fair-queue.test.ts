@@ -12,6 +12,7 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { codePlugin } from '@keel/plugin-code';
 import { until } from './helpers/gateway-runs.js';
+import { createAccount } from './helpers/accounts.js';
 
 const LOOP = 'def transform(_input):\n    while True:\n        pass';
 
@@ -24,9 +25,7 @@ describe("attack i13: one account's queued code calls ahead of everyone else's",
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: codePlugin, config: { timeoutMs: 3_000, maxWorkers: 1, maxSimulatePerAccount: 4 } }] });
     for (const account of ['eve', 'bob']) {
-      const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
-      expect(created.statusCode, created.body).to.equal(201);
-      tokens[account] = created.json<{ token: { token: string } }>().token.token;
+      tokens[account] = await createAccount(k, account);
     }
     expect((await simulate('bob', 'def transform(_input):\n    return 1')).statusCode).to.equal(200);
   });

@@ -13,8 +13,9 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { codePlugin } from '@keel/plugin-code';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { edges, node } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
+import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 
 const KEYWORD_ESCAPE = 'F = type(print)\nmatch print:\n    case F(__globals__=g):\n        return sorted(g)\nreturn "no match"';
 const POSITIONAL_ESCAPE = [
@@ -40,9 +41,7 @@ describe('attack i13: match class patterns read dunder attributes past the code 
 
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: codePlugin, config: { timeoutMs: 20_000 } }] });
-    const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'eve' } });
-    expect(created.statusCode, created.body).to.be.oneOf([200, 201]);
-    eve = created.json<{ token: { token: string } }>().token.token;
+    eve = await createAccount(k, 'eve');
   });
   after(() => k?.stop());
 
@@ -75,9 +74,7 @@ describe('attack i13: match class patterns read dunder attributes past the code 
       ],
       edges: edges('start -> code'),
     };
-    const body = multipart({}, { name: 'escape.flow', bytes: bundle('escape', '1.0.0', flow) });
-    const uploaded = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: eve, payload: body.payload, headers: body.headers });
-    expect(uploaded.statusCode, uploaded.body).to.equal(201);
+    await uploadBundleAs(k, eve, 'escape', flow);
     const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: eve, payload: { bundle_id: 'escape', input_data: {} } });
     expect(started.statusCode, started.body).to.equal(200);
     const runId = started.json<{ run_id: string }>().run_id;

@@ -12,6 +12,7 @@ import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { codePlugin } from '@keel/plugin-code';
+import { createAccount } from './helpers/accounts.js';
 
 const LOOP = 'def transform(_input):\n    while True:\n        pass';
 
@@ -26,9 +27,7 @@ describe('attack i13: a flood of code simulations from one account', function ()
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: codePlugin, config: { timeoutMs: 3_000, maxWorkers: 2 } }] });
     for (const account of ['eve', 'bob']) {
-      const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
-      expect(created.statusCode, created.body).to.equal(201);
-      tokens[account] = created.json<{ token: { token: string } }>().token.token;
+      tokens[account] = await createAccount(k, account);
     }
     // Warm the workers so the calls below are the code's own.
     expect((await simulate('bob', 'def transform(_input):\n    return 1')).statusCode).to.equal(200);

@@ -13,6 +13,7 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { until, type LedgerItem, type RunRecord } from './helpers/gateway-runs.js';
+import { createAccount } from './helpers/accounts.js';
 
 describe("attack i13: emit_event commands naming another account's run", function () {
   this.timeout(300_000);
@@ -25,9 +26,7 @@ describe("attack i13: emit_event commands naming another account's run", functio
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
     for (const account of ['bob', 'eve']) {
-      const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });
-      expect(created.statusCode, created.body).to.equal(201);
-      tokens[account] = created.json<{ token: { token: string } }>().token.token;
+      tokens[account] = await createAccount(k, account);
     }
     // start → end, and a listener: on_event `ping` (session) → answer_user with the event's payload.
     const flow = {

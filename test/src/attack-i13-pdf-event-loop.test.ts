@@ -12,8 +12,9 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { edges, node } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
+import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 
 describe('attack i13: write_pdf of a megabyte of Markdown', function () {
   this.timeout(600_000);
@@ -22,9 +23,7 @@ describe('attack i13: write_pdf of a megabyte of Markdown', function () {
 
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin] });
-    const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'eve' } });
-    expect(created.statusCode, created.body).to.equal(201);
-    eve = created.json<{ token: { token: string } }>().token.token;
+    eve = await createAccount(k, 'eve');
     const flow = {
       id: 'main',
       nodes: [
@@ -34,9 +33,7 @@ describe('attack i13: write_pdf of a megabyte of Markdown', function () {
       ],
       edges: edges('start -> write', 'write -> end', 'write.bytes -> end.bytes', 'start.file_path -> write.file_path', 'start.content -> write.content'),
     };
-    const body = multipart({}, { name: 'pdf.flow', bytes: bundle('pdf', '1.0.0', flow) });
-    const uploaded = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: eve, payload: body.payload, headers: body.headers });
-    expect(uploaded.statusCode, uploaded.body).to.equal(201);
+    await uploadBundleAs(k, eve, 'pdf', flow);
   });
   after(() => k?.stop());
 

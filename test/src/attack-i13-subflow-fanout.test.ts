@@ -11,8 +11,9 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
+import { edges, node } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
+import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 
 type Run = RunRecord & { child_failures: Array<{ run_id: string; status: string; error: string | null }> };
 
@@ -23,9 +24,7 @@ describe('attack i13: a subflow recursion that branches', function () {
 
   before(async () => {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxRunsPerTree: 120 } } }] });
-    const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'eve' } });
-    expect(created.statusCode, created.body).to.equal(201);
-    eve = created.json<{ token: { token: string } }>().token.token;
+    eve = await createAccount(k, 'eve');
     const flow = {
       id: 'main',
       nodes: [
@@ -36,9 +35,7 @@ describe('attack i13: a subflow recursion that branches', function () {
       ],
       edges: edges('start -> left', 'left -> right', 'right -> end', 'right.output -> end.response'),
     };
-    const body = multipart({}, { name: 'fan.flow', bytes: bundle('fan', '1.0.0', flow) });
-    const uploaded = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: eve, payload: body.payload, headers: body.headers });
-    expect(uploaded.statusCode, uploaded.body).to.equal(201);
+    await uploadBundleAs(k, eve, 'fan', flow);
   });
   after(() => k?.stop());
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { chainFlow, completedOf, memoryGateway, memoryNode } from './helpers/memory.js';
 import { embeddingsDir, requireGloveModel } from './helpers/shared-models.js';
+import type { Triple } from '@keel/plugin-memory';
 
 /**
  * The knowledge graph and MemAct active memory through HTTP (reference runtime-nodes §8.7, §8.8 and
@@ -11,17 +12,6 @@ const kgQuery = (id: string, values: Record<string, unknown>) => memoryNode(id, 
 const resolve = (id: string, values: Record<string, unknown>) => memoryNode(id, 'memory_kg_resolve', values, ['candidates', 'count', 'ok', 'raw']);
 const compose = (id: string, values: Record<string, unknown>, inputs: string[] = []) => memoryNode(id, 'memact_compose', values, ['ok', 'delta', 'trace', 'active_memory', 'memact_blocks', 'memact_system_prompt'], inputs);
 
-interface Triple {
-  id: string;
-  subject: string;
-  predicate: string;
-  object: string;
-  scope: string;
-  owner_id: string;
-  observed_at: string;
-  provenance: Record<string, unknown>;
-  attributes: Record<string, unknown>;
-}
 
 describe('memory plugin: knowledge graph and memact_compose through HTTP (runtime-nodes §8.7–8.8)', function () {
   this.timeout(240_000);

@@ -25,6 +25,8 @@ import { memoryRoutes } from './routes/memory-routes.js';
 import { SpanStore } from './span-store.js';
 
 export type { MemoryConfig } from './memory-config.js';
+/** A knowledge-graph triple as `memory_kg_query` answers it and `GET /memory/kg` lists it. */
+export type { Triple } from './kg-store.js';
 
 export const memoryPlugin = definePlugin({
   id: 'memory',
