@@ -29,6 +29,7 @@ import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
+import { RuntimeConfigStore, runtimeConfigToken } from './settings/runtime-config.js';
 import { DEFAULT_LLM_OUTPUT, type LlmOutputSettings } from './runtime/llm-output.js';
 import { DEFAULT_RETRY, RetryPolicy, type RetryConfig } from './runtime/retry-policy.js';
 import { ActiveRunCap } from './routes/active-run-cap.js';
@@ -54,7 +55,9 @@ export type { FlowNode } from './flow/visualflow.js';
 export { runsDirectoryToken } from './extensions/runs-directory.js';
 export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
-export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput } from './extensions/run-hooks.js';
+export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
+export { runtimeConfigToken } from './settings/runtime-config.js';
+export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSetting } from './settings/runtime-config.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
 export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types');
@@ -190,7 +193,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
@@ -212,6 +215,7 @@ export const gatewayRunsPlugin = definePlugin({
     const modelListing = new ModelListing(deps.inference, config.providerModels.refreshMs, deps.log);
     nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
+    const runtimeConfig = new RuntimeConfigStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
@@ -258,6 +262,7 @@ export const gatewayRunsPlugin = definePlugin({
         nodeTypes: nodeTypes as NodeTypeRegistry,
         runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces, usage: folderUsage, quota: config.workspace }),
         runHooks: hooks,
+        runtimeConfig,
       },
       routes: [
         ...runsRoutes({
@@ -282,9 +287,10 @@ export const gatewayRunsPlugin = definePlugin({
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
       health: { runner: () => (config.runner ? 'enabled' : 'disabled') },
-      start: () => {
+      start: async () => {
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');
+        await runs.migrate();
         modelListing.start();
         return wiring.start();
       },

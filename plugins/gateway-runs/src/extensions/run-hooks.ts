@@ -33,10 +33,33 @@ export interface ProducedFile {
   content_type?: string;
 }
 
+/**
+ * What a start preparer may change before the run is stored: its inputs (as `GET /runs/{id}/input_data`
+ * shows them) and its variables (`vars._runtime.*` is where the gateway records what it resolved).
+ */
+export interface StartPreparation {
+  principal: Principal;
+  sessionId: string | null;
+  runId: string;
+  /** The run's inputs, mutable. */
+  inputData: Record<string, unknown>;
+  /** The run's variables (a copy of the inputs plus `_runtime`), mutable. */
+  vars: Record<string, unknown>;
+}
+
+/**
+ * Runs after every start check passed, before the run is stored. It records its outcome in `vars`
+ * (for example `_runtime.skills_resolution`) and must not refuse the start: a failure it cannot
+ * handle is logged and the run starts without it.
+ */
+export type StartPreparer = (start: StartPreparation) => Promise<void> | void;
+
 export type FileProducedListener = (file: ProducedFile) => Promise<void> | void;
 
 export interface RunHooks {
   addStartCheck(check: StartCheck): void;
+  /** Adds a preparer run on every `POST /runs/start`, in registration order. */
+  addStartPreparer(preparer: StartPreparer): void;
   /** Called after a run wrote a file into its workspace (agent write_file/edit_file, file nodes). */
   onFileProduced(listener: FileProducedListener): void;
 }
@@ -47,6 +70,7 @@ export const runHooksToken = token<RunHooks>('runs.hooks');
 export class RunHooksRegistry implements RunHooks {
   private readonly checks: StartCheck[] = [];
   private readonly listeners: FileProducedListener[] = [];
+  private readonly preparers: StartPreparer[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -56,6 +80,21 @@ export class RunHooksRegistry implements RunHooks {
 
   onFileProduced(listener: FileProducedListener): void {
     this.listeners.push(listener);
+  }
+
+  addStartPreparer(preparer: StartPreparer): void {
+    this.preparers.push(preparer);
+  }
+
+  /** Every preparer in order; one that throws is logged and skipped (a start is never blocked by one). */
+  async prepareStart(start: StartPreparation): Promise<void> {
+    for (const preparer of this.preparers) {
+      try {
+        await preparer(start);
+      } catch (err) {
+        this.log.warn('a runs.hooks start preparer failed; the run starts without it', { error: (err as Error).message ?? String(err), run_id: start.runId });
+      }
+    }
   }
 
   /** Every start check in registration order; the first refusal (thrown) ends the start. */

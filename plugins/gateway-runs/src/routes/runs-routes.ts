@@ -62,7 +62,7 @@ export interface RunsRoutesDeps {
   kick(runId: string): void;
   kickCommands(): void;
   /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
-  hooks: Pick<RunHooksRegistry, 'checkStart'>;
+  hooks: Pick<RunHooksRegistry, 'checkStart' | 'prepareStart'>;
   /** Resolves and records each new root run's workspace (`workspaces.service`). */
   workspaces: WorkspaceService;
 }
@@ -98,6 +98,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const resolution = resolveStart(body, principal, d.start);
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
+        await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
         run.started_by_admin = d.auth.isAdmin(principal);
         // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
         // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.

@@ -9,11 +9,25 @@ export class RunStore {
   private readonly byAccount: Database<string, [string, string, string]>;
   /** `[parent_run_id, run_id]` → true: a run tree walked without scanning every run. */
   private readonly byParent: Database<true, [string, string]>;
+  /** `[account, session_id, created_at, run_id]` → run id, root runs only: a session's turns without scanning the account. */
+  private readonly bySession: Database<string, [string, string, string, string]>;
+  private readonly meta: Database<string, string>;
 
   constructor(storage: PluginStorage) {
     this.runs = storage.openDB<RunState, string>('runs');
     this.byAccount = storage.openDB<string, [string, string, string]>('runs-by-account');
     this.byParent = storage.openDB<true, [string, string]>('runs-by-parent');
+    this.bySession = storage.openDB<string, [string, string, string, string]>('runs-by-session');
+    this.meta = storage.openDB<string, string>('runs-meta');
+  }
+
+  /** Builds the session index once for data made before it existed (called at start, before any run is made). */
+  async migrate(): Promise<void> {
+    if (this.meta.get('session-index') === 'v1') return;
+    await this.meta.transaction(() => {
+      for (const { value } of this.runs.getRange()) if (!value.parent_run_id && value.session_id) void this.bySession.put(sessionKey(value), value.run_id);
+      void this.meta.put('session-index', 'v1');
+    });
   }
 
   get(runId: string): RunState | undefined {
@@ -25,6 +39,7 @@ export class RunStore {
     void this.runs.put(run.run_id, run);
     void this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id);
     if (run.parent_run_id) void this.byParent.put([run.parent_run_id, run.run_id], true);
+    else if (run.session_id) void this.bySession.put(sessionKey(run), run.run_id);
   }
 
   async save(run: RunState): Promise<void> {
@@ -46,6 +61,33 @@ export class RunStore {
       if (run) out.push(run);
     }
     return out;
+  }
+
+  /** The root runs (turns) of one session of an account, oldest first. */
+  rootsOfSession(account: string, sessionId: string): RunState[] {
+    const out: RunState[] = [];
+    for (const { value } of this.bySession.getRange({ start: [account, sessionId], end: [account, sessionId, '\uffff'] })) {
+      const run = this.runs.get(value);
+      if (run) out.push(run);
+    }
+    return out;
+  }
+
+  /**
+   * The same, newest first, read lazily: a caller that stops early (a history window that is full)
+   * never reads the older runs.
+   */
+  *rootsOfSessionNewestFirst(account: string, sessionId: string): Generator<RunState> {
+    for (const { value } of this.bySession.getRange({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) {
+      const run = this.runs.get(value);
+      if (run) yield run;
+    }
+  }
+
+  /** Whether the account has any root run in the session (a session exists for its owner). */
+  hasSession(account: string, sessionId: string): boolean {
+    for (const _ of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, '\uffff'], limit: 1 })) return true;
+    return false;
   }
 
   /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due. */
@@ -79,4 +121,8 @@ export class RunStore {
     }
     return out;
   }
+}
+
+function sessionKey(run: RunState): [string, string, string, string] {
+  return [run.account, run.session_id!, run.created_at, run.run_id];
 }
