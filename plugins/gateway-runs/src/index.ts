@@ -41,6 +41,10 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { runListingRoutes } from './routes/run-listing.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import { SessionArchive } from './sessions/session-archive.js';
+import { SessionKinds } from './sessions/session-kinds.js';
 import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
@@ -57,6 +61,8 @@ export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
 export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
+export { DOCS_QA_BUNDLE_ID, DOCS_QA_MIGRATION } from './sessions/session-kinds.js';
+export type { IsDocsSession, SessionPurpose } from './sessions/session-kinds.js';
 export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSetting } from './settings/runtime-config.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
@@ -216,6 +222,8 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
     const runtimeConfig = new RuntimeConfigStore(deps.storage);
+    const sessionArchive = new SessionArchive(deps.storage);
+    const sessionKinds = new SessionKinds(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
@@ -280,7 +288,10 @@ export const gatewayRunsPlugin = definePlugin({
           kickCommands: () => wiring.kickCommands(),
           hooks,
           workspaces: deps.workspaces,
+          sessionKinds,
         }),
+        ...runListingRoutes({ runs, ledger: deps.ledger.store, archive: sessionArchive, kinds: sessionKinds, workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p) }),
+        ...sessionRoutes({ runs, archive: sessionArchive, auth: deps.auth, log: deps.log }),
         ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
@@ -291,6 +302,7 @@ export const gatewayRunsPlugin = definePlugin({
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');
         await runs.migrate();
+        await sessionKinds.migrate(() => runs.allRoots());
         modelListing.start();
         return wiring.start();
       },

@@ -90,6 +90,11 @@ export class RunStore {
     return false;
   }
 
+  /** Every root run of every account (a one-time migration reads them). */
+  *allRoots(): Generator<RunState> {
+    for (const { value } of this.runs.getRange()) if (!value.parent_run_id) yield value;
+  }
+
   /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due. */
   active(): RunState[] {
     const out: RunState[] = [];
