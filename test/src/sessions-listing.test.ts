@@ -155,6 +155,17 @@ describe('sessions: the run listing (issue 14 item 1)', function () {
     expect(mine.items.find((r) => r.run_id === eves)).to.not.have.property('archived');
   });
 
+  it('lists newest first and stops at limit after filtering (a page of turns skips non-turns)', async () => {
+    const older = await turn(g.eve, 'page-1');
+    const res = await g.k.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: g.eve, payload: { bundle_id: 'tools', input_data: { calls: [] }, start_at: new Date(Date.now() + 86_400_000).toISOString(), session_id: 'page-sched' } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const newer = await turn(g.eve, 'page-2');
+    expect(ids(await list(g.eve, 'root_only=true&limit=2'))).to.deep.equal([newer, older]);
+    expect(ids(await list(g.eve, 'limit=1'))).to.deep.equal([newer]);
+    expect((await g.get(g.eve, '/api/gateway/runs?limit=0')).statusCode).to.equal(400);
+    expect((await g.get(g.eve, '/api/gateway/runs?limit=1001')).statusCode).to.equal(400);
+  });
+
   it('answers 401 without a token and 400 for an over-long session_id', async () => {
     expect((await g.k.inject({ url: '/api/gateway/runs' })).statusCode).to.equal(401);
     expect((await g.get(g.bob, `/api/gateway/runs?session_id=${'s'.repeat(300)}`)).statusCode).to.equal(400);

@@ -139,8 +139,7 @@ export function runListingRoutes(d: RunListingDeps) {
         const purpose = (sessionId: string | null) => d.kinds.purposeOf(account, sessionId);
         const seenOccurrences = new Set<string>();
         const picked: Array<{ run: RunState; a: Attribution; turn: boolean }> = [];
-        const rows = d.runs.listByAccount(account).reverse();
-        for (const run of rows) {
+        for (const run of d.runs.listByAccountNewestFirst(account)) {
           if (query.session_id && run.session_id !== query.session_id) continue;
           if (query.parent_run_id && run.parent_run_id !== query.parent_run_id) continue;
           const a = attributionOf(run);

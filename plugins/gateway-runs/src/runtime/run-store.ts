@@ -63,6 +63,14 @@ export class RunStore {
     return out;
   }
 
+  /** The account's runs newest first, read lazily: a listing that has its page never reads the older runs. */
+  *listByAccountNewestFirst(account: string): Generator<RunState> {
+    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) {
+      const run = this.runs.get(value);
+      if (run) yield run;
+    }
+  }
+
   /** The root runs (turns) of one session of an account, oldest first. */
   rootsOfSession(account: string, sessionId: string): RunState[] {
     const out: RunState[] = [];
