@@ -42,6 +42,8 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { runtimeConfigRoutes } from './routes/runtime-config-routes.js';
+import { runtimeAdminRoutes } from './routes/runtime-admin-routes.js';
+import { RunReservations } from './settings/run-reservations.js';
 import { AgentSettings } from './settings/agent-settings.js';
 import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
@@ -179,6 +181,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
         maxRunCpuMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunCpuMs },
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
+        maxReservedActiveRuns: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxReservedActiveRuns },
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
         maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
@@ -260,6 +263,8 @@ export const gatewayRunsPlugin = definePlugin({
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
     });
+    const reservations = new RunReservations(deps.storage);
+    const activeRuns = new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount, (account) => reservations.slotsOf(account));
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
@@ -278,7 +283,7 @@ export const gatewayRunsPlugin = definePlugin({
           commands,
           bundles,
           auth: deps.auth,
-          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount),
+          activeRuns,
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
           streamingDefault: () => agentSettings.streamingDefault(),
@@ -291,6 +296,7 @@ export const gatewayRunsPlugin = definePlugin({
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
         ...runtimeConfigRoutes(runtimeConfig),
+        ...runtimeAdminRoutes({ runs, load: (id) => runtime.load(id), bundles, reservations, activeRuns, auth: deps.auth, maxActiveRunsPerAccount: config.limits.maxActiveRunsPerAccount, maxReservedActiveRuns: config.limits.maxReservedActiveRuns }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
       health: { runner: () => (config.runner ? 'enabled' : 'disabled') },
