@@ -42,6 +42,7 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { runtimeConfigRoutes } from './routes/runtime-config-routes.js';
+import { visualflowPublishRoutes } from './routes/visualflow-publish-routes.js';
 import { runtimeAdminRoutes } from './routes/runtime-admin-routes.js';
 import { RunReservations } from './settings/run-reservations.js';
 import { AgentSettings } from './settings/agent-settings.js';
@@ -296,6 +297,7 @@ export const gatewayRunsPlugin = definePlugin({
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
         ...runtimeConfigRoutes(runtimeConfig),
+        ...visualflowPublishRoutes({ bundles }),
         ...runtimeAdminRoutes({ runs, load: (id) => runtime.load(id), bundles, reservations, activeRuns, auth: deps.auth, maxActiveRunsPerAccount: config.limits.maxActiveRunsPerAccount, maxReservedActiveRuns: config.limits.maxReservedActiveRuns }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
