@@ -67,6 +67,25 @@ describe('runtime administration: /admin/runtimes and /admin/runtime-reservation
     return res.json<{ items: Plane[]; count: number }>();
   };
 
+  it('documents every new route in /openapi.json with its body and response schemas', async () => {
+    const doc = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { requestBody?: unknown; responses?: Record<string, { content?: unknown }> }>> }>();
+    const expected: Array<[string, string, boolean]> = [
+      ['/api/gateway/admin/runtime-config', 'get', false],
+      ['/api/gateway/admin/runtime-config', 'put', true],
+      ['/api/gateway/admin/runtimes', 'get', false],
+      ['/api/gateway/admin/runtime-reservations', 'get', false],
+      ['/api/gateway/admin/runtime-reservations/{account}', 'put', true],
+      ['/api/gateway/admin/runtime-reservations/{account}', 'delete', false],
+      ['/api/gateway/visualflows/{flow_id}/publish', 'post', true],
+    ];
+    for (const [path, method, hasBody] of expected) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).to.not.equal(undefined);
+      if (hasBody) expect(op!.requestBody, `${method} ${path} body`).to.not.equal(undefined);
+      expect(Object.values(op!.responses ?? {}).some((r) => r.content !== undefined), `${method} ${path} response schema`).to.equal(true);
+    }
+  });
+
   it('refuses a non-admin (403) and no token (401) on every route, and a non-admin cannot reserve for itself', async () => {
     for (const [method, path, body] of [['GET', '/admin/runtimes', undefined], ['GET', '/admin/runtimes?account=bob', undefined], ['GET', '/admin/runtime-reservations', undefined], ['PUT', '/admin/runtime-reservations/bob', { slots: 5 }], ['DELETE', '/admin/runtime-reservations/bob', undefined]] as const) {
       expect((await call(method, path, bob, body)).statusCode, `${method} ${path}`).to.equal(403);
