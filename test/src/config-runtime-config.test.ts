@@ -70,6 +70,9 @@ describe('runtime settings: GET/PUT /admin/runtime-config, default agent workflo
       const body = multipart({ scope: 'shared' }, { name, bytes });
       expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: body.payload, headers: body.headers })).statusCode).to.equal(201);
     }
+    // A bundle only the admin's own account holds: never a default for everybody.
+    const mine = multipart({ scope: 'private' }, { name: 'mine.flow', bytes: chat('mine', '1.0.0', ['mine.agent.v1']) });
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: k.adminToken, payload: mine.payload, headers: mine.headers })).statusCode).to.equal(201);
     const cat = multipart({}, { name: 'cat.flow', bytes: chat('cat', '1.0.0', ['catalog.agent.v1']) });
     expect((await k.inject({ method: 'POST', url: '/api/gateway/admin/workflow-catalog/upload', token: k.adminToken, payload: cat.payload, headers: cat.headers })).statusCode).to.equal(201);
   });
@@ -157,6 +160,7 @@ describe('runtime settings: GET/PUT /admin/runtime-config, default agent workflo
       [{ [`${SETTING}helper.agent.v1`]: 'idle:chat' }, `${SETTING}helper.agent.v1`, /refused: 'idle@1\.0\.0:chat' declares idle\.agent\.v1, not helper\.agent\.v1\.$/],
       [{ [`${SETTING}helper.agent.v1`]: 'helper:missing' }, `${SETTING}helper.agent.v1`, /has no entrypoint 'missing' \(it has chat\)/],
       [{ [`${SETTING}bad iface`]: 'helper:chat' }, `${SETTING}bad iface`, /is not a setting: the interface id/],
+      [{ [`${SETTING}mine.agent.v1`]: 'mine:chat' }, `${SETTING}mine.agent.v1`, /refused: 'mine@1\.0\.0' is a private bundle of account 'admin', which other accounts cannot run; upload it to the shared bundle directory or publish it to the catalog first\.$/],
     ];
     for (const [values, field, sentence] of cases) {
       const res = await put(values);

@@ -87,6 +87,11 @@ export class AgentSettings {
     if (!principal) throw refuse('only an admin request can check it');
     const r = resolveWorkflowValue(iface, value.trim(), 'stored', principal, sources);
     if (!r.ok) throw refuse(r.reason);
+    // The default serves every account: a bundle only the admin's own account holds would be broken for all the others.
+    const w = r.workflow;
+    if (w.registry_scope === 'private' && sources.bundles.find(principal.account, w.bundle_id, w.bundle_version)?.scope === 'private') {
+      throw refuse(`'${w.bundle_id}@${w.bundle_version}' is a private bundle of account '${principal.account}', which other accounts cannot run; upload it to the shared bundle directory or publish it to the catalog first`);
+    }
     const [, prefix, bundleId, version, flowId] = VALUE.exec(value.trim()) as unknown as [string, string | undefined, string, string | undefined, string];
     return `${prefix === 'catalog' ? 'catalog:' : ''}${bundleId}${version ? `@${version}` : ''}:${flowId}`;
   }
