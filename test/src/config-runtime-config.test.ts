@@ -153,6 +153,7 @@ describe('runtime settings: GET/PUT /admin/runtime-config, default agent workflo
   it('refuses bad values with 400 naming the key, and saves none of a PUT that has one', async () => {
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [{ 'agents.nothing': 1 }, 'agents.nothing', /'agents\.nothing' is not a runtime setting; the settings are .*agents\.streaming_default/],
+      [{ 'agents.default_workflow.': 'helper:chat' }, 'agents.default_workflow.', /is not a runtime setting/],
       [{ 'agents.streaming_default': 'yes' }, 'agents.streaming_default', /^agents\.streaming_default = "yes" refused: the value is true or false/],
       [{ [`${SETTING}helper.agent.v1`]: 42 }, `${SETTING}helper.agent.v1`, /^agents\.default_workflow\.helper\.agent\.v1 = 42 refused: the value is a workflow reference string/],
       [{ [`${SETTING}helper.agent.v1`]: 'not a reference' }, `${SETTING}helper.agent.v1`, /refused: 'not a reference' is not a workflow reference/],
@@ -169,6 +170,8 @@ describe('runtime settings: GET/PUT /admin/runtime-config, default agent workflo
       expect(detail.message).to.match(sentence);
       expect(detail.field).to.equal(field);
     }
+    // A prototype key never reaches the store (the kernel refuses the body).
+    expect((await put({ ['__proto__']: true })).statusCode).to.equal(400);
     // One good key beside a bad one: nothing is saved.
     const mixed = await put({ 'agents.streaming_default': true, 'agents.nothing': 1 });
     expect(mixed.statusCode).to.equal(400);
