@@ -45,6 +45,11 @@ import { runListingRoutes } from './routes/run-listing.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { SessionArchive } from './sessions/session-archive.js';
 import { SessionKinds } from './sessions/session-kinds.js';
+import { runtimeConfigRoutes } from './routes/runtime-config-routes.js';
+import { visualflowPublishRoutes } from './routes/visualflow-publish-routes.js';
+import { runtimeAdminRoutes } from './routes/runtime-admin-routes.js';
+import { RunReservations } from './settings/run-reservations.js';
+import { AgentSettings } from './settings/agent-settings.js';
 import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
@@ -74,8 +79,9 @@ interface GatewayRunsConfig {
   /** Execute runs in the server process; false (`keel serve --no-runner`) leaves them to a `keel runner` on the same data dir. */
   runner: boolean;
   defaultBundleId: string | null;
-  /** `agents.streaming_default`: token deltas for runs whose start omits `_runtime.stream`. */
+  /** The built-in `agents.streaming_default` (token deltas for runs whose start omits `_runtime.stream`); a saved runtime setting wins. */
   streamingDefault: boolean;
+  /** The built-in `agents.default_workflow.<interface>` values; a saved runtime setting wins. */
   defaultWorkflows: Record<string, string>;
   /** Effect retries (reference §3.5): attempts per effect type and the backoff between them. */
   retry: RetryConfig;
@@ -182,6 +188,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
         maxRunCpuMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunCpuMs },
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
+        maxReservedActiveRuns: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxReservedActiveRuns },
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
         maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
@@ -230,7 +237,10 @@ export const gatewayRunsPlugin = definePlugin({
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'), uploads, deps.log);
     const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
-    const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
+    // The config's agent settings are the built-in defaults; an admin's saved values (runtime-config) win.
+    const agentSettings = new AgentSettings(runtimeConfig, config.defaultWorkflows, config.streamingDefault);
+    const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: agentSettings.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
+    agentSettings.define(sources);
     // Built in one order, each part handed what it uses: the runtime schedules into the queue the runner works off.
     const queue = new RunQueue();
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
@@ -262,6 +272,8 @@ export const gatewayRunsPlugin = definePlugin({
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
     });
+    const reservations = new RunReservations(deps.storage);
+    const activeRuns = new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount, (account) => reservations.slotsOf(account));
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
@@ -280,10 +292,10 @@ export const gatewayRunsPlugin = definePlugin({
           commands,
           bundles,
           auth: deps.auth,
-          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount),
+          activeRuns,
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
-          streamingDefault: config.streamingDefault,
+          streamingDefault: () => agentSettings.streamingDefault(),
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
           hooks,
@@ -295,6 +307,9 @@ export const gatewayRunsPlugin = definePlugin({
         ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
+        ...runtimeConfigRoutes(runtimeConfig),
+        ...visualflowPublishRoutes({ bundles }),
+        ...runtimeAdminRoutes({ runs, load: (id) => runtime.load(id), bundles, reservations, activeRuns, auth: deps.auth, maxActiveRunsPerAccount: config.limits.maxActiveRunsPerAccount, maxReservedActiveRuns: config.limits.maxReservedActiveRuns }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
       health: { runner: () => (config.runner ? 'enabled' : 'disabled') },

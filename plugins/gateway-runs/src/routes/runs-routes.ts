@@ -53,8 +53,8 @@ export interface RunsRoutesDeps {
   /** `limits.maxActiveRunsPerAccount`: a start past it answers 429. */
   activeRuns: ActiveRunCap;
   runnerWarning(): string | null;
-  /** The `agents.streaming_default` setting. */
-  streamingDefault: boolean;
+  /** The `agents.streaming_default` setting, read at each start (a saved value wins over the config's). */
+  streamingDefault(): boolean;
   kick(runId: string): void;
   kickCommands(): void;
   /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
@@ -94,7 +94,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       responses: { 200: { schema: startRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
-        const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
+        const run = newRootRun(body, principal.account, resolution, d.streamingDefault());
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
         run.started_by_admin = d.auth.isAdmin(principal);

@@ -71,6 +71,19 @@ export class RunStore {
     }
   }
 
+  /** Every account that has runs, in key order: one index read per account, never a scan of its runs. */
+  accounts(): string[] {
+    const out: string[] = [];
+    let start: [string, string, string] | undefined;
+    for (;;) {
+      let next: [string, string, string] | undefined;
+      for (const key of this.byAccount.getKeys({ ...(start ? { start } : {}), limit: 1 })) next = key;
+      if (!next) return out;
+      out.push(next[0]);
+      start = [next[0], '\uffff', ''];
+    }
+  }
+
   /** The root runs (turns) of one session of an account, oldest first. */
   rootsOfSession(account: string, sessionId: string): RunState[] {
     const out: RunState[] = [];
