@@ -28,6 +28,8 @@ import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
+import { AgentToolRegistry, agentToolsToken, type AgentTools } from './extensions/agent-tools.js';
+import { FILE_TOOLS } from './workspace/file-tools.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
 import { RuntimeConfigStore, runtimeConfigToken } from './settings/runtime-config.js';
 import { DEFAULT_LLM_OUTPUT, type LlmOutputSettings } from './runtime/llm-output.js';
@@ -57,6 +59,8 @@ export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
 export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
+export { agentToolsToken, AgentToolRefusal } from './extensions/agent-tools.js';
+export type { AgentTool, AgentToolCall, AgentToolRun, AgentTools } from './extensions/agent-tools.js';
 export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSetting } from './settings/runtime-config.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
@@ -193,7 +197,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
@@ -217,6 +221,7 @@ export const gatewayRunsPlugin = definePlugin({
     const runs = new RunStore(deps.storage);
     const runtimeConfig = new RuntimeConfigStore(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
+    const agentTools = new AgentToolRegistry(FILE_TOOLS, deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
@@ -253,6 +258,7 @@ export const gatewayRunsPlugin = definePlugin({
       nodeTypes,
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
+      agentTools,
     });
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
@@ -263,6 +269,7 @@ export const gatewayRunsPlugin = definePlugin({
         runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces, usage: folderUsage, quota: config.workspace }),
         runHooks: hooks,
         runtimeConfig,
+        agentTools: agentTools as AgentTools,
       },
       routes: [
         ...runsRoutes({
