@@ -35,9 +35,10 @@ export const skillsPlugin = definePlugin({
   defaultPrefix: '/api/gateway',
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
   setup({ config, deps }) {
-    const seeder = new Seeder(deps.storage, BUNDLED_SHELF, path.join(deps.paths.pluginDir, 'registry'), config);
+    const bundled = config.bundledShelf ? path.resolve(config.bundledShelf) : BUNDLED_SHELF;
+    const seeder = new Seeder(deps.storage, bundled, path.join(deps.paths.pluginDir, 'registry'), config);
     const saved = () => deps.runtimeConfig.get(SHELF_SETTING);
-    const skills = new SkillsService({ stored: saved, seeded: seeder.dest, bundled: BUNDLED_SHELF, seedFailure: () => seeder.lastFailure() }, seeder, config);
+    const skills = new SkillsService({ stored: saved, seeded: seeder.dest, bundled, seedFailure: () => seeder.lastFailure() }, seeder, config);
     let bundledVersion: string | null = null;
     deps.runtimeConfig.define(shelfSetting(skills, saved, () => bundledVersion));
     deps.agentTools.register('skills', readSkillTool(skills, config));

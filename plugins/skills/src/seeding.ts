@@ -88,7 +88,7 @@ export class Seeder {
         return report;
       },
       (err: NodeJS.ErrnoException) => {
-        this.failure = `copying into ${this.dest} failed: ${err.code ?? err.message}`;
+        this.failure = `copying into the seeded shelf failed: ${err.code ?? err.message}`;
         throw err;
       },
     );

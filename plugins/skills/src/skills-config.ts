@@ -2,6 +2,8 @@
 import { defineSchemaFor } from '@keel/plugin-sdk';
 
 export interface SkillsConfig {
+  /** The shelf seeding copies from: null is the one shipped in this package (a distribution may ship its own: an absolute folder with skills/, VERSION and the trust files). */
+  bundledShelf: string | null;
   /** Copy Keel's bundled skills into the data dir when the server starts (adds and updates, never overwrites an edit). */
   seedAtStart: boolean;
   /** Skills `GET /skills` lists at most. */
@@ -21,6 +23,7 @@ export const skillsConfigSchema = defineSchemaFor<SkillsConfig>()({
   type: 'object',
   additionalProperties: false,
   properties: {
+    bundledShelf: { type: ['string', 'null'], minLength: 1, default: null },
     seedAtStart: { type: 'boolean', default: true },
     maxSkills: { type: 'integer', minimum: 1, maximum: 100_000, default: 500 },
     maxTreeFiles: { type: 'integer', minimum: 1, maximum: 100_000, default: 200 },
