@@ -18,7 +18,7 @@ const shelf = path.join(root, 'plugins/skills/bundled');
 const file = path.join(shelf, 'validations.yaml');
 const args = process.argv.slice(2);
 const at = args.includes('--reviewed-at') ? args[args.indexOf('--reviewed-at') + 1] : null;
-let before = {};
+let before;
 try {
   before = parse(readFileSync(file, 'utf8'))?.validations ?? {};
 } catch {

@@ -31,7 +31,7 @@ export function parseSkillFile(text: string): SkillFile {
     // Plain YAML only: no custom tags, and a bounded alias expansion.
     meta = parse(match[1]!, { schema: 'core', maxAliasCount: 100 });
   } catch (err) {
-    throw new SkillFileError(`the front matter of SKILL.md is not valid YAML (${(err as Error).message.split('\n')[0]})`);
+    throw new SkillFileError(`the front matter of SKILL.md is not valid YAML (${(err as Error).message.split('\n')[0]})`, { cause: err });
   }
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw new SkillFileError('the front matter of SKILL.md is not a mapping');
   const m = meta as Record<string, unknown>;

@@ -59,13 +59,13 @@ async function readYaml(file: string): Promise<Record<string, unknown> | null> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new Error(`${path.basename(file)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`${path.basename(file)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   let value: unknown;
   try {
     value = parse(text, { schema: 'core', maxAliasCount: 100 });
   } catch (err) {
-    throw new Error(`${path.basename(file)} is not valid YAML (${(err as Error).message.split('\n')[0]})`);
+    throw new Error(`${path.basename(file)} is not valid YAML (${(err as Error).message.split('\n')[0]})`, { cause: err });
   }
   if (value === null || value === undefined) return null;
   if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${path.basename(file)} is not a mapping`);
