@@ -28,6 +28,8 @@ import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
+import { AgentToolRegistry, agentToolsToken, type AgentTools } from './extensions/agent-tools.js';
+import { FILE_TOOLS } from './workspace/file-tools.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
 import { RuntimeConfigStore, runtimeConfigToken } from './settings/runtime-config.js';
 import { DEFAULT_LLM_OUTPUT, type LlmOutputSettings } from './runtime/llm-output.js';
@@ -68,6 +70,8 @@ export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartChe
 export { runtimeConfigToken } from './settings/runtime-config.js';
 export { DOCS_QA_BUNDLE_ID, DOCS_QA_MIGRATION } from './sessions/session-kinds.js';
 export type { IsDocsSession, SessionPurpose } from './sessions/session-kinds.js';
+export { agentToolsToken, AgentToolRefusal } from './extensions/agent-tools.js';
+export type { AgentTool, AgentToolCall, AgentToolRun, AgentTools } from './extensions/agent-tools.js';
 export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSetting } from './settings/runtime-config.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
@@ -206,7 +210,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
@@ -232,6 +236,7 @@ export const gatewayRunsPlugin = definePlugin({
     const sessionArchive = new SessionArchive(deps.storage);
     const sessionKinds = new SessionKinds(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
+    const agentTools = new AgentToolRegistry(FILE_TOOLS, deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
@@ -271,6 +276,7 @@ export const gatewayRunsPlugin = definePlugin({
       nodeTypes,
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
+      agentTools,
     });
     const reservations = new RunReservations(deps.storage);
     const activeRuns = new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount, (account) => reservations.slotsOf(account));
@@ -283,6 +289,7 @@ export const gatewayRunsPlugin = definePlugin({
         runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces, usage: folderUsage, quota: config.workspace }),
         runHooks: hooks,
         runtimeConfig,
+        agentTools: agentTools as AgentTools,
       },
       routes: [
         ...runsRoutes({

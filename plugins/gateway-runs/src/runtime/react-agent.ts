@@ -10,7 +10,10 @@
 import type { BuiltinEffect, LlmCallPayload } from '../flow/effect-requests.js';
 import { forModel, memoryOf, setMemory, type MemoryMessage } from './conversation-memory.js';
 import type { RunState } from './run-state.js';
+import type { AgentToolRegistry } from '../extensions/agent-tools.js';
 import { isFileTool, TOOL_SPECS, type ToolCall, type ToolResult } from '../workspace/file-tools.js';
+
+type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
 
 const SYSTEM = 'You are a helpful agent. Answer the task directly and concisely.';
 const TOOL_PATTERN = /^\s*Action:\s*([A-Za-z0-9_.-]+)/m;
@@ -32,6 +35,8 @@ interface AgentState {
 export interface AgentOptions {
   /** Describe the allowed file tools and the request format in the loop's system prompt. */
   toolPrompt?: boolean;
+  /** Tools other plugins registered: callable when allowed, and those offered to the run join its allow-list. */
+  agentTools?: Pick<AgentToolRegistry, 'get' | 'list' | 'offeredTo'>;
 }
 
 export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep {
@@ -47,6 +52,13 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
   }
   // The loop's conversation is the run's memory, so `compact_memory` on the agent run shortens it.
   if (!state.seeded) {
+    // Tools offered to this run (read_skill when skills are active) join its allow-list once, durably.
+    const offered = options.agentTools?.offeredTo(vars).map((o) => o.tool.name) ?? [];
+    if (offered.length) {
+      const own = Array.isArray(runtime.allowed_tools) ? (runtime.allowed_tools as unknown[]).map(String) : [];
+      runtime.allowed_tools = [...own, ...offered.filter((n) => !own.includes(n))];
+      vars._runtime = runtime;
+    }
     setMemory(vars, [...memoryOf(vars), { role: 'user', content: String(context.task ?? '') }]);
     state.seeded = true;
   }
@@ -54,7 +66,10 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
   temp.effects ??= {};
 
   const allowed = Array.isArray(runtime.allowed_tools) ? (runtime.allowed_tools as unknown[]).map(String) : [];
-  const tools = TOOL_SPECS.filter((t) => allowed.includes(t.name));
+  const registered: ToolSpec[] = (options.agentTools?.list() ?? []).map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  const tools: ToolSpec[] = [...TOOL_SPECS, ...registered].filter((t) => allowed.includes(t.name));
+  // What an allowed offered tool tells the model (the skills index for read_skill).
+  const notes = (options.agentTools?.offeredTo(vars) ?? []).filter((o) => allowed.includes(o.tool.name)).map((o) => o.note);
 
   if ('act' in temp.effects) {
     const result = temp.effects.act as { results?: ToolResult[] };
@@ -73,14 +88,14 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
       return { kind: 'complete', output: { answer: content, iterations: state.iterations, messages: memoryOf(vars), success: true, task: context.task ?? '', model: result.model ?? null, provider: result.provider ?? null, tool_calls: state.tool_calls ?? [], tool_results: state.tool_results ?? [] } };
     }
     const name = tool[1]!;
-    if (isFileTool(name) && allowed.includes(name)) {
+    if ((isFileTool(name) || options.agentTools?.get(name)) && allowed.includes(name)) {
       const call: ToolCall = { name, arguments: toolArguments(content.slice(tool.index + tool[0].length)), call_id: `call_${state.iterations}_1` };
       state.tool_calls = [...(state.tool_calls ?? []), call];
       return { kind: 'effect', node: 'act', effect: { type: 'tool_calls', payload: { tool_calls: [call], allowed_tools: tools.map((t) => t.name) } } };
     }
     setMemory(vars, [...memoryOf(vars), { role: 'user', content: `Observation: the tool '${name}' is not available on this gateway. Answer without it.` }]);
   }
-  const system = [SYSTEM, options.toolPrompt && tools.length ? toolInstructions(tools) : null, runtime.system_prompt_extra].filter(Boolean).join('\n\n');
+  const system = [SYSTEM, options.toolPrompt && tools.length ? toolInstructions(tools) : null, ...notes, runtime.system_prompt_extra].filter(Boolean).join('\n\n');
   // `_runtime` comes from the node's payload and the parent's start: read as the call's typed parameters here.
   const params: LlmCallPayload['params'] = { temperature: Number(runtime.temperature ?? 0.7) };
   if (runtime.seed !== undefined) params.seed = Number(runtime.seed);
@@ -94,7 +109,7 @@ export function agentStep(run: RunState, options: AgentOptions = {}): AgentStep 
   };
 }
 
-function toolInstructions(tools: typeof TOOL_SPECS): string {
+function toolInstructions(tools: ToolSpec[]): string {
   const lines = tools.map((t) => `- ${t.name}: ${t.description} Arguments: ${JSON.stringify(t.parameters.properties)}`);
   return [
     'You may use these tools on files (relative paths are inside your workspace folder):',

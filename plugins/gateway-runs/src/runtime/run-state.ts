@@ -142,5 +142,7 @@ export function runView(run: RunState) {
     is_draft: run.bundle_version.startsWith('draft.'),
     workflow_policy: run.workflow_policy ?? null,
     child_failures: run.child_failures ?? [],
+    /** What the run's `input_data.skills` resolved to (`@keel/plugin-skills`), or null. */
+    skills_resolution: ((run.vars._runtime as { skills_resolution?: unknown } | undefined)?.skills_resolution ?? null) as unknown,
   };
 }

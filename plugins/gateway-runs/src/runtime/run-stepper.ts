@@ -15,6 +15,7 @@ import { appendLlmTurn } from './conversation-memory.js';
 import type { EffectExecutor, EffectOutcome } from './effect-executor.js';
 import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
+import type { AgentToolRegistry } from '../extensions/agent-tools.js';
 import { FlowMissingError, type RunFlows } from './run-flows.js';
 import type { RunLifecycle } from './run-lifecycle.js';
 import { UNKNOWN_ADDITIONS, type RunLimits } from './run-limits.js';
@@ -44,6 +45,8 @@ export interface RunStepperDeps {
   scheduler: RunScheduler;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt: boolean;
+  /** Tools other plugins registered (`agentToolsToken`). */
+  agentTools?: AgentToolRegistry;
   /** Starts the `on_event` listener runs of a root run (RN §7.2). */
   listeners: Pick<ChildRuns, 'startListener'>;
 }
@@ -79,7 +82,7 @@ export class RunStepper {
     const frameBefore = control[control.length - 1];
     try {
       if (run.builtin === 'react_agent') {
-        outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt });
+        outcome = agentStep(run, { toolPrompt: this.deps.agentToolPrompt, agentTools: this.deps.agentTools });
       } else if (run.builtin === 'scheduler') {
         outcome = scheduleStep(run);
       } else if (run.builtin === MEMORY_COMPACTOR) {

@@ -2,6 +2,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { inside } from '@keel/plugin-workspaces';
+import type { AgentToolRegistry } from '../extensions/agent-tools.js';
 import type { ProducedFile } from '../extensions/run-hooks.js';
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
@@ -39,6 +40,8 @@ export interface RunToolsDeps {
   fileProduced?: (file: ProducedFile) => Promise<void>;
   /** The run folders' usage (shared with export); a new one when absent. */
   usage?: FolderUsage;
+  /** Tools other plugins registered (`agentToolsToken`): a call naming one falls through to it. */
+  agentTools?: Pick<AgentToolRegistry, 'get'>;
 }
 
 export class RunTools implements ToolRunner {
@@ -53,7 +56,8 @@ export class RunTools implements ToolRunner {
     // The root's recorded workspace (a run from before the workspaces plugin gets one resolved now, clamped).
     const ws = await this.workspaceOf(run);
     const { calls, allowed } = toolCallsOf(payload, run.effect_index);
-    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote };
+    const step = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id), wrote,
+      agentTools: this.deps.agentTools, run: { run_id: run.run_id, root_run_id: run.root_run_id, account: run.account, session_id: run.session_id, vars: run.vars } };
     return runToolStep(step, calls, allowed);
   }
 

@@ -34,6 +34,7 @@ import { RunStates } from './run-states.js';
 import { RunStepper } from './run-stepper.js';
 import type { RunStore } from './run-store.js';
 import { RunTools } from './run-tools.js';
+import type { AgentToolRegistry } from '../extensions/agent-tools.js';
 
 export interface RuntimeDeps {
   /** Whether runs are kept in memory now: only while this process's runner executes them (elsewhere LMDB is the truth). */
@@ -56,6 +57,8 @@ export interface RuntimeDeps {
   folderUsage?: FolderUsage;
   /** Whether the agent loop's system prompt describes its file tools (`agentToolPrompt`). */
   agentToolPrompt?: boolean;
+  /** Tools other plugins registered (`agentToolsToken`): agents and `call_tool` nodes may call them. */
+  agentTools?: AgentToolRegistry;
   /** Steps and variable size per run (`limits.*`). */
   limits?: RunLimits;
   /** Output-token bounds of LLM calls (`llm.*`). */
@@ -87,7 +90,7 @@ export class Runtime {
     const limits = deps.limits ?? new RunLimits();
     const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed, maxRunDepth: limits.maxRunDepth, maxRunsPerTree: limits.maxRunsPerTree, treeSize: (root, max) => runs.descendantCount(root, max) });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });
-    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage });
+    const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage, agentTools: deps.agentTools });
     const executor = new EffectExecutor({
       ledger,
       hub,
@@ -117,6 +120,7 @@ export class Runtime {
       nodeTypes,
       scheduler,
       agentToolPrompt: deps.agentToolPrompt === true,
+      agentTools: deps.agentTools,
     });
   }
 

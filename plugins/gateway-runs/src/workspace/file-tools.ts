@@ -12,6 +12,7 @@ import { mkdir, opendir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { MARKER_FILE, openFile, openFileForWrite, openFolder, ToolRefusal, type RunWorkspace, type WorkspaceService } from '@keel/plugin-workspaces';
+import { AgentToolRefusal, type AgentToolRegistry, type AgentToolRun } from '../extensions/agent-tools.js';
 import type { FolderUsage } from './folder-quota.js';
 import type { ToolLimits } from './tool-limits.js';
 
@@ -65,17 +66,24 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Told the real path of each file write_file or edit_file wrote (after the write, judged on its descriptor). */
   wrote?: (realPath: string) => void;
+  /** The tools other plugins registered (`agentToolsToken`) and the run they are called for: a call naming one falls through to it. */
+  agentTools?: Pick<AgentToolRegistry, 'get'>;
+  run?: AgentToolRun;
 }
 
 /** Runs one call; a failure the model should read comes back as `success: false`. An allow-list (even empty: none allowed) limits the tools. */
 export async function executeToolCall(ctx: ToolContext, call: ToolCall, allowed: string[] | null): Promise<ToolResult> {
   const base = { call_id: call.call_id, name: call.name };
   try {
-    if (!isFileTool(call.name) || (allowed && !allowed.includes(call.name))) throw new ToolRefusal(`the tool '${call.name}' is not available on this gateway`);
-    return { ...base, success: true, output: await runTool(ctx, call.name, call.arguments ?? {}), error: null };
+    const registered = isFileTool(call.name) ? undefined : ctx.agentTools?.get(call.name);
+    if ((!isFileTool(call.name) && !(registered && ctx.run)) || (allowed && !allowed.includes(call.name))) throw new ToolRefusal(`the tool '${call.name}' is not available on this gateway`);
+    if (registered && ctx.run) return { ...base, success: true, output: await registered.run({ arguments: call.arguments ?? {}, run: ctx.run, signal: ctx.signal }), error: null };
+    return { ...base, success: true, output: await runTool(ctx, call.name as FileTool, call.arguments ?? {}), error: null };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    if (err instanceof ToolRefusal) return { ...base, success: false, output: null, error: err.message };
+    if (err instanceof ToolRefusal || err instanceof AgentToolRefusal) return { ...base, success: false, output: null, error: err.message };
+    // A registered tool's own failure: never its message (it may carry a server path).
+    if (!isFileTool(call.name)) return { ...base, success: false, output: null, error: `the tool '${call.name}' failed on the server` };
     return { ...base, success: false, output: null, error: fsSentence(err as NodeJS.ErrnoException, String(call.arguments?.path ?? call.arguments?.file_path ?? '.')) };
   }
 }

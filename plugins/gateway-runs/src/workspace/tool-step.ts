@@ -9,6 +9,7 @@ import { executeToolCall, type ToolCall, type ToolContext, type ToolResult } fro
 import { ToolBudgetError, type ToolLimits } from './tool-limits.js';
 import type { RunWorkspace, WorkspaceService } from '@keel/plugin-workspaces';
 import type { FolderUsage } from './folder-quota.js';
+import type { AgentToolRegistry, AgentToolRun } from '../extensions/agent-tools.js';
 
 export interface ToolStep {
   workspaces: WorkspaceService;
@@ -22,6 +23,9 @@ export interface ToolStep {
   signal: AbortSignal;
   /** Told each file the step's calls wrote. */
   wrote?: (realPath: string) => void;
+  /** Tools other plugins registered, and the run they are called for. */
+  agentTools?: Pick<AgentToolRegistry, 'get'>;
+  run?: AgentToolRun;
 }
 
 /** The calls and allowed tools of a TOOL_CALLS effect's payload; a call without an id gets `call_<effectIndex>_<n>`. */
@@ -49,7 +53,7 @@ export async function runToolStep(step: ToolStep, calls: ToolCall[], allowed: st
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   stopped.catch(() => undefined);
-  const ctx: ToolContext = { workspaces: step.workspaces, ws: step.ws, account: step.account, usage: step.usage, limits, signal, wrote: step.wrote };
+  const ctx: ToolContext = { workspaces: step.workspaces, ws: step.ws, account: step.account, usage: step.usage, limits, signal, wrote: step.wrote, agentTools: step.agentTools, run: step.run };
   const results: ToolResult[] = [];
   let bytes = 0;
   try {
