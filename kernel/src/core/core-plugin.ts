@@ -7,6 +7,7 @@ import { accountRoutes } from './account-routes.js';
 import type { CoreContext } from './core-context.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { hostRoutes } from './host-routes.js';
 import { landingRoutes } from './landing-routes.js';
 
 export const CORE_PLUGIN_ID = 'core';
@@ -21,6 +22,6 @@ export function createCorePlugin(core: CoreContext) {
     description: 'Keel kernel: health, about, accounts, OpenAPI, docs and the landing page',
     // Its account routes live under the gateway prefix: anonymous callers cannot map what else is there.
     mounts: { gateway: { prefix: CORE_GATEWAY_PREFIX, guardUnmatched: true } },
-    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core)] }),
+    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core), ...hostRoutes(core)] }),
   });
 }
