@@ -99,7 +99,12 @@ export class ProcessRegistry {
 
   /** Writes the first heartbeat (the folder is made now, owner-only), then one every `heartbeatIntervalMs`. */
   async start(): Promise<void> {
-    makeDirectory(this.dir);
+    try {
+      makeDirectory(this.dir);
+    } catch (err) {
+      // The listing is for the admin: a process that cannot register still serves (each write warns once).
+      this.options.log.warn('cannot make the processes folder', { err, dir: this.dir });
+    }
     await this.beat();
     await this.list().catch(() => undefined); // sweeps what crashed processes left
     this.timer = setInterval(() => void this.beat(), this.options.settings.heartbeatIntervalMs);
