@@ -133,7 +133,7 @@ export class Kernel {
     this.log = createLogger(server.logLevel, { app: 'keel' }, options.logSink);
     this.dataDir = server.dataDir;
     this.watchdog = new EventLoopWatchdog({ ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }), process: this.host.process });
-    this.processes = new ProcessRegistry({ dataDir: this.dataDir, name: this.host.process, mode: this.host.mode, kernelVersion: KERNEL_VERSION, settings: server.processes, log: this.log.child({ component: 'processes' }) });
+    this.processes = new ProcessRegistry({ dataDir: this.dataDir, name: this.host.process, mode: this.host.mode, kernelVersion: KERNEL_VERSION, settings: server.processes, log: this.log.child({ component: 'processes' }), pools: () => this.pools.describe() });
     this.app.proxy = false;
     this.app.silent = true;
     this.origins = new OriginPolicy(server.origins);

@@ -10,7 +10,7 @@ import { spawnKeel, startRunner, startServer, type KeelProcess, type ServerProce
 import { until } from './helpers/gateway-runs.js';
 import { fixturesDir, tempDir } from './helpers/paths.js';
 
-interface ProcessRow { id: string; pid: number; name: string; mode: string; alive: boolean; dead_reason: string | null; current: boolean }
+interface ProcessRow { id: string; pid: number; name: string; mode: string; alive: boolean; dead_reason: string | null; current: boolean; worker_pools: Array<{ name: string; threads: number }> }
 
 describe('GET /api/gateway/processes with a separate keel runner and a one-shot command', function () {
   this.timeout(300_000);
@@ -57,6 +57,8 @@ describe('GET /api/gateway/processes with a separate keel runner and a one-shot 
     const pid = runner.child.pid!;
     const alive = await until(() => rowOf(pid), { ok: (r) => r?.alive === true, deadline: 60_000, what: 'the runner to be listed alive' });
     expect(alive).to.include({ name: 'runner', mode: 'headless', current: false, dead_reason: null });
+    // The runner's own pools, as of its last heartbeat (the ledger keeps one read thread).
+    expect(alive!.worker_pools.find((p) => p.name === 'ledger:ledger-read')).to.include({ threads: 1 });
     const self = (await listing()).rows[0]!;
     expect(self).to.include({ current: true, alive: true, name: 'server', mode: 'server', pid: server!.child.pid });
 

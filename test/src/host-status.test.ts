@@ -17,6 +17,7 @@ import { tempDir } from './helpers/paths.js';
 interface ProcessRow {
   id: string; pid: number; name: string; mode: string; hostname: string; kernel_version: string; started_at: string;
   last_heartbeat_at: string; heartbeat_age_s: number; alive: boolean; dead_reason: string | null; current: boolean;
+  worker_pools: Array<{ name: string; threads: number }>;
 }
 interface ProcessesBody {
   processes: ProcessRow[];
@@ -109,7 +110,10 @@ describe('GET /api/gateway/host/status and /processes (one process)', function (
     expect(statSync(file).mode & 0o777).to.equal(0o600);
     const text = readFileSync(file, 'utf8');
     expect(text).to.not.contain(kernel.adminToken).and.not.contain(PLANTED_SECRET);
-    expect(Object.keys(JSON.parse(text) as object).sort()).to.deep.equal(['heartbeat_at', 'hostname', 'id', 'kernel_version', 'mode', 'name', 'pid', 'started_at']);
+    const record = JSON.parse(text) as { worker_pools: unknown[] };
+    expect(Object.keys(record).sort()).to.deep.equal(['heartbeat_at', 'hostname', 'id', 'kernel_version', 'mode', 'name', 'pid', 'started_at', 'worker_pools']);
+    // The row of the process answering shows its pools now, as the top-level list does.
+    expect(self.worker_pools).to.deep.equal(body.worker_pools);
   });
 
   it('neither answer carries a token, the environment or the command line, whatever the query asks', async () => {
@@ -159,6 +163,12 @@ describe('GET /api/gateway/host/status and /processes (one process)', function (
     symlinkSync(outside, path.join(dir, 'outside-7-0000000b.json'));
     writeFileSync(path.join(dir, 'huge-8-0000000c.json'), JSON.stringify({ ...record('huge-8-0000000c', process.pid, 0), pad: 'x'.repeat(64 * 1024) }));
     writeFileSync(path.join(dir, 'broken-9-0000000d.json'), '{"id": "broken-9');
+    // Fields beyond the format (an environment tucked into a pool) or a mode no kernel has: not a heartbeat.
+    const pool = { name: 'x:y', threads: 1, min_threads: 0, max_threads: 1, queue: 0, completed: 0 };
+    plant('padded-10-00000011', { ...record('padded-10-00000011', process.pid, 0), worker_pools: [{ ...pool, env: { KEEL_ADMIN_TOKEN: PLANTED_SECRET } }] });
+    plant('odd-11-00000012', { ...record('odd-11-00000012', process.pid, 0), mode: 'root' });
+    // Another kernel's pools are shown as of its last heartbeat.
+    plant('runner-126-00000013', { ...record('runner-126-00000013', process.pid, 0), worker_pools: [pool] });
     // Dead: a heartbeat older than staleAfterMs, and a fresh one of a process that is gone.
     plant('runner-123-0000000e', record('runner-123-0000000e', gonePid, 45_000));
     plant('runner-124-0000000f', record('runner-124-0000000f', gonePid, 0));
@@ -167,12 +177,14 @@ describe('GET /api/gateway/host/status and /processes (one process)', function (
 
     const { body } = await get<ProcessesBody>('/api/gateway/processes');
     const byId = new Map(body.processes.map((p) => [p.id, p]));
-    for (const id of ['group-0-00000000', 'all-1-00000001', 'named-42-0000000a', 'other-42-0000000a', 'outside-7-0000000b', 'huge-8-0000000c', 'broken-9-0000000d', 'runner-125-00000010']) {
+    for (const id of ['group-0-00000000', 'all-1-00000001', 'named-42-0000000a', 'other-42-0000000a', 'outside-7-0000000b', 'huge-8-0000000c', 'broken-9-0000000d', 'runner-125-00000010', 'padded-10-00000011', 'odd-11-00000012']) {
       expect(byId.has(id), id).to.equal(false);
     }
     expect(byId.get('runner-123-0000000e')).to.include({ alive: false, dead_reason: 'heartbeat_stale', pid: gonePid, name: 'runner' });
     expect(byId.get('runner-124-0000000f')).to.include({ alive: false, dead_reason: 'process_gone', pid: gonePid });
-    expect(body.processes.filter((p) => p.alive).map((p) => p.id)).to.deep.equal([body.processes[0]!.id]);
+    expect(byId.get('runner-126-00000013')).to.deep.include({ alive: true, worker_pools: [pool] });
+    expect(JSON.stringify(body)).to.not.contain(PLANTED_SECRET);
+    expect(body.processes.filter((p) => p.alive).map((p) => p.id)).to.deep.equal([body.processes[0]!.id, 'runner-126-00000013']);
     const left = readdirSync(dir);
     expect(left).to.not.include('runner-125-00000010.json');
     // The link was left alone (never followed, never removed before it is old), and so was what it points to.

@@ -83,10 +83,24 @@ const hostStatusSchema = defineSchema({
   },
 });
 
+const poolSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'threads', 'min_threads', 'max_threads', 'queue', 'completed'],
+  properties: {
+    name: { type: 'string', description: '<plugin id>:<pool name>' },
+    threads: { type: 'integer', minimum: 0 },
+    min_threads: { type: 'integer', minimum: 0 },
+    max_threads: { type: 'integer', minimum: 0 },
+    queue: { type: 'integer', minimum: 0 },
+    completed: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
 const processSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'pid', 'name', 'mode', 'hostname', 'kernel_version', 'started_at', 'last_heartbeat_at', 'heartbeat_age_s', 'alive', 'dead_reason', 'current'],
+  required: ['id', 'pid', 'name', 'mode', 'hostname', 'kernel_version', 'started_at', 'last_heartbeat_at', 'heartbeat_age_s', 'alive', 'dead_reason', 'current', 'worker_pools'],
   properties: {
     id: { type: 'string' },
     pid: { type: 'integer' },
@@ -100,20 +114,7 @@ const processSchema = {
     alive: { type: 'boolean' },
     dead_reason: { type: ['string', 'null'], enum: ['heartbeat_stale', 'process_gone', null] },
     current: { type: 'boolean', description: 'True for the process answering.' },
-  },
-} as const;
-
-const poolSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'threads', 'min_threads', 'max_threads', 'queue', 'completed'],
-  properties: {
-    name: { type: 'string', description: '<plugin id>:<pool name>' },
-    threads: { type: 'integer', minimum: 0 },
-    min_threads: { type: 'integer', minimum: 0 },
-    max_threads: { type: 'integer', minimum: 0 },
-    queue: { type: 'integer', minimum: 0 },
-    completed: { type: 'integer', minimum: 0 },
+    worker_pools: { type: 'array', items: poolSchema, description: 'Its worker pools: now for the process answering, else as of its last heartbeat.' },
   },
 } as const;
 

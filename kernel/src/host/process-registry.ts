@@ -14,6 +14,7 @@ import type { Logger } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
 import type { ProcessesConfig } from '../config/kernel-config.js';
 import { makeDirectory } from '../storage/make-directory.js';
+import type { WorkerPoolView } from '../workers/pool-registry.js';
 
 /** What one heartbeat file holds. */
 export interface ProcessRecord {
@@ -27,6 +28,8 @@ export interface ProcessRecord {
   kernel_version: string;
   started_at: string;
   heartbeat_at: string;
+  /** Its worker pools at that heartbeat (absent in a file of an older kernel: none). */
+  worker_pools?: WorkerPoolView[];
 }
 
 /** A process as `GET /processes` shows it. */
@@ -45,11 +48,15 @@ export interface ProcessView {
   dead_reason: 'heartbeat_stale' | 'process_gone' | null;
   /** True for the process answering. */
   current: boolean;
+  /** Its worker pools: now for the process answering, else as of its last heartbeat. */
+  worker_pools: WorkerPoolView[];
 }
 
 /** Heartbeat files are a few hundred bytes: a larger file is not one of ours and is not read. */
 const MAX_RECORD_BYTES = 16 * 1024;
 const PROCESS_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+/** `HostInfo.mode`. */
+const MODES = new Set(['server', 'embedded', 'test', 'cli', 'headless']);
 const RECORD_ID = /^[a-z][a-z0-9-]{0,80}-\d{1,10}-[0-9a-f]{8}$/;
 
 export function processesDir(dataDir: string): string {
@@ -72,6 +79,8 @@ export class ProcessRegistry {
     kernelVersion: string;
     settings: ProcessesConfig;
     log: Logger;
+    /** This process's worker pools now, written with each heartbeat. */
+    pools: () => WorkerPoolView[];
   }) {
     const { heartbeatIntervalMs, staleAfterMs } = options.settings;
     if (staleAfterMs <= heartbeatIntervalMs) {
@@ -142,6 +151,7 @@ export class ProcessRegistry {
         id: record.id, pid: record.pid, name: record.name, mode: record.mode, hostname: record.hostname, kernel_version: record.kernel_version,
         started_at: record.started_at, last_heartbeat_at: record.heartbeat_at, heartbeat_age_s: Math.round(age / 100) / 10,
         alive: deadReason === null, dead_reason: deadReason, current,
+        worker_pools: current ? this.options.pools() : record.worker_pools ?? [],
       });
     }
     // Its file may be unwritable (a full disk): the process answering is still there.
@@ -159,16 +169,19 @@ export class ProcessRegistry {
   }
 
   private currentView(now: number): ProcessView {
-    const { heartbeat_at: beat, ...record } = this.record;
+    const { heartbeat_at: beat, worker_pools: _pools, ...record } = this.record;
     const last = beat || record.started_at;
-    return { ...record, last_heartbeat_at: last, heartbeat_age_s: Math.round((now - Date.parse(last)) / 100) / 10, alive: true, dead_reason: null, current: true };
+    return {
+      ...record, last_heartbeat_at: last, heartbeat_age_s: Math.round((now - Date.parse(last)) / 100) / 10, alive: true, dead_reason: null, current: true,
+      worker_pools: this.options.pools(),
+    };
   }
 
   private beat(): Promise<void> {
     // One write at a time, so a slow disk never lets an older heartbeat land after a newer one.
     this.writing = this.writing.then(async () => {
       if (this.stopped) return;
-      const record = { ...this.record, heartbeat_at: new Date(this.now()).toISOString() };
+      const record: ProcessRecord = { ...this.record, heartbeat_at: new Date(this.now()).toISOString(), worker_pools: this.options.pools() };
       const tmp = `${this.file()}.tmp`;
       try {
         // Written then renamed, so a reader never sees half a file.
@@ -216,8 +229,17 @@ function isRecord(value: Partial<ProcessRecord>, id: string): value is ProcessRe
   return value !== null && typeof value === 'object' && value.id === id && RECORD_ID.test(id)
     // A pid of 0 or below names a process group to kill(): only real pids are checked.
     && Number.isSafeInteger(value.pid) && value.pid! > 0
-    && text(value.name) && PROCESS_NAME.test(value.name!) && text(value.mode) && text(value.hostname) && text(value.kernel_version)
-    && text(value.started_at) && !Number.isNaN(Date.parse(value.started_at!)) && text(value.heartbeat_at) && !Number.isNaN(Date.parse(value.heartbeat_at!));
+    && text(value.name) && PROCESS_NAME.test(value.name!) && MODES.has(value.mode!) && text(value.hostname) && text(value.kernel_version)
+    && text(value.started_at) && !Number.isNaN(Date.parse(value.started_at!)) && text(value.heartbeat_at) && !Number.isNaN(Date.parse(value.heartbeat_at!))
+    && (value.worker_pools === undefined || (Array.isArray(value.worker_pools) && value.worker_pools.every(isPoolView)));
+}
+
+function isPoolView(value: unknown): value is WorkerPoolView {
+  const pool = value as Record<string, unknown>;
+  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  return pool !== null && typeof pool === 'object' && typeof pool.name === 'string' && pool.name.length > 0 && pool.name.length <= 200
+    && count(pool.threads) && count(pool.min_threads) && count(pool.max_threads) && count(pool.queue) && count(pool.completed)
+    && Object.keys(pool).length === 6;
 }
 
 /** True when a process with this pid exists on this machine (signal 0 only checks; EPERM: it exists, another user's). */
