@@ -86,10 +86,13 @@ describe('GET /api/gateway/host/status and /processes (one process)', function (
     mkdirSync(path.join(dataDir, 'bulk'));
     writeFileSync(path.join(dataDir, 'bulk', 'one.bin'), Buffer.alloc(1024 * 1024, 1));
     writeFileSync(path.join(dataDir, 'bulk', 'two.bin'), Buffer.alloc(1024 * 1024, 2));
+    // A link to the root of the file system is counted as one entry, never followed.
+    symlinkSync('/', path.join(dataDir, 'bulk', 'root-link'));
     const { body } = await get<StatusBody>('/api/gateway/host/status');
     const bulk = body.data_dir.usage.folders.find((f) => f.name === 'bulk')!;
-    expect(bulk.files).to.equal(2);
-    expect(bulk.bytes).to.be.at.least(2 * 1024 * 1024);
+    expect(bulk.files).to.equal(3);
+    expect(bulk.bytes).to.be.at.least(2 * 1024 * 1024).and.below(3 * 1024 * 1024);
+    expect(body.data_dir.usage.complete).to.equal(true);
   });
 
   it('/processes lists this process alive and current, with its heartbeat file (owner-only, no secret) and its worker pools', async () => {
@@ -122,6 +125,16 @@ describe('GET /api/gateway/host/status and /processes (one process)', function (
       expect(text, url).to.not.contain(kernel.adminToken).and.not.contain(userToken).and.not.contain(PLANTED_SECRET);
       expect(text, url).to.not.match(/"(env|argv|execArgv|command_line|cmdline)"/);
       for (const arg of process.argv.slice(2)) expect(text, url).to.not.contain(`"${arg}"`);
+    }
+  });
+
+  it('both routes are in /openapi.json, admin routes with the bearer scheme and their response schemas', async () => {
+    const doc = (await kernel.inject({ url: '/openapi.json' })).json<{ paths: Record<string, { get?: { security: unknown[]; tags: string[]; responses: Record<string, { content: Record<string, { schema: { required: string[] } }> }> } }> }>();
+    for (const [url, field] of [['/api/gateway/host/status', 'data_dir'], ['/api/gateway/processes', 'worker_pools']] as const) {
+      const op = doc.paths[url]!.get!;
+      expect(op.security, url).to.deep.equal([{ bearerAuth: [] }]);
+      expect(op.tags, url).to.deep.equal(['host']);
+      expect(op.responses['200']!.content['application/json']!.schema.required, url).to.include(field);
     }
   });
 
