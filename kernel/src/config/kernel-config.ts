@@ -176,7 +176,7 @@ export const kernelConfigSchema = {
           additionalProperties: false,
           default: {},
           properties: {
-            dataScanMaxEntries: { type: 'integer', minimum: 1, default: 100_000 },
+            dataScanMaxEntries: { type: 'integer', minimum: 1, default: 20_000 },
             dataScanCacheMs: { type: 'integer', minimum: 0, default: 60_000 },
           },
         },
