@@ -224,6 +224,20 @@ describe('this process\'s heartbeat file', function () {
     expect(readdirSync(dir)).to.deep.equal([]);
   });
 
+  it('does not keep a process from serving when its heartbeat cannot be written; the listing still shows it', async () => {
+    const dataDir = path.join(tmp.dir, 'blocked');
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(path.join(dataDir, 'host'), 'a file where the host folder goes');
+    const kernel = await createTestKernel({ dataDir });
+    try {
+      const res = await kernel.inject({ url: '/api/gateway/processes', token: kernel.adminToken });
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(res.json<ProcessesBody>().processes.map((p) => ({ pid: p.pid, current: p.current, alive: p.alive }))).to.deep.equal([{ pid: process.pid, current: true, alive: true }]);
+    } finally {
+      await kernel.stop();
+    }
+  });
+
   it('refuses a staleAfterMs that does not exceed heartbeatIntervalMs, naming both settings', async () => {
     let error: unknown;
     try {

@@ -124,12 +124,8 @@ export class ProcessRegistry {
   async list(): Promise<ProcessView[]> {
     const now = this.now();
     const { staleAfterMs, sweepAfterMs } = this.options.settings;
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch {
-      return [];
-    }
+    // No folder (it could not be made): still the process answering.
+    const names = await readdir(this.dir).catch(() => [] as string[]);
     const views: ProcessView[] = [];
     for (const file of names) {
       const full = path.join(this.dir, file);
