@@ -28,6 +28,9 @@ import { CORE_GATEWAY_PREFIX, createCorePlugin } from './core/core-plugin.js';
 import type { LoadedPluginInfo } from './core/core-context.js';
 import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
+import { DataDirUsageMeter } from './host/data-dir-usage.js';
+import { HostState } from './host/host-state.js';
+import { ProcessRegistry } from './host/process-registry.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { capConnections, serverTimeouts } from './http/connection-limits.js';
 import { buildRouter, checkRouteClashes, joinPath, securitySchemesOf, type MountedRoute } from './http/mount-routes.js';
@@ -113,6 +116,8 @@ export class Kernel {
   private readonly stopController = new AbortController();
   private readonly running: RunningPlugin[] = [];
   private readonly watchdog: EventLoopWatchdog;
+  /** This process's heartbeat file among the processes sharing the data directory (`/processes`). */
+  private readonly processes: ProcessRegistry;
   private lmdb: RootDatabase | undefined;
   private server: http.Server | undefined;
   private stopping: Promise<void> | undefined;
@@ -128,6 +133,7 @@ export class Kernel {
     this.log = createLogger(server.logLevel, { app: 'keel' }, options.logSink);
     this.dataDir = server.dataDir;
     this.watchdog = new EventLoopWatchdog({ ...server.watchdog, dataDir: this.dataDir, log: this.log.child({ component: 'watchdog' }), process: this.host.process });
+    this.processes = new ProcessRegistry({ dataDir: this.dataDir, name: this.host.process, mode: this.host.mode, kernelVersion: KERNEL_VERSION, settings: server.processes, log: this.log.child({ component: 'processes' }), pools: () => this.pools.describe() });
     this.app.proxy = false;
     this.app.silent = true;
     this.origins = new OriginPolicy(server.origins);
@@ -219,6 +225,8 @@ export class Kernel {
     const ordered = orderPlugins(loaded, hostProvided);
 
     this.lmdb = openDataDir(this.dataDir);
+    // Listed from now on: a long setup (migrations) is a process on the data dir too.
+    await this.processes.start();
     const accounts = new AccountStore(this.lmdb, () => systemClock.now());
     // Without an env of its own, the kernel reads the process's and removes its secrets from it first.
     if (!this.options.env) takeSecretEnv();
@@ -260,6 +268,10 @@ export class Kernel {
       host: this.host,
       health: () => this.healthFields(),
       plugins: () => this.describePlugins(),
+      hostState: new HostState({
+        host: this.host, dataDir: this.dataDir, registry: this.processes, pools: this.pools, settings: this.options.config.server.processes,
+        usage: new DataDirUsageMeter(this.dataDir, this.options.config.server.hostStatus),
+      }),
       openApi: () => (this.openApiDoc ??= buildOpenApi(this.mounted, {
         title: 'Keel',
         version: KERNEL_VERSION,
@@ -380,6 +392,8 @@ export class Kernel {
       await this.lmdb.close();
       this.lmdb = undefined;
     }
+    // Last: until here the process still works on the data dir.
+    await this.processes.stop();
     this.log.info('kernel stopped');
   }
 }

@@ -121,8 +121,9 @@ export interface HostInfo {
    */
   readonly mode: 'server' | 'embedded' | 'test' | 'cli' | 'headless';
   /**
-   * The name this process goes by among the processes sharing the data directory: `server`, or the
-   * name a serving command gave it. Its hang records and dumps carry it.
+   * The name this process goes by among the processes sharing the data directory: `server`, the
+   * name a serving command gave it, or a one-shot command's name (`hub` for `keel hub register x`).
+   * Its hang records, dumps and heartbeat file (`GET /api/gateway/processes`) carry it.
    */
   readonly process: string;
   readonly kernelVersion: string;

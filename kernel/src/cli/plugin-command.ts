@@ -109,7 +109,8 @@ class CommandBoot {
     // A one-shot command: only warnings are worth printing, and no hang watchdog.
     const server = { ...config.server, logLevel: 'warn' as const, watchdog: { ...config.server.watchdog, enabled: false } };
     const entries = this.withProviders().map((p) => p.entry);
-    return Kernel.boot({ config: { ...config, server, plugins: entries }, configLabel: file ?? undefined, baseDir, mode: 'cli', includeCore: false });
+    // Named after the command (never its arguments), so `/processes` tells it from the server.
+    return Kernel.boot({ config: { ...config, server, plugins: entries }, configLabel: file ?? undefined, baseDir, mode: 'cli', process: this.declared.name, includeCore: false });
   }
 
   /** The command's plugin and, transitively, the plugins providing the tokens it depends on. */

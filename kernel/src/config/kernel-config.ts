@@ -52,6 +52,24 @@ export interface HttpConfig {
   connectionsPerSource: number;
 }
 
+/** The heartbeat files the processes sharing a data directory keep under `<data>/host/processes/`. */
+export interface ProcessesConfig {
+  /** How often this process rewrites its heartbeat file. */
+  heartbeatIntervalMs: number;
+  /** A process whose heartbeat is older than this is shown dead (must exceed `heartbeatIntervalMs`). */
+  staleAfterMs: number;
+  /** A dead process's file is removed once its last heartbeat is this old. */
+  sweepAfterMs: number;
+}
+
+/** `GET /api/gateway/host/status`: how much of the data directory's size summary is measured. */
+export interface HostStatusConfig {
+  /** Files and folders the size summary walks at most; beyond it the summary says `complete: false`. */
+  dataScanMaxEntries: number;
+  /** How long a size summary is reused before the data directory is walked again. */
+  dataScanCacheMs: number;
+}
+
 export interface ServerConfig {
   host: string;
   port: number;
@@ -70,6 +88,8 @@ export interface ServerConfig {
   watchdog: WatchdogConfig;
   live: LiveConfig;
   http: HttpConfig;
+  processes: ProcessesConfig;
+  hostStatus: HostStatusConfig;
 }
 
 export interface KernelConfig {
@@ -139,6 +159,25 @@ export const kernelConfigSchema = {
             keepAliveTimeoutMs: { type: 'integer', minimum: 100, default: 5_000 },
             maxConnections: { type: 'integer', minimum: 1, default: 1024 },
             connectionsPerSource: { type: 'integer', minimum: 1, default: 256 },
+          },
+        },
+        processes: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            heartbeatIntervalMs: { type: 'integer', minimum: 100, default: 5_000 },
+            staleAfterMs: { type: 'integer', minimum: 200, default: 30_000 },
+            sweepAfterMs: { type: 'integer', minimum: 1_000, default: 3_600_000 },
+          },
+        },
+        hostStatus: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            dataScanMaxEntries: { type: 'integer', minimum: 1, default: 20_000 },
+            dataScanCacheMs: { type: 'integer', minimum: 0, default: 60_000 },
           },
         },
       },

@@ -1,6 +1,7 @@
 /** What the kernel's own routes need to see of the kernel. */
 import type { HostInfo, Watchdog } from '@keel/plugin-sdk';
 import type { AccountStore } from '../auth/account-store.js';
+import type { HostState } from '../host/host-state.js';
 
 export interface LoadedPluginInfo {
   id: string;
@@ -21,4 +22,6 @@ export interface CoreContext {
   health(): Record<string, unknown>;
   plugins(): LoadedPluginInfo[];
   openApi(): Record<string, unknown>;
+  /** This process and the others on its data directory: `/api/gateway/host/status`, `/processes`. */
+  hostState: HostState;
 }

@@ -7,6 +7,7 @@ import { accountRoutes } from './account-routes.js';
 import type { CoreContext } from './core-context.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { hostRoutes } from './host-routes.js';
 import { landingRoutes } from './landing-routes.js';
 
 export const CORE_PLUGIN_ID = 'core';
@@ -18,9 +19,9 @@ export function createCorePlugin(core: CoreContext) {
     id: CORE_PLUGIN_ID,
     version: core.host.kernelVersion,
     sdk: `^${SDK_VERSION}`,
-    description: 'Keel kernel: health, about, accounts, OpenAPI, docs and the landing page',
+    description: 'Keel kernel: health, about, accounts, host state and processes, OpenAPI, docs and the landing page',
     // Its account routes live under the gateway prefix: anonymous callers cannot map what else is there.
     mounts: { gateway: { prefix: CORE_GATEWAY_PREFIX, guardUnmatched: true } },
-    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core)] }),
+    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core), ...hostRoutes(core)] }),
   });
 }

@@ -6,6 +6,19 @@ import { Piscina } from 'piscina';
 import type { WorkerPoolOptions, WorkerPools } from '@keel/plugin-sdk';
 import { childEnv } from '../env/secret-env.js';
 
+/** A pool as `/processes` shows it: `name` is `<plugin id>:<pool name>`. */
+export interface WorkerPoolView {
+  name: string;
+  /** Threads running now (between `min_threads` and `max_threads`). */
+  threads: number;
+  min_threads: number;
+  max_threads: number;
+  /** Tasks waiting for a free thread. */
+  queue: number;
+  /** Tasks finished since the pool was made. */
+  completed: number;
+}
+
 export class PoolRegistry {
   private readonly pools = new Map<string, Piscina>();
 
@@ -36,6 +49,18 @@ export class PoolRegistry {
 
   names(): string[] {
     return [...this.pools.keys()];
+  }
+
+  /** Each pool's threads and load now, for `GET /api/gateway/processes`. */
+  describe(): WorkerPoolView[] {
+    return [...this.pools].map(([name, pool]) => ({
+      name,
+      threads: pool.threads.length,
+      min_threads: pool.options.minThreads,
+      max_threads: pool.options.maxThreads,
+      queue: pool.queueSize,
+      completed: pool.completed,
+    })).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async closeAll(): Promise<void> {
