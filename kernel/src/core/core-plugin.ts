@@ -3,7 +3,10 @@
  * authenticated, listed in OpenAPI and checked for clashes the same way.
  */
 import { definePlugin, SDK_VERSION } from '@keel/plugin-sdk';
+import { accountListRoutes } from './account-list-routes.js';
 import { accountRoutes } from './account-routes.js';
+import { preferencesRoutes } from './preferences-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import type { CoreContext } from './core-context.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes } from './health-routes.js';
@@ -21,6 +24,13 @@ export function createCorePlugin(core: CoreContext) {
     description: 'Keel kernel: health, about, accounts, OpenAPI, docs and the landing page',
     // Its account routes live under the gateway prefix: anonymous callers cannot map what else is there.
     mounts: { gateway: { prefix: CORE_GATEWAY_PREFIX, guardUnmatched: true } },
-    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core)] }),
+    setup: () => ({
+      routes: [
+        ...healthRoutes(core), ...accountRoutes(core), ...sessionRoutes(core), ...accountListRoutes(core), ...preferencesRoutes(core),
+        ...docsRoutes(core), ...landingRoutes(core),
+      ],
+      // Request counts still in memory are written before LMDB closes.
+      stop: () => core.signin.activity.flush(),
+    }),
   });
 }
