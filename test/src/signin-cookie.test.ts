@@ -274,3 +274,27 @@ describe('signin: failed sign-ins', () => {
     expect((await kernel.inject({ url: '/api/gateway/me', token })).statusCode).to.equal(429);
   });
 });
+
+describe('signin: the cookie behind TLS', () => {
+  let kernel: TestKernel;
+  let url: string;
+  before(async () => {
+    kernel = await createTestKernel({ config: { server: { signin: { secureCookie: 'always' } } } });
+    ({ url } = await kernel.listen());
+  });
+  after(() => kernel.stop());
+
+  it('with server.signin.secureCookie always, the cookie is Secure and named __Host- (no subdomain can plant it)', async () => {
+    const browser = new TestBrowser(url);
+    const login = await browser.login(await createAccount(kernel, 'tls'));
+    expect(login.setCookies[0]).to.match(/^__Host-keel_session=[A-Za-z0-9_-]{43}; Path=\/; .*HttpOnly; SameSite=Strict; Secure$/);
+    expect((await browser.request('GET', '/api/gateway/me')).body).to.include({ account: 'tls', via: 'session' });
+    const out = await browser.request('POST', '/api/gateway/session/logout', { body: {} });
+    expect(out.setCookies[0]).to.match(/^__Host-keel_session=; .*Max-Age=0.*; Secure$/);
+  });
+
+  it('a sign-in body larger than a token could be is refused with 413 before it is read whole', async () => {
+    const res = await new TestBrowser(url).request('POST', '/api/gateway/session/login', { body: { token: 'x'.repeat(20_000) } });
+    expect(res.status).to.equal(413);
+  });
+});

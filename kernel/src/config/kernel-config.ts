@@ -151,7 +151,7 @@ export const kernelConfigSchema = {
           additionalProperties: false,
           default: {},
           properties: {
-            activityLimit: { type: 'integer', minimum: 10, maximum: 1_000_000, default: 1000 },
+            activityLimit: { type: 'integer', minimum: 10, maximum: 100_000, default: 1000 },
             activityCoalesceMs: { type: 'integer', minimum: 0, default: 60_000 },
             preferencesMaxBytes: { type: 'integer', minimum: 256, maximum: 16 * 1024 * 1024, default: 64 * 1024 },
           },

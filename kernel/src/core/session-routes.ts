@@ -14,6 +14,8 @@ import type { CoreContext } from './core-context.js';
 
 /** Tokens are 49 characters; an env admin token may be longer, never this long. */
 const SECRET_MAX_LENGTH = 1024;
+/** A sign-in body is one short secret: a bigger one is refused before it is read whole. */
+const SIGNIN_BODY_LIMIT = 8 * 1024;
 
 const loginBody = defineSchema({
   type: 'object',
@@ -98,6 +100,7 @@ export function sessionRoutes(core: CoreContext) {
       tags: ['sign-in'],
       summary: 'Sign a browser in with a token: answers an HttpOnly session cookie and the CSRF token its unsafe requests send',
       body: loginBody,
+      bodyLimitBytes: SIGNIN_BODY_LIMIT,
       responses: { 200: { schema: signedInSchema } },
       handler: async ({ body, koa }) => {
         auth.refuseThrottledSource(koa);
@@ -135,6 +138,7 @@ export function sessionRoutes(core: CoreContext) {
       tags: ['sign-in'],
       summary: 'Claim a one-time sign-in code for a browser session cookie (the code works once)',
       body: claimBody,
+      bodyLimitBytes: SIGNIN_BODY_LIMIT,
       responses: { 200: { schema: signedInSchema } },
       handler: async ({ body, koa }) => {
         auth.refuseThrottledSource(koa);
@@ -156,6 +160,7 @@ export function sessionRoutes(core: CoreContext) {
       tags: ['sign-in'],
       summary: 'End this browser session (and with everywhere: true every session of the account); the cookie is cleared',
       body: logoutBody,
+      bodyLimitBytes: SIGNIN_BODY_LIMIT,
       responses: { 200: { schema: defineSchema({ type: 'object', required: ['signed_out', 'sessions_ended'], properties: { signed_out: { type: 'boolean' }, sessions_ended: { type: 'integer' } } }) } },
       handler: async ({ body, principal, koa }) => {
         const session = koa.state[SESSION_STATE_KEY] as SignedInSession | undefined;
