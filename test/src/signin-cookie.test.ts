@@ -298,3 +298,35 @@ describe('signin: the cookie behind TLS', () => {
     expect(res.status).to.equal(413);
   });
 });
+
+describe('signin: a session stands on its token across a restart', () => {
+  it('replacing the bootstrap admin token (a new admin.token at restart) ends the sessions the old one signed in', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'keel-signin-'));
+    try {
+      let kernel = await createTestKernel({ dataDir });
+      let { url } = await kernel.listen();
+      const browser = new TestBrowser(url);
+      expect((await browser.login(kernel.adminToken)).status).to.equal(200);
+      const cookie = browser.sessionCookie();
+      await kernel.stop();
+      // The admin rotates the token: a new file is made at the next start, under the same token id.
+      rmSync(path.join(dataDir, 'auth', 'admin.token'));
+      kernel = await createTestKernel({ dataDir });
+      ({ url } = await kernel.listen());
+      try {
+        const replay = await fetch(`${url}/api/gateway/me`, { headers: { cookie: `keel_session=${cookie}` } });
+        expect(replay.status).to.equal(401);
+        const fresh = new TestBrowser(url);
+        expect((await fresh.login(kernel.adminToken)).status).to.equal(200);
+        expect((await fresh.request('GET', '/api/gateway/me')).status).to.equal(200);
+      } finally {
+        await kernel.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
