@@ -330,3 +330,30 @@ describe('signin: a session stands on its token across a restart', () => {
     }
   });
 });
+
+describe('signin: server.origins "*" never extends to the cookie', () => {
+  let kernel: TestKernel;
+  let url: string;
+  before(async () => {
+    kernel = await createTestKernel({ config: { server: { origins: ['*'] } } });
+    ({ url } = await kernel.listen());
+  });
+  after(() => kernel.stop());
+
+  it('any page may call with a token, but no foreign page is signed in by the cookie, and no CORS answer allows credentials', async () => {
+    const token = await createAccount(kernel, 'wil');
+    const browser = new TestBrowser(url);
+    await browser.login(token);
+    const foreign = await browser.request('GET', '/api/gateway/me', { headers: { origin: 'https://anywhere.example', 'sec-fetch-site': 'cross-site' } });
+    expect(foreign.status).to.equal(403);
+    const noFetchMetadata = await browser.request('GET', '/api/gateway/me', { headers: { origin: 'https://anywhere.example', 'sec-fetch-site': '' } });
+    expect(noFetchMetadata.status).to.equal(403);
+    expect((noFetchMetadata.body as unknown as Detail).detail.reason_code).to.equal('origin_not_allowed');
+    expect(noFetchMetadata.headers.get('access-control-allow-credentials')).to.equal(null);
+    const bearer = await fetch(`${url}/api/gateway/me`, { headers: { origin: 'https://anywhere.example', authorization: `Bearer ${token}` } });
+    expect(bearer.status).to.equal(200);
+    expect(bearer.headers.get('access-control-allow-credentials')).to.equal(null);
+    // The server's own origin is still the server's own.
+    expect((await browser.request('GET', '/api/gateway/me', { headers: { origin: url } })).status).to.equal(200);
+  });
+});
