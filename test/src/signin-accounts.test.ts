@@ -201,3 +201,29 @@ describe('signin: client preferences per account', () => {
     expect((await prefs('me', bob, deep)).statusCode).to.equal(400);
   });
 });
+
+describe('signin: request counts survive a clean stop', () => {
+  it('the count of the window in flight is written when the kernel stops', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'keel-activity-'));
+    try {
+      let kernel = await createTestKernel({ dataDir, config: { server: { accounts: { activityCoalesceMs: 600_000 } } } });
+      const token = await createAccount(kernel, 'pat');
+      for (let i = 0; i < 5; i++) expect((await kernel.inject({ url: '/api/gateway/me', token })).statusCode).to.equal(200);
+      await kernel.stop();
+      kernel = await createTestKernel({ dataDir });
+      try {
+        const page = (await kernel.inject({ url: '/api/gateway/admin/accounts/pat/activity', token: kernel.adminToken })).json<Page>();
+        const requests = page.items.filter((e) => e.kind === 'requests');
+        expect(requests).to.have.length(1);
+        expect(requests[0]!.count).to.equal(5);
+      } finally {
+        await kernel.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

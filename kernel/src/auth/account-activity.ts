@@ -42,6 +42,8 @@ interface RequestWindow {
   entry: StoredEntry;
   startedMs: number;
   dirty: boolean;
+  /** The last write of this entry: an update waits for it, or it would find the entry not yet there. */
+  written: Promise<unknown>;
 }
 
 export class AccountActivity {
@@ -78,9 +80,10 @@ export class AccountActivity {
       entry: { at, kind: 'requests', actor: null, via, source, token_id: null, count: 1, first_at: at, last_at: at },
       startedMs: now,
       dirty: false,
+      written: Promise.resolve(),
     };
     this.windows.set(slot, window);
-    this.track(this.append(account, window.key, window.entry));
+    window.written = this.track(this.append(account, window.key, window.entry));
   }
 
   /** The account's entries, newest first, `limit` of them, older than the entry `before` names. */
@@ -116,8 +119,8 @@ export class AccountActivity {
     if (!window.dirty) return;
     window.dirty = false;
     const { key, entry } = window;
-    // Only if the entry is still there: it may have been trimmed away meanwhile.
-    this.track(Promise.resolve().then(() => (this.db.get(key) ? this.db.put(key, entry) : undefined)));
+    // After the entry's previous write, and only if it is still there: it may have been trimmed away meanwhile.
+    window.written = this.track(window.written.then(() => (this.db.get(key) ? this.db.put(key, entry) : undefined)));
   }
 
   private keyFor(account: string, nowMs: number): EntryKey {
@@ -136,10 +139,12 @@ export class AccountActivity {
     });
   }
 
-  private track(work: Promise<unknown>): void {
+  /** Keeps `work` until it settles (flush waits for it); answers it with its failure logged, never rejecting. */
+  private track(work: Promise<unknown>): Promise<unknown> {
     const guarded = work.catch((err: unknown) => this.log.warn('could not write an activity entry', { err }));
     this.pending.add(guarded);
     void guarded.finally(() => this.pending.delete(guarded));
+    return guarded;
   }
 }
 
