@@ -20,12 +20,16 @@ import {
 import { AccountStore } from './auth/account-store.js';
 import { BootError } from './boot-error.js';
 import { AuthFailureCounter } from './auth/auth-failures.js';
+import { AccountActivity } from './auth/account-activity.js';
+import { AccountPreferences } from './auth/account-preferences.js';
+import { BrowserSessions } from './auth/browser-sessions.js';
+import { SigninCodes } from './auth/signin-codes.js';
 import { TokenAuthService } from './auth/auth-service.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
 import { environmentWithSecrets, markSecretValue, takeSecretEnv } from './env/secret-env.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import { CORE_GATEWAY_PREFIX, createCorePlugin } from './core/core-plugin.js';
-import type { LoadedPluginInfo } from './core/core-context.js';
+import type { LoadedPluginInfo, SigninStores } from './core/core-context.js';
 import { KernelContainer } from './di/container.js';
 import { EventLoopWatchdog } from './health/watchdog.js';
 import { DataDirUsageMeter } from './host/data-dir-usage.js';
@@ -232,14 +236,20 @@ export class Kernel {
     if (!this.options.env) takeSecretEnv();
     this.token = await bootstrapAdmin(accounts, this.dataDir, this.options.env ?? environmentWithSecrets());
     markSecretValue(this.token);
-    const auth = new TokenAuthService(accounts, new AuthFailureCounter(config.server.authFailures, this.log.child({ component: 'auth' })));
+    const signin = this.openSignin(this.lmdb, config);
+    await Promise.all([signin.sessions.sweep(), signin.codes.sweep()]);
+    const auth = new TokenAuthService(accounts, new AuthFailureCounter(config.server.authFailures, this.log.child({ component: 'auth' })), {
+      sessions: signin.sessions,
+      activity: signin.activity,
+      trustsCredentialsFrom: (origin, req) => this.origins.trustsCredentialsFrom(origin, req),
+    });
     this.container.provide(core.auth, auth);
     this.container.provide(core.validator, this.validator);
     this.container.provide(core.clock, systemClock);
     this.container.provide(core.host, this.host);
     this.container.provide(core.watchdog, this.watchdog);
 
-    const all = this.options.includeCore === false ? ordered : [this.coreEntry(accounts), ...ordered];
+    const all = this.options.includeCore === false ? ordered : [this.coreEntry(accounts, auth, signin), ...ordered];
     for (const entry of all) await this.setupPlugin(entry, configs.get(entry.plugin.id) ?? {});
 
     this.checkHealthFields();
@@ -261,9 +271,24 @@ export class Kernel {
     this.log.info('kernel booted', { plugins: this.running.map((r) => r.loaded.plugin.id), dataDir: this.dataDir });
   }
 
-  private coreEntry(accounts: AccountStore): LoadedPlugin {
+  /** The stores behind browser sign-in, activity and preferences (`core/core-context.ts`). */
+  private openSignin(lmdb: RootDatabase, config: KernelConfig): SigninStores {
+    const now = () => systemClock.now();
+    const { signin, accounts } = config.server;
+    return {
+      sessions: new BrowserSessions(lmdb, now, signin),
+      codes: new SigninCodes(lmdb, now, signin),
+      activity: new AccountActivity(lmdb, () => systemClock.nowMs(), accounts, this.log.child({ component: 'activity' })),
+      preferences: new AccountPreferences(lmdb, now, accounts.preferencesMaxBytes),
+      settings: config.server,
+    };
+  }
+
+  private coreEntry(accounts: AccountStore, auth: TokenAuthService, signin: SigninStores): LoadedPlugin {
     const plugin = createCorePlugin({
       accounts,
+      auth,
+      signin,
       watchdog: this.watchdog,
       host: this.host,
       health: () => this.healthFields(),

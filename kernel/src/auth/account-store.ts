@@ -131,6 +131,20 @@ export class AccountStore {
     });
   }
 
+  /**
+   * Suspends (`active` false) or restores an account without touching its tokens: a suspended
+   * account's tokens and sessions are refused until it is active again. False for an unknown account.
+   */
+  async setActive(account: string, active: boolean): Promise<boolean> {
+    return this.root.childTransaction(() => {
+      const record = this.accounts.get(account);
+      if (!record) return false;
+      if (record.disabled === !active) return true;
+      this.accounts.put(account, { ...record, disabled: !active });
+      return true;
+    });
+  }
+
   /** Disables an account and revokes all its tokens; the id stays taken. */
   async disable(account: string): Promise<boolean> {
     return this.root.childTransaction(() => {
@@ -146,7 +160,12 @@ export class AccountStore {
   }
 
   principalFor(tokenValue: string): Principal | null {
-    const token = this.tokens.get(hashToken(tokenValue));
+    return this.principalForHash(hashToken(tokenValue));
+  }
+
+  /** The principal of the token stored under `hash` (a browser session keeps it): null once revoked or its account disabled. */
+  principalForHash(hash: string): Principal | null {
+    const token = this.tokens.get(hash);
     if (!token) return null;
     const account = this.accounts.get(token.account);
     if (!account || account.disabled) return null;

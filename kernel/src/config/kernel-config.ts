@@ -27,6 +27,30 @@ export interface AuthFailuresConfig {
   windowMs: number;
 }
 
+/** Browser sign-in: server-side sessions behind an HttpOnly cookie, and one-time sign-in codes. */
+export interface SigninConfig {
+  /** How long a browser session lives after its sign-in; the cookie and the server record end together. */
+  sessionTtlMs: number;
+  /** Browser sessions one account may hold at once; a new sign-in beyond it ends the oldest. */
+  sessionsPerAccount: number;
+  /** How long a one-time sign-in code stays claimable. */
+  codeTtlMs: number;
+  /** Unclaimed sign-in codes one account may hold at once; more are refused with 429. */
+  codesPerAccount: number;
+  /** `auto`: the cookie is Secure when the request came over TLS; `always` behind a TLS proxy; `never` for plain-HTTP tests. */
+  secureCookie: 'auto' | 'always' | 'never';
+}
+
+/** What the kernel keeps per account besides tokens: its activity log and client preferences. */
+export interface AccountsConfig {
+  /** Activity entries kept per account; the oldest are dropped beyond it. */
+  activityLimit: number;
+  /** Authenticated requests of one account within this span are one activity entry with a count. */
+  activityCoalesceMs: number;
+  /** Largest client preferences object one account may store, in bytes of JSON. */
+  preferencesMaxBytes: number;
+}
+
 /** Long-lived connections: event streams and WebSockets. */
 export interface LiveConfig {
   /** Event streams (SSE) one account may hold open at once; more are refused with 429. */
@@ -83,6 +107,8 @@ export interface ServerConfig {
   /** Check JSON responses against the response schemas routes declare; a mismatch is a 500 naming the fields (for tests). */
   validateResponses: boolean;
   authFailures: AuthFailuresConfig;
+  signin: SigninConfig;
+  accounts: AccountsConfig;
   setupTimeoutMs: number;
   shutdownTimeoutMs: number;
   watchdog: WatchdogConfig;
@@ -126,6 +152,28 @@ export const kernelConfigSchema = {
           properties: {
             burst: { type: 'integer', minimum: 1, default: 20 },
             windowMs: { type: 'integer', minimum: 1000, default: 60_000 },
+          },
+        },
+        signin: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            sessionTtlMs: { type: 'integer', minimum: 1000, maximum: 31 * 24 * 3_600_000, default: 8 * 3_600_000 },
+            sessionsPerAccount: { type: 'integer', minimum: 1, maximum: 10_000, default: 32 },
+            codeTtlMs: { type: 'integer', minimum: 1000, maximum: 3_600_000, default: 120_000 },
+            codesPerAccount: { type: 'integer', minimum: 1, maximum: 1000, default: 16 },
+            secureCookie: { enum: ['auto', 'always', 'never'], default: 'auto' },
+          },
+        },
+        accounts: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            activityLimit: { type: 'integer', minimum: 10, maximum: 100_000, default: 1000 },
+            activityCoalesceMs: { type: 'integer', minimum: 0, default: 60_000 },
+            preferencesMaxBytes: { type: 'integer', minimum: 256, maximum: 16 * 1024 * 1024, default: 64 * 1024 },
           },
         },
         setupTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },

@@ -2,6 +2,7 @@
 import { conflict, defineSchema, notFound, reply, route, KEY_ID_MAX_LENGTH } from '@keel/plugin-sdk';
 import { ADMIN_ACCOUNT } from '../auth/bootstrap-admin.js';
 import type { AccountRecord } from '../auth/account-store.js';
+import { AUTH_VIA_STATE_KEY, SESSION_STATE_KEY, type SignedInSession } from '../auth/auth-service.js';
 import type { CoreContext } from './core-context.js';
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
@@ -51,7 +52,7 @@ const tokenRecordSchema = {
 const issuedTokenSchema = { ...tokenRecordSchema, properties: { ...tokenRecordSchema.properties, token: { type: 'string', description: 'Shown once; store it now.' } } } as const;
 
 export function accountRoutes(core: CoreContext) {
-  const { accounts } = core;
+  const { accounts, signin } = core;
   const mustExist = (account: string): AccountRecord => {
     const record = accounts.get(account);
     if (!record) throw notFound(`Account '${account}' does not exist.`, { code: 'account_not_found' });
@@ -63,15 +64,31 @@ export function accountRoutes(core: CoreContext) {
       method: 'GET',
       path: '/api/gateway/me',
       tags: ['accounts'],
-      summary: 'The principal the bearer token stands for',
-      responses: { 200: { schema: defineSchema({ type: 'object', properties: { account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' } } }) } },
-      handler: ({ principal }) => ({
-        account: principal.account,
-        tenant: principal.tenant,
-        roles: principal.roles,
-        token_id: principal.tokenId,
-        is_admin: principal.roles.includes('admin'),
-      }),
+      summary: 'The principal the bearer token (or the browser session cookie) stands for',
+      responses: {
+        200: {
+          schema: defineSchema({
+            type: 'object',
+            properties: {
+              account: { type: 'string' }, tenant: { type: 'string' }, roles: { type: 'array' }, token_id: { type: ['string', 'null'] }, is_admin: { type: 'boolean' },
+              via: { enum: ['bearer', 'session'], description: 'How this request was signed in.' },
+              session_expires_at: { type: ['string', 'null'], description: 'When the browser session ends (null with a bearer token).' },
+            },
+          }),
+        },
+      },
+      handler: ({ principal, koa }) => {
+        const session = koa.state[SESSION_STATE_KEY] as SignedInSession | undefined;
+        return {
+          account: principal.account,
+          tenant: principal.tenant,
+          roles: principal.roles,
+          token_id: principal.tokenId,
+          is_admin: principal.roles.includes('admin'),
+          via: koa.state[AUTH_VIA_STATE_KEY] === 'session' ? 'session' : 'bearer',
+          session_expires_at: session?.record.expires_at ?? null,
+        };
+      },
     }),
     route({
       method: 'GET',
@@ -91,6 +108,8 @@ export function accountRoutes(core: CoreContext) {
       body: createUserBody,
       responses: { 201: { schema: defineSchema({ ...accountSchema, properties: { ...accountSchema.properties, token: issuedTokenSchema } }) } },
       handler: async ({ body }) => {
+        // `me` names the caller in /accounts/{me|account}/preferences: no account may take it.
+        if (body.account === 'me') throw conflict('The account id \'me\' is reserved (it names the caller in account routes); choose another.', { code: 'account_exists', field: 'account' });
         const { record, token } = await accounts.create(body, body.token_label ?? null);
         return reply(201, { ...record, token });
       },
@@ -113,10 +132,12 @@ export function accountRoutes(core: CoreContext) {
       summary: 'Disable an account and revoke all its tokens (its id stays reserved)',
       params: accountParams,
       responses: { 200: { schema: defineSchema(accountSchema) } },
-      handler: async ({ params }) => {
+      handler: async ({ params, principal, koa }) => {
         mustExist(params.account);
         if (params.account === ADMIN_ACCOUNT) throw conflict('The bootstrap admin account cannot be disabled.', { code: 'protected_account' });
         await accounts.disable(params.account);
+        await signin.sessions.endAll(params.account);
+        await signin.activity.record(params.account, 'account_suspended', { actor: principal.account, source: core.auth.sourceOf(koa) });
         return mustExist(params.account);
       },
     }),
@@ -129,10 +150,12 @@ export function accountRoutes(core: CoreContext) {
       params: accountParams,
       body: tokenBody,
       responses: { 201: { schema: defineSchema(issuedTokenSchema) } },
-      handler: async ({ params, body }) => {
+      handler: async ({ params, body, principal, koa }) => {
         const record = mustExist(params.account);
         if (record.disabled) throw conflict(`Account '${params.account}' is disabled.`, { code: 'account_disabled' });
-        return reply(201, await accounts.issue(params.account, body.label ?? null));
+        const issued = await accounts.issue(params.account, body.label ?? null);
+        await signin.activity.record(params.account, 'token_issued', { actor: principal.account, source: core.auth.sourceOf(koa), token_id: issued.token_id });
+        return reply(201, issued);
       },
     }),
     route({
@@ -143,11 +166,14 @@ export function accountRoutes(core: CoreContext) {
       summary: 'Revoke a token',
       params: tokenParams,
       responses: { 204: { description: 'Revoked' } },
-      handler: async ({ params }) => {
+      handler: async ({ params, principal, koa }) => {
         mustExist(params.account);
         if (!(await accounts.revoke(params.account, params.token_id))) {
           throw notFound(`Token '${params.token_id}' of account '${params.account}' does not exist.`, { code: 'token_not_found' });
         }
+        // The sessions the token signed in end with it (they are refused anyway: a session stands on its token).
+        await signin.sessions.endForToken(params.account, params.token_id);
+        await signin.activity.record(params.account, 'token_revoked', { actor: principal.account, source: core.auth.sourceOf(koa), token_id: params.token_id });
         return reply(204);
       },
     }),

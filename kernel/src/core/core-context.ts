@@ -1,7 +1,13 @@
 /** What the kernel's own routes need to see of the kernel. */
 import type { HostInfo, Watchdog } from '@keel/plugin-sdk';
+import type { AccountActivity } from '../auth/account-activity.js';
+import type { AccountPreferences } from '../auth/account-preferences.js';
 import type { AccountStore } from '../auth/account-store.js';
 import type { HostState } from '../host/host-state.js';
+import type { TokenAuthService } from '../auth/auth-service.js';
+import type { BrowserSessions } from '../auth/browser-sessions.js';
+import type { SigninCodes } from '../auth/signin-codes.js';
+import type { ServerConfig } from '../config/kernel-config.js';
 
 export interface LoadedPluginInfo {
   id: string;
@@ -14,8 +20,19 @@ export interface LoadedPluginInfo {
   pages: Array<{ path: string; title: string }>;
 }
 
+/** Browser sign-in, activity and preferences: what the kernel keeps per account besides tokens. */
+export interface SigninStores {
+  sessions: BrowserSessions;
+  codes: SigninCodes;
+  activity: AccountActivity;
+  preferences: AccountPreferences;
+  settings: Pick<ServerConfig, 'signin' | 'accounts'>;
+}
+
 export interface CoreContext {
   accounts: AccountStore;
+  auth: TokenAuthService;
+  signin: SigninStores;
   watchdog: Watchdog;
   host: HostInfo;
   /** The fields the loaded plugins add to `/api/health`, read now. */

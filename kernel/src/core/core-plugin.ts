@@ -3,7 +3,10 @@
  * authenticated, listed in OpenAPI and checked for clashes the same way.
  */
 import { definePlugin, SDK_VERSION } from '@keel/plugin-sdk';
+import { accountListRoutes } from './account-list-routes.js';
 import { accountRoutes } from './account-routes.js';
+import { preferencesRoutes } from './preferences-routes.js';
+import { sessionRoutes } from './session-routes.js';
 import type { CoreContext } from './core-context.js';
 import { docsRoutes } from './docs-routes.js';
 import { healthRoutes } from './health-routes.js';
@@ -19,9 +22,16 @@ export function createCorePlugin(core: CoreContext) {
     id: CORE_PLUGIN_ID,
     version: core.host.kernelVersion,
     sdk: `^${SDK_VERSION}`,
-    description: 'Keel kernel: health, about, accounts, host state and processes, OpenAPI, docs and the landing page',
+    description: 'Keel kernel: health, about, accounts, browser sign-in, host state and processes, OpenAPI, docs and the landing page',
     // Its account routes live under the gateway prefix: anonymous callers cannot map what else is there.
     mounts: { gateway: { prefix: CORE_GATEWAY_PREFIX, guardUnmatched: true } },
-    setup: () => ({ routes: [...healthRoutes(core), ...accountRoutes(core), ...docsRoutes(core), ...landingRoutes(core), ...hostRoutes(core)] }),
+    setup: () => ({
+      routes: [
+        ...healthRoutes(core), ...accountRoutes(core), ...sessionRoutes(core), ...accountListRoutes(core), ...preferencesRoutes(core),
+        ...docsRoutes(core), ...landingRoutes(core), ...hostRoutes(core),
+      ],
+      // Request counts still in memory are written before LMDB closes.
+      stop: () => core.signin.activity.flush(),
+    }),
   });
 }

@@ -12,7 +12,7 @@ import {
   type AnyRoute, type Authenticator, type ErrorFormatter, type RouteContext, type UploadedFile,
 } from '@keel/plugin-sdk';
 import { BootError } from '../boot-error.js';
-import { bearerTokenOf, PRINCIPAL_STATE_KEY, type TokenAuthService } from '../auth/auth-service.js';
+import { PRINCIPAL_STATE_KEY, type TokenAuthService } from '../auth/auth-service.js';
 import type { SchemaValidator } from '../validation/validator.js';
 import { ERROR_FORMAT_KEY } from './error-middleware.js';
 import { lazyProperty } from './lazy-property.js';
@@ -119,13 +119,15 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     if (typeof auth === 'object') {
       principal = await pluginPrincipal(auth, ctx, deps.auth);
     } else if (auth !== 'none') {
-      const token = bearerTokenOf(ctx);
-      const account = token ? await deps.auth.authenticateRequest(ctx, token) : null;
+      const credential = deps.auth.credentialOf(ctx);
+      const account = credential ? await deps.auth.authenticateRequest(ctx, credential) : null;
       if (auth !== 'public') {
-        if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
-        if (!account) throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
-        if (auth === 'admin') deps.auth.requireAdmin(account);
+        if (!credential) throw missingCredential();
+        if (!account) throw deps.auth.invalidCredential(credential);
       }
+      // A browser cookie signs a request in only if the request passes the CSRF and origin rules.
+      if (account) deps.auth.refuseUnsafeSessionUse(ctx);
+      if (auth === 'admin') deps.auth.requireAdmin(account);
       ctx.state[PRINCIPAL_STATE_KEY] = account;
       principal = account;
     }
@@ -181,6 +183,14 @@ function routeMiddleware(mounted: MountedRoute, deps: RouteMountDeps, readers: B
     ctx.body = result;
     checkResponse?.(ctx as unknown as Koa.Context);
   };
+}
+
+/** The 401 for a request that carries no credential at all. */
+export function missingCredential(): Error {
+  return unauthorized('Sign in first: send the header Authorization: Bearer <token>, or sign in in the browser (POST /api/gateway/session/login).', {
+    code: 'missing_token',
+    headers: { 'www-authenticate': 'Bearer' },
+  });
 }
 
 /**

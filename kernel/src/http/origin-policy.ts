@@ -16,7 +16,7 @@ import type Koa from 'koa';
 import { forbidden, type HttpError } from '@keel/plugin-sdk';
 
 /** The request headers the kernel's routes read; plugins add theirs (`PluginDefinition.headers`). */
-const KERNEL_HEADERS = ['authorization', 'content-type', 'last-event-id', 'x-request-id'];
+const KERNEL_HEADERS = ['authorization', 'content-type', 'last-event-id', 'x-request-id', 'x-keel-csrf'];
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -45,6 +45,16 @@ export class OriginPolicy {
     });
   }
 
+  /**
+   * True when a browser on `origin` may be signed in by the session cookie: the server's own origin,
+   * or one listed by name in `server.origins`. A wildcard lets any page call with a token, never with
+   * the cookie.
+   */
+  trustsCredentialsFrom(origin: string, req: IncomingMessage): boolean {
+    const normalized = normalize(origin);
+    return this.listed.has(normalized) || ownOrigins(req).includes(normalized);
+  }
+
   /** Koa middleware: refuses foreign origins, answers preflights, adds CORS headers for allowed ones. */
   middleware(): Koa.Middleware {
     // Not an async function: most requests only pass through, and a throw still reaches Koa as a rejection.
@@ -56,6 +66,8 @@ export class OriginPolicy {
       ctx.set('access-control-allow-origin', origin);
       ctx.vary('origin');
       ctx.set('access-control-expose-headers', 'x-request-id');
+      // Only an origin listed by name may send the sign-in cookie along (a page of Keel's own origin needs no CORS).
+      if (this.listed.has(normalize(origin))) ctx.set('access-control-allow-credentials', 'true');
       if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
         ctx.set('access-control-allow-methods', ALLOW_METHODS);
         ctx.set('access-control-allow-headers', this.allowHeaders);

@@ -8,8 +8,9 @@
 import path from 'node:path';
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { methodNotAllowed, notFound, unauthorized } from '@keel/plugin-sdk';
-import { bearerTokenOf, type TokenAuthService } from '../auth/auth-service.js';
+import { methodNotAllowed, notFound } from '@keel/plugin-sdk';
+import type { TokenAuthService } from '../auth/auth-service.js';
+import { missingCredential } from './mount-routes.js';
 
 /** The path as a lenient server or proxy might read it: decoded, slashes collapsed, dot segments resolved, lower case. */
 export function looselyNormalizedPath(raw: string): string {
@@ -37,11 +38,9 @@ export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPat
     // `//v1/models` is no route, but a lenient proxy would send it to one: answer as that route would.
     const needsToken = underGuard(normalized) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
     if (needsToken) {
-      const token = bearerTokenOf(ctx);
-      if (!token) throw unauthorized('Sign in first: send the header Authorization: Bearer <token>.', { code: 'missing_token', headers: { 'www-authenticate': 'Bearer' } });
-      if (!(await auth.authenticateRequest(ctx, token))) {
-        throw unauthorized('The bearer token is not valid (unknown or revoked).', { code: 'invalid_token', headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
-      }
+      const credential = auth.credentialOf(ctx);
+      if (!credential) throw missingCredential();
+      if (!(await auth.authenticateRequest(ctx, credential))) throw auth.invalidCredential(credential);
     }
     if (allowed.length) {
       throw methodNotAllowed(`${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(', ')}.`, { code: 'method_not_allowed', headers: { allow: allowed.join(', ') } });

@@ -52,7 +52,7 @@ export function buildOpenApi(routes: MountedRoute[], info: OpenApiInfo): Record<
     // Swagger UI renders descriptions as Markdown: a code span keeps `<data>` from being read as an HTML tag.
     components: {
       securitySchemes: {
-        [KERNEL_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A Keel token. The admin token is in `<data>/auth/admin.token` (`./data/auth/admin.token` by default), or is the value of `KEEL_ADMIN_TOKEN` when that was set at start.' },
+        [KERNEL_SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'A Keel token. The admin token is in `<data>/auth/admin.token` (`./data/auth/admin.token` by default), or is the value of `KEEL_ADMIN_TOKEN` when that was set at start. A browser signed in with `POST /api/gateway/session/login` sends its session cookie instead (unsafe methods with the `X-Keel-CSRF` header).' },
         // Plugins' own credentials (hub seat keys, ...), each under the name its authenticator gives.
         ...Object.fromEntries([...securitySchemesOf(routes)].map(([name, authenticator]) => [name, authenticator.scheme])),
       },
