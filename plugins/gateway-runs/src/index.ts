@@ -45,6 +45,7 @@ import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { FolderUsage } from './workspace/folder-quota.js';
+import { DEFAULT_SESSION_HISTORY, SessionHistory, type SessionHistorySettings } from './sessions/session-history.js';
 
 export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
 /** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
@@ -87,6 +88,8 @@ interface GatewayRunsConfig {
   limits: RunLimitsConfig;
   /** The run workspace routes' limits and the folder opener (`/runs/{id}/workspace*`). */
   runWorkspace: RunWorkspaceSettings;
+  /** History replay (`use_session_history`): the window's token budget. */
+  sessionHistory: SessionHistorySettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -165,6 +168,12 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxFlowNodes: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxFlowNodes },
         maxFlowEdges: { type: 'integer', minimum: 1, default: DEFAULT_BUNDLE_LIMITS.maxFlowEdges },
       },
+    },
+    sessionHistory: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens } },
     },
     limits: {
       type: 'object',
@@ -280,6 +289,7 @@ export const gatewayRunsPlugin = definePlugin({
           kickCommands: () => wiring.kickCommands(),
           hooks,
           workspaces: deps.workspaces,
+          history: new SessionHistory({ runs, log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
         }),
         ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),

@@ -131,5 +131,7 @@ export function runView(run: RunState) {
     is_draft: run.bundle_version.startsWith('draft.'),
     workflow_policy: run.workflow_policy ?? null,
     child_failures: run.child_failures ?? [],
+    /** What history replay did at the start (`_runtime.session_history`); null when the start did not ask. */
+    session_history: ((run.vars._runtime as Record<string, unknown> | undefined)?.session_history ?? null) as Record<string, unknown> | null,
   };
 }
