@@ -31,11 +31,11 @@ export const echoFlow = {
   edges: edges('start -> end', ...ANSWER_PINS.map((p) => `start.${p} -> end.${p}`)),
 };
 
-/** A flow whose run fails at its first step (set_var may not write a `_` name). */
+/** A flow whose run fails (a node type no plugin provides). */
 const failFlow = {
   id: 'fail',
-  nodes: [node({ id: 'start', type: 'on_flow_start', outputs: [] }), node({ id: 'bad', type: 'set_var', inputs: ['name', 'value'], data: { pinDefaults: { name: '_reserved', value: 1 } } }), node({ id: 'end', type: 'on_flow_end', inputs: [] })],
-  edges: edges('start -> bad', 'bad -> end'),
+  nodes: [node({ id: 'start', type: 'on_flow_start', outputs: [] }), node({ id: 'warp', type: 'quantum_teleport', inputs: [], outputs: [] }), node({ id: 'end', type: 'on_flow_end', inputs: [] })],
+  edges: edges('start -> warp', 'warp -> end'),
 };
 
 /** A test kernel with the three bundles uploaded by the admin; `config` is the gateway-runs plugin's. */
