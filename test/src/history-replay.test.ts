@@ -69,6 +69,17 @@ describe('history replay: which turns, and when the gateway seeds', function () 
     expect(run.session_history).to.include({ seeded: 4, dropped_messages: 0, dropped_counts_complete: true });
   });
 
+  it('a turn still waiting at one replay is replayed by the next once it completed (only ended turns are remembered)', async () => {
+    const s = 's-later';
+    await gw.turn(s, { prompt: 'first', response: 'one' });
+    const asked = await gw.start({ bundle_id: 'ask', session_id: s, input_data: { prompt: 'Your name?' } });
+    await gw.until(asked, 'waiting');
+    expect(transcript(seeded(await gw.replay(s)))).to.deep.equal(['user:first', 'assistant:one']);
+    await gw.k.inject({ method: 'POST', url: '/api/gateway/commands', token: gw.admin, payload: { command_id: crypto.randomUUID(), run_id: asked, type: 'resume', payload: { payload: { response: 'Ada' } } } });
+    await gw.until(asked, 'completed');
+    expect(transcript(seeded(await gw.replay(s)))).to.deep.equal(['user:first', 'assistant:one', 'user:Your name?', 'assistant:Ada']);
+  });
+
   it('takes the answer from output.response, else output.answer, else a string output.result, verbatim', async () => {
     const s = 's-answers';
     await gw.turn(s, { prompt: 'q1', answer: 'from answer' });

@@ -46,6 +46,7 @@ import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { FolderUsage } from './workspace/folder-quota.js';
 import { DEFAULT_SESSION_HISTORY, SessionHistory, type SessionHistorySettings } from './sessions/session-history.js';
+import { TurnCache } from './sessions/turn-cache.js';
 
 export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
 /** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
@@ -289,7 +290,7 @@ export const gatewayRunsPlugin = definePlugin({
           kickCommands: () => wiring.kickCommands(),
           hooks,
           workspaces: deps.workspaces,
-          history: new SessionHistory({ runs, log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
+          history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
         }),
         ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),

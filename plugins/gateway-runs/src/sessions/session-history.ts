@@ -7,9 +7,8 @@
  * run starts unseeded.
  */
 import { formatBytes, JSON_TOO_DEEP, jsonSizeWithin, type Logger } from '@keel/plugin-sdk';
-import type { RunStore } from '../runtime/run-store.js';
-import { windowTurns, type ReplayTurn } from './history-window.js';
-import { countsAsTurn, replayableTurn } from './session-turns.js';
+import { windowTurns } from './history-window.js';
+import type { TurnCache } from './turn-cache.js';
 
 export interface SessionHistorySettings {
   /** The window: the newest whole turns up to this many estimated tokens (seed §8: 50,000). */
@@ -31,7 +30,8 @@ export interface SeedRequest {
 }
 
 export interface SessionHistoryDeps {
-  runs: Pick<RunStore, 'rootsOfSessionNewestFirst'>;
+  /** The session's turns, newest first, read lazily (the window stops the read). */
+  turns: Pick<TurnCache, 'newestFirst'>;
   log: Logger;
   settings: SessionHistorySettings;
   /** The run's own limits (`limits.maxVarsBytes`, `limits.maxVarsDepth`): a seeded run must still be able to take a step. */
@@ -61,7 +61,7 @@ export class SessionHistory {
       // A non-empty client transcript always wins; an empty list is no transcript.
       if (Array.isArray(clientMessages) && clientMessages.length > 0) return record({ seeded: 0, skipped: 'client context.messages present' });
       if (clientMessages !== undefined && clientMessages !== null && !Array.isArray(clientMessages)) return record({ seeded: 0, skipped: 'client context.messages is not a list' });
-      const { messages, report } = windowTurns(this.turns(account, sessionId), this.deps.settings.maxTokens);
+      const { messages, report } = windowTurns(this.deps.turns.newestFirst(account, sessionId), this.deps.settings.maxTokens);
       const seededContext = { ...(context ?? {}), messages };
       this.checkFits({ ...vars, context: seededContext });
       vars.context = seededContext;
@@ -71,11 +71,6 @@ export class SessionHistory {
       this.deps.log.warn('session history replay failed; the run starts unseeded', { session_id: sessionId, error: reason });
       record({ seeded: 0, error: `${FALLBACK_PREFIX}${reason}` });
     }
-  }
-
-  /** The session's turns newest first, read lazily from the session index (the window stops the read). */
-  private *turns(account: string, sessionId: string): Generator<ReplayTurn | null> {
-    for (const run of this.deps.runs.rootsOfSessionNewestFirst(account, sessionId)) if (countsAsTurn(run)) yield replayableTurn(run);
   }
 
   /** Refuses a seeded history that would stop the run at its first step (its variables too large or too deep). */
