@@ -206,9 +206,9 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
     expect(list).to.deep.include({ scope: 'tenant_catalog', tenant_id: 'default', count: list.items.length });
     expect(list.items.map((r) => r.bundle_ref)).to.deep.equal(['cat-chat@1.2.0', 'cat-chat@1.1.0', 'cat-chat@1.0.0', 'solo@0.1.0']);
     expect(list.items[0]!.actions).to.deep.equal({ can_run: true, can_inspect: true, can_admin: false });
-    expect(list.default_agent_workflows['catalogchat.agent.v1']).to.deep.equal({ workflow_id: 'cat-chat@1.2.0:chat', bundle_id: 'cat-chat', bundle_version: '1.2.0', flow_id: 'chat', registry_scope: 'tenant_catalog', name: 'cat-chat', source: 'stored' });
+    expect(list.default_agent_workflows['catalogchat.agent.v1']).to.deep.equal({ workflow_id: 'cat-chat@1.2.0:chat', bundle_id: 'cat-chat', bundle_version: '1.2.0', flow_id: 'chat', registry_scope: 'tenant_catalog', name: 'cat-chat', source: 'default' });
     expect(list.default_agent_workflows['abstractcode.agent.v1']).to.deep.include({ bundle_id: 'keel-chat', registry_scope: 'private', source: 'default' });
-    expect(list.default_agent_workflows_unavailable['lost.agent.v1']).to.deep.equal({ source: 'stored', value: 'catalog:nowhere:main', reason: "workflow bundle 'nowhere' is not on this gateway's tenant catalog" });
+    expect(list.default_agent_workflows_unavailable['lost.agent.v1']).to.deep.equal({ source: 'default', value: 'catalog:nowhere:main', reason: "workflow bundle 'nowhere' is not on this gateway's tenant catalog" });
     expect(list.default_agent_workflows_unavailable['abstractassistant.agent.v1']!.reason).to.contain('built-in orchestrator');
     expect(list.items[0]!.entrypoints[0]).to.deep.include({ is_agent_default: true, agent_default_interfaces: ['catalogchat.agent.v1'] });
     expect(list.items[1]!.entrypoints[0]).to.deep.include({ is_agent_default: false });

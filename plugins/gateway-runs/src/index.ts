@@ -41,6 +41,15 @@ import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
+import { runListingRoutes } from './routes/run-listing.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import { SessionArchive } from './sessions/session-archive.js';
+import { SessionKinds } from './sessions/session-kinds.js';
+import { runtimeConfigRoutes } from './routes/runtime-config-routes.js';
+import { visualflowPublishRoutes } from './routes/visualflow-publish-routes.js';
+import { runtimeAdminRoutes } from './routes/runtime-admin-routes.js';
+import { RunReservations } from './settings/run-reservations.js';
+import { AgentSettings } from './settings/agent-settings.js';
 import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
@@ -59,6 +68,8 @@ export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
 export type { FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
+export { DOCS_QA_BUNDLE_ID, DOCS_QA_MIGRATION } from './sessions/session-kinds.js';
+export type { IsDocsSession, SessionPurpose } from './sessions/session-kinds.js';
 export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSetting } from './settings/runtime-config.js';
 
 /** The node-type registry: a plugin that depends on it registers the VisualFlow node types it executes, in its setup. */
@@ -70,8 +81,9 @@ interface GatewayRunsConfig {
   /** Execute runs in the server process; false (`keel serve --no-runner`) leaves them to a `keel runner` on the same data dir. */
   runner: boolean;
   defaultBundleId: string | null;
-  /** `agents.streaming_default`: token deltas for runs whose start omits `_runtime.stream`. */
+  /** The built-in `agents.streaming_default` (token deltas for runs whose start omits `_runtime.stream`); a saved runtime setting wins. */
   streamingDefault: boolean;
+  /** The built-in `agents.default_workflow.<interface>` values; a saved runtime setting wins. */
   defaultWorkflows: Record<string, string>;
   /** Effect retries (reference §3.5): attempts per effect type and the backoff between them. */
   retry: RetryConfig;
@@ -186,6 +198,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxSteps: { type: 'integer', minimum: 100, default: DEFAULT_RUN_LIMITS.maxSteps },
         maxRunCpuMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunCpuMs },
         maxActiveRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxActiveRunsPerAccount },
+        maxReservedActiveRuns: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxReservedActiveRuns },
         maxChildFailuresListed: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxChildFailuresListed },
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
         maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
@@ -226,13 +239,18 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
     const runtimeConfig = new RuntimeConfigStore(deps.storage);
+    const sessionArchive = new SessionArchive(deps.storage);
+    const sessionKinds = new SessionKinds(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const commands = new CommandStore(deps.storage);
     // Uploads from any account are unzipped on a worker thread, never on the event loop.
     const uploads = new UploadReader(deps.workers.create('bundle-unzip', { filename: UNZIP_WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }), config.bundleLimits);
     const bundles = new BundleRegistry(SHIPPED_BUNDLES_DIR, path.join(deps.paths.pluginDir, 'bundles'), (account) => path.join(deps.paths.forAccount(account), 'bundles'), uploads, deps.log);
     const catalog = new CatalogStore(deps.storage, new CatalogFiles(path.join(deps.paths.pluginDir, 'workflow_catalog', 'bundles')), uploads);
-    const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: config.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
+    // The config's agent settings are the built-in defaults; an admin's saved values (runtime-config) win.
+    const agentSettings = new AgentSettings(runtimeConfig, config.defaultWorkflows, config.streamingDefault);
+    const sources: WorkflowSources = { bundles, catalog, defaultWorkflows: agentSettings.defaultWorkflows, isAdmin: (p) => deps.auth.isAdmin(p) };
+    agentSettings.define(sources);
     // Built in one order, each part handed what it uses: the runtime schedules into the queue the runner works off.
     const queue = new RunQueue();
     // Runs stay in memory only while this process's runner holds the lock (`wiring` is set before any run is made).
@@ -264,6 +282,8 @@ export const gatewayRunsPlugin = definePlugin({
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
     });
+    const reservations = new RunReservations(deps.storage);
+    const activeRuns = new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount, (account) => reservations.slotsOf(account));
     const applier = new CommandApplier(runtime, runs, deps.log);
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
@@ -282,19 +302,25 @@ export const gatewayRunsPlugin = definePlugin({
           commands,
           bundles,
           auth: deps.auth,
-          activeRuns: new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount),
+          activeRuns,
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
-          streamingDefault: config.streamingDefault,
+          streamingDefault: () => agentSettings.streamingDefault(),
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
           hooks,
           workspaces: deps.workspaces,
+          sessionKinds,
           history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
         }),
+        ...runListingRoutes({ runs, ledger: deps.ledger.store, archive: sessionArchive, kinds: sessionKinds, workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p) }),
+        ...sessionRoutes({ runs, archive: sessionArchive, auth: deps.auth, log: deps.log }),
         ...runWorkspaceRoutes({ load: (id) => runtime.load(id), workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), settings: config.runWorkspace }),
         ...catalogRoutes({ catalog, sources }),
         ...catalogAdminRoutes({ catalog, sources }),
+        ...runtimeConfigRoutes(runtimeConfig),
+        ...visualflowPublishRoutes({ bundles }),
+        ...runtimeAdminRoutes({ runs, load: (id) => runtime.load(id), bundles, reservations, activeRuns, auth: deps.auth, maxActiveRunsPerAccount: config.limits.maxActiveRunsPerAccount, maxReservedActiveRuns: config.limits.maxReservedActiveRuns }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
       ],
       health: { runner: () => (config.runner ? 'enabled' : 'disabled') },
@@ -302,6 +328,7 @@ export const gatewayRunsPlugin = definePlugin({
         // Every plugin's setup has run: the set of node types is final while runs execute.
         nodeTypes.close('the kernel started');
         await runs.migrate();
+        await sessionKinds.migrate(() => runs.allRoots());
         modelListing.start();
         return wiring.start();
       },

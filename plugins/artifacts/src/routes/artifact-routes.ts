@@ -58,7 +58,7 @@ export function artifactRoutes(index: ArtifactIndex, scopes: ArtifactScopes, blo
       handler: async ({ params, query, principal }) => {
         const account = principal.account;
         if (!(await scopes.sessionExists(account, params.session_id))) {
-          throw notFound({ reason_code: 'session_not_found', message: `Session '${params.session_id}' not found.` });
+          throw notFound({ reason_code: 'session_not_found', message: `Session ${params.session_id} does not exist.` });
         }
         const own = [...index.scan(account, { sessionId: params.session_id })];
         const ids = new Set(own.map((r) => r.artifact_id));

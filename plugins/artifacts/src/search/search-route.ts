@@ -50,7 +50,7 @@ export function searchRoutes(deps: SearchRouteDeps): AnyRoute[] {
   const scopeOf = async (principal: Principal, request: SearchRequest): Promise<RowScope> => {
     if (request.scope === 'session') {
       if (!(await scopes.sessionExists(principal.account, request.sessionId!))) {
-        throw notFound({ reason_code: 'session_not_found', message: `Session '${request.sessionId}' not found.` });
+        throw notFound({ reason_code: 'session_not_found', message: `Session ${request.sessionId} does not exist.` });
       }
       return { kind: 'session', sessionId: request.sessionId! };
     }

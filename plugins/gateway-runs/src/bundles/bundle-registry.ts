@@ -10,6 +10,14 @@ import type { UploadReader } from './upload-reader.js';
 
 export type BundleSource = 'shipped' | 'published' | 'imported';
 
+/** The manifest mark of a bundle `POST /visualflows/{flow_id}/publish` made (`metadata.published_from`). */
+export const PUBLISHED_FROM_VISUALFLOW = 'visualflow';
+
+/** A shared-directory bundle an admin published from a VisualFlow is `published`; any other upload `imported`. */
+function sourceOf(bundle: Bundle, scope: BundleEntry['scope'], fallback: BundleSource): BundleSource {
+  return scope === 'shared' && bundle.manifest.metadata.published_from === PUBLISHED_FROM_VISUALFLOW ? 'published' : fallback;
+}
+
 export interface BundleEntry {
   bundle: Bundle;
   source: BundleSource;
@@ -67,7 +75,7 @@ export class BundleRegistry {
     writeFileSync(tmp, bytes, { mode: 0o600 });
     renameSync(tmp, file);
     this.cache.delete(file);
-    return { entry: { bundle, source: 'imported', file, scope, account: scope === 'private' ? account : null }, replaced };
+    return { entry: { bundle, source: sourceOf(bundle, scope, 'imported'), file, scope, account: scope === 'private' ? account : null }, replaced };
   }
 
   private scan(dir: string, scope: BundleEntry['scope'], account: string | null, source: BundleSource): BundleEntry[] {
@@ -97,7 +105,8 @@ export class BundleRegistry {
     if (cached && cached.mtimeMs === mtimeMs) return cached.entry;
     let entry: BundleEntry | null;
     try {
-      entry = { bundle: readBundle(readFileSync(file), this.limits), source, file, scope, account };
+      const bundle = readBundle(readFileSync(file), this.limits);
+      entry = { bundle, source: sourceOf(bundle, scope, source), file, scope, account };
     } catch (err) {
       // An unreadable file in a bundle folder (or one stored before the limits were lowered) is
       // skipped, not fatal; the cache keeps the verdict, so it is logged once per file version.

@@ -16,7 +16,20 @@ export class ActiveRunCap {
    * `maxListeners` (`limits.maxListenerRunsPerAccount`): event listener runs (RN §7.2) outlive the
    * root that started them, so the root cap alone would not bound them.
    */
-  constructor(private readonly runs: RunStore, private readonly max: number, private readonly isAdmin: (p: Principal) => boolean, private readonly maxListeners: number = Number.MAX_SAFE_INTEGER) {}
+  constructor(
+    private readonly runs: RunStore,
+    private readonly max: number,
+    private readonly isAdmin: (p: Principal) => boolean,
+    private readonly maxListeners: number = Number.MAX_SAFE_INTEGER,
+    /** Slots an admin reserved for an account (`/admin/runtime-reservations`); a reservation above `max` raises that account's cap. */
+    private readonly reservedSlots: (account: string) => number = () => 0,
+  ) {}
+
+  /** The most root runs `account` may have running or waiting at once, and whether a reservation sets it. */
+  capOf(account: string): { max: number; reserved: boolean } {
+    const reserved = this.reservedSlots(account);
+    return reserved > this.max ? { max: reserved, reserved: true } : { max: this.max, reserved: false };
+  }
 
   /**
    * Runs `create` (which makes a root run of the principal's account) unless the account is at its
@@ -28,8 +41,12 @@ export class ActiveRunCap {
     return this.lock.run(principal.account, async () => {
       const live = this.runs.listByAccount(principal.account).filter((r) => r.status === 'running' || r.status === 'waiting');
       const active = live.filter((r) => r.parent_run_id === null).length;
-      if (active >= this.max) {
-        throw tooManyRequests(`Account '${principal.account}' already has ${active} runs running or waiting, the most one account may have at once (setting \`limits.maxActiveRunsPerAccount\` of the gateway-runs plugin); cancel one or wait until one ends.`, { code: 'too_many_active_runs' });
+      const cap = this.capOf(principal.account);
+      if (active >= cap.max) {
+        const why = cap.reserved
+          ? `the ${cap.max} slots an admin reserved for it (/admin/runtime-reservations)`
+          : 'the most one account may have at once (setting `limits.maxActiveRunsPerAccount` of the gateway-runs plugin)';
+        throw tooManyRequests(`Account '${principal.account}' already has ${active} runs running or waiting, ${why}; cancel one or wait until one ends.`, { code: 'too_many_active_runs' });
       }
       const listening = live.filter(isListenerRun).length;
       if (listeners > 0 && listening + listeners > this.maxListeners) {

@@ -12,18 +12,28 @@ import { pickCatalogVersion } from '../catalog/catalog-pick.js';
 import { actionsFor, policyOf, type WorkflowPolicy } from '../catalog/catalog-record.js';
 import type { CatalogStore } from '../catalog/catalog-store.js';
 
-/** The built-in values (`source: default`); a configured value that differs is `source: stored`. */
+/** The built-in values of the plugin config `defaultWorkflows` when it names none (`source: default`). */
 export const BUILTIN_DEFAULT_WORKFLOWS: Record<string, string> = { 'abstractcode.agent.v1': 'keel-chat:keel-chat' };
-const FRAMEWORK_INTERFACES = ['abstractcode.agent.v1', 'abstractassistant.agent.v1'];
+export const FRAMEWORK_INTERFACES = ['abstractcode.agent.v1', 'abstractassistant.agent.v1'];
 const ASSISTANT = 'abstractassistant.agent.v1';
-const VALUE = /^(?:(private|catalog):)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9_.-]+))?:(.+)$/;
+export const VALUE = /^(?:(private|catalog):)?([A-Za-z0-9_-]+)(?:@([A-Za-z0-9_.-]+))?:(.+)$/;
 
-/** Where workflows come from: the caller's bundles, the tenant catalog, and the configured defaults. */
+/**
+ * `agents.default_workflow.<interface>` values (`[private:|catalog:]bundle[@version]:flow`): the one an
+ * admin saved (runtime setting, `source: stored`) wins over the built-in one (config, `source: default`).
+ */
+export interface DefaultWorkflowLookup {
+  saved(iface: string): string | undefined;
+  builtin(iface: string): string | undefined;
+  /** Every interface with a saved or a built-in value. */
+  interfaces(): string[];
+}
+
+/** Where workflows come from: the caller's bundles, the tenant catalog, and the default workflow settings. */
 export interface WorkflowSources {
   bundles: BundleRegistry;
   catalog: CatalogStore;
-  /** `agents.default_workflow.<interface>` values: `[private:|catalog:]bundle[@version]:flow`. */
-  defaultWorkflows: Record<string, string>;
+  defaultWorkflows: DefaultWorkflowLookup;
   isAdmin(principal: Principal | null): boolean;
 }
 
@@ -42,14 +52,18 @@ export type AgentDefaultResolution =
   | { ok: false; source: 'stored' | 'default'; value: string | null; reason: string };
 
 function settingOf(iface: string, sources: WorkflowSources): { value: string | null; source: 'stored' | 'default' } {
-  const configured = sources.defaultWorkflows[iface];
-  const builtin = BUILTIN_DEFAULT_WORKFLOWS[iface];
-  if (configured !== undefined) return { value: configured, source: configured === builtin ? 'default' : 'stored' };
-  return { value: builtin ?? null, source: 'default' };
+  const saved = sources.defaultWorkflows.saved(iface);
+  if (saved !== undefined) return { value: saved, source: 'stored' };
+  return { value: sources.defaultWorkflows.builtin(iface) ?? null, source: 'default' };
 }
 
 export function resolveAgentDefault(iface: string, principal: Principal, sources: WorkflowSources): AgentDefaultResolution {
   const { value, source } = settingOf(iface, sources);
+  return resolveWorkflowValue(iface, value, source, principal, sources);
+}
+
+/** What one value of `agents.default_workflow.<iface>` resolves to for a caller (also the check of a value an admin saves). */
+export function resolveWorkflowValue(iface: string, value: string | null, source: 'stored' | 'default', principal: Principal, sources: WorkflowSources): AgentDefaultResolution {
   const fail = (reason: string): AgentDefaultResolution => ({ ok: false, source, value, reason });
   if (value === null) {
     if (iface !== ASSISTANT) return fail(`no default workflow is set for ${iface} (an admin sets agents.default_workflow.${iface})`);
@@ -103,12 +117,12 @@ export function resolveAgentDefault(iface: string, principal: Principal, sources
 /** The 409 sentence of a `@default` start whose setting cannot run (seed §7; reference §6.3). */
 export function defaultWorkflowRefusal(iface: string, failure: Extract<AgentDefaultResolution, { ok: false }>): string {
   const setting = `agents.default_workflow.${iface}${failure.value === null ? '' : ` = '${failure.value}'`}`;
-  const origin = failure.source === 'stored' ? 'stored, the configured setting' : 'default, the built-in default';
-  return `The gateway default workflow for ${iface} cannot run: ${failure.reason} (setting ${setting}, source: ${origin}). An admin changes it with the gateway-runs config key defaultWorkflows.`;
+  const origin = failure.source === 'stored' ? 'stored, the saved setting' : 'default, the built-in default';
+  return `The gateway default workflow for ${iface} cannot run: ${failure.reason} (setting ${setting}, source: ${origin}). An admin changes it with PUT /api/gateway/admin/runtime-config {"values": {"agents.default_workflow.${iface}": "<bundle[@version]:flow>"}}.`;
 }
 
 /** Interfaces that entrypoints the caller can run declare (its bundles, then the catalog records it may run). */
-function declaredInterfaces(principal: Principal, sources: WorkflowSources): string[] {
+export function declaredInterfaces(principal: Principal, sources: WorkflowSources): string[] {
   const out: string[] = [];
   const add = (eps: Entrypoint[]) => eps.forEach((ep) => out.push(...ep.interfaces));
   for (const e of sources.bundles.list(principal.account)) add(e.bundle.manifest.entrypoints);
@@ -124,14 +138,18 @@ export interface AgentDefaultsView {
 
 /** `default_agent_workflows` and `default_agent_workflows_unavailable` for a caller (both listings carry them). */
 export function agentDefaultsView(principal: Principal, sources: WorkflowSources): AgentDefaultsView {
-  const interfaces = new Set([...FRAMEWORK_INTERFACES, ...Object.keys(sources.defaultWorkflows), ...declaredInterfaces(principal, sources)]);
   const view: AgentDefaultsView = { default_agent_workflows: {}, default_agent_workflows_unavailable: {} };
-  for (const iface of [...interfaces].sort()) {
+  for (const iface of listedInterfaces(principal, sources)) {
     const r = resolveAgentDefault(iface, principal, sources);
     if (r.ok) view.default_agent_workflows[iface] = r.workflow;
     else view.default_agent_workflows_unavailable[iface] = { source: r.source, value: r.value, reason: r.reason };
   }
   return view;
+}
+
+/** The interfaces listings and settings show: the framework ones, those with a value, those entrypoints declare (sorted). */
+export function listedInterfaces(principal: Principal, sources: WorkflowSources): string[] {
+  return [...new Set([...FRAMEWORK_INTERFACES, ...sources.defaultWorkflows.interfaces(), ...declaredInterfaces(principal, sources)])].sort();
 }
 
 /** An entrypoint row's `is_agent_default` and `agent_default_interfaces`. */

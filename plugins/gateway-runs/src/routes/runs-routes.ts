@@ -1,4 +1,4 @@
-/** Runs: start, list, read, inputs; and commands. Another account's run answers 404. */
+/** Runs: start, read, inputs; and commands (the listing is run-listing.ts). Another account's run answers 404. */
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
@@ -13,20 +13,16 @@ import type { RunStates } from '../runtime/run-states.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { agentDefaultMarks, agentDefaultsView } from './agent-defaults.js';
-import { runMetrics } from './run-metrics.js';
 import { bundleListResponse } from './listing-responses.js';
 import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry } from '../extensions/run-hooks.js';
 import { resolveStartWorkspace } from './start-workspace.js';
+import { SessionKinds } from '../sessions/session-kinds.js';
 import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
 import type { SessionHistory } from '../sessions/session-history.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const listQuery = defineSchema({
-  type: 'object',
-  properties: { session_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, parent_run_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH }, root_only: { type: 'boolean' }, include_metrics: { type: 'boolean' }, kind: { enum: ['conversation', 'docs', 'all'] }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200 } },
-});
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
 const commandBody = defineSchema({
   type: 'object',
@@ -58,14 +54,16 @@ export interface RunsRoutesDeps {
   /** `limits.maxActiveRunsPerAccount`: a start past it answers 429. */
   activeRuns: ActiveRunCap;
   runnerWarning(): string | null;
-  /** The `agents.streaming_default` setting. */
-  streamingDefault: boolean;
+  /** The `agents.streaming_default` setting, read at each start (a saved value wins over the config's). */
+  streamingDefault(): boolean;
   kick(runId: string): void;
   kickCommands(): void;
   /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
   hooks: Pick<RunHooksRegistry, 'checkStart' | 'prepareStart'>;
   /** Resolves and records each new root run's workspace (`workspaces.service`). */
   workspaces: WorkspaceService;
+  /** Session purpose marks: a `kind: docs` start or a `docs-qa` run marks its session docs. */
+  sessionKinds: SessionKinds;
   /** Seeds `context.messages` from the session's turns when a start asks (`use_session_history`). */
   history: Pick<SessionHistory, 'seed'>;
 }
@@ -99,7 +97,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       responses: { 200: { schema: startRunResponse } },
       handler: async ({ body, principal }) => {
         const resolution = resolveStart(body, principal, d.start);
-        const run = newRootRun(body, principal.account, resolution, d.streamingDefault);
+        const run = newRootRun(body, principal.account, resolution, d.streamingDefault());
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         d.history.seed({ account: principal.account, sessionId: body.session_id ?? null, inputData: run.input_data, vars: run.vars });
         await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
@@ -112,6 +110,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
           await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
           await d.runtime.createRun(run);
         }, listeners);
+        if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
@@ -135,31 +134,6 @@ export function runsRoutes(d: RunsRoutesDeps) {
         });
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/runs',
-      tags: ['runs'],
-      summary: "The caller's runs, newest first",
-      query: listQuery,
-      handler: ({ query, principal }) => {
-        let rows = d.runs.listByAccount(principal.account);
-        if (query.session_id) rows = rows.filter((r) => r.session_id === query.session_id);
-        if (query.parent_run_id) rows = rows.filter((r) => r.parent_run_id === query.parent_run_id);
-        if (query.root_only) rows = rows.filter((r) => r.parent_run_id === null);
-        if (query.kind && query.kind !== 'all') rows = rows.filter((r) => (r.kind ?? 'conversation') === query.kind);
-        const items = rows.reverse().slice(0, query.limit).map((r) => ({
-          ...runView(r),
-          kind: r.kind ?? 'conversation',
-          session_kind: null,
-          automation_id: null,
-          role: null,
-          occurrence_index: null,
-          legacy: false,
-          ...(query.include_metrics ? runMetrics(r.run_id, d.runs, d.ledger) : {}),
-        }));
-        return { items, archived_sessions: [] };
       },
     }),
     route({ method: 'GET', path: '/runs/:run_id', tags: ['runs'], summary: 'A run record (never its vars)', params: runParams, handler: ({ params, principal }) => runView(owned(principal, params.run_id)) }),

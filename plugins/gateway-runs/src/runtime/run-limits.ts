@@ -28,6 +28,8 @@ export interface RunLimitsConfig {
   maxRunCpuMs: number;
   /** The most root runs one non-admin account may have running or waiting at once (`POST /runs/start` answers 429 past it). */
   maxActiveRunsPerAccount: number;
+  /** The most slots an admin may reserve for one account (`/admin/runtime-reservations`), so a typo cannot lift the cap out of reach. */
+  maxReservedActiveRuns: number;
   /** The most failed or cancelled descendants a run's `child_failures` lists (the first ones; a loop of failing subflows must not grow the run row without bound). */
   maxChildFailuresListed: number;
   /** The most `on_event` listener runs (they outlive their root) one non-admin account may have running or waiting; a start past it answers 429. */
@@ -38,7 +40,7 @@ export interface RunLimitsConfig {
   maxRunsPerTree: number;
 }
 
-export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256, maxRunDepth: 32, maxRunsPerTree: 10_000 };
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxReservedActiveRuns: 1024, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256, maxRunDepth: 32, maxRunsPerTree: 10_000 };
 
 /** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
 export const UNKNOWN_ADDITIONS = Symbol('unknown additions');

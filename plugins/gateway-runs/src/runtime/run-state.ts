@@ -63,6 +63,17 @@ export interface RunState {
    * levels down stays visible (issue 13 item 5). Absent: none.
    */
   child_failures?: ChildFailure[];
+  /**
+   * How the runtime attributes the run (reference gateway-surfaces §4.3), filled for automations:
+   * `automation` (a controller), `occurrence`, `discussion`; absent on a root run = `chat`.
+   */
+  session_kind?: 'chat' | 'automation' | 'occurrence' | 'discussion';
+  /** The automation the run belongs to; absent = none. */
+  automation_id?: string | null;
+  /** Its part in an automation (`controller`, `occurrence`, `descendant`, ...); absent = none. */
+  role?: string | null;
+  /** Which firing of its automation an occurrence is; absent = none. */
+  occurrence_index?: number | null;
   /** Where a listener run (RN §7.2) starts: its `on_event` node instead of the flow's entry. */
   entry_node?: string | null;
 }

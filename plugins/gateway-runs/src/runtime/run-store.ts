@@ -63,6 +63,27 @@ export class RunStore {
     return out;
   }
 
+  /** The account's runs newest first, read lazily: a listing that has its page never reads the older runs. */
+  *listByAccountNewestFirst(account: string): Generator<RunState> {
+    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) {
+      const run = this.runs.get(value);
+      if (run) yield run;
+    }
+  }
+
+  /** Every account that has runs, in key order: one index read per account, never a scan of its runs. */
+  accounts(): string[] {
+    const out: string[] = [];
+    let start: [string, string, string] | undefined;
+    for (;;) {
+      let next: [string, string, string] | undefined;
+      for (const key of this.byAccount.getKeys({ ...(start ? { start } : {}), limit: 1 })) next = key;
+      if (!next) return out;
+      out.push(next[0]);
+      start = [next[0], '\uffff', ''];
+    }
+  }
+
   /** The root runs (turns) of one session of an account, oldest first. */
   rootsOfSession(account: string, sessionId: string): RunState[] {
     const out: RunState[] = [];
@@ -93,6 +114,11 @@ export class RunStore {
   hasSession(account: string, sessionId: string): boolean {
     for (const _ of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, '\uffff'], limit: 1 })) return true;
     return false;
+  }
+
+  /** Every root run of every account (a one-time migration reads them). */
+  *allRoots(): Generator<RunState> {
+    for (const { value } of this.runs.getRange()) if (!value.parent_run_id) yield value;
   }
 
   /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due. */

@@ -1,8 +1,8 @@
 /**
  * What a session's turn is for history replay (reference gateway-surfaces §5.2): a root run of the
- * session, except scheduled wrappers, internal (`__*`) workflows and draft tests; and which turns are
- * replayed: COMPLETED ones with a prompt and an answer, both non-empty after trimming, as one
- * user/assistant pair. Steering guidance (the run's inbox) is never part of it.
+ * session, except scheduled wrappers, automation controllers, internal (`__*`) workflows and draft
+ * tests; and which turns are replayed: COMPLETED ones with a prompt and an answer, both non-empty
+ * after trimming, as one user/assistant pair. Steering guidance (the run's inbox) is never part of it.
  */
 import type { RunState } from '../runtime/run-state.js';
 import { estimateMessageTokens, textOfPart, type ReplayMessage } from './token-estimate.js';
@@ -12,6 +12,8 @@ import type { ReplayTurn } from './history-window.js';
 export function countsAsTurn(run: RunState): boolean {
   if (run.parent_run_id !== null) return false;
   if (run.workflow_id.startsWith('scheduled:') || run.builtin === 'scheduler') return false;
+  // An automation's controller is no turn (its occurrences are); issue 15 marks them.
+  if (run.session_kind === 'automation') return false;
   if (run.workflow_id.startsWith('__') || run.bundle_id.startsWith('__') || run.flow_id.startsWith('__')) return false;
   return !run.bundle_version.startsWith('draft.');
 }

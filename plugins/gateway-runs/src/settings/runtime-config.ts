@@ -20,9 +20,10 @@ export interface RuntimeSettingDefinition {
   /**
    * Checks and normalises a value an admin saves (`key` is the full key, for a family); throws an
    * HttpError 400 with a sentence naming the key to refuse it. `null` never reaches it: it removes the
-   * saved value (back to the built-in).
+   * saved value (back to the built-in). `principal` is the admin saving it (a value that resolves
+   * against what that admin can see, such as a workflow reference, is checked as them).
    */
-  check(value: unknown, key: string): unknown;
+  check(value: unknown, key: string, principal?: Principal): unknown;
   /** The rows the admin route shows for this setting: one for a key, one per member of a family. */
   rows(principal: Principal): RuntimeConfigRow[];
 }
