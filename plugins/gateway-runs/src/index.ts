@@ -56,6 +56,8 @@ import { runWorkspaceRoutes } from './routes/run-workspace-routes.js';
 import { DEFAULT_RUN_WORKSPACE_SETTINGS, type RunWorkspaceSettings } from './run-workspace/settings.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js';
 import { FolderUsage } from './workspace/folder-quota.js';
+import { DEFAULT_SESSION_HISTORY, SessionHistory, type SessionHistorySettings } from './sessions/session-history.js';
+import { TurnCache } from './sessions/turn-cache.js';
 
 export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
 /** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
@@ -103,6 +105,8 @@ interface GatewayRunsConfig {
   limits: RunLimitsConfig;
   /** The run workspace routes' limits and the folder opener (`/runs/{id}/workspace*`). */
   runWorkspace: RunWorkspaceSettings;
+  /** History replay (`use_session_history`): the window's token budget. */
+  sessionHistory: SessionHistorySettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -181,6 +185,12 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxFlowNodes: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxFlowNodes },
         maxFlowEdges: { type: 'integer', minimum: 1, default: DEFAULT_BUNDLE_LIMITS.maxFlowEdges },
       },
+    },
+    sessionHistory: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens } },
     },
     limits: {
       type: 'object',
@@ -308,6 +318,7 @@ export const gatewayRunsPlugin = definePlugin({
           hooks,
           workspaces: deps.workspaces,
           sessionKinds,
+          history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
         }),
         ...runListingRoutes({ runs, ledger: deps.ledger.store, archive: sessionArchive, kinds: sessionKinds, workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p) }),
         ...sessionRoutes({ runs, archive: sessionArchive, auth: deps.auth, log: deps.log }),

@@ -20,6 +20,7 @@ import type { RunHooksRegistry } from '../extensions/run-hooks.js';
 import { resolveStartWorkspace } from './start-workspace.js';
 import { SessionKinds } from '../sessions/session-kinds.js';
 import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
+import type { SessionHistory } from '../sessions/session-history.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
@@ -63,6 +64,8 @@ export interface RunsRoutesDeps {
   workspaces: WorkspaceService;
   /** Session purpose marks: a `kind: docs` start or a `docs-qa` run marks its session docs. */
   sessionKinds: SessionKinds;
+  /** Seeds `context.messages` from the session's turns when a start asks (`use_session_history`). */
+  history: Pick<SessionHistory, 'seed'>;
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
@@ -96,6 +99,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const resolution = resolveStart(body, principal, d.start);
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault());
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
+        d.history.seed({ account: principal.account, sessionId: body.session_id ?? null, inputData: run.input_data, vars: run.vars });
         await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
         run.started_by_admin = d.auth.isAdmin(principal);
         // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.

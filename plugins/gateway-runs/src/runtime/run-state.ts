@@ -144,5 +144,7 @@ export function runView(run: RunState) {
     child_failures: run.child_failures ?? [],
     /** What the run's `input_data.skills` resolved to (`@keel/plugin-skills`), or null. */
     skills_resolution: ((run.vars._runtime as { skills_resolution?: unknown } | undefined)?.skills_resolution ?? null) as unknown,
+    /** What history replay did at the start (`_runtime.session_history`); null when the start did not ask. */
+    session_history: ((run.vars._runtime as Record<string, unknown> | undefined)?.session_history ?? null) as Record<string, unknown> | null,
   };
 }

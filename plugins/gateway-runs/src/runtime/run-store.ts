@@ -105,6 +105,11 @@ export class RunStore {
     }
   }
 
+  /** The ids of the same runs, newest first, read lazily without reading the runs (a caller with its own record of each). */
+  *rootIdsOfSessionNewestFirst(account: string, sessionId: string): Generator<string> {
+    for (const { value } of this.bySession.getRange({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) yield value;
+  }
+
   /** Whether the account has any root run in the session (a session exists for its owner). */
   hasSession(account: string, sessionId: string): boolean {
     for (const _ of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, '\uffff'], limit: 1 })) return true;
