@@ -37,9 +37,15 @@ export function shippedDocsQaVersions(shippedDir: string, limits: BundleLimits):
   return out.sort(([a], [b]) => compareVersions(a, b));
 }
 
-/** Publishes every shipped version absent from each tenant's catalog; one tenant's failure is logged and never blocks the others or the boot. */
+/** Publishes every shipped version absent from each tenant's catalog; an unreadable bundle or one tenant's failure is logged and never blocks the others or the boot. */
 export async function publishDocsQa(d: { catalog: CatalogStore; shippedDir: string; limits: BundleLimits; tenants: readonly string[]; log: Logger }): Promise<PublicationOutcome[]> {
-  const versions = shippedDocsQaVersions(d.shippedDir, d.limits);
+  let versions: Array<[string, Uint8Array]>;
+  try {
+    versions = shippedDocsQaVersions(d.shippedDir, d.limits);
+  } catch (err) {
+    d.log.warn('the shipped docs-qa bundle cannot be read; it is not published into the tenant catalog', { dir: d.shippedDir, error: (err as Error).message });
+    return [];
+  }
   const outcomes: PublicationOutcome[] = [];
   for (const tenant of d.tenants) {
     try {
