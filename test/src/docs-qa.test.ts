@@ -209,6 +209,18 @@ describe('docs-qa: the shipped docs-question bundle in the tenant catalog, answe
     expect(row).to.include({ bundle_version: '0.1.2', sha256: sha(mine), publisher: 'admin', origin: 'upload', is_default: true });
   });
 
+  it('in a tenant whose admin kept docs-qa but cleared its default (tombstoned it), publishes the shipped version without making it the default', async () => {
+    expect((await upload(adminDocsQa('0.0.5'), { tenant_id: 'initech' })).statusCode).to.equal(201);
+    expect((await call('DELETE', '/admin/workflow-catalog/docs-qa/versions/0.0.5?tenant_id=initech', k.adminToken)).statusCode).to.equal(200);
+    await k.stop();
+    k = await boot(['default', 'initech']);
+    const rows = await versions('initech');
+    expect(rows.map((r) => [r.bundle_version, r.status, r.publisher, r.is_default, r.default_version])).to.deep.equal([
+      ['0.1.2', 'published', 'keel:shipped', false, null],
+      ['0.0.5', 'tombstoned', 'admin', false, null],
+    ]);
+  });
+
   it('publishes into every tenant of docs.catalogTenants, each with its own default pointer', async () => {
     await k.stop();
     k = await boot(['default', 'acme', 'umbrella']);
