@@ -3,8 +3,8 @@
  * workflow catalog at boot, so `registry_scope: tenant_catalog, bundle_id: docs-qa, flow_id:
  * docsqa001` starts it. Publish-if-absent: a version already in the catalog (whatever its status or
  * bytes: tombstoned, blocked, an admin's own upload) is left exactly as it is, so a tombstone is
- * never resurrected. The default pointer is set only when the bundle has none, and moved to a newer
- * shipped version only while Keel itself set it: a pointer an admin moved or cleared stays.
+ * never resurrected. The default pointer is set only when the bundle never had one, and moved to a
+ * newer shipped version only while Keel itself set it: a pointer an admin moved or cleared stays.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
