@@ -100,6 +100,14 @@ describe('docs-qa: the shipped docs-question bundle in the tenant catalog, answe
     expect(listed.map((r) => `${r.bundle_id}@${r.bundle_version}`)).to.include('docs-qa@0.1.2');
   });
 
+  it('declares its inputs in the catalog input schema: prompt, docs, app, provider, model, temperature (default 0.1)', async () => {
+    const res = await call('GET', '/workflow-catalog/docs-qa/versions/0.1.2/flows/docsqa001/input_schema', bob);
+    expect(res.statusCode, res.body).to.equal(200);
+    const properties = res.json<{ input_schema: { properties: Record<string, { default?: unknown }> } }>().input_schema.properties;
+    expect(Object.keys(properties)).to.have.members(['prompt', 'docs', 'app', 'provider', 'model', 'temperature']);
+    expect(properties.temperature).to.deep.include({ default: 0.1 });
+  });
+
   it('a non-admin asks a docs question the way clients do; the tiny model answers in output.response; the default temperature is 0.1', async () => {
     const res = await call('POST', '/runs/start', bob, question());
     expect(res.statusCode, res.body).to.equal(200);
