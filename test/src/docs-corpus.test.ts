@@ -127,6 +127,14 @@ describe('docs corpus: GET /docs/corpus (gateway resolution, app llms.txt, 404 c
     }
   });
 
+  it('is described in /openapi.json with its app query parameter and response fields', async () => {
+    const spec = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string }>; responses: Record<string, { content?: Record<string, { schema: { required?: string[] } }> }> } }> }>();
+    const op = spec.paths['/api/gateway/docs/corpus']?.get;
+    expect(op, 'GET /api/gateway/docs/corpus in /openapi.json').to.not.equal(undefined);
+    expect(op!.parameters!.map((p) => `${p.in}:${p.name}`)).to.include('query:app');
+    expect(op!.responses['200']!.content!['application/json']!.schema.required).to.deep.equal(['app', 'source', 'chars', 'text']);
+  });
+
   it('needs a signed-in principal (401 without a token); any account may read it', async () => {
     expect((await corpus('', '')).statusCode).to.equal(401);
     const user = (await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account: 'reader' } })).json<{ token: { token: string } }>().token.token;
