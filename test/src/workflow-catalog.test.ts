@@ -204,7 +204,7 @@ describe('workflow catalog (tenant_catalog): store, statuses, default pointer, A
   it('lists the catalog with the record fields, default_agent_workflows (the same as GET /bundles) and the @default of a catalog: value', async () => {
     const list = (await call('GET', '/workflow-catalog', bob)).json<{ items: Record_[]; scope: string; tenant_id: string; count: number; default_agent_workflows: Record<string, Record<string, unknown>>; default_agent_workflows_unavailable: Record<string, { source: string; value: string; reason: string }> }>();
     expect(list).to.deep.include({ scope: 'tenant_catalog', tenant_id: 'default', count: list.items.length });
-    expect(list.items.map((r) => r.bundle_ref)).to.deep.equal(['cat-chat@1.2.0', 'cat-chat@1.1.0', 'cat-chat@1.0.0', 'solo@0.1.0']);
+    expect(list.items.map((r) => r.bundle_ref)).to.deep.equal(['cat-chat@1.2.0', 'cat-chat@1.1.0', 'cat-chat@1.0.0', 'docs-qa@0.1.2', 'solo@0.1.0']);
     expect(list.items[0]!.actions).to.deep.equal({ can_run: true, can_inspect: true, can_admin: false });
     expect(list.default_agent_workflows['catalogchat.agent.v1']).to.deep.equal({ workflow_id: 'cat-chat@1.2.0:chat', bundle_id: 'cat-chat', bundle_version: '1.2.0', flow_id: 'chat', registry_scope: 'tenant_catalog', name: 'cat-chat', source: 'default' });
     expect(list.default_agent_workflows['abstractcode.agent.v1']).to.deep.include({ bundle_id: 'keel-chat', registry_scope: 'private', source: 'default' });

@@ -3,6 +3,7 @@
  * bundles, the VisualFlow runtime, runs, commands and the in-process runner. Its ledger lives in
  * `@keel/plugin-ledger`; its LLM calls go through `@keel/plugin-inference`.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
@@ -58,6 +59,11 @@ import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './workspace/tool-limits.js
 import { FolderUsage } from './workspace/folder-quota.js';
 import { DEFAULT_SESSION_HISTORY, SessionHistory, type SessionHistorySettings } from './sessions/session-history.js';
 import { TurnCache } from './sessions/turn-cache.js';
+import { LOOPBACK_URL_PATTERN, DOCS_APPS } from './docs/app-corpus.js';
+import { DEFAULT_DOCS_SETTINGS, type DocsSettings } from './docs/docs-settings.js';
+import { publishDocsQa } from './docs/docs-qa-publication.js';
+import { docsRoutes } from './docs/docs-routes.js';
+import { checkoutCorpusFile, DOCS_CORPUS_ENV } from './docs/gateway-corpus.js';
 
 export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
 /** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
@@ -80,6 +86,8 @@ export type { RuntimeConfig, RuntimeConfigRow, RuntimeSettingDefinition, SavedSe
 export const nodeTypesToken = token<NodeTypeRegistry>('gateway-runs.node-types');
 
 export const SHIPPED_BUNDLES_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../bundles');
+/** The plugin package's root folder (`bundles/`, `docs/llms.txt`). */
+const PLUGIN_ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 interface GatewayRunsConfig {
   /** Execute runs in the server process; false (`keel serve --no-runner`) leaves them to a `keel runner` on the same data dir. */
@@ -107,6 +115,8 @@ interface GatewayRunsConfig {
   runWorkspace: RunWorkspaceSettings;
   /** History replay (`use_session_history`): the window's token budget. */
   sessionHistory: SessionHistorySettings;
+  /** Docs questions: the corpora of `GET /docs/corpus` and the tenants docs-qa is published into. */
+  docs: DocsSettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -172,6 +182,23 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxRanges: { type: 'integer', minimum: 1, maximum: 256, default: DEFAULT_RUN_WORKSPACE_SETTINGS.maxRanges },
         opener: { type: ['string', 'null'], minLength: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.opener },
         openTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_RUN_WORKSPACE_SETTINGS.openTimeoutMs },
+      },
+    },
+    docs: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        apps: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: Object.fromEntries(Object.keys(DOCS_APPS).map((id) => [id, { type: 'string', pattern: LOOPBACK_URL_PATTERN }])),
+        },
+        appFetchTimeoutMs: { type: 'integer', minimum: 100, maximum: 60_000, default: DEFAULT_DOCS_SETTINGS.appFetchTimeoutMs },
+        maxAppCorpusBytes: { type: 'integer', minimum: 1024, default: DEFAULT_DOCS_SETTINGS.maxAppCorpusBytes },
+        maxCorpusBytes: { type: 'integer', minimum: 1024, default: DEFAULT_DOCS_SETTINGS.maxCorpusBytes },
+        catalogTenants: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' }, uniqueItems: true, default: DEFAULT_DOCS_SETTINGS.catalogTenants },
       },
     },
     bundleLimits: {
@@ -329,6 +356,16 @@ export const gatewayRunsPlugin = definePlugin({
         ...visualflowPublishRoutes({ bundles }),
         ...runtimeAdminRoutes({ runs, load: (id) => runtime.load(id), bundles, reservations, activeRuns, auth: deps.auth, maxActiveRunsPerAccount: config.limits.maxActiveRunsPerAccount, maxReservedActiveRuns: config.limits.maxReservedActiveRuns }),
         ...hostRoutes({ watchdog: deps.watchdog, separateRunner: place === 'elsewhere' ? RUNNER_PROCESS : null }),
+        ...docsRoutes({
+          gateway: {
+            env: () => process.env[DOCS_CORPUS_ENV],
+            checkoutFile: checkoutCorpusFile(PLUGIN_ROOT, (file) => JSON.parse(readFileSync(file, 'utf8'))),
+            packagedFile: path.join(PLUGIN_ROOT, 'docs', 'llms.txt'),
+            dataDir: deps.paths.dataDir,
+            maxBytes: config.docs.maxCorpusBytes,
+          },
+          apps: config.docs,
+        }),
       ],
       health: { runner: () => (config.runner ? 'enabled' : 'disabled') },
       start: async () => {
@@ -336,6 +373,8 @@ export const gatewayRunsPlugin = definePlugin({
         nodeTypes.close('the kernel started');
         await runs.migrate();
         await sessionKinds.migrate(() => runs.allRoots());
+        // docs-qa into the tenant catalog (publish-if-absent); a failure is logged, never a failed boot.
+        await publishDocsQa({ catalog, shippedDir: SHIPPED_BUNDLES_DIR, limits: config.bundleLimits, tenants: config.docs.catalogTenants, log: deps.log });
         modelListing.start();
         return wiring.start();
       },

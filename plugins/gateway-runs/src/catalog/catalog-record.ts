@@ -33,8 +33,8 @@ export interface CatalogRecord {
   publisher: string;
   /** Where the immutable bytes live, relative to the catalog's bundle folder. */
   path: string;
-  /** `upload` or `promote` (copied from an installed bundle). */
-  origin: 'upload' | 'promote';
+  /** `upload`, `promote` (copied from an installed bundle) or `shipped` (a bundle Keel publishes at boot). */
+  origin: 'upload' | 'promote' | 'shipped';
   status_reason: string | null;
   status_updated_at: string | null;
   status_updated_by: string | null;

@@ -24,6 +24,8 @@ export interface PublishInput {
   acl: CatalogAcl | null;
   /** undefined: move the pointer when the version is published (or when the bundle has none). */
   makeDefault: boolean | undefined;
+  /** true: never touch the default pointer (the boot publication decides it apart, see docs/docs-qa-publication.ts). */
+  leavePointer?: boolean;
   origin: CatalogRecord['origin'];
 }
 
@@ -105,7 +107,7 @@ export class CatalogStore {
       if (input.makeDefault === true && record.status !== 'published') {
         return { ok: false, status: 409, code: 'catalog_status', message: `${bundleRef(record)} is ${record.status}; only a published version can become the default.` };
       }
-      const move = record.status === 'published' && (wantDefault || !pointer?.default_version);
+      const move = !input.leavePointer && record.status === 'published' && (wantDefault || !pointer?.default_version);
       if (record !== existing) void this.records.put(key, record);
       if (move && pointer?.default_version !== record.bundle_version) {
         void this.pointers.put(pointerKey, { default_version: record.bundle_version, default_updated_at: now, default_updated_by: input.publisher });
