@@ -146,11 +146,18 @@ export class DownloadManager {
     const record = this.get(id);
     if (!ACTIVE_STATES.includes(record.state)) throw conflict(`The download ${id} is ${record.state}; only a queued or running download can be cancelled.`, { code: 'download_finished' });
     const run = this.running.get(id);
+    if (run) {
+      run.controller.abort();
+      await run.done;
+      // It may have finished in the meantime: then it stays as it ended.
+      if (!ACTIVE_STATES.includes(record.state)) throw conflict(`The download ${id} is ${record.state}; only a queued or running download can be cancelled.`, { code: 'download_finished' });
+    } else {
+      record.state = 'cancelled'; // At once, so the queue never starts it.
+    }
+    // The partial file goes before the state says so: a reader never sees `cancelled` beside a `.part`.
+    await rm(partPathOf(record), { force: true });
     record.state = 'cancelled';
     record.finished_at = this.clock.now().toISOString();
-    run?.controller.abort();
-    await run?.done;
-    await rm(partPathOf(record), { force: true });
     await this.save(record);
     return record;
   }
@@ -223,19 +230,19 @@ export class DownloadManager {
       await this.verify(record);
       if (signal.aborted) return;
       await rename(partPathOf(record), record.path);
+      this.onModelAdded(); // Before the state says completed, so a reader who sees it finds the model listed.
       record.state = 'completed';
       record.finished_at = this.clock.now().toISOString();
       await this.save(record);
-      this.onModelAdded();
       this.log.info('model downloaded', { id: record.id, file: record.path, bytes: record.bytes });
     } catch (err) {
       if (signal.aborted && !deadline.aborted) return;
       const failure = err instanceof DownloadFailure ? err : new DownloadFailure('download_failed', `The download failed: ${(err as Error).message}`, false);
+      // A transfer that can go on keeps its bytes (a new download of the same URL resumes them); refused bytes go.
+      if (!isResumable(failure.reasonCode)) await rm(partPathOf(record), { force: true });
       record.state = 'failed';
       record.error = { reason_code: failure.reasonCode, message: failure.message };
       record.finished_at = this.clock.now().toISOString();
-      // A transfer that can go on keeps its bytes (a new download of the same URL resumes them); refused bytes go.
-      if (!isResumable(failure.reasonCode)) await rm(partPathOf(record), { force: true });
       await this.save(record);
       this.log.warn('model download failed', { id: record.id, url: redactUrl(record.url), reason: failure.reasonCode, message: failure.message });
     }
