@@ -9,7 +9,7 @@ import { badRequest } from '@keel/plugin-sdk';
 export type DownloadKind = 'gguf' | 'onnx' | 'json';
 
 export interface DownloadTarget {
-  /** File name inside the models folder (or inside `folder`). */
+  /** File name inside the models folder (or inside `folder`; an .onnx file inside `folder/onnx`). */
   filename: string;
   /** Optional model folder (one path segment) inside the models folder, e.g. for an ONNX model and its tokenizer. */
   folder: string | null;
@@ -59,7 +59,8 @@ export function resolveTarget(modelsDir: string, input: { url: URL; filename?: s
     throw badRequest(`A .${kind} file is run by the ${engine} engine, not '${input.engine}'.`, { code: 'engine_mismatch', field: 'body.engine' });
   }
   const root = path.resolve(modelsDir);
-  const full = path.resolve(root, ...(folder ? [folder] : []), filename);
+  // transformers.js reads an ONNX model folder's weights from its `onnx/` subfolder.
+  const full = path.resolve(root, ...(folder ? [folder] : []), ...(kind === 'onnx' ? ['onnx'] : []), filename);
   // Belt and braces: the checks above already rule out separators and '..'.
   if (!full.startsWith(root + path.sep)) throw badRequest('The file name leaves the models folder.', { code: 'invalid_filename', field: 'body.filename' });
   const model = kind === 'gguf' ? filename.slice(0, -'.gguf'.length) : (folder ?? filename.slice(0, -'.onnx'.length));
