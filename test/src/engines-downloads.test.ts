@@ -199,6 +199,13 @@ describe('engines: model downloads (admin) from a local HTTP server', function (
     expect(second.json<{ detail: { message: string } }>().detail.message).to.contain(first.id);
     await k.inject({ method: 'POST', url: `/api/gateway/models/downloads/${first.id}/cancel`, token: k.adminToken });
     server.release('/files/twice.gguf');
+    // Two requests at the same moment for the same file: one is taken, the other refused.
+    const racing = serve('race.gguf');
+    server.hold('/files/race.gguf', 100_000);
+    const both = await Promise.all([start({ url: racing }), start({ url: racing })]);
+    expect(both.map((r) => r.statusCode).sort()).to.deep.equal([202, 409]);
+    await k.inject({ method: 'POST', url: `/api/gateway/models/downloads/${both.find((r) => r.statusCode === 202)!.json<Download>().id}/cancel`, token: k.adminToken });
+    server.release('/files/race.gguf');
   });
 
   it('is admin-only: another account gets 403 on every download route, no token 401', async () => {

@@ -107,12 +107,11 @@ export class DownloadManager {
     const same = active.find((r) => r.path === target.path);
     if (same) throw conflict(`The download ${same.id} is already fetching ${target.filename}; wait for it or cancel it.`, { code: 'download_in_progress' });
     if (existsSync(target.path)) throw conflict(`The models folder already holds ${path.relative(this.modelsDir, target.path)}; delete it first or choose another filename.`, { code: 'model_exists', field: 'body.filename' });
-    if (active.filter((r) => r.state === 'queued').length >= this.settings.maxQueued) {
-      throw tooManyRequests(`${this.settings.maxQueued} downloads are already waiting (setting downloads.maxQueued); try again when one has finished.`, { code: 'download_queue_full' });
+    if (active.length >= this.settings.maxConcurrent + this.settings.maxQueued) {
+      throw tooManyRequests(`${this.settings.maxConcurrent} downloads are running and ${this.settings.maxQueued} waiting, the most allowed (settings downloads.maxConcurrent and downloads.maxQueued); try again when one has finished.`, { code: 'download_queue_full' });
     }
     // A .part left by an earlier failed download of the same URL is resumed; any other is stale.
     const previous = this.list().find((r) => r.path === target.path && r.state === 'failed' && r.url === input.url);
-    if (!previous) await rm(partPathOf(target), { force: true });
     const record: DownloadRecord = {
       id: `dl_${randomBytes(8).toString('hex')}`,
       url: input.url,
@@ -124,7 +123,7 @@ export class DownloadManager {
       path: target.path,
       sha256: input.sha256?.toLowerCase() ?? null,
       state: 'queued',
-      bytes: previous ? await sizeOf(partPathOf(target)) : 0,
+      bytes: 0,
       total: previous?.total ?? null,
       attempts: 0,
       validator: previous?.validator ?? null,
@@ -135,7 +134,10 @@ export class DownloadManager {
       started_at: null,
       finished_at: null,
     };
+    // Registered before the first await, so a concurrent request for the same file sees it.
     this.records.set(record.id, record);
+    if (previous) record.bytes = await sizeOf(partPathOf(target));
+    else await rm(partPathOf(target), { force: true });
     await this.save(record);
     this.forgetOldest();
     this.pump();

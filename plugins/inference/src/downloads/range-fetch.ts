@@ -81,7 +81,9 @@ export async function fetchRemainder(options: AttemptOptions): Promise<number> {
       await response.body?.cancel();
       throw tooLarge(total, options.maxBytes);
     }
-    const validator = response.headers.get('etag') ?? response.headers.get('last-modified') ?? null;
+    // If-Range takes a strong ETag or a date; a weak ETag would make every resume start over.
+    const etag = response.headers.get('etag');
+    const validator = etag && !etag.startsWith('W/') ? etag : (response.headers.get('last-modified') ?? null);
     options.onStart({ offset, total, validator });
     if (!response.body) throw new DownloadFailure('empty_body', 'The server sent no body.', true);
 
@@ -92,7 +94,9 @@ export async function fetchRemainder(options: AttemptOptions): Promise<number> {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         touch();
         if (bytes + chunk.byteLength > options.maxBytes) throw tooLarge(bytes + chunk.byteLength, options.maxBytes);
-        await file.write(chunk);
+        await file.write(chunk).catch((err: NodeJS.ErrnoException) => {
+          throw new DownloadFailure('write_failed', `Could not write to the models folder: ${err.code ?? err.message}.`, false);
+        });
         bytes += chunk.byteLength;
         if (head) {
           head = Buffer.concat([head, chunk]);
