@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
@@ -184,6 +184,24 @@ describe('engines: model downloads (admin) from a local HTTP server', function (
     await k.inject({ method: 'POST', url: `/api/gateway/models/downloads/${res.json<Download>().id}/cancel`, token: k.adminToken });
     expect(existsSync(path.join(k.dataDir, 'evil.gguf'))).to.equal(false);
     expect(existsSync(path.join(path.dirname(k.dataDir), 'evil.gguf'))).to.equal(false);
+  });
+
+  it('refuses a folder that a symbolic link leads out of the models folder, and writes nothing there', async () => {
+    const outside = tempDir('keel-engines-outside-');
+    try {
+      writeFileSync(path.join(outside.dir, 'linked.gguf.part'), 'not ours');
+      mkdirSync(modelsDir(), { recursive: true });
+      symlinkSync(outside.dir, path.join(modelsDir(), 'linked'));
+      const res = await start({ url: serve('linked.gguf'), folder: 'linked' });
+      expect(res.statusCode, res.body).to.equal(202);
+      const done = await settled(res.json<Download>().id, 'the download to be refused');
+      expect(done.state).to.equal('failed');
+      expect(done.error!.reason_code).to.equal('outside_models_folder');
+      expect(readdirSync(outside.dir)).to.deep.equal(['linked.gguf.part']);
+      expect(readFileSync(path.join(outside.dir, 'linked.gguf.part'), 'utf8')).to.equal('not ours');
+    } finally {
+      outside.remove();
+    }
   });
 
   it('refuses a second download of a model the folder already holds, or one already running', async () => {

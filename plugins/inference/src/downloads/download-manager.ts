@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, notFound, tooManyRequests, type Clock, type Logger, type PluginStorage } from '@keel/plugin-sdk';
 import { ACTIVE_STATES, partPathOf, redactUrl, type DownloadRecord } from './download-record.js';
@@ -137,7 +137,7 @@ export class DownloadManager {
     // Registered before the first await, so a concurrent request for the same file sees it.
     this.records.set(record.id, record);
     if (previous) record.bytes = await sizeOf(partPathOf(target));
-    else await rm(partPathOf(target), { force: true });
+    else await this.removePart(target);
     await this.save(record);
     this.forgetOldest();
     this.pump();
@@ -157,7 +157,7 @@ export class DownloadManager {
       record.state = 'cancelled'; // At once, so the queue never starts it.
     }
     // The partial file goes before the state says so: a reader never sees `cancelled` beside a `.part`.
-    await rm(partPathOf(record), { force: true });
+    await this.removePart(record);
     record.state = 'cancelled';
     record.finished_at = this.clock.now().toISOString();
     await this.save(record);
@@ -182,12 +182,12 @@ export class DownloadManager {
     record.state = 'downloading';
     record.started_at ??= this.clock.now().toISOString();
     await this.save(record);
-    await mkdir(path.dirname(record.path), { recursive: true });
     const deadline = AbortSignal.timeout(this.settings.maxDurationMs);
     const maxBytes = record.kind === 'json' ? Math.min(this.settings.maxJsonBytes, this.settings.maxBytes) : this.settings.maxBytes;
     let fruitless = 0;
     let lastSaved = 0;
     try {
+      await this.confine(record);
       for (;;) {
         const before = await sizeOf(partPathOf(record));
         record.attempts += 1;
@@ -241,13 +241,36 @@ export class DownloadManager {
       if (signal.aborted && !deadline.aborted) return;
       const failure = err instanceof DownloadFailure ? err : new DownloadFailure('download_failed', `The download failed: ${(err as Error).message}`, false);
       // A transfer that can go on keeps its bytes (a new download of the same URL resumes them); refused bytes go.
-      if (!isResumable(failure.reasonCode)) await rm(partPathOf(record), { force: true });
+      if (!isResumable(failure.reasonCode)) await this.removePart(record);
       record.state = 'failed';
       record.error = { reason_code: failure.reasonCode, message: failure.message };
       record.finished_at = this.clock.now().toISOString();
       await this.save(record);
       this.log.warn('model download failed', { id: record.id, url: redactUrl(record.url), reason: failure.reasonCode, message: failure.message });
     }
+  }
+
+  /** Creates the file's folder and checks that, symbolic links resolved, it is inside the models folder. */
+  private async confine(record: DownloadRecord): Promise<void> {
+    await mkdir(path.dirname(record.path), { recursive: true });
+    if (!(await this.insideModels(path.dirname(record.path)))) {
+      throw new DownloadFailure('outside_models_folder', `The folder of ${record.filename} leads out of the models folder (a symbolic link); nothing was written.`, false);
+    }
+  }
+
+  private async insideModels(dir: string): Promise<boolean> {
+    try {
+      const root = await realpath(this.modelsDir);
+      const real = await realpath(dir);
+      return real === root || real.startsWith(root + path.sep);
+    } catch {
+      return false; // No such folder: nothing of ours is in it.
+    }
+  }
+
+  /** Removes a download's partial file, never one a symbolic link puts outside the models folder. */
+  private async removePart(record: Pick<DownloadRecord, 'path'>): Promise<void> {
+    if (await this.insideModels(path.dirname(record.path))) await rm(partPathOf(record), { force: true });
   }
 
   /** Checksum and format, on the complete `.part` file, before it takes its name. */
