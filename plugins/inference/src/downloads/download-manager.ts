@@ -52,6 +52,7 @@ export class DownloadManager {
   private readonly db;
   private readonly records = new Map<string, DownloadRecord>();
   private readonly running = new Map<string, Running>();
+  private readonly preparing = new Set<string>();
   private stopping = false;
 
   constructor(
@@ -134,11 +135,17 @@ export class DownloadManager {
       started_at: null,
       finished_at: null,
     };
-    // Registered before the first await, so a concurrent request for the same file sees it.
+    // Registered before the first await, so a concurrent request for the same file sees it; the
+    // queue leaves it alone until its partial file is sorted out.
     this.records.set(record.id, record);
-    if (previous) record.bytes = await sizeOf(partPathOf(target));
-    else await this.removePart(target);
-    await this.save(record);
+    this.preparing.add(record.id);
+    try {
+      if (previous) record.bytes = await sizeOf(partPathOf(target));
+      else await this.removePart(target);
+      await this.save(record);
+    } finally {
+      this.preparing.delete(record.id);
+    }
     this.forgetOldest();
     this.pump();
     return record;
@@ -166,7 +173,7 @@ export class DownloadManager {
 
   private pump(): void {
     if (this.stopping) return;
-    const queued = [...this.records.values()].filter((r) => r.state === 'queued').sort((a, b) => a.created_at.localeCompare(b.created_at));
+    const queued = [...this.records.values()].filter((r) => r.state === 'queued' && !this.preparing.has(r.id)).sort((a, b) => a.created_at.localeCompare(b.created_at));
     for (const record of queued) {
       if (this.running.size >= this.settings.maxConcurrent) return;
       const controller = new AbortController();
