@@ -1,6 +1,7 @@
 import { defineSchemaFor } from '@keel/plugin-sdk';
 import { DEFAULT_MAX_EVENT_CHARS } from './providers/remote-provider.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimitsConfig } from './input-limits.js';
+import type { DownloadSettings } from './downloads/download-manager.js';
 
 export interface RemoteEndpointConfig {
   /** Provider name (`openai`, `lab`); model ids are `<name>/<model>`. */
@@ -41,6 +42,8 @@ export interface InferenceConfig {
   catalogTtlMs: number;
   /** Most prompt characters and messages one request may send (400 naming the limit beyond). */
   inputLimits: InputLimitsConfig;
+  /** Bounds of model downloads (`POST /models/download`). */
+  downloads: DownloadSettings;
 }
 
 const NAME = '^[a-z0-9][a-z0-9._-]{0,63}$';
@@ -122,6 +125,21 @@ export const inferenceConfigSchema = defineSchemaFor<InferenceConfig>()({
       properties: {
         maxPromptChars: { type: 'integer', minimum: 1, default: DEFAULT_INPUT_LIMITS.maxPromptChars },
         maxMessages: { type: 'integer', minimum: 1, default: DEFAULT_INPUT_LIMITS.maxMessages },
+      },
+    },
+    downloads: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxBytes: { type: 'integer', minimum: 1, default: 16 * 1024 ** 3 },
+        maxJsonBytes: { type: 'integer', minimum: 1, default: 64 * 1024 ** 2 },
+        maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+        maxQueued: { type: 'integer', minimum: 0, maximum: 1000, default: 20 },
+        idleTimeoutMs: { type: 'integer', minimum: 100, default: 60_000 },
+        maxDurationMs: { type: 'integer', minimum: 1000, default: 6 * 3600_000 },
+        maxRetries: { type: 'integer', minimum: 0, maximum: 100, default: 5 },
+        keepFinished: { type: 'integer', minimum: 0, maximum: 10_000, default: 200 },
       },
     },
   },

@@ -28,6 +28,10 @@ import { LocalProvider } from './providers/local-provider.js';
 import { ProviderRegistry } from './providers/provider-registry.js';
 import { RemoteProvider } from './providers/remote-provider.js';
 import { RequestLog } from './request-log.js';
+import { DownloadManager } from './downloads/download-manager.js';
+import { downloadRoutes } from './downloads/download-routes.js';
+import { EngineStatus } from './engines/engine-status.js';
+import { engineRoutes } from './engines/engine-routes.js';
 
 export { InferenceService } from './inference-service.js';
 export type { GenerationRequest, Resolved } from './inference-service.js';
@@ -98,6 +102,8 @@ export const inferencePlugin = definePlugin({
     const log = new RequestLog(config.openaiApi.logSize);
     const recorder = new CallRecorder(settings, log);
     const openaiPrefix = () => mounts.openai!;
+    const downloads = new DownloadManager(deps.storage, userModelsDir, config.downloads, deps.clock, deps.log, () => catalog.invalidate());
+    const engines = new EngineStatus(catalog, local, { llama: llamaPool, onnx: onnxPool }, downloads);
 
     return {
       exports: service,
@@ -110,12 +116,16 @@ export const inferencePlugin = definePlugin({
         completionsRoute(service, recorder),
         embeddingsRoute(service, recorder),
         ...legacyRedirectRoutes(openaiPrefix),
+        ...engineRoutes(engines, local),
+        ...downloadRoutes(downloads, userModelsDir),
       ],
       start: async () => {
         const models = await catalog.list();
         deps.log.info('inference ready', { models: models.map((m) => m.name), folders: dirs });
         for (const m of models.filter((x) => !x.present)) deps.log.warn('configured model file is missing', { model: m.name, path: m.path });
+        downloads.start();
       },
+      stop: () => downloads.stop(),
     };
   },
 });

@@ -30,6 +30,11 @@ export class LocalModelCatalog {
 
   private cached: { at: number; entries: Promise<LocalModelEntry[]> } | null = null;
 
+  /** Forgets the last scan, so a model just added is listed by the next call. */
+  invalidate(): void {
+    this.cached = null;
+  }
+
   /** The models, rescanned at most once a second (requests look models up on the hot path). */
   list(): Promise<LocalModelEntry[]> {
     const now = Date.now();

@@ -89,7 +89,7 @@ export class LocalProvider implements Provider {
   private missingFile(entry: LocalModelEntry): HttpError {
     return serviceUnavailable(
       `The model file for 'local/${entry.name}' is missing: ${entry.path}. Put a GGUF model there (or in ${this.modelsHint}), ` +
-        `for example with: npx node-llama-cpp pull --dir ${this.modelsHint} <model URL>.`,
+        `for example with: npx node-llama-cpp pull --dir ${this.modelsHint} <model URL>, or as an admin with POST /api/gateway/models/download.`,
       { code: 'model_file_missing' },
     );
   }
