@@ -41,6 +41,22 @@ describe('streaming rules: agents.streaming_default and a node that turns stream
     expect(off.at(-1)!.event).to.equal('done');
   });
 
+  it('never applies the default to a schedule: its launched run, whose inputs omit _runtime.stream, sends no deltas', async () => {
+    const res = await k.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: k.adminToken, payload: { bundle_id: 'keel-chat', input_data: { prompt: 'Hi!' } } });
+    expect(res.statusCode, res.body).to.equal(200);
+    // A one-shot schedule: the parent ends once its launched run has; its stream carries that run's deltas too (seed §6 rule 6).
+    const parentId = res.json<{ run_id: string }>().run_id;
+    const parent = await events(parentId);
+    expect(parent.filter((e) => e.event.startsWith('llm.'))).to.deep.equal([]);
+    const children = (await k.inject({ url: `/api/gateway/runs?parent_run_id=${parentId}`, token: k.adminToken })).json<{ items: Array<{ run_id: string; status: string }> }>().items;
+    expect(children.map((c) => c.status)).to.deep.equal(['completed']);
+    const child = await events(children[0]!.run_id);
+    const answered = child.some((e) => e.event === 'step' && (e.data.effect as { type: string } | null)?.type === 'llm_call' && e.data.status === 'completed');
+    expect(answered, 'the launched run made its LLM call').to.equal(true);
+    expect(child.filter((e) => e.event.startsWith('llm.'))).to.deep.equal([]);
+    expect(child.at(-1)!.event).to.equal('done');
+  });
+
   it('ends a call whose node turned streaming off with reason unavailable, detail node_stream_off, after its record', async () => {
     const all = await events(await start({ bundle_id: 'quiet' }));
     expect(all.filter((e) => e.event === 'llm.delta')).to.have.length(0);
