@@ -323,3 +323,25 @@ describe('skills shelf: seeding that fails falls back to the shipped shelf (chec
     expect(res.json<{ detail: string }>().detail).to.match(/could not be copied into the seeded shelf/);
   });
 });
+
+describe('skills shelf: no usable shelf at all (shelf_source none)', function () {
+  this.timeout(120_000);
+  const work = tempDir('keel-skills-none-');
+  let k: TestKernel;
+  before(async () => {
+    // A distribution's bundled shelf that is gone: seeding fails, and there is no shipped copy to fall back to.
+    k = await skillsKernel({ bundledShelf: path.join(work.dir, 'gone') }, path.join(work.dir, 'data'));
+  });
+  after(async () => {
+    await k?.stop();
+    work.remove();
+  });
+
+  it('answers shelf_source none, unavailable with the reason, no skills, and a warning sentence', async () => {
+    const listing = await withShelfEnv(null, () => listSkills(k));
+    expect(listing).to.include({ shelf_source: 'none', available: false, shelf: null });
+    expect(listing.reason).to.match(/^no shelf: the seeded copy is missing \(.+\) and the bundled shelf is not usable \(no folder at .+gone\)$/);
+    expect(listing.skills).to.deep.equal([]);
+    expect(listing.warnings).to.deep.equal([`No skills are available: ${listing.reason}.`]);
+  });
+});
