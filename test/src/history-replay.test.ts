@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { createAccount } from './helpers/accounts.js';
-import { HistoryGateway, seeded, transcript } from './helpers/history.js';
+import { bundle, multipart } from './helpers/flow-builder.js';
+import { echoFlow, HistoryGateway, seeded, transcript } from './helpers/history.js';
 
 describe('history replay: which turns, and when the gateway seeds', function () {
   this.timeout(600_000);
@@ -67,6 +68,25 @@ describe('history replay: which turns, and when the gateway seeds', function () 
     const run = await gw.replay(s);
     expect(transcript(seeded(run))).to.deep.equal(['user:kept 1', 'assistant:yes 1', 'user:kept 2', 'assistant:yes 2']);
     expect(run.session_history).to.include({ seeded: 4, dropped_messages: 0, dropped_counts_complete: true });
+  });
+
+  it('internal (__*) workflows and draft-test runs of the session are not turns: never replayed, never counted', async () => {
+    const s = 's-not-turns';
+    const upload = async (bundleId: string, version: string) => {
+      const body = multipart({}, { name: `${bundleId}.flow`, bytes: bundle(bundleId, version, echoFlow) });
+      const res = await gw.k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token: gw.admin, payload: body.payload, headers: body.headers });
+      expect(res.statusCode, res.body).to.equal(201);
+    };
+    await upload('__internal', '1.0.0');
+    await upload('drafty', 'draft.1');
+    await gw.turn(s, { prompt: 'kept', response: 'yes' });
+    for (const bundleId of ['__internal', 'drafty']) {
+      const id = await gw.start({ bundle_id: bundleId, session_id: s, input_data: { prompt: `from ${bundleId}`, response: 'not a turn' } });
+      await gw.until(id, 'completed');
+    }
+    const run = await gw.replay(s);
+    expect(transcript(seeded(run))).to.deep.equal(['user:kept', 'assistant:yes']);
+    expect(run.session_history).to.include({ seeded: 2, dropped_messages: 0 });
   });
 
   it('a turn still waiting at one replay is replayed by the next once it completed (only ended turns are remembered)', async () => {
