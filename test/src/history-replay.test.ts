@@ -70,6 +70,22 @@ describe('history replay: which turns, and when the gateway seeds', function () 
     expect(run.session_history).to.include({ seeded: 4, dropped_messages: 0, dropped_counts_complete: true });
   });
 
+  it('failed and cancelled turns are invisible to replay but shown in the session\'s history view (GET /runs?root_only=true)', async () => {
+    const s = 's-history-view';
+    const done = await gw.turn(s, { prompt: 'kept', response: 'yes' });
+    const failed = await gw.start({ bundle_id: 'fail', session_id: s, input_data: { prompt: 'failed turn' } });
+    await gw.until(failed, 'failed');
+    const cancelled = await gw.start({ bundle_id: 'ask', session_id: s, input_data: { prompt: 'cancelled turn' } });
+    await gw.until(cancelled, 'waiting');
+    await gw.k.inject({ method: 'POST', url: '/api/gateway/commands', token: gw.admin, payload: { command_id: crypto.randomUUID(), run_id: cancelled, type: 'cancel', payload: {} } });
+    await gw.until(cancelled, 'cancelled');
+    const run = await gw.replay(s);
+    expect(transcript(seeded(run))).to.deep.equal(['user:kept', 'assistant:yes']);
+    const view = (await gw.k.inject({ url: `/api/gateway/runs?root_only=true&session_id=${s}`, token: gw.admin })).json<{ items: Array<{ run_id: string; status: string }> }>();
+    const statuses = Object.fromEntries(view.items.map((r) => [r.run_id, r.status]));
+    expect(statuses).to.deep.include({ [done.run_id]: 'completed', [failed]: 'failed', [cancelled]: 'cancelled', [run.run_id]: 'completed' });
+  });
+
   it('internal (__*) workflows and draft-test runs of the session are not turns: never replayed, never counted', async () => {
     const s = 's-not-turns';
     const upload = async (bundleId: string, version: string) => {
