@@ -65,6 +65,16 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
     expect((await start({ bundle_id: 'keel-chat' }, '')).statusCode).to.equal(401);
   });
 
+  it('refuses an input_data._runtime that is not an object with 400 naming it, on start and schedule (it was a 500)', async () => {
+    for (const runtime of ['x', 5, true, ['stream']]) {
+      for (const url of ['/api/gateway/runs/start', '/api/gateway/runs/schedule']) {
+        const res = await k.inject({ method: 'POST', url, token: k.adminToken, payload: { bundle_id: 'keel-chat', input_data: { prompt: 'hi', _runtime: runtime } } });
+        expect(res.statusCode, `${url} ${JSON.stringify(runtime)}: ${res.body}`).to.equal(400);
+        expect(res.json<{ detail: { field: string; message: string } }>().detail).to.include({ field: 'body.input_data._runtime', message: 'input_data._runtime must be an object of run settings, for example {"stream": true}.' });
+      }
+    }
+  });
+
   it('runs the default agent workflow of an interface with the tiny model, echoing and storing resolved_workflow', async () => {
     const res = await start({ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Japan?', workflow_selection: { forged: true } } });
     expect(res.statusCode).to.equal(200);

@@ -75,7 +75,10 @@ export function resolveStart(body: StartBody, principal: Principal, ctx: StartCo
   if (body.kind !== undefined && (body.kind !== 'docs' || !body.session_id)) {
     throw badRequest(body.kind === 'docs' ? "kind 'docs' needs a session_id." : `kind '${body.kind}' is not accepted; only 'docs' (with a session_id) is.`, { code: 'invalid_request', field: 'body.kind' });
   }
-  const runtime = body.input_data?._runtime as Record<string, unknown> | undefined;
+  const runtime = body.input_data?._runtime;
+  if (runtime !== undefined && runtime !== null && (typeof runtime !== 'object' || Array.isArray(runtime))) {
+    throw badRequest('input_data._runtime must be an object of run settings, for example {"stream": true}.', { code: 'invalid_request', field: 'body.input_data._runtime' });
+  }
   if (runtime && 'stream' in runtime && typeof runtime.stream !== 'boolean') {
     throw badRequest('input_data._runtime.stream must be a boolean.', { code: 'invalid_request', field: 'body.input_data._runtime.stream' });
   }
