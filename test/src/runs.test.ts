@@ -75,6 +75,16 @@ describe('durable runs: start, ledger, stream, commands (tiny model, real engine
     }
   });
 
+  it('refuses @default with a blank interface, or one with whitespace, with 400 naming body.interface (not a 409 about a default)', async () => {
+    for (const iface of [' ', '\t\n', 'abstractcode.agent.v1 ', 'my agent.v1']) {
+      for (const url of ['/api/gateway/runs/start', '/api/gateway/runs/schedule']) {
+        const res = await k.inject({ method: 'POST', url, token: k.adminToken, payload: { flow_id: '@default', interface: iface, input_data: { prompt: 'hi' } } });
+        expect(res.statusCode, `${url} ${JSON.stringify(iface)}: ${res.body}`).to.equal(400);
+        expect(res.json<{ detail: { field: string } }>().detail.field).to.equal('body.interface');
+      }
+    }
+  });
+
   it('runs the default agent workflow of an interface with the tiny model, echoing and storing resolved_workflow', async () => {
     const res = await start({ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Japan?', workflow_selection: { forged: true } } });
     expect(res.statusCode).to.equal(200);

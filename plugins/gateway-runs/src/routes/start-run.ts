@@ -90,7 +90,9 @@ export function resolveStart(body: StartBody, principal: Principal, ctx: StartCo
   }
 
   if (body.flow_id === '@default') {
-    if (!body.interface) throw badRequest("flow_id '@default' needs an interface (for example abstractcode.agent.v1).", { code: 'invalid_request', field: 'body.interface' });
+    // A blank interface is no interface (seed §2.1: 400 without one); an interface id has no whitespace.
+    if (!body.interface?.trim()) throw badRequest("flow_id '@default' needs an interface (for example abstractcode.agent.v1).", { code: 'invalid_request', field: 'body.interface' });
+    if (/\s/.test(body.interface)) throw badRequest(`interface '${body.interface.slice(0, 100)}' is not an interface id: it has no whitespace (for example abstractcode.agent.v1).`, { code: 'invalid_request', field: 'body.interface' });
     if (body.bundle_id || body.bundle_version) {
       throw badRequest("bundle_id and bundle_version are not accepted with flow_id '@default'.", { code: 'invalid_request', field: body.bundle_id ? 'body.bundle_id' : 'body.bundle_version' });
     }
