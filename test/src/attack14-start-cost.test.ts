@@ -12,8 +12,16 @@
  * machine slows both alike.
  */
 import { expect } from 'chai';
-import { createAccount } from './helpers/accounts.js';
-import { HistoryGateway } from './helpers/history.js';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
+import { inferencePlugin } from '@keel/plugin-inference';
+import { ledgerPlugin } from '@keel/plugin-ledger';
+import { workspacesPlugin } from '@keel/plugin-workspaces';
+import { createAccount, uploadBundleAs } from './helpers/accounts.js';
+import { askUserFlow } from './helpers/flow-builder.js';
+import { until } from './helpers/gateway-runs.js';
+import { echoFlow, HistoryGateway } from './helpers/history.js';
+import { tempDir } from './helpers/paths.js';
 
 describe('attack14: a start never reads every earlier run of the account', function () {
   this.timeout(1_800_000);
@@ -62,5 +70,37 @@ describe('attack14: a start never reads every earlier run of the account', funct
     const empty = await fastestStart(light);
     const loaded = await fastestStart(heavy);
     expect(loaded, `fastest start: ${loaded.toFixed(0)} ms with 60 large runs, ${empty.toFixed(0)} ms without`).to.be.below(empty * 5 + 250);
+  });
+
+  it('after a restart the cap still counts the runs waiting from before, and frees a slot when one of them ends', async () => {
+    const data = tempDir('keel-attack14-cap-');
+    const boot = () => createTestKernel({ dataDir: data.dir, plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { limits: { maxActiveRunsPerAccount: 2 } } }] });
+    let k: TestKernel | null = await boot();
+    try {
+      const token = await createAccount(k, 'restarter');
+      await uploadBundleAs(k, token, 'ask', askUserFlow());
+      await uploadBundleAs(k, token, 'echo', echoFlow);
+      const startAs = (kernel: TestKernel) => kernel.inject({ method: 'POST', url: '/api/gateway/runs/start', token, payload: { bundle_id: 'ask', input_data: {} } });
+      const statusOf = (kernel: TestKernel, id: string) => kernel.inject({ url: `/api/gateway/runs/${id}`, token }).then((r) => r.json<{ status: string }>().status);
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await startAs(k);
+        expect(res.statusCode, res.body).to.equal(200);
+        ids.push(res.json<{ run_id: string }>().run_id);
+      }
+      for (const id of ids) await until(() => statusOf(k!, id), { what: `run ${id} waiting`, ok: (s) => s === 'waiting', deadline: 120_000 });
+      await k.stop();
+      k = null;
+      k = await boot();
+      const refused = await startAs(k);
+      expect(refused.statusCode, refused.body).to.equal(429);
+      await k.inject({ method: 'POST', url: '/api/gateway/commands', token, payload: { command_id: crypto.randomUUID(), run_id: ids[0], type: 'cancel', payload: {} } });
+      await until(() => statusOf(k!, ids[0]!), { what: 'the cancel', ok: (s) => s === 'cancelled', deadline: 120_000 });
+      const admitted = await startAs(k);
+      expect(admitted.statusCode, admitted.body).to.equal(200);
+    } finally {
+      await k?.stop();
+      data.remove();
+    }
   });
 });
