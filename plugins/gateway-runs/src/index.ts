@@ -217,7 +217,10 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens } },
+      properties: {
+        maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens },
+        maxTurnsRead: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTurnsRead },
+      },
     },
     limits: {
       type: 'object',

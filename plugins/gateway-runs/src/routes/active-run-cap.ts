@@ -39,7 +39,8 @@ export class ActiveRunCap {
   async admit<T>(principal: Principal, create: () => Promise<T>, listeners = 0): Promise<T> {
     if (this.isAdmin(principal)) return create();
     return this.lock.run(principal.account, async () => {
-      const live = this.runs.listByAccount(principal.account).filter((r) => r.status === 'running' || r.status === 'waiting');
+      // The active index: a start never reads (decodes) every run the account ever made.
+      const live = this.runs.activeOf(principal.account);
       const active = live.filter((r) => r.parent_run_id === null).length;
       const cap = this.capOf(principal.account);
       if (active >= cap.max) {

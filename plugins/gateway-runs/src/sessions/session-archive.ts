@@ -48,10 +48,17 @@ export class SessionArchive {
     return this.marks.get([account, sessionId]) ?? null;
   }
 
-  /** The account's archived session ids with their marks. */
+  /**
+   * The account's archived session ids with their marks. The range has no end key: `[account,
+   * '\uffff']` would leave out ids sorting above it (one starting with an emoji, or with U+FFFF
+   * itself); the account's keys are contiguous, so the walk stops at the first key of another.
+   */
   archivedOf(account: string): Map<string, ArchiveMark> {
     const out = new Map<string, ArchiveMark>();
-    for (const { key, value } of this.marks.getRange({ start: [account], end: [account, '\uffff'] })) out.set(key[1], value);
+    for (const { key, value } of this.marks.getRange({ start: [account] })) {
+      if (key[0] !== account) break;
+      out.set(key[1], value);
+    }
     return out;
   }
 
