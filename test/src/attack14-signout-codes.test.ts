@@ -49,4 +49,17 @@ describe('attack14: sign out everywhere also ends unclaimed sign-in codes', () =
     expect(out.statusCode, out.body).to.equal(200);
     expect((await new TestBrowser(url).claim(code)).status).to.equal(200);
   });
+
+  it('a code minted before a suspension is refused after the account is restored', async () => {
+    const token = await createAccount(kernel, 'paused');
+    const code = await mint(token);
+    const admin = kernel.adminToken;
+    for (const active of [false, true]) {
+      const res = await kernel.inject({ method: 'PUT', url: '/api/gateway/admin/accounts/paused/active', token: admin, payload: { active } });
+      expect(res.statusCode, res.body).to.equal(200);
+    }
+    const claimed = await new TestBrowser(url).claim(code);
+    expect(claimed.status, JSON.stringify(claimed.body)).to.equal(401);
+    expect((await new TestBrowser(url).claim(await mint(token))).status, 'a code minted after the restore').to.equal(200);
+  });
 });
