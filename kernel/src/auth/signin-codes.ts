@@ -76,6 +76,15 @@ export class SigninCodes {
     return record;
   }
 
+  /** Drops every unclaimed code of the account (signed out everywhere): a code is a session not yet claimed. */
+  async endAll(account: string): Promise<number> {
+    return this.root.childTransaction(() => {
+      const keys = [...this.index.getKeys({ start: [account], end: [account, '\uffff'] })];
+      for (const key of keys) this.removeSync(key);
+      return keys.length;
+    });
+  }
+
   /** Removes every expired code (at start). */
   async sweep(): Promise<void> {
     const now = this.now().getTime();

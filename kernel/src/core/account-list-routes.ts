@@ -124,7 +124,11 @@ export function accountListRoutes(core: CoreContext) {
         }
         const changed = before.disabled === body.active;
         await accounts.setActive(params.account, body.active);
-        if (!body.active) await signin.sessions.endAll(params.account);
+        // A suspension ends the account's browser sessions and its unclaimed sign-in codes (a restore brings neither back).
+        if (!body.active) {
+          await signin.sessions.endAll(params.account);
+          await signin.codes.endAll(params.account);
+        }
         if (changed) await signin.activity.record(params.account, body.active ? 'account_restored' : 'account_suspended', { actor: principal.account, source: core.auth.sourceOf(koa) });
         return { ...row(existing(params.account), principal), changed };
       },

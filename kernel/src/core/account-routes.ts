@@ -137,6 +137,7 @@ export function accountRoutes(core: CoreContext) {
         if (params.account === ADMIN_ACCOUNT) throw conflict('The bootstrap admin account cannot be disabled.', { code: 'protected_account' });
         await accounts.disable(params.account);
         await signin.sessions.endAll(params.account);
+        await signin.codes.endAll(params.account);
         await signin.activity.record(params.account, 'account_suspended', { actor: principal.account, source: core.auth.sourceOf(koa) });
         return mustExist(params.account);
       },

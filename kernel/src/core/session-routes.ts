@@ -165,7 +165,11 @@ export function sessionRoutes(core: CoreContext) {
       handler: async ({ body, principal, koa }) => {
         const session = koa.state[SESSION_STATE_KEY] as SignedInSession | undefined;
         let ended = session && (await sessions.end(session.id)) ? 1 : 0;
-        if (principal && body.everywhere) ended += await sessions.endAll(principal.account);
+        if (principal && body.everywhere) {
+          ended += await sessions.endAll(principal.account);
+          // An unclaimed sign-in code is a session not yet made: everywhere includes it.
+          await codes.endAll(principal.account);
+        }
         if (principal && ended) await activity.record(principal.account, 'sign_out', { via: String(koa.state[AUTH_VIA_STATE_KEY]), source: auth.sourceOf(koa), token_id: principal.tokenId });
         const cookie = sessionCookieOf(koa);
         const headers: Record<string, string> = cookie ? { 'set-cookie': clearedSessionCookie(cookie.name) } : {};

@@ -217,7 +217,10 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens } },
+      properties: {
+        maxTokens: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTokens },
+        maxTurnsRead: { type: 'integer', minimum: 1, default: DEFAULT_SESSION_HISTORY.maxTurnsRead },
+      },
     },
     limits: {
       type: 'object',
@@ -234,6 +237,7 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxListenerRunsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxListenerRunsPerAccount },
         maxRunDepth: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_RUN_LIMITS.maxRunDepth },
         maxRunsPerTree: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxRunsPerTree },
+        maxArchiveHistoryPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_RUN_LIMITS.maxArchiveHistoryPerAccount },
       },
     },
   },
@@ -270,7 +274,7 @@ export const gatewayRunsPlugin = definePlugin({
     nodeTypes.register('gateway-runs', { provider_models: providerModelsNode(modelListing), model_residency: modelResidencyNode(deps.inference) });
     const runs = new RunStore(deps.storage);
     const runtimeConfig = new RuntimeConfigStore(deps.storage);
-    const sessionArchive = new SessionArchive(deps.storage);
+    const sessionArchive = new SessionArchive(deps.storage, config.limits.maxArchiveHistoryPerAccount);
     const sessionKinds = new SessionKinds(deps.storage);
     const hooks = new RunHooksRegistry(deps.log);
     const agentTools = new AgentToolRegistry(FILE_TOOLS, deps.log);

@@ -38,7 +38,7 @@ export const skillsPlugin = definePlugin({
     const bundled = config.bundledShelf ? path.resolve(config.bundledShelf) : BUNDLED_SHELF;
     const seeder = new Seeder(deps.storage, bundled, path.join(deps.paths.pluginDir, 'registry'), config);
     const saved = () => deps.runtimeConfig.get(SHELF_SETTING);
-    const skills = new SkillsService({ stored: saved, seeded: seeder.dest, bundled, seedFailure: () => seeder.lastFailure() }, seeder, config);
+    const skills = new SkillsService({ stored: saved, seeded: seeder.dest, bundled, seedFailure: () => seeder.lastFailure() }, seeder, config, deps.paths.dataDir);
     let bundledVersion: string | null = null;
     deps.runtimeConfig.define(shelfSetting(skills, saved, () => bundledVersion));
     deps.agentTools.register('skills', readSkillTool(skills, config));

@@ -29,11 +29,12 @@ export function readSkillTool(skills: SkillsService, config: Pick<SkillsConfig, 
       if (!Number.isFinite(asked)) throw new AgentToolRefusal('max_chars is a whole number of characters.');
       const max = Math.min(Math.max(Math.floor(asked), READ_MIN_CHARS), config.readMaxChars);
       const shelf = skills.shelf();
-      if (!shelf.available || !shelf.path) throw new AgentToolRefusal(`No skills shelf is available on this gateway (${shelf.reason ?? 'no shelf'}).`);
+      // Refusals reach the run's owner (any account): the data directory's path is never in them.
+      if (!shelf.available || !shelf.path) throw new AgentToolRefusal(skills.hidePaths(`No skills shelf is available on this gateway (${shelf.reason ?? 'no shelf'}).`));
       const skill = (await skills.judge(shelf.path, [name])).get(name);
       if (!skill) throw new AgentToolRefusal(`There is no skill named ${name} on the shelf.`);
-      if (skill.blocked) throw new AgentToolRefusal(`The skill ${name} is blocked: ${skill.reasons.join('; ')}.`);
-      if (skill.trust_level !== 'validated' || skill.body === null) throw new AgentToolRefusal(`The skill ${name} is held until it is validated: ${skill.reasons.join('; ')}.`);
+      if (skill.blocked) throw new AgentToolRefusal(skills.hidePaths(`The skill ${name} is blocked: ${skill.reasons.join('; ')}.`));
+      if (skill.trust_level !== 'validated' || skill.body === null) throw new AgentToolRefusal(skills.hidePaths(`The skill ${name} is held until it is validated: ${skill.reasons.join('; ')}.`));
       const text = `# Skill: ${name}\n${skill.description}\n\n${skill.body.trim()}`;
       if (text.length <= max) return text;
       return `${text.slice(0, max)}\n#TRUNCATION: skill body capped at ${max} chars — call read_skill with a larger max_chars for the rest`;

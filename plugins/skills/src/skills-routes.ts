@@ -75,15 +75,17 @@ export function skillsRoutes(skills: SkillsService, auth: Pick<AuthService, 'isA
           all.push(shelf.available ? `The skills shelf (${shelf.source}) holds no skills: add skills/<name>/SKILL.md folders to it, or reseed Keel's bundled skills (POST /api/gateway/admin/skills/reseed).` : `No skills are available: ${shelf.reason ?? 'no shelf'}.`);
         }
         const admin = auth.isAdmin(principal);
+        // The shelf's path is an admin's to see: in every sentence too (reasons and errors name paths).
+        const shown = (text: string) => (admin ? text : skills.hidePaths(text));
         return {
-          skills: rows,
+          skills: admin ? rows : rows.map((r) => ({ ...r, reasons: r.reasons.map(shown) })),
           shelf: admin ? shelf.path : null,
           ...(admin ? {} : { shelf_hidden: true }),
           shelf_source: shelf.source,
           available: shelf.available,
-          reason: shelf.reason,
+          reason: shelf.reason === null ? null : shown(shelf.reason),
           bundled_version: await skills.seeder.bundledVersion().catch(() => null),
-          warnings: all,
+          warnings: all.map(shown),
         };
       },
     }),

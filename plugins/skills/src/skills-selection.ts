@@ -46,6 +46,8 @@ export function skillsPreparer(deps: SelectionDeps) {
     } catch (err) {
       resolution = { requested: namesOf(start.inputData.skills).names, active: [], verdicts: [`#FALLBACK skill resolution failed: ${(err as Error).message}`], resolved_tree_hashes: {}, shelf_source: shelfSource() };
     }
+    // The run's owner reads these verdicts (GET /runs/{id}); shelf reasons name paths in the data directory.
+    resolution.verdicts = resolution.verdicts.map((v) => deps.skills.hidePaths(v));
     runtime.skills_resolution = resolution;
   };
 }

@@ -1,4 +1,5 @@
 /** The shelf as the routes, the start preparer and `read_skill` see it: resolved at each use. */
+import { realpathSync } from 'node:fs';
 import { listShelf, judgeSkill, trustOf, type JudgedSkill, type ShelfContext, type SkillRow } from './shelf-skills.js';
 import { resolveShelf, type Shelf, type ShelfPlaces } from './shelf.js';
 import type { Seeder } from './seeding.js';
@@ -7,11 +8,29 @@ import type { SkillsConfig } from './skills-config.js';
 export class SkillsService {
   private bundledHashes: Promise<Map<string, string>> | null = null;
 
+  /** The data directory as written and as resolved (a shelf path is stored resolved), longest first. */
+  private readonly dataDirs: string[];
+
   constructor(
     private readonly places: ShelfPlaces,
     readonly seeder: Seeder,
     private readonly config: SkillsConfig,
-  ) {}
+    dataDir: string | null = null,
+  ) {
+    const dirs = dataDir ? [dataDir, realpathOr(dataDir)] : [];
+    this.dataDirs = [...new Set(dirs.map((d) => d.replace(/\/+$/, '')).filter((d) => d.length > 1))].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * `text` as anyone but an admin may read it: the data directory's path (where the seeded shelf,
+   * the tokens and the keys live) written `<data>`. Shelf reasons and errors name paths; `GET
+   * /skills` hides the shelf's path from non-admins, so its sentences must too.
+   */
+  hidePaths(text: string): string {
+    let out = text;
+    for (const dir of this.dataDirs) out = out.split(dir).join('<data>');
+    return out;
+  }
 
   shelf(): Shelf {
     return resolveShelf(this.places);
@@ -35,5 +54,13 @@ export class SkillsService {
     const out = new Map<string, JudgedSkill | null>();
     for (const name of names) out.set(name, await judgeSkill(shelfPath, name, trust, ctx));
     return out;
+  }
+}
+
+function realpathOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
   }
 }

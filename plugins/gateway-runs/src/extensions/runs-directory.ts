@@ -43,7 +43,7 @@ export const runsDirectoryToken = token<RunsDirectory>('runs.directory');
 export interface RunsDirectoryDeps {
   /** The run's current state (the in-memory one while this process works on it). */
   load(runId: string): RunState | undefined;
-  runs: Pick<RunStore, 'listByAccount'>;
+  runs: Pick<RunStore, 'hasSession'>;
   isAdmin(principal: Principal): boolean;
   workspaces: Pick<WorkspaceService, 'recorded'>;
   /** The run folders' usage the file tools are held to (shared with them), and their quota. */
@@ -107,6 +107,7 @@ export class RunsDirectoryService implements RunsDirectory {
   }
 
   async sessionExists(account: string, sessionId: string): Promise<boolean> {
-    return this.deps.runs.listByAccount(account).some((r) => r.session_id === sessionId);
+    // The session index (root runs), never a read of every run of the account.
+    return this.deps.runs.hasSession(account, sessionId);
   }
 }

@@ -39,20 +39,30 @@ export class ActiveRunCap {
   async admit<T>(principal: Principal, create: () => Promise<T>, listeners = 0): Promise<T> {
     if (this.isAdmin(principal)) return create();
     return this.lock.run(principal.account, async () => {
-      const live = this.runs.listByAccount(principal.account).filter((r) => r.status === 'running' || r.status === 'waiting');
-      const active = live.filter((r) => r.parent_run_id === null).length;
-      const cap = this.capOf(principal.account);
-      if (active >= cap.max) {
-        const why = cap.reserved
-          ? `the ${cap.max} slots an admin reserved for it (/admin/runtime-reservations)`
-          : 'the most one account may have at once (setting `limits.maxActiveRunsPerAccount` of the gateway-runs plugin)';
-        throw tooManyRequests(`Account '${principal.account}' already has ${active} runs running or waiting, ${why}; cancel one or wait until one ends.`, { code: 'too_many_active_runs' });
-      }
-      const listening = live.filter(isListenerRun).length;
-      if (listeners > 0 && listening + listeners > this.maxListeners) {
-        throw tooManyRequests(`Account '${principal.account}' already has ${listening} event listener runs waiting and this flow would start ${listeners} more, past the ${this.maxListeners} one account may have (setting \`limits.maxListenerRunsPerAccount\` of the gateway-runs plugin); listeners wait until their root run's tree is cancelled, so cancel the runs whose listeners are no longer needed.`, { code: 'too_many_listener_runs' });
-      }
+      this.refuseIfFull(principal, listeners);
       return create();
     });
+  }
+
+  /**
+   * Throws the 429 `admit` would throw now. A start calls it before its costly preparation (history
+   * replay, skills), so a refused start does not pay for them; `admit` checks again under the lock.
+   */
+  refuseIfFull(principal: Principal, listeners = 0): void {
+    if (this.isAdmin(principal)) return;
+    // The active index: a start never reads (decodes) every run the account ever made.
+    const live = this.runs.activeOf(principal.account);
+    const active = live.filter((r) => r.parent_run_id === null).length;
+    const cap = this.capOf(principal.account);
+    if (active >= cap.max) {
+      const why = cap.reserved
+        ? `the ${cap.max} slots an admin reserved for it (/admin/runtime-reservations)`
+        : 'the most one account may have at once (setting `limits.maxActiveRunsPerAccount` of the gateway-runs plugin)';
+      throw tooManyRequests(`Account '${principal.account}' already has ${active} runs running or waiting, ${why}; cancel one or wait until one ends.`, { code: 'too_many_active_runs' });
+    }
+    const listening = live.filter(isListenerRun).length;
+    if (listeners > 0 && listening + listeners > this.maxListeners) {
+      throw tooManyRequests(`Account '${principal.account}' already has ${listening} event listener runs waiting and this flow would start ${listeners} more, past the ${this.maxListeners} one account may have (setting \`limits.maxListenerRunsPerAccount\` of the gateway-runs plugin); listeners wait until their root run's tree is cancelled, so cancel the runs whose listeners are no longer needed.`, { code: 'too_many_listener_runs' });
+    }
   }
 }

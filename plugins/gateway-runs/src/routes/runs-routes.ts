@@ -99,13 +99,15 @@ export function runsRoutes(d: RunsRoutesDeps) {
         const resolution = resolveStart(body, principal, d.start);
         const run = newRootRun(body, principal.account, resolution, d.streamingDefault());
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
+        // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.
+        const flow = resolution.bundle.flows.get(run.flow_id);
+        const listeners = flow ? eventListenerNodes(flow).length : 0;
+        // A start past the cap is refused before history replay and the preparers cost anything.
+        d.activeRuns.refuseIfFull(principal, listeners);
         d.history.seed({ account: principal.account, sessionId: body.session_id ?? null, inputData: run.input_data, vars: run.vars });
         await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
         run.started_by_admin = d.auth.isAdmin(principal);
         // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
-        // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.
-        const flow = resolution.bundle.flows.get(run.flow_id);
-        const listeners = flow ? eventListenerNodes(flow).length : 0;
         await d.activeRuns.admit(principal, async () => {
           await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
           await d.runtime.createRun(run);

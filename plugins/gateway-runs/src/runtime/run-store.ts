@@ -11,6 +11,11 @@ export class RunStore {
   private readonly byParent: Database<true, [string, string]>;
   /** `[account, session_id, created_at, run_id]` → run id, root runs only: a session's turns without scanning the account. */
   private readonly bySession: Database<string, [string, string, string, string]>;
+  /**
+   * `[account, run_id]` → true while the run is running or waiting: the active-run cap counts an
+   * account's live runs at every start without reading (decoding the variables of) all its runs.
+   */
+  private readonly byActive: Database<true, [string, string]>;
   private readonly meta: Database<string, string>;
 
   constructor(storage: PluginStorage) {
@@ -18,16 +23,40 @@ export class RunStore {
     this.byAccount = storage.openDB<string, [string, string, string]>('runs-by-account');
     this.byParent = storage.openDB<true, [string, string]>('runs-by-parent');
     this.bySession = storage.openDB<string, [string, string, string, string]>('runs-by-session');
+    this.byActive = storage.openDB<true, [string, string]>('runs-active');
     this.meta = storage.openDB<string, string>('runs-meta');
   }
 
   /** Builds the session index once for data made before it existed (called at start, before any run is made). */
   async migrate(): Promise<void> {
-    if (this.meta.get('session-index') === 'v1') return;
+    if (this.meta.get('session-index') !== 'v1') {
+      await this.meta.transaction(() => {
+        for (const { value } of this.runs.getRange()) if (!value.parent_run_id && value.session_id) void this.bySession.put(sessionKey(value), value.run_id);
+        void this.meta.put('session-index', 'v1');
+      });
+    }
+    if (this.meta.get('active-index') === 'v1') return;
     await this.meta.transaction(() => {
-      for (const { value } of this.runs.getRange()) if (!value.parent_run_id && value.session_id) void this.bySession.put(sessionKey(value), value.run_id);
-      void this.meta.put('session-index', 'v1');
+      for (const { value } of this.runs.getRange()) this.noteActivity(value);
+      void this.meta.put('active-index', 'v1');
     });
+  }
+
+  /** Keeps the active index in step with a run being written (put and remove are idempotent, applied in write order). */
+  private noteActivity(run: RunState): void {
+    if (run.status === 'running' || run.status === 'waiting') void this.byActive.put([run.account, run.run_id], true);
+    else void this.byActive.remove([run.account, run.run_id]);
+  }
+
+  /** The account's runs running or waiting (roots and children), from the active index: never a read of its other runs. */
+  activeOf(account: string): RunState[] {
+    const out: RunState[] = [];
+    for (const key of this.byActive.getKeys({ start: [account] })) {
+      if (key[0] !== account) break;
+      const run = this.runs.get(key[1]);
+      if (run && (run.status === 'running' || run.status === 'waiting')) out.push(run);
+    }
+    return out;
   }
 
   get(runId: string): RunState | undefined {
@@ -40,9 +69,11 @@ export class RunStore {
     void this.byAccount.put([run.account, run.created_at, run.run_id], run.run_id);
     if (run.parent_run_id) void this.byParent.put([run.parent_run_id, run.run_id], true);
     else if (run.session_id) void this.bySession.put(sessionKey(run), run.run_id);
+    this.noteActivity(run);
   }
 
   async save(run: RunState): Promise<void> {
+    this.noteActivity(run);
     await this.runs.put(run.run_id, run);
   }
 
@@ -52,6 +83,7 @@ export class RunStore {
    */
   writeInTransaction(run: RunState): void {
     void this.runs.put(run.run_id, run);
+    this.noteActivity(run);
   }
 
   listByAccount(account: string): RunState[] {

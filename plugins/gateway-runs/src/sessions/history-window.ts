@@ -36,9 +36,10 @@ export interface WindowReport {
  * stays within `maxTokens` (exactly the budget fits) and stops at the first that does not: the window
  * is contiguous. A newest turn above the budget is kept whole and alone. Reading goes on to the end of
  * the current read (32 turns, then 64, 128, ... in all) so the dropped counts cover what was read, and
- * stops there once something was dropped.
+ * stops there once something was dropped. At most `maxTurnsRead` turns are read in all (replayed or
+ * not): a session of many turns that are not replayed never fills the window.
  */
-export function windowTurns(turns: Iterable<ReplayTurn | null>, maxTokens: number): { messages: ReplayMessage[]; report: WindowReport } {
+export function windowTurns(turns: Iterable<ReplayTurn | null>, maxTokens: number, maxTurnsRead = Number.POSITIVE_INFINITY): { messages: ReplayMessage[]; report: WindowReport } {
   const kept: ReplayTurn[] = [];
   let keptTokens = 0;
   let full = false;
@@ -49,6 +50,11 @@ export function windowTurns(turns: Iterable<ReplayTurn | null>, maxTokens: numbe
   const it = turns[Symbol.iterator]();
   try {
     for (let read = 0, readUntil = FIRST_READ_TURNS; ; read++) {
+      if (read >= maxTurnsRead) {
+        // The read bound: older turns stay unread (the counts are then a lower bound).
+        stoppedEarly = !it.next().done;
+        break;
+      }
       if (read === readUntil) {
         // Only a peek at one more turn tells whether the read stopped before the session's beginning.
         if (full && droppedTurns > 0) {
@@ -93,7 +99,8 @@ export function windowTurns(turns: Iterable<ReplayTurn | null>, maxTokens: numbe
     oversize_turn_kept: oversize,
   };
   const messages = kept.reverse().flatMap((t) => t.messages);
-  if (report.dropped_messages > 0 && messages.length > 0) messages[0] = markTruncated(messages[0]!, report);
+  // Older turns dropped, or left unread: the history starts mid-conversation.
+  if ((report.dropped_messages > 0 || !report.dropped_counts_complete) && messages.length > 0) messages[0] = markTruncated(messages[0]!, report);
   return { messages, report };
 }
 

@@ -38,8 +38,10 @@ export class SessionArchive {
   private readonly marks: Database<ArchiveMark, [string, string]>;
   /** `[account, at, unique]` → an event, in the order they happened. */
   private readonly history: Database<ArchiveEvent, [string, string, string]>;
+  private sequence = 0;
 
-  constructor(storage: PluginStorage) {
+  /** `maxHistory` (`limits.maxArchiveHistoryPerAccount`): events kept per account; archiving in a loop must not grow the history without bound. */
+  constructor(storage: PluginStorage, private readonly maxHistory: number = 1000) {
     this.marks = storage.openDB<ArchiveMark, [string, string]>('session-archive');
     this.history = storage.openDB<ArchiveEvent, [string, string, string]>('session-archive-history');
   }
@@ -48,10 +50,17 @@ export class SessionArchive {
     return this.marks.get([account, sessionId]) ?? null;
   }
 
-  /** The account's archived session ids with their marks. */
+  /**
+   * The account's archived session ids with their marks. The range has no end key: `[account,
+   * '\uffff']` would leave out ids sorting above it (one starting with an emoji, or with U+FFFF
+   * itself); the account's keys are contiguous, so the walk stops at the first key of another.
+   */
   archivedOf(account: string): Map<string, ArchiveMark> {
     const out = new Map<string, ArchiveMark>();
-    for (const { key, value } of this.marks.getRange({ start: [account], end: [account, '\uffff'] })) out.set(key[1], value);
+    for (const { key, value } of this.marks.getRange({ start: [account] })) {
+      if (key[0] !== account) break;
+      out.set(key[1], value);
+    }
     return out;
   }
 
@@ -81,7 +90,12 @@ export class SessionArchive {
     return [...this.history.getRange({ start: [account], end: [account, '\uffff'] })].map((e) => e.value);
   }
 
+  /** Appends the event (inside the caller's transaction) and drops the account's oldest past `maxHistory`. */
   private record(account: string, event: ArchiveEvent): void {
-    void this.history.put([account, event.at, randomUUID()], event);
+    // Events of one millisecond keep their order: a sequence before the random part.
+    void this.history.put([account, event.at, `${String(++this.sequence).padStart(12, '0')}-${randomUUID()}`], event);
+    // Reads inside the transaction see the write above.
+    const keys = [...this.history.getKeys({ start: [account], end: [account, '\uffff'] })];
+    for (const key of keys.slice(0, Math.max(0, keys.length - this.maxHistory))) void this.history.remove(key);
   }
 }

@@ -13,9 +13,15 @@ import type { TurnCache } from './turn-cache.js';
 export interface SessionHistorySettings {
   /** The window: the newest whole turns up to this many estimated tokens (seed §8: 50,000). */
   maxTokens: number;
+  /**
+   * The most turns one replay reads, newest first: turns that are not replayed (failed, no prompt or
+   * answer) never fill the window, so without it a session of many such turns was read whole at
+   * every start, on the event loop.
+   */
+  maxTurnsRead: number;
 }
 
-export const DEFAULT_SESSION_HISTORY: SessionHistorySettings = { maxTokens: 50_000 };
+export const DEFAULT_SESSION_HISTORY: SessionHistorySettings = { maxTokens: 50_000, maxTurnsRead: 2_048 };
 
 /** Inputs of older gateways that capped replay by count and size: ignored, and named in the record. */
 export const RETIRED_INPUTS = ['session_history_max_messages', 'session_history_max_chars'] as const;
@@ -61,7 +67,7 @@ export class SessionHistory {
       // A non-empty client transcript always wins; an empty list is no transcript.
       if (Array.isArray(clientMessages) && clientMessages.length > 0) return record({ seeded: 0, skipped: 'client context.messages present' });
       if (clientMessages !== undefined && clientMessages !== null && !Array.isArray(clientMessages)) return record({ seeded: 0, skipped: 'client context.messages is not a list' });
-      const { messages, report } = windowTurns(this.deps.turns.newestFirst(account, sessionId), this.deps.settings.maxTokens);
+      const { messages, report } = windowTurns(this.deps.turns.newestFirst(account, sessionId), this.deps.settings.maxTokens, this.deps.settings.maxTurnsRead ?? DEFAULT_SESSION_HISTORY.maxTurnsRead);
       const seededContext = { ...(context ?? {}), messages };
       this.checkFits({ ...vars, context: seededContext });
       vars.context = seededContext;
