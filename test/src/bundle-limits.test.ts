@@ -167,6 +167,23 @@ describe('bundle limits: zip bombs and entry counts are refused while inflating 
     expect((await upload(longFlow('long-ok', 1_990), bob)).statusCode).to.equal(201);
   });
 
+  it('refuses malformed nodes and edges with 400 naming the place (they were TypeErrors from inside the compiler)', async () => {
+    const manifest = (id: string) => ({ bundle_format_version: '1', bundle_id: id, bundle_version: '1.0.0', entrypoints: [{ flow_id: 'main' }], flows: { main: 'flows/main.json' } });
+    const cases = [
+      [{ id: 'main', nodes: [null], edges: [] }, 'flows/main.json: nodes[0] must be an object with a non-empty string id'],
+      [{ id: 'main', nodes: [{ id: 'start', type: 'on_flow_start' }], edges: [] }, "flows/main.json: nodes[0] ('start') must have a data object"],
+      [{ id: 'main', nodes: [node({ id: 'start', type: 'on_flow_start' })], edges: [7] }, 'flows/main.json: edges[0] must be an object with string source and target'],
+      [{ id: 'main', nodes: 'start', edges: [] }, 'flows/main.json: nodes must be a list'],
+      [[1, 2], 'flows/main.json must hold a JSON object (a VisualFlow)'],
+    ] as const;
+    for (const [i, [flow, message]] of cases.entries()) {
+      const bytes = Buffer.from(zipSync({ 'manifest.json': enc(manifest(`bad-shape-${i}`)), 'flows/main.json': enc(flow) }));
+      const res = await upload(bytes, bob);
+      expect(res.statusCode, res.body).to.equal(400);
+      expect(res.json<{ detail: { message: string } }>().detail.message).to.contain(message);
+    }
+  });
+
   it('still accepts ordinary bundles', async () => {
     expect((await upload(simpleBundle('fine'), bob)).statusCode).to.equal(201);
     expect(await listed(bob)).to.include('fine');

@@ -58,6 +58,7 @@ export function bundleFromFiles(files: Map<string, Uint8Array>, limits: BundleLi
     if (!data) throw new BundleError(`${rel} (flow '${flowId}') is missing from the bundle`);
     const flow = parseJson(data, rel, maxJsonDepth) as VisualFlow;
     refuseLargeFlow(flow, rel, limits);
+    refuseMalformedFlow(flow, rel);
     try {
       flows.set(flowId, compileFlow({ ...flow, id: flow.id ?? flowId }));
     } catch (err) {
@@ -74,6 +75,21 @@ function refuseLargeFlow(flow: VisualFlow, name: string, limits: BundleLimits): 
   const edges = Array.isArray(flow?.edges) ? flow.edges.length : 0;
   if (nodes > limits.maxFlowNodes) throw new BundleError(`${name} has ${nodes} nodes, more than the ${limits.maxFlowNodes} one flow may have (gateway-runs setting bundleLimits.maxFlowNodes); split it into subflows`);
   if (edges > limits.maxFlowEdges) throw new BundleError(`${name} has ${edges} edges, more than the ${limits.maxFlowEdges} one flow may have (gateway-runs setting bundleLimits.maxFlowEdges); split it into subflows`);
+}
+
+/** The shape compiling relies on, refused with a sentence naming the place (not a TypeError from deep inside). */
+function refuseMalformedFlow(flow: VisualFlow, name: string): void {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(flow)) throw new BundleError(`${name} must hold a JSON object (a VisualFlow)`);
+  if (!Array.isArray(flow.nodes)) throw new BundleError(`${name}: nodes must be a list`);
+  flow.nodes.forEach((node: unknown, i: number) => {
+    if (!isObject(node) || typeof node.id !== 'string' || !node.id) throw new BundleError(`${name}: nodes[${i}] must be an object with a non-empty string id`);
+    if (!isObject(node.data)) throw new BundleError(`${name}: nodes[${i}] ('${node.id}') must have a data object`);
+  });
+  if (flow.edges !== undefined && !Array.isArray(flow.edges)) throw new BundleError(`${name}: edges must be a list`);
+  (flow.edges ?? []).forEach((edge: unknown, i: number) => {
+    if (!isObject(edge) || typeof edge.source !== 'string' || typeof edge.target !== 'string') throw new BundleError(`${name}: edges[${i}] must be an object with string source and target`);
+  });
 }
 
 function normalizeManifest(raw: Record<string, unknown>): Manifest {
