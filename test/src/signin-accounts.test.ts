@@ -111,6 +111,9 @@ describe('signin: accounts list and activity', () => {
     expect(other.json<Detail>().detail.message).to.equal(missing.json<Detail>().detail.message.replace('nobody', 'ann'));
     expect((await get('/admin/accounts/ann/activity', bob)).statusCode).to.equal(403);
     expect((await get('/me/accounts/bob/activity', bob)).statusCode).to.equal(200);
+    const me = await get('/me/accounts/me/activity', bob);
+    expect(me.statusCode, `me names the caller: ${me.body}`).to.equal(200);
+    expect(me.json<{ account: string }>().account).to.equal('bob');
     expect((await get('/me/accounts/ann/activity', kernel.adminToken)).statusCode).to.equal(200);
     expect((await get('/admin/accounts/nobody/activity', kernel.adminToken)).statusCode).to.equal(404);
     for (const hostile of ['..%2Fadmin', 'ANN', '%00', 'a'.repeat(65)]) {

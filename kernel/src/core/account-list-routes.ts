@@ -165,13 +165,15 @@ export function accountListRoutes(core: CoreContext) {
       path: '/me/accounts/:account/activity',
       mount: 'gateway',
       tags: ['accounts'],
-      summary: 'The activity of an account the caller may look at (its own; any for an admin)',
+      summary: 'The activity of an account the caller may look at (its own, also named `me`; any for an admin)',
       params: accountParams,
       query: activityQuery,
       responses: { 200: { schema: activityPageSchema } },
       handler: ({ params, query, principal }) => {
-        visible(principal, params.account);
-        return activityPage(params.account, query);
+        // `me` names the caller, as in `/accounts/{me|account}/preferences` (the id `me` is reserved).
+        const account = params.account === 'me' ? principal.account : params.account;
+        visible(principal, account);
+        return activityPage(account, query);
       },
     }),
     route({
