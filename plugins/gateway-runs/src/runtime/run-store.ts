@@ -149,14 +149,6 @@ export class RunStore {
     return out;
   }
 
-  /** The account's runs newest first, read lazily: a listing that has its page never reads the older runs. */
-  *listByAccountNewestFirst(account: string): Generator<RunState> {
-    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) {
-      const run = this.runs.get(value);
-      if (run) yield run;
-    }
-  }
-
   /** Every account that has runs, in key order: one index read per account, never a scan of its runs. */
   accounts(): string[] {
     const out: string[] = [];
