@@ -4,7 +4,8 @@
  * automation controllers and legacy schedule roots, plus automation occurrences, a retried one
  * once), conversations unless `kind` says otherwise, archived sessions left out unless
  * `archived_only=true` (or the listing names its `session_id`). Every listing carries
- * `archived_sessions`, the count of the caller's archived sessions of the listed purpose.
+ * `archived_sessions`, the count of the caller's archived sessions of the listed purpose, and
+ * `truncated`: whether it stopped at its scan budget. Which runs it reads: listing-candidates.ts.
  */
 import { badRequest, defineSchema, KEY_ID_MAX_LENGTH, route, type Principal } from '@keel/plugin-sdk';
 import type { LedgerStore } from '@keel/plugin-ledger';
@@ -14,6 +15,7 @@ import { runView, type RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { SessionArchive } from '../sessions/session-archive.js';
 import type { SessionKinds, SessionPurpose } from '../sessions/session-kinds.js';
+import { listingCandidates, ListScan } from './listing-candidates.js';
 import { runMetrics } from './run-metrics.js';
 
 export const SESSION_KINDS = ['chat', 'automation', 'occurrence', 'discussion'] as const;
@@ -36,7 +38,7 @@ const listQuery = defineSchema({
 const nullableText = { type: ['string', 'null'] } as const;
 const listResponse = defineSchema({
   type: 'object',
-  required: ['items', 'archived_sessions'],
+  required: ['items', 'archived_sessions', 'truncated'],
   properties: {
     items: {
       type: 'array',
@@ -61,6 +63,7 @@ const listResponse = defineSchema({
       },
     },
     archived_sessions: { type: 'integer', minimum: 0 },
+    truncated: { type: 'boolean', description: 'true when the listing stopped at `limits.maxListScan` runs looked at before its page was full (older matching runs may exist)' },
   },
 });
 
@@ -112,6 +115,8 @@ export interface RunListingDeps {
   kinds: SessionKinds;
   workspaces: WorkspaceService;
   isAdmin(principal: Principal): boolean;
+  /** `limits.maxListScan`: the most runs one listing looks at (see listing-candidates.ts). */
+  maxListScan: number;
 }
 
 export function runListingRoutes(d: RunListingDeps) {
@@ -139,7 +144,21 @@ export function runListingRoutes(d: RunListingDeps) {
         const purpose = (sessionId: string | null) => d.kinds.purposeOf(account, sessionId);
         const seenOccurrences = new Set<string>();
         const picked: Array<{ run: RunState; a: Attribution; turn: boolean }> = [];
-        for (const run of d.runs.listByAccountNewestFirst(account)) {
+        const scan = new ListScan(d.maxListScan);
+        const candidates = listingCandidates(d.runs, {
+          account,
+          sessionId: query.session_id,
+          parentRunId: query.parent_run_id,
+          rootOnly: query.root_only === true,
+          archivedOnly: query.archived_only === true,
+          kind,
+          archived: new Set(archived.keys()),
+          docsSessions: () => d.kinds.docsSessionsOf(account),
+          purposeOf: purpose,
+        }, scan);
+        for (const run of candidates) {
+          // The parent index is not kept per account: another account's child is never listed.
+          if (run.account !== account) continue;
           if (query.session_id && run.session_id !== query.session_id) continue;
           if (query.parent_run_id && run.parent_run_id !== query.parent_run_id) continue;
           const a = attributionOf(run);
@@ -176,7 +195,7 @@ export function runListingRoutes(d: RunListingDeps) {
         );
         let count = 0;
         for (const sessionId of archived.keys()) if (kind === 'all' || purpose(sessionId) === kind) count++;
-        return { items, archived_sessions: count };
+        return { items, archived_sessions: count, truncated: scan.truncated };
       },
     }),
   ];

@@ -40,9 +40,11 @@ export interface RunLimitsConfig {
   maxRunsPerTree: number;
   /** How many session archive/unarchive events one account's history keeps (the oldest go first). */
   maxArchiveHistoryPerAccount: number;
+  /** How many runs one `GET /runs` request may look at (read, or dismissed from an index) before it stops and answers `truncated: true`. */
+  maxListScan: number;
 }
 
-export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxReservedActiveRuns: 1024, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256, maxRunDepth: 32, maxRunsPerTree: 10_000, maxArchiveHistoryPerAccount: 1000 };
+export const DEFAULT_RUN_LIMITS: RunLimitsConfig = { maxVarsBytes: 16 * 1024 * 1024, maxSteps: 250_000, maxVarsDepth: 256, maxRunCpuMs: 60_000, maxActiveRunsPerAccount: 64, maxReservedActiveRuns: 1024, maxChildFailuresListed: 100, maxListenerRunsPerAccount: 256, maxRunDepth: 32, maxRunsPerTree: 10_000, maxArchiveHistoryPerAccount: 1000, maxListScan: 5_000 };
 
 /** What a step added to the run's variables when the runtime cannot tell (built-in runs): measure them all. */
 export const UNKNOWN_ADDITIONS = Symbol('unknown additions');

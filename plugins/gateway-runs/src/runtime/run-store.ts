@@ -16,6 +16,18 @@ export class RunStore {
    * account's live runs at every start without reading (decoding the variables of) all its runs.
    */
   private readonly byActive: Database<true, [string, string]>;
+  /**
+   * `[account, session_id, created_at, run_id]` → run id, every run with a session (roots and
+   * children; a subflow may put its child in another session than its root's): a listing of one
+   * session, or of the archived or docs sessions, reads only their runs.
+   */
+  private readonly inSession: Database<string, [string, string, string, string]>;
+  /**
+   * `[account, created_at, run_id]` → the run's session id (null: none), root runs and automation
+   * occurrences only (the runs a turn listing may show): a turn listing never reads child runs,
+   * and skips archived and docs sessions' turns on the session id alone, without reading them.
+   */
+  private readonly turns: Database<string | null, [string, string, string]>;
   private readonly meta: Database<string, string>;
 
   constructor(storage: PluginStorage) {
@@ -24,6 +36,8 @@ export class RunStore {
     this.byParent = storage.openDB<true, [string, string]>('runs-by-parent');
     this.bySession = storage.openDB<string, [string, string, string, string]>('runs-by-session');
     this.byActive = storage.openDB<true, [string, string]>('runs-active');
+    this.inSession = storage.openDB<string, [string, string, string, string]>('runs-in-session');
+    this.turns = storage.openDB<string | null, [string, string, string]>('runs-turns-by-account');
     this.meta = storage.openDB<string, string>('runs-meta');
   }
 
@@ -35,11 +49,23 @@ export class RunStore {
         void this.meta.put('session-index', 'v1');
       });
     }
-    if (this.meta.get('active-index') === 'v1') return;
+    if (this.meta.get('active-index') !== 'v1') {
+      await this.meta.transaction(() => {
+        for (const { value } of this.runs.getRange()) this.noteActivity(value);
+        void this.meta.put('active-index', 'v1');
+      });
+    }
+    if (this.meta.get('listing-indexes') === 'v1') return;
     await this.meta.transaction(() => {
-      for (const { value } of this.runs.getRange()) this.noteActivity(value);
-      void this.meta.put('active-index', 'v1');
+      for (const { value } of this.runs.getRange()) this.noteListing(value);
+      void this.meta.put('listing-indexes', 'v1');
     });
+  }
+
+  /** Writes the listing indexes' entries of a run (idempotent puts; a run's account, session and creation time never change). */
+  private noteListing(run: RunState): void {
+    if (run.session_id) void this.inSession.put([run.account, run.session_id, run.created_at, run.run_id], run.run_id);
+    if (!run.parent_run_id || run.role === 'occurrence') void this.turns.put([run.account, run.created_at, run.run_id], run.session_id ?? null);
   }
 
   /** Keeps the active index in step with a run being written (put and remove are idempotent, applied in write order). */
@@ -70,11 +96,18 @@ export class RunStore {
     if (run.parent_run_id) void this.byParent.put([run.parent_run_id, run.run_id], true);
     else if (run.session_id) void this.bySession.put(sessionKey(run), run.run_id);
     this.noteActivity(run);
+    this.noteListing(run);
   }
 
   async save(run: RunState): Promise<void> {
     this.noteActivity(run);
+    this.noteOccurrence(run);
     await this.runs.put(run.run_id, run);
+  }
+
+  /** A child an automation marks an occurrence after its creation becomes a turn (a no-op for every other run). */
+  private noteOccurrence(run: RunState): void {
+    if (run.parent_run_id && run.role === 'occurrence') void this.turns.put([run.account, run.created_at, run.run_id], run.session_id ?? null);
   }
 
   /**
@@ -84,6 +117,27 @@ export class RunStore {
   writeInTransaction(run: RunState): void {
     void this.runs.put(run.run_id, run);
     this.noteActivity(run);
+    this.noteOccurrence(run);
+  }
+
+  /** The `[created_at, run_id]` of every run of the account in the session (roots and children), from the index alone, newest first. */
+  *idsInSessionNewestFirst(account: string, sessionId: string): Generator<[string, string]> {
+    for (const key of this.inSession.getKeys({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) yield [key[2], key[3]];
+  }
+
+  /** The account's turn candidates (root runs and occurrences) newest first, from the index alone: `{run_id, session_id}`. */
+  *turnIdsNewestFirst(account: string): Generator<{ run_id: string; session_id: string | null }> {
+    for (const { key, value } of this.turns.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) yield { run_id: key[2], session_id: value };
+  }
+
+  /** The account's run ids newest first, from the index alone. */
+  *idsByAccountNewestFirst(account: string): Generator<string> {
+    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) yield value;
+  }
+
+  /** The ids of a run's children, from the parent index alone (in id order). */
+  *childIds(runId: string): Generator<string> {
+    for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) yield key[1];
   }
 
   listByAccount(account: string): RunState[] {
@@ -93,14 +147,6 @@ export class RunStore {
       if (run) out.push(run);
     }
     return out;
-  }
-
-  /** The account's runs newest first, read lazily: a listing that has its page never reads the older runs. */
-  *listByAccountNewestFirst(account: string): Generator<RunState> {
-    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) {
-      const run = this.runs.get(value);
-      if (run) yield run;
-    }
   }
 
   /** Every account that has runs, in key order: one index read per account, never a scan of its runs. */

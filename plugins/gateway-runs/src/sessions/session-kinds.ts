@@ -46,6 +46,16 @@ export class SessionKinds {
     return sessionId !== null && this.marks.get([account, sessionId]) ? 'docs' : 'conversation';
   }
 
+  /** The account's docs session ids (the walk stops at the first key of another account, as `SessionArchive.archivedOf` does). */
+  docsSessionsOf(account: string): string[] {
+    const out: string[] = [];
+    for (const key of this.marks.getKeys({ start: [account] })) {
+      if (key[0] !== account) break;
+      out.push(key[1]);
+    }
+    return out;
+  }
+
   readonly isDocsSession: IsDocsSession = (account, sessionId) => this.purposeOf(account, sessionId) === 'docs';
 
   /** Whether a new root run marks its session docs: `kind: docs` asked, or the docs-question bundle runs. */
