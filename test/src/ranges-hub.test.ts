@@ -1,0 +1,57 @@
+/**
+ * Issue 14 security review (LMDB prefix ranges): a channel's files and store keys were listed with
+ * the range end `[channel, '\uffff']` (and `[channel, prefix + '\uffff']`), which leaves out every
+ * path or key starting with a character above U+FFFF (an emoji: ordered-binary writes UTF-8) or with
+ * U+FFFF itself. Such a file was written (200) but missing from `GET /fs` and from a `prefix=`
+ * listing; such a store key was missing from `GET /store`.
+ */
+import { expect } from 'chai';
+import { startHub, type HubHarness } from './helpers/hub.js';
+
+const HOSTILE = ['\u{1F600} plan.md', '\uffff.md', '\u{10FFFF}\u{10FFFF}.md'];
+
+describe('ranges: hub files and store keys starting with U+FFFF or above it are listed', function () {
+  this.timeout(120_000);
+  let hub: HubHarness;
+  let owner: string;
+  let ann: string;
+
+  before(async () => {
+    hub = await startHub();
+    ({ owner, ann } = await hub.seats(['owner', 'ann']));
+    await hub.room('proj', owner, [ann]);
+  });
+  after(() => hub.stop());
+
+  const paths = async (query = ''): Promise<string[]> => {
+    const res = await hub.call('GET', `/channels/proj/fs${query}`, ann);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return (res.body as Array<{ path: string }>).map((e) => e.path);
+  };
+
+  it('GET /fs lists files whose path starts with an emoji or U+FFFF', async () => {
+    for (const path of [...HOSTILE, 'plain.md']) {
+      const put = await hub.call('PUT', `/channels/proj/fs/${encodeURIComponent(path)}`, ann, { content: 'hidden?' });
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    }
+    expect(await paths()).to.include.members([...HOSTILE, 'plain.md']);
+  });
+
+  it('GET /fs?prefix= lists the files under a prefix whose next character is an emoji or U+FFFF', async () => {
+    for (const path of ['dir/\u{1F600}.md', 'dir/\uffff.md', 'dir/a.md', 'dirt.md']) {
+      expect((await hub.call('PUT', `/channels/proj/fs/${encodeURIComponent(path)}`, ann, { content: 'x' })).status).to.equal(200);
+    }
+    expect((await paths('?prefix=dir/')).sort()).to.deep.equal(['dir/a.md', 'dir/\u{1F600}.md', 'dir/\uffff.md'].sort());
+    expect(await paths(`?prefix=${encodeURIComponent('\u{1F600}')}`)).to.deep.equal(['\u{1F600} plan.md']);
+  });
+
+  it('GET /store lists keys starting with an emoji or U+FFFF', async () => {
+    for (const key of ['\u{1F600}key', '\uffffkey', 'plain-key']) {
+      const put = await hub.call('PUT', `/channels/proj/store/${encodeURIComponent(key)}`, ann, { value: { n: 1 } });
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    }
+    const res = await hub.call('GET', '/channels/proj/store', ann);
+    expect(res.status).to.equal(200);
+    expect((res.body as Array<{ key: string }>).map((r) => r.key)).to.include.members(['\u{1F600}key', '\uffffkey', 'plain-key']);
+  });
+});
