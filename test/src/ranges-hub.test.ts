@@ -3,7 +3,8 @@
  * the range end `[channel, '\uffff']` (and `[channel, prefix + '\uffff']`), which leaves out every
  * path or key starting with a character above U+FFFF (an emoji: ordered-binary writes UTF-8) or with
  * U+FFFF itself. Such a file was written (200) but missing from `GET /fs` and from a `prefix=`
- * listing; such a store key was missing from `GET /store`.
+ * listing; such a store key was missing from `GET /store`. An ask id is the poster's choice too:
+ * an ask named so was missing from its addressee's `GET /owed` (what the seat owes nobody saw).
  */
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
@@ -53,5 +54,16 @@ describe('ranges: hub files and store keys starting with U+FFFF or above it are 
     const res = await hub.call('GET', '/channels/proj/store', ann);
     expect(res.status).to.equal(200);
     expect((res.body as Array<{ key: string }>).map((r) => r.key)).to.include.members(['\u{1F600}key', '\uffffkey', 'plain-key']);
+  });
+
+  it('GET /owed lists asks whose id starts with an emoji or U+FFFF to their addressee', async () => {
+    const asks = [{ id: '\u{1F600}q', text: 'ship it?', to: ['ann'] }, { id: '\uffffq', text: 'who signs?', to: ['ann'] }];
+    const post = await hub.call('POST', '/channels/proj/messages', owner, { title: 'two questions', body: 'see asks', status: 'open', asks });
+    expect(post.status, JSON.stringify(post.body)).to.equal(200);
+    const res = await hub.call('GET', '/owed', ann);
+    expect(res.status).to.equal(200);
+    const row = (res.body as { to_answer: Array<{ id: string; asks_naming_you: string[] }> }).to_answer.find((r) => r.id === (post.body as { id: string }).id);
+    expect(row, 'the message is owed by ann').to.not.equal(undefined);
+    expect(row!.asks_naming_you).to.deep.equal(['\u{1F600}q', '\uffffq']);
   });
 });
