@@ -4,7 +4,9 @@
  * path or key starting with a character above U+FFFF (an emoji: ordered-binary writes UTF-8) or with
  * U+FFFF itself. Such a file was written (200) but missing from `GET /fs` and from a `prefix=`
  * listing; such a store key was missing from `GET /store`. An ask id is the poster's choice too:
- * an ask named so was missing from its addressee's `GET /owed` (what the seat owes nobody saw).
+ * an ask named so was missing from its addressee's `GET /owed` (what the seat owes nobody saw). A
+ * ruling keyed `ruling:<emoji>…` was left out of the digest and of the `rulings_required` post gate,
+ * so seats posted without ever acknowledging it.
  */
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
@@ -65,5 +67,20 @@ describe('ranges: hub files and store keys starting with U+FFFF or above it are 
     const row = (res.body as { to_answer: Array<{ id: string; asks_naming_you: string[] }> }).to_answer.find((r) => r.id === (post.body as { id: string }).id);
     expect(row, 'the message is owed by ann').to.not.equal(undefined);
     expect(row!.asks_naming_you).to.deep.equal(['\u{1F600}q', '\uffffq']);
+  });
+
+  it('a rulings_required room gates posts on a ruling whose name starts with an emoji until it is acknowledged', async () => {
+    await hub.room('ruled', owner, [ann]);
+    const put = (key: string, value: unknown) => hub.call('PUT', `/channels/ruled/store/${encodeURIComponent(key)}`, owner, { value });
+    expect((await put('channel:meta', { rulings_required: true })).status).to.equal(200);
+    const ruling = 'ruling:\u{1F6AB} no force push';
+    expect((await put(ruling, { text: 'never force-push main', scope: [] })).status).to.equal(200);
+    const digest = await hub.call('GET', '/channels/ruled/digest', ann);
+    expect((digest.body as { unacknowledged_rulings: Array<{ key: string }> }).unacknowledged_rulings.map((r) => r.key)).to.deep.equal([ruling]);
+    const refused = await hub.call('POST', '/channels/ruled/messages', ann, { body: 'hi' });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+    expect((refused.body as { detail: string }).detail).to.include(`pending: ${ruling}`);
+    expect((await hub.call('POST', '/channels/ruled/ruling-acks', ann, { keys: [ruling] })).status).to.equal(200);
+    expect((await hub.call('POST', '/channels/ruled/messages', ann, { body: 'hi' })).status).to.equal(200);
   });
 });
