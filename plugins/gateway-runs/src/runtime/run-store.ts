@@ -51,8 +51,7 @@ export class RunStore {
   /** The account's runs running or waiting (roots and children), from the active index: never a read of its other runs. */
   activeOf(account: string): RunState[] {
     const out: RunState[] = [];
-    for (const key of this.byActive.getKeys({ start: [account] })) {
-      if (key[0] !== account) break;
+    for (const key of this.byActive.getKeys(prefixRange([account]))) {
       const run = this.runs.get(key[1]);
       if (run && (run.status === 'running' || run.status === 'waiting')) out.push(run);
     }
