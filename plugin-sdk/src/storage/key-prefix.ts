@@ -10,6 +10,10 @@
  * and below the next prefix. For a string prefix, the bound is that string's own encoding followed by
  * 0xFF: every string starting with it encodes to bytes starting with its encoding (ordered-binary is
  * the encoder lmdb-js itself uses, so the bound is computed exactly as lmdb writes keys).
+ *
+ * One limit comes from ordered-binary itself: it escapes U+0000..U+0004 only in strings shorter than
+ * 64 characters, so a longer component holding one of them can contain a raw 0 byte and sort apart
+ * from its neighbours. Ids that may hold control characters should be refused before they become keys.
  */
 import type { Key } from 'lmdb';
 import { MAXIMUM_KEY, toBufferKey } from 'ordered-binary';
