@@ -1,6 +1,6 @@
 /** Notes in the plugin's own LMDB sub-database, keyed `[account, id]` so every account has its own plane. */
 import { randomUUID } from 'node:crypto';
-import type { Clock, PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type Clock, type PluginStorage } from '@keel/plugin-sdk';
 
 export interface Note {
   id: string;
@@ -28,7 +28,7 @@ export class NotesStore {
   }
 
   list(account: string): Note[] {
-    return [...this.db.getRange({ start: [account], end: [account, '\uffff'] }).map(({ value }) => value)];
+    return [...this.db.getRange(prefixRange([account])).map(({ value }) => value)];
   }
 
   count(): number {

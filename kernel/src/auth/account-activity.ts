@@ -8,7 +8,7 @@
  * a crash can lose the count of the window in flight, never an entry of another kind.
  */
 import type { Database, RootDatabase } from 'lmdb';
-import type { Logger } from '@keel/plugin-sdk';
+import { prefixRange, type Logger } from '@keel/plugin-sdk';
 import type { AccountsConfig } from '../config/kernel-config.js';
 
 export type ActivityKind =
@@ -90,9 +90,10 @@ export class AccountActivity {
   async page(account: string, options: { limit: number; before?: string }): Promise<{ items: ActivityEntry[]; next_cursor: string | null }> {
     await this.flush(account);
     const before = options.before ? parseCursor(options.before) : null;
-    const start: EntryKey | [string, string] = before && before[0] === account ? before : [account, '\uffff'];
+    const newestFirst = prefixRange([account], { reverse: true });
+    const start = before && before[0] === account ? before : newestFirst.start;
     const items: ActivityEntry[] = [];
-    for (const { key, value } of this.db.getRange({ start, end: [account], reverse: true, limit: options.limit + 1 })) {
+    for (const { key, value } of this.db.getRange({ ...newestFirst, start, limit: options.limit + 1 })) {
       if (before && key[1] === before[1] && key[2] === before[2]) continue;
       items.push({ id: cursorOf(key), ...value });
       if (items.length > options.limit) break;
@@ -105,7 +106,7 @@ export class AccountActivity {
   /** When the account last did anything the log knows of (its newest entry), or null. */
   lastActiveAt(account: string): string | null {
     const open = [...this.windows.values()].filter((w) => w.key[0] === account).map((w) => w.entry.last_at ?? w.entry.at);
-    for (const { value } of this.db.getRange({ start: [account, '\uffff'], end: [account], reverse: true, limit: 1 })) open.push(value.last_at ?? value.at);
+    for (const { value } of this.db.getRange({ ...prefixRange([account], { reverse: true }), limit: 1 })) open.push(value.last_at ?? value.at);
     return open.sort().at(-1) ?? null;
   }
 
@@ -130,10 +131,10 @@ export class AccountActivity {
 
   private async append(account: string, key: EntryKey, entry: StoredEntry): Promise<void> {
     await this.db.put(key, entry);
-    const count = this.db.getKeysCount({ start: [account], end: [account, '\uffff'] });
+    const count = this.db.getKeysCount(prefixRange([account]));
     const excess = count - this.settings.activityLimit;
     if (excess <= 0) return;
-    const oldest = [...this.db.getKeys({ start: [account], end: [account, '\uffff'], limit: excess })];
+    const oldest = [...this.db.getKeys({ ...prefixRange([account]), limit: excess })];
     await this.db.transaction(() => {
       for (const old of oldest) this.db.remove(old);
     });

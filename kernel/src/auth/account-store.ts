@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
-import { conflict, notFound, type Principal } from '@keel/plugin-sdk';
+import { prefixRange, conflict, notFound, type Principal } from '@keel/plugin-sdk';
 
 export interface AccountRecord {
   account: string;
@@ -114,7 +114,7 @@ export class AccountStore {
 
   tokensOf(account: string): TokenRecord[] {
     const out: TokenRecord[] = [];
-    for (const { value: hash } of this.tokenIndex.getRange({ start: [account], end: [account, '\uffff'] })) {
+    for (const { value: hash } of this.tokenIndex.getRange(prefixRange([account]))) {
       const record = this.tokens.get(hash);
       if (record) out.push(record);
     }
@@ -151,7 +151,7 @@ export class AccountStore {
       const record = this.accounts.get(account);
       if (!record) return false;
       this.accounts.put(account, { ...record, disabled: true });
-      for (const { key, value: hash } of this.tokenIndex.getRange({ start: [account], end: [account, '\uffff'] })) {
+      for (const { key, value: hash } of this.tokenIndex.getRange(prefixRange([account]))) {
         this.tokens.remove(hash);
         this.tokenIndex.remove(key);
       }

@@ -8,6 +8,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { hashToken } from './account-store.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 export interface BrowserSessionRecord {
   account: string;
@@ -135,7 +136,7 @@ export class BrowserSessions {
   private partition(account: string, now: Date): { live: Array<{ hash: string; record: BrowserSessionRecord }>; dead: string[] } {
     const live: Array<{ hash: string; record: BrowserSessionRecord }> = [];
     const dead: string[] = [];
-    for (const { key } of this.index.getRange({ start: [account], end: [account, '\uffff'] })) {
+    for (const { key } of this.index.getRange(prefixRange([account]))) {
       const record = this.sessions.get(key[1]);
       if (record && Date.parse(record.expires_at) > now.getTime()) live.push({ hash: key[1], record });
       else dead.push(key[1]);

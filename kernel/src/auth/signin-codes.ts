@@ -5,7 +5,7 @@
  * the same transaction that reads it, so two claims of one code cannot both succeed.
  */
 import type { Database, RootDatabase } from 'lmdb';
-import { tooManyRequests } from '@keel/plugin-sdk';
+import { prefixRange, tooManyRequests } from '@keel/plugin-sdk';
 import { hashToken } from './account-store.js';
 import { newSecret } from './browser-sessions.js';
 
@@ -46,7 +46,7 @@ export class SigninCodes {
       expires_at: new Date(now.getTime() + this.settings.codeTtlMs).toISOString(),
     };
     const minted = await this.root.childTransaction(() => {
-      const entries = [...this.index.getRange({ start: [input.account], end: [input.account, '\uffff'] })];
+      const entries = [...this.index.getRange(prefixRange([input.account]))];
       const expired = entries.filter(({ value }) => Date.parse(value) <= now.getTime());
       for (const { key } of expired) this.removeSync(key);
       if (entries.length - expired.length >= this.settings.codesPerAccount) return false;
@@ -79,7 +79,7 @@ export class SigninCodes {
   /** Drops every unclaimed code of the account (signed out everywhere): a code is a session not yet claimed. */
   async endAll(account: string): Promise<number> {
     return this.root.childTransaction(() => {
-      const keys = [...this.index.getKeys({ start: [account], end: [account, '\uffff'] })];
+      const keys = [...this.index.getKeys(prefixRange([account]))];
       for (const key of keys) this.removeSync(key);
       return keys.length;
     });

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import { isSharedWithUser, type ArtifactRecord, type ArtifactStore } from './artifact-record.js';
 import { memoryRunIdOf } from './session-memory.js';
 import { SearchIndex } from './search/search-index.js';
@@ -26,8 +26,6 @@ export function nameScopeOf(record: { session_id: string | null; run_id: string 
 function nameDigest(scope: string, field: NameField, name: string): string {
   return createHash('sha256').update(`${scope}\u0000${field}\u0000${name}`).digest('base64url');
 }
-
-const END = '\uffff';
 
 export class ArtifactIndex implements ArtifactStore {
   private readonly records: Database<ArtifactRecord, [string, string]>;
@@ -66,7 +64,7 @@ export class ArtifactIndex implements ArtifactStore {
 
   /** Whether the account holds any artifact in this session. */
   hasSession(account: string, sessionId: string): boolean {
-    for (const _key of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, END], limit: 1 })) return true;
+    for (const _key of this.bySession.getKeys({ ...prefixRange([account, sessionId]), limit: 1 })) return true;
     return false;
   }
 
@@ -105,7 +103,7 @@ export class ArtifactIndex implements ArtifactStore {
   nameHolders(account: string, scope: string, field: NameField, name: string): Set<string> {
     const digest = nameDigest(scope, field, name);
     const shas = new Set<string>();
-    for (const key of this.names.getKeys({ start: [account, digest], end: [account, digest, END] })) shas.add(key[2]);
+    for (const key of this.names.getKeys(prefixRange([account, digest]))) shas.add(key[2]);
     return shas;
   }
 
@@ -128,7 +126,7 @@ export class ArtifactIndex implements ArtifactStore {
   *scan(account: string, opts: { runId?: string; sessionId?: string } = {}): Iterable<ArtifactRecord> {
     const prefix: IndexKey = opts.runId !== undefined ? [account, opts.runId] : opts.sessionId !== undefined ? [account, opts.sessionId] : [account];
     const db = opts.runId !== undefined ? this.byRun : opts.sessionId !== undefined ? this.bySession : this.byCreated;
-    for (const key of db.getKeys({ start: prefix, end: [...prefix, END] as IndexKey })) {
+    for (const key of db.getKeys(prefixRange(prefix))) {
       const record = this.records.get([account, key[key.length - 1]!]);
       if (record) yield record;
     }
@@ -136,7 +134,7 @@ export class ArtifactIndex implements ArtifactStore {
 
   /** The account's artifacts tagged `shared: user`, in created order. */
   *sharedOf(account: string): Iterable<ArtifactRecord> {
-    for (const key of this.shared.getKeys({ start: [account], end: [account, END] })) {
+    for (const key of this.shared.getKeys(prefixRange([account]))) {
       const record = this.records.get([account, key[key.length - 1]!]);
       if (record) yield record;
     }

@@ -6,7 +6,7 @@
  * record and the state that follows from it are committed together; a run's ledger ends once.
  */
 import type { Database } from 'lmdb';
-import { jsonSizeWithin, type PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, jsonSizeWithin, type PluginStorage } from '@keel/plugin-sdk';
 import { DEFAULT_LEDGER_LIMITS, recordTooLarge, runLedgerFull, type LedgerLimits } from './ledger-limits.js';
 import type { LedgerLiveBus } from './live-bus.js';
 import type { LedgerPage, RunMeta, StepRecord } from './records.js';
@@ -107,7 +107,7 @@ export class LedgerStore {
 
   /** The status of the run's terminal `abstract.status` record, or null while it has none. */
   terminalStatusOf(runId: string): string | null {
-    for (const key of this.completedKeys.getKeys({ start: [runId, TERMINAL_STATUS_KEY], end: [runId, `${TERMINAL_STATUS_KEY}\uffff`], limit: 1 })) return key[1].slice(TERMINAL_STATUS_KEY.length);
+    for (const key of this.completedKeys.getKeys({ ...prefixRange([runId, TERMINAL_STATUS_KEY], { partial: true }), limit: 1 })) return key[1].slice(TERMINAL_STATUS_KEY.length);
     return null;
   }
 

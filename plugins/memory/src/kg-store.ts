@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import { MAX_ID_CHARS } from './span-store.js';
 
 export interface Triple {
@@ -29,7 +29,6 @@ export interface StoredVector {
   vector: number[];
 }
 
-const END = '\uffff';
 
 export class KgLimitError extends Error {}
 
@@ -81,7 +80,7 @@ export class KgStore {
   newestOf(account: string, owner: string, max: number): Triple[] {
     const out: Triple[] = [];
     if (owner.length > MAX_ID_CHARS) return out;
-    for (const key of this.byOwner.getKeys({ start: [account, owner, END], end: [account, owner], reverse: true, limit: max })) {
+    for (const key of this.byOwner.getKeys({ ...prefixRange([account, owner], { reverse: true }), limit: max })) {
       const t = this.triples.get([account, key[3]]);
       if (t) out.push(t);
     }
@@ -111,7 +110,7 @@ export class KgStore {
       const prefix = owner === undefined ? [account] : [account, owner];
       let n = 0;
       // Collected first: the keys are removed while walking.
-      for (const key of [...this.byOwner.getKeys({ start: prefix, end: [...prefix, END] })]) {
+      for (const key of [...this.byOwner.getKeys(prefixRange(prefix))]) {
         const t = this.triples.get([account, key[3]]);
         if (t) this.removeOne(account, t);
         else this.byOwner.remove(key);
@@ -122,7 +121,7 @@ export class KgStore {
   }
 
   owners(account: string): Array<{ owner: string; triples: number }> {
-    return [...this.counts.getRange({ start: [account], end: [account, END] })].filter((e) => e.value > 0).map((e) => ({ owner: e.key[1], triples: e.value }));
+    return [...this.counts.getRange(prefixRange([account]))].filter((e) => e.value > 0).map((e) => ({ owner: e.key[1], triples: e.value }));
   }
 
   private removeOne(account: string, t: Triple): void {

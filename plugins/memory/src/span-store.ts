@@ -5,7 +5,7 @@
  * so no account's id ever resolves in another's plane.
  */
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 
 /** An index record as the origin keeps it in the owner run's `vars._runtime.memory_spans`. */
 export interface SpanRecord {
@@ -28,7 +28,6 @@ export interface SpanArtifact {
   tags: Record<string, string>;
 }
 
-const END = '\uffff';
 /** The longest id (span, owner) the memory keys hold: the SDK's bound on ids that become keys. */
 export const MAX_ID_CHARS = 256;
 type IndexKey = [string, string, string, string];
@@ -71,7 +70,7 @@ export class SpanStore {
   /** The owner's index records, oldest first (the order of the origin's `memory_spans` list). */
   spansOf(account: string, owner: string): SpanRecord[] {
     if (owner.length > MAX_ID_CHARS) return [];
-    return [...this.index.getRange({ start: [account, owner], end: [account, owner, END] })].map((e) => e.value);
+    return [...this.index.getRange(prefixRange([account, owner]))].map((e) => e.value);
   }
 
   artifact(account: string, spanId: string): SpanArtifact | undefined {
@@ -116,18 +115,18 @@ export class SpanStore {
       const prefix = owner === undefined ? [account] : [account, owner];
       let n = 0;
       // Collected first: the keys are removed while walking.
-      for (const key of [...this.index.getKeys({ start: prefix, end: [...prefix, END] })]) {
+      for (const key of [...this.index.getKeys(prefixRange(prefix))]) {
         this.index.remove(key);
         this.artifacts.remove([account, key[3]]);
         n++;
       }
-      for (const key of [...this.counts.getKeys({ start: prefix, end: [...prefix, END] })]) this.counts.remove(key);
+      for (const key of [...this.counts.getKeys(prefixRange(prefix))]) this.counts.remove(key);
       return n;
     });
   }
 
   /** The account's owners with how many spans each holds. */
   owners(account: string): Array<{ owner: string; spans: number }> {
-    return [...this.counts.getRange({ start: [account], end: [account, END] })].filter((e) => e.value > 0).map((e) => ({ owner: e.key[1], spans: e.value }));
+    return [...this.counts.getRange(prefixRange([account]))].filter((e) => e.value > 0).map((e) => ({ owner: e.key[1], spans: e.value }));
   }
 }

@@ -11,7 +11,7 @@
  * new next to existing records), they are rebuilt from the records at start.
  */
 import type { Database, RangeOptions } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import type { ArtifactRecord } from '../artifact-record.js';
 import { searchRowOfRecord, type SearchRow, type SearchText } from './search-row.js';
 
@@ -19,7 +19,6 @@ type RowKey = [string, string, string];
 
 /** Bump when `SearchRow`/`SearchText` or their derivation changes: they are rebuilt at the next start. */
 export const SEARCH_LAYOUT_VERSION = 3;
-const END = '\uffff';
 const VERSION_KEY = 'layout_version';
 /** The options the rows are opened with (the benchmark's plain scan opens them the same way). */
 export const SEARCH_ROWS_OPTIONS = { sharedStructuresKey: Symbol.for('structures') };
@@ -61,7 +60,7 @@ export class SearchIndex {
 
   /** How many artifacts the account holds (keys counted, no value read). */
   countOf(account: string): number {
-    return this.rows.getKeysCount({ start: [account], end: [account, END] });
+    return this.rows.getKeysCount(prefixRange([account]));
   }
 
   /**
@@ -70,7 +69,7 @@ export class SearchIndex {
    */
   *rowsAfter(account: string, order: 'asc' | 'desc', after: { created_at: string; id: string }): Iterable<SearchRow> {
     const from: RowKey = [account, after.created_at, after.id];
-    const range: RangeOptions = order === 'desc' ? { start: from, end: [account], reverse: true } : { start: from, end: [account, END] };
+    const range: RangeOptions = order === 'desc' ? { ...prefixRange([account], { reverse: true }), start: from } : { ...prefixRange([account]), start: from };
     for (const { key, value } of this.rows.getRange(range)) {
       if (compareKeys(key, from) === 0) continue;
       yield value;
@@ -83,7 +82,7 @@ export class SearchIndex {
    * callback rather than an iterator: the pass allocates nothing per row.
    */
   forEachRow(account: string, order: 'asc' | 'desc', withText: boolean, visit: (row: SearchRow, text: SearchText | null) => void): void {
-    const range: RangeOptions = order === 'desc' ? { start: [account, END], end: [account], reverse: true } : { start: [account], end: [account, END] };
+    const range: RangeOptions = prefixRange([account], { reverse: order === 'desc' });
     if (!withText) {
       for (const { value } of this.rows.getRange(range)) visit(value, null);
       return;
@@ -107,7 +106,7 @@ export class SearchIndex {
 
   /** The account's rows in creation order, read lazily (a page that stops early reads no further). */
   *rowsOf(account: string, order: 'asc' | 'desc'): Iterable<SearchRow> {
-    const range: RangeOptions = order === 'desc' ? { start: [account, END], end: [account], reverse: true } : { start: [account], end: [account, END] };
+    const range: RangeOptions = prefixRange([account], { reverse: order === 'desc' });
     for (const { value } of this.rows.getRange(range)) yield value;
   }
 }

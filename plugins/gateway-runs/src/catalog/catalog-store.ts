@@ -5,7 +5,7 @@
  * `published` versions start; a non-published version never holds the default pointer.
  */
 import type { Database } from 'lmdb';
-import { conflict, notFound, type PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, conflict, notFound, type PluginStorage } from '@keel/plugin-sdk';
 import { compareVersions } from '../bundles/bundle-registry.js';
 import { readBundle, type Bundle } from '../bundles/read-bundle.js';
 import type { UploadReader } from '../bundles/upload-reader.js';
@@ -53,7 +53,7 @@ export class CatalogStore {
   /** Every version of a catalog (or of one bundle in it), bundles by id, newest version first. */
   list(scope: CatalogScope, tenant: string, bundleId?: string): CatalogRecord[] {
     const start = bundleId === undefined ? [scope, tenant] : [scope, tenant, bundleId];
-    const out = [...this.records.getRange({ start, end: [...start, '\uffff'] }).map(({ value }) => value)];
+    const out = [...this.records.getRange(prefixRange(start)).map(({ value }) => value)];
     return out.sort((a, b) => a.bundle_id.localeCompare(b.bundle_id) || compareVersions(b.bundle_version, a.bundle_version));
   }
 

@@ -1,6 +1,6 @@
 /** Runs in LMDB, keyed by run id, with an index by account for listings. Every write is awaited (durable). */
-import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import type { Database, Key } from 'lmdb';
+import { prefixEnd, prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import type { RunState } from './run-state.js';
 
 export class RunStore {
@@ -77,8 +77,7 @@ export class RunStore {
   /** The account's runs running or waiting (roots and children), from the active index: never a read of its other runs. */
   activeOf(account: string): RunState[] {
     const out: RunState[] = [];
-    for (const key of this.byActive.getKeys({ start: [account] })) {
-      if (key[0] !== account) break;
+    for (const key of this.byActive.getKeys(prefixRange([account]))) {
       const run = this.runs.get(key[1]);
       if (run && (run.status === 'running' || run.status === 'waiting')) out.push(run);
     }
@@ -122,27 +121,27 @@ export class RunStore {
 
   /** The `[created_at, run_id]` of every run of the account in the session (roots and children), from the index alone, newest first. */
   *idsInSessionNewestFirst(account: string, sessionId: string): Generator<[string, string]> {
-    for (const key of this.inSession.getKeys({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) yield [key[2], key[3]];
+    for (const key of this.inSession.getKeys(prefixRange([account, sessionId], { reverse: true }))) yield [key[2], key[3]];
   }
 
   /** The account's turn candidates (root runs and occurrences) newest first, from the index alone: `{run_id, session_id}`. */
   *turnIdsNewestFirst(account: string): Generator<{ run_id: string; session_id: string | null }> {
-    for (const { key, value } of this.turns.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) yield { run_id: key[2], session_id: value };
+    for (const { key, value } of this.turns.getRange(prefixRange([account], { reverse: true }))) yield { run_id: key[2], session_id: value };
   }
 
   /** The account's run ids newest first, from the index alone. */
   *idsByAccountNewestFirst(account: string): Generator<string> {
-    for (const { value } of this.byAccount.getRange({ start: [account, '\uffff'], end: [account], reverse: true })) yield value;
+    for (const { value } of this.byAccount.getRange(prefixRange([account], { reverse: true }))) yield value;
   }
 
   /** The ids of a run's children, from the parent index alone (in id order). */
   *childIds(runId: string): Generator<string> {
-    for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) yield key[1];
+    for (const key of this.byParent.getKeys(prefixRange([runId]))) yield key[1];
   }
 
   listByAccount(account: string): RunState[] {
     const out: RunState[] = [];
-    for (const { value } of this.byAccount.getRange({ start: [account], end: [account, '\uffff'] })) {
+    for (const { value } of this.byAccount.getRange(prefixRange([account]))) {
       const run = this.runs.get(value);
       if (run) out.push(run);
     }
@@ -152,20 +151,20 @@ export class RunStore {
   /** Every account that has runs, in key order: one index read per account, never a scan of its runs. */
   accounts(): string[] {
     const out: string[] = [];
-    let start: [string, string, string] | undefined;
+    let start: Key | undefined;
     for (;;) {
       let next: [string, string, string] | undefined;
       for (const key of this.byAccount.getKeys({ ...(start ? { start } : {}), limit: 1 })) next = key;
       if (!next) return out;
       out.push(next[0]);
-      start = [next[0], '\uffff', ''];
+      start = prefixEnd([next[0]]);
     }
   }
 
   /** The root runs (turns) of one session of an account, oldest first. */
   rootsOfSession(account: string, sessionId: string): RunState[] {
     const out: RunState[] = [];
-    for (const { value } of this.bySession.getRange({ start: [account, sessionId], end: [account, sessionId, '\uffff'] })) {
+    for (const { value } of this.bySession.getRange(prefixRange([account, sessionId]))) {
       const run = this.runs.get(value);
       if (run) out.push(run);
     }
@@ -177,7 +176,7 @@ export class RunStore {
    * never reads the older runs.
    */
   *rootsOfSessionNewestFirst(account: string, sessionId: string): Generator<RunState> {
-    for (const { value } of this.bySession.getRange({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) {
+    for (const { value } of this.bySession.getRange(prefixRange([account, sessionId], { reverse: true }))) {
       const run = this.runs.get(value);
       if (run) yield run;
     }
@@ -185,12 +184,12 @@ export class RunStore {
 
   /** The ids of the same runs, newest first, read lazily without reading the runs (a caller with its own record of each). */
   *rootIdsOfSessionNewestFirst(account: string, sessionId: string): Generator<string> {
-    for (const { value } of this.bySession.getRange({ start: [account, sessionId, '\uffff'], end: [account, sessionId], reverse: true })) yield value;
+    for (const { value } of this.bySession.getRange(prefixRange([account, sessionId], { reverse: true }))) yield value;
   }
 
   /** Whether the account has any root run in the session (a session exists for its owner). */
   hasSession(account: string, sessionId: string): boolean {
-    for (const _ of this.bySession.getKeys({ start: [account, sessionId], end: [account, sessionId, '\uffff'], limit: 1 })) return true;
+    for (const _ of this.bySession.getKeys({ ...prefixRange([account, sessionId]), limit: 1 })) return true;
     return false;
   }
 
@@ -217,14 +216,14 @@ export class RunStore {
   descendantCount(runId: string, max: number): number {
     const queue = [runId];
     for (let i = 0; i < queue.length && queue.length - 1 < max; i++) {
-      for (const key of this.byParent.getKeys({ start: [queue[i]!], end: [queue[i]!, '\uffff'] })) queue.push(key[1]);
+      for (const key of this.byParent.getKeys(prefixRange([queue[i]!]))) queue.push(key[1]);
     }
     return Math.min(queue.length - 1, max);
   }
 
   children(runId: string): RunState[] {
     const out: RunState[] = [];
-    for (const key of this.byParent.getKeys({ start: [runId], end: [runId, '\uffff'] })) {
+    for (const key of this.byParent.getKeys(prefixRange([runId]))) {
       const child = this.runs.get(key[1]);
       if (child) out.push(child);
     }

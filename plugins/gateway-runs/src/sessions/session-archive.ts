@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 
 export interface ArchiveMark {
   /** UTC ISO time with `Z`. */
@@ -51,16 +51,12 @@ export class SessionArchive {
   }
 
   /**
-   * The account's archived session ids with their marks. The range has no end key: `[account,
-   * '\uffff']` would leave out ids sorting above it (one starting with an emoji, or with U+FFFF
-   * itself); the account's keys are contiguous, so the walk stops at the first key of another.
+   * The account's archived session ids with their marks (`prefixRange`: an end of `[account,
+   * '\uffff']` would leave out ids starting with an emoji or with U+FFFF itself).
    */
   archivedOf(account: string): Map<string, ArchiveMark> {
     const out = new Map<string, ArchiveMark>();
-    for (const { key, value } of this.marks.getRange({ start: [account] })) {
-      if (key[0] !== account) break;
-      out.set(key[1], value);
-    }
+    for (const { key, value } of this.marks.getRange(prefixRange([account]))) out.set(key[1], value);
     return out;
   }
 
@@ -87,7 +83,7 @@ export class SessionArchive {
 
   /** The account's archive history, oldest first. */
   historyOf(account: string): ArchiveEvent[] {
-    return [...this.history.getRange({ start: [account], end: [account, '\uffff'] })].map((e) => e.value);
+    return [...this.history.getRange(prefixRange([account]))].map((e) => e.value);
   }
 
   /** Appends the event (inside the caller's transaction) and drops the account's oldest past `maxHistory`. */
@@ -95,7 +91,7 @@ export class SessionArchive {
     // Events of one millisecond keep their order: a sequence before the random part.
     void this.history.put([account, event.at, `${String(++this.sequence).padStart(12, '0')}-${randomUUID()}`], event);
     // Reads inside the transaction see the write above.
-    const keys = [...this.history.getKeys({ start: [account], end: [account, '\uffff'] })];
+    const keys = [...this.history.getKeys(prefixRange([account]))];
     for (const key of keys.slice(0, Math.max(0, keys.length - this.maxHistory))) void this.history.remove(key);
   }
 }

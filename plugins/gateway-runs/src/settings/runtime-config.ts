@@ -5,7 +5,7 @@
  * defines it here in its setup: how a saved value is checked, and the rows the admin route shows.
  */
 import type { Database } from 'lmdb';
-import { token, type PluginStorage, type Principal } from '@keel/plugin-sdk';
+import { prefixRange, token, type PluginStorage, type Principal } from '@keel/plugin-sdk';
 
 /** One row of `GET /admin/runtime-config`: `key` and whatever the setting's owner shows. */
 export interface RuntimeConfigRow {
@@ -90,7 +90,7 @@ export class RuntimeConfigStore implements RuntimeConfig {
 
   savedUnder(prefix: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const { key, value } of this.values.getRange({ start: prefix, end: `${prefix}\uffff` })) out[key] = value.value;
+    for (const { key, value } of this.values.getRange(prefixRange(prefix))) out[key] = value.value;
     return out;
   }
 

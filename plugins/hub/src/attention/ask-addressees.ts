@@ -5,6 +5,7 @@
  */
 import type { AskRecord, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 export function askAddressees(db: HubDb, ask: AskRecord, m: StoredMessage): string[] {
   let seats = ask.to.length ? ask.to : m.to;
@@ -25,7 +26,7 @@ export interface MessageAsks {
  */
 export function asksByMessage(db: HubDb, channel: string): MessageAsks[] {
   const bySeq = new Map<number, Map<string, AskRecord>>();
-  for (const { key, value } of db.asks.getRange({ start: [channel, ''], end: [channel, '\uffff'] })) {
+  for (const { key, value } of db.asks.getRange(prefixRange([channel]))) {
     let group = bySeq.get(value.seq);
     if (!group) bySeq.set(value.seq, (group = new Map()));
     group.set(key[1], value);

@@ -7,7 +7,7 @@
  * an operator.
  */
 import type { BlockOptions } from '@keel/hub-client';
-import { badRequest, forbidden, notFound } from '@keel/plugin-sdk';
+import { prefixRange, badRequest, forbidden, notFound } from '@keel/plugin-sdk';
 import type { Hub } from '../hub.js';
 import { nowSeconds } from '../ids.js';
 import { systemNotice } from '../messages/hub-writer.js';
@@ -40,7 +40,7 @@ export class Blocks {
   /** Blocks in force, newest first, optionally of one scope. */
   list(scope?: string): BlockRecord[] {
     const now = nowSeconds();
-    const range = scope === undefined ? {} : { start: [scope, ''] as [string, string], end: [scope, '\uffff'] as [string, string] };
+    const range = scope === undefined ? {} : prefixRange([scope]);
     return [...this.hub.db.blocks.getRange(range)].map((e) => e.value).filter((b) => isActive(b, now)).sort((a, b) => b.imposed_at - a.imposed_at);
   }
 
@@ -123,7 +123,7 @@ export class Blocks {
 
   /** Inside a write: the seat's message ratings in the channel go, and whatever `onLeave` cleans (votes). */
   private withdrawVotesIn(channel: string, agent: string): void {
-    for (const { key, value } of this.hub.db.ratings.getRange({ start: [channel, '', ''], end: [channel, '\uffff', ''] })) {
+    for (const { key, value } of this.hub.db.ratings.getRange(prefixRange([channel]))) {
       if (value.rater === agent) this.hub.db.ratings.remove(key);
     }
     for (const hook of this.hub.channels.onLeave) hook(channel, agent);

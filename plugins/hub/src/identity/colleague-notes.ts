@@ -2,7 +2,7 @@
  * Colleague notes (reference §8.5 `GET /colleagues`, `PUT /colleagues/{seat}`): what one seat
  * privately notes about another. Notes are private: no route reads another seat's notes.
  */
-import { HttpError, notFound, payloadTooLarge } from '@keel/plugin-sdk';
+import { prefixRange, HttpError, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import { nowSeconds } from '../ids.js';
 import type { HubDb } from '../store/hub-db.js';
@@ -28,7 +28,7 @@ export class ColleagueNotes {
       const note = this.notes.get([observer, subject]);
       return note ? [note] : [];
     }
-    return [...this.notes.getRange({ start: [observer, ''], end: [observer, '\uffff'], limit: this.limits.colleagueNotesMax })].map((e) => e.value);
+    return [...this.notes.getRange({ ...prefixRange([observer]), limit: this.limits.colleagueNotesMax })].map((e) => e.value);
   }
 
   async set(observer: string, subject: string, note: string): Promise<ColleagueNote> {

@@ -5,6 +5,7 @@
 import type { Message as ServedMessage, MessageRow as ServedMessageRow } from '@keel/hub-client';
 import type { Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 export function tombstoneBody(m: StoredMessage): string {
   return `[retracted by ${m.retracted_by ?? 'unknown'}]`;
@@ -57,7 +58,7 @@ export class MessageFacts {
     let up = 0;
     let down = 0;
     let mine: -1 | 0 | 1 = 0;
-    for (const { value } of this.db.ratings.getRange({ start: [m.channel, m.id, ''], end: [m.channel, m.id, '\uffff'] })) {
+    for (const { value } of this.db.ratings.getRange(prefixRange([m.channel, m.id]))) {
       if (value.value > 0) up++;
       else down++;
       if (value.rater === viewer) mine = value.value;

@@ -4,7 +4,7 @@
  * retracted whole, in one transaction, or not at all.
  */
 import type { RetractThreadResult } from '@keel/hub-client';
-import { forbidden, notFound } from '@keel/plugin-sdk';
+import { prefixRange, forbidden, notFound } from '@keel/plugin-sdk';
 import { nowSeconds } from '../ids.js';
 import type { AgentRecord, Message, StoredMessage } from '../records.js';
 import type { HubDb } from '../store/hub-db.js';
@@ -80,7 +80,7 @@ export class Retraction {
       const ask = this.db.asks.get([m.channel, id]);
       if (ask?.answer_id === m.id) this.db.asks.put([m.channel, id], { ...ask, answered_by: null, answer_id: null, answer_seq: null, answered_at: null, declined: false, consumed: false });
     }
-    for (const { key } of this.db.ratings.getRange({ start: [m.channel, m.id, ''], end: [m.channel, m.id, '\uffff'] })) this.db.ratings.remove(key);
+    for (const { key } of this.db.ratings.getRange(prefixRange([m.channel, m.id]))) this.db.ratings.remove(key);
     w.changed(retracted);
     return retracted;
   }

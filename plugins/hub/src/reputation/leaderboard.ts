@@ -11,6 +11,7 @@ import type { CategoryCell, LeaderboardRow, LeaderboardReport as ServedLeaderboa
 import type { Hub } from '../hub.js';
 import type { VoteStore } from './votes.js';
 import { AXES } from './votes.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 export const CATEGORIES = ['general', ...AXES] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -82,7 +83,7 @@ export class Leaderboard {
 
   private voices(channel: string | null): Voice[] {
     const out: Voice[] = this.votes.all(channel).map((v) => ({ channel: v.channel, target: v.target, rater: v.rater, category: v.axis, value: v.value, at: v.updated_at }));
-    const range = channel === null ? {} : { start: [channel, '', ''] as [string, string, string], end: [channel, '\uffff', ''] as [string, string, string] };
+    const range = channel === null ? {} : prefixRange([channel]);
     for (const { value: r } of this.hub.db.ratings.getRange(range)) {
       const m = this.hub.db.messageById(r.message_id);
       if (!m || m.retracted_at !== null) continue;

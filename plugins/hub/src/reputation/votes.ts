@@ -6,6 +6,7 @@
 import type { Vote } from '@keel/hub-client';
 import type { Database } from 'lmdb';
 import type { HubDb } from '../store/hub-db.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 export const AXES = ['trust', 'wisdom', 'thorough', 'helper'] as const;
 export type Axis = (typeof AXES)[number];
@@ -55,19 +56,19 @@ export class VoteStore {
 
   /** Votes on `target` in `channel`, newest update first. */
   on(channel: string, target: string): VoteRecord[] {
-    const rows = [...this.votes.getRange({ start: [channel, target, '', ''], end: [channel, target, '\uffff', ''] })].map((e) => e.value);
+    const rows = [...this.votes.getRange(prefixRange([channel, target]))].map((e) => e.value);
     return rows.sort((a, b) => b.updated_at - a.updated_at);
   }
 
   /** Every vote of one channel, or of the whole hub when `channel` is null. */
   all(channel: string | null): VoteRecord[] {
-    const range = channel === null ? {} : { start: [channel, '', '', ''] as VoteKey, end: [channel, '\uffff', '', ''] as VoteKey };
+    const range = channel === null ? {} : prefixRange([channel]);
     return [...this.votes.getRange(range)].map((e) => e.value);
   }
 
   /** Inside the leave write: drops every vote `rater` cast in `channel`. */
   withdrawAllIn(channel: string, rater: string): void {
-    for (const { key, value } of this.votes.getRange({ start: [channel, '', '', ''], end: [channel, '\uffff', '', ''] })) {
+    for (const { key, value } of this.votes.getRange(prefixRange([channel]))) {
       if (value.rater === rater) this.votes.remove(key);
     }
   }

@@ -8,7 +8,7 @@ import {
   bySeqParams as bySeqParamsWire, charterReceiptsResponse, fileParams as fileParamsWire, fsHistoryQuery, messageRatingsResponse, messageRowResponse,
   resolveThreadBody, resolveThreadResponse, transferOwnerBody, transferOwnerResponse,
 } from '@keel/hub-client/wire';
-import { defineSchema, notFound, route } from '@keel/plugin-sdk';
+import { prefixRange, defineSchema, notFound, route } from '@keel/plugin-sdk';
 import { ROOM_CHARTER_PATH, requireValidPath } from '../content/fs/fs-paths.js';
 import type { HubContent } from '../content/hub-content.js';
 import type { OwnershipTransfer } from '../governance/ownership-transfer.js';
@@ -83,7 +83,7 @@ export function channelExtraRoutes(hub: Hub, content: HubContent, threads: Threa
         if (!m || m.channel !== c.name) throw notFound(`message '${cut(params.id)}' not found in '${c.name}'`);
         // A retracted message's ratings were cleared on the reference; here they are kept but never served.
         if (m.retracted_at !== null) return [];
-        const rows: RatingRecord[] = [...hub.db.ratings.getRange({ start: [c.name, m.id, ''], end: [c.name, m.id, '\uffff'] })].map((e) => e.value);
+        const rows: RatingRecord[] = [...hub.db.ratings.getRange(prefixRange([c.name, m.id]))].map((e) => e.value);
         return rows.sort((a, b) => b.updated_at - a.updated_at || a.rater.localeCompare(b.rater));
       },
     }),

@@ -11,6 +11,7 @@ import type { MessageIndex } from './message-index.js';
 import type { HitKind, SearchRequest } from './search-request.js';
 import { inWindow, type Candidate, type MatchMode, type MeaningDoc, type SearchScope, type SearchSource } from './search-hit.js';
 import { scoreText, snippetOf } from './text-match.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 type Ratings = { up: number; down: number; mine: -1 | 0 | 1 };
 
@@ -67,7 +68,7 @@ export class MessageSource implements SearchSource {
     const seen = new Set<string>();
     if (!scope.request.terms.length) {
       for (const channel of scope.channels) {
-        for (const key of db.ratings.getKeys({ start: [channel, '', ''], end: [channel, '\uffff', ''] })) {
+        for (const key of db.ratings.getKeys(prefixRange([channel]))) {
           if (seen.has(key[1])) continue;
           seen.add(key[1]);
           const m = db.messageById(key[1]);

@@ -3,7 +3,7 @@
  * through `transaction()`, which resolves once the commit is durable; reads are synchronous.
  */
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import type { AgentRecord, AskRecord, BlockRecord, ChannelRecord, MemberRecord, RatingRecord, StoredMessage } from '../records.js';
 
 /** The statuses `questionRows` indexes: a question (open, blocked) and a decision (resolved). */
@@ -109,15 +109,15 @@ export class HubDb {
   /** The member ids of a channel, as a set (keys only: no value decoding). */
   memberIds(channel: string): Set<string> {
     const ids = new Set<string>();
-    for (const key of this.members.getKeys({ start: [channel, ''], end: [channel, '\uffff'] })) ids.add(key[1]);
+    for (const key of this.members.getKeys(prefixRange([channel]))) ids.add(key[1]);
     return ids;
   }
 
   membersOf(channel: string): MemberRecord[] {
-    return [...this.members.getRange({ start: [channel, ''], end: [channel, '\uffff'] })].map((e) => e.value);
+    return [...this.members.getRange(prefixRange([channel]))].map((e) => e.value);
   }
 
   channelsOf(agent: string): string[] {
-    return [...this.memberships.getKeys({ start: [agent, ''], end: [agent, '\uffff'] })].map((k) => k[1]);
+    return [...this.memberships.getKeys(prefixRange([agent]))].map((k) => k[1]);
   }
 }

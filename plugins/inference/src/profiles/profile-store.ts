@@ -3,7 +3,7 @@
  * server-held key that is never returned. Enabled profiles become providers `endpoint:<name>`.
  */
 import { randomUUID } from 'node:crypto';
-import { conflict, notFound, type Clock, type PluginStorage } from '@keel/plugin-sdk';
+import { prefixRange, conflict, notFound, type Clock, type PluginStorage } from '@keel/plugin-sdk';
 import type { SecretBox } from './secret-box.js';
 
 export type ProfileKind = 'cloud' | 'local' | 'compatible';
@@ -45,7 +45,7 @@ export class ProfileStore {
   }
 
   list(account: string): StoredProfile[] {
-    return [...this.db.getRange({ start: [account], end: [account, '\uffff'] }).map(({ value }) => value)];
+    return [...this.db.getRange(prefixRange([account])).map(({ value }) => value)];
   }
 
   get(account: string, profileId: string): StoredProfile {

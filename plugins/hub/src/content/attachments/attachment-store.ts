@@ -5,7 +5,7 @@
  * every carrying message was retracted is no longer served.
  */
 import type { AttachmentRef, UploadedAttachment } from '@keel/hub-client';
-import { badRequest, notFound, payloadTooLarge } from '@keel/plugin-sdk';
+import { prefixRange, badRequest, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { Readable } from 'node:stream';
 import { nowSeconds } from '../../ids.js';
@@ -57,7 +57,7 @@ export class Attachments {
   /** Bytes of attachments a channel holds. */
   used(channel: string): number {
     let total = 0;
-    for (const { value } of this.rows.getRange({ start: [channel, ''], end: [channel, '\uffff'] })) total += value.size;
+    for (const { value } of this.rows.getRange(prefixRange([channel]))) total += value.size;
     return total;
   }
 

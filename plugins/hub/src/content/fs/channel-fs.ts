@@ -4,7 +4,7 @@
  * by a seat posts a `kind: 'fs'` audit message authored by the writer in the same transaction.
  */
 import type { FsEntry, FsFile, FsPutArgs } from '@keel/hub-client';
-import { badRequest, conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
+import { prefixRange, badRequest, conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { WriteScope } from '../../messages/hub-writer.js';
 import type { HubDb } from '../../store/hub-db.js';
@@ -117,7 +117,7 @@ export class ChannelFs {
   /** Live files whose path starts with `prefix`, sorted by path. */
   list(channel: string, prefix = ''): FsEntry[] {
     const out: FsEntry[] = [];
-    for (const { key } of this.heads.getRange({ start: [channel, prefix], end: [channel, `${prefix}\uffff`] })) {
+    for (const { key } of this.heads.getRange(prefixRange([channel, prefix], { partial: true }))) {
       if (!key[1].startsWith(prefix)) continue;
       const head = this.head(channel, key[1]);
       if (head) out.push(toEntry(head));

@@ -5,7 +5,7 @@
  * their readers (see store-rules.ts).
  */
 import type { StoreEntry, StoreKeyRow } from '@keel/hub-client';
-import { conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
+import { prefixRange, conflict, notFound, payloadTooLarge } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { HubDb } from '../../store/hub-db.js';
 
@@ -42,7 +42,7 @@ export class ChannelStore {
   /** Rows whose key starts with `prefix`, sorted by key. */
   withPrefix(channel: string, prefix: string): StoreEntry[] {
     const out: StoreEntry[] = [];
-    for (const { key, value } of this.rows.getRange({ start: [channel, prefix], end: [channel, `${prefix}\uffff`] })) {
+    for (const { key, value } of this.rows.getRange(prefixRange([channel, prefix], { partial: true }))) {
       if (key[1].startsWith(prefix)) out.push({ channel, key: key[1], ...value });
     }
     return out;

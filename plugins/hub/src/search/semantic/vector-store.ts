@@ -9,6 +9,7 @@
 import type { Database } from 'lmdb';
 import type { HubDb } from '../../store/hub-db.js';
 import { docId, type DocKey, type SemanticKind } from './semantic-docs.js';
+import { prefixRange } from '@keel/plugin-sdk';
 
 interface StoredVectors {
   hash: string;
@@ -88,18 +89,18 @@ export class VectorStore {
 
   /** The documents `model` has vectors for. */
   keys(model: string): DocKey[] {
-    return [...this.db.getKeys({ start: [model], end: [model, '\uffff'] })].map((k) => ({ kind: k[1], channel: k[2], ref: k[3] }));
+    return [...this.db.getKeys(prefixRange([model]))].map((k) => ({ kind: k[1], channel: k[2], ref: k[3] }));
   }
 
   count(model: string): number {
     let n = this.counts.get(model);
-    if (n === undefined) this.counts.set(model, (n = this.db.getKeysCount({ start: [model], end: [model, '\uffff'] })));
+    if (n === undefined) this.counts.set(model, (n = this.db.getKeysCount(prefixRange([model]))));
     return n;
   }
 
   /** Deletes every vector of `model`; the number of documents it had. */
   async drop(model: string): Promise<number> {
-    const keys = [...this.db.getKeys({ start: [model], end: [model, '\uffff'] })];
+    const keys = [...this.db.getKeys(prefixRange([model]))];
     await this.db.transaction(() => {
       for (const key of keys) this.db.removeSync(key);
     });
@@ -138,7 +139,7 @@ export class VectorStore {
     let cache = this.loaded.get(model);
     if (cache) return cache;
     cache = new Map();
-    for (const { key, value } of this.db.getRange({ start: [model], end: [model, '\uffff'] })) {
+    for (const { key, value } of this.db.getRange(prefixRange([model]))) {
       const bytes = value.vec;
       const vec = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       const doc: DocKey = { kind: key[1], channel: key[2], ref: key[3] };
