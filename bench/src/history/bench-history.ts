@@ -13,7 +13,7 @@ import { startServer } from '../http/spawn-server.js';
 import { fmt, machineLine, quantile, watchOtherLoad } from '../ledger/kit.js';
 import { KernelHttp } from '../steps/client.js';
 import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV } from '../steps/settings.js';
-import { bundleOf } from '../steps/steps-flow.js';
+import { uploadFlow } from '../steps/steps-flow.js';
 import { ECHO_FLOW } from './echo-flow.js';
 import { historySettingsFromEnv, type HistoryBenchSettings } from './settings.js';
 
@@ -56,7 +56,7 @@ export async function benchHistory(settings: HistoryBenchSettings = historySetti
   const client = new KernelHttp(server.port, token);
   const session = `bench-history-${randomBytes(6).toString('hex')}`;
   try {
-    await upload(server.port, token);
+    await uploadFlow(server.port, token, ECHO_FLOW);
     const t0 = performance.now();
     await fill(client, session, settings);
     const fillSeconds = (performance.now() - t0) / 1000;
@@ -91,14 +91,6 @@ export async function benchHistory(settings: HistoryBenchSettings = historySetti
     client.close();
     await server.stop();
   }
-}
-
-async function upload(port: number, token: string): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([bundleOf(ECHO_FLOW)], { type: 'application/zip' }), `${ECHO_FLOW.bundleId}.flow`);
-  form.append('overwrite', 'true');
-  const res = await fetch(`http://127.0.0.1:${port}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  if (res.status !== 201) throw new Error(`bundle upload answered ${res.status}: ${await res.text()}`);
 }
 
 /** The turns before measuring: the older ones several at a time, the seeded ones one after another as a chat goes. */

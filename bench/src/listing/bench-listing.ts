@@ -10,7 +10,7 @@ import { startServer } from '../http/spawn-server.js';
 import { envInt, fmt, machineLine, quantile, watchOtherLoad } from '../ledger/kit.js';
 import { KernelHttp } from '../steps/client.js';
 import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV } from '../steps/settings.js';
-import { bundleOf } from '../steps/steps-flow.js';
+import { uploadFlow } from '../steps/steps-flow.js';
 import { ECHO_FLOW } from '../history/echo-flow.js';
 
 const SERVER_SCRIPT = new URL('../steps/kernel-server.js', import.meta.url);
@@ -40,7 +40,7 @@ export async function benchListing(): Promise<ListingBenchSummary> {
   });
   const client = new KernelHttp(server.port, token);
   try {
-    await upload(server.port, token);
+    await uploadFlow(server.port, token, ECHO_FLOW);
     await turn(client, 'bench-listing-archived', 1000);
     await client.json('POST', '/api/gateway/sessions/bench-listing-archived/archive');
     const t0 = performance.now();
@@ -76,14 +76,6 @@ export async function benchListing(): Promise<ListingBenchSummary> {
     client.close();
     await server.stop();
   }
-}
-
-async function upload(port: number, token: string): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([bundleOf(ECHO_FLOW)], { type: 'application/zip' }), `${ECHO_FLOW.bundleId}.flow`);
-  form.append('overwrite', 'true');
-  const res = await fetch(`http://127.0.0.1:${port}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  if (res.status !== 201) throw new Error(`bundle upload answered ${res.status}: ${await res.text()}`);
 }
 
 /** One completed turn in `session` whose variables hold about `bytes` (its answer, kept as input and output). */

@@ -21,7 +21,7 @@ import { contendedCores, fmt, machineLine, median, quantile, uncontended, verdic
 import { KernelHttp } from './client.js';
 import { NOOP_FLOW } from './noop-flow.js';
 import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV, stepsSettingsFromEnv, type StepsBenchSettings } from './settings.js';
-import { bundleOf, type StepsFlow } from './steps-flow.js';
+import { uploadFlow, type StepsFlow } from './steps-flow.js';
 
 /** Synced commits keep the kernel's journal threads busy, which counts as other load: allow for them. */
 const CONTENDED_CORES = contendedCores(0.5);
@@ -82,7 +82,7 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
     }
     const client = new KernelHttp(server.port, token);
     try {
-      await upload(server.port, token, flow);
+      await uploadFlow(server.port, token, flow);
       const first = await runOnce(client, 'poll', flow);
       await checkRun(client, first.runId, flow);
       for (let i = 1; i < settings.warmupRuns; i++) await runOnce(client, METHODS[i % 2]!, flow);
@@ -127,14 +127,6 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
   };
   console.log(`\n${summaryText(summary)}`);
   return summary;
-}
-
-async function upload(port: number, token: string, flow: StepsFlow): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([bundleOf(flow)], { type: 'application/zip' }), `${flow.bundleId}.flow`);
-  form.append('overwrite', 'true');
-  const res = await fetch(`http://127.0.0.1:${port}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  if (res.status !== 201) throw new Error(`bundle upload answered ${res.status}: ${await res.text()}`);
 }
 
 async function runOnce(client: KernelHttp, method: Method, flow: StepsFlow): Promise<{ runId: string; sample: RunSample }> {

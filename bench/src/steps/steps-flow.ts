@@ -55,3 +55,12 @@ export function bundleOf(flow: StepsFlow): Uint8Array {
   const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
   return zipSync({ 'manifest.json': enc(manifest), [`flows/${flow.flowId}.json`]: enc({ ...flow.document(), name: flow.bundleId, entryNode: 'start' }) });
 }
+
+/** Uploads `flow` as a bundle of the token's account (replacing an earlier upload of the same version). */
+export async function uploadFlow(port: number, token: string, flow: StepsFlow): Promise<void> {
+  const form = new FormData();
+  form.append('file', new Blob([bundleOf(flow)], { type: 'application/zip' }), `${flow.bundleId}.flow`);
+  form.append('overwrite', 'true');
+  const res = await fetch(`http://127.0.0.1:${port}/api/gateway/bundles/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  if (res.status !== 201) throw new Error(`bundle upload answered ${res.status}: ${await res.text()}`);
+}
