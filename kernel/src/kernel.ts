@@ -268,6 +268,8 @@ export class Kernel {
       running.started = true;
     }
     this.watchdog.start();
+    // The first heartbeat was written before the plugins made their pools.
+    await this.processes.refresh();
     this.log.info('kernel booted', { plugins: this.running.map((r) => r.loaded.plugin.id), dataDir: this.dataDir });
   }
 

@@ -55,7 +55,8 @@ describe('GET /api/gateway/processes with a separate keel runner and a one-shot 
     const runner = await startRunner(['--config', configFile, '--data-dir', dataDir]);
     children.push(runner);
     const pid = runner.child.pid!;
-    const alive = await until(() => rowOf(pid), { ok: (r) => r?.alive === true, deadline: 60_000, what: 'the runner to be listed alive' });
+    // Listed alive with the pools its plugins made (a heartbeat written before they started has none).
+    const alive = await until(() => rowOf(pid), { ok: (r) => r?.alive === true && r.worker_pools.some((p) => p.name === 'ledger:ledger-read'), deadline: 60_000, what: 'the runner to be listed alive with its pools' });
     expect(alive).to.include({ name: 'runner', mode: 'headless', current: false, dead_reason: null });
     // The runner's own pools, as of its last heartbeat (the ledger keeps one read thread).
     expect(alive!.worker_pools.find((p) => p.name === 'ledger:ledger-read')).to.include({ threads: 1 });

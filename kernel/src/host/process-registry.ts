@@ -120,6 +120,11 @@ export class ProcessRegistry {
     this.timer.unref();
   }
 
+  /** Writes a heartbeat now: the kernel calls it once its plugins started, so the pools they made are listed at once. */
+  refresh(): Promise<void> {
+    return this.beat();
+  }
+
   /** Every process with a heartbeat file (this one first), after removing those dead long enough. */
   async list(): Promise<ProcessView[]> {
     const now = this.now();
