@@ -37,7 +37,7 @@ export interface RunnerDeps {
   /** Where the runtime schedules runs; the runner works it off. */
   queue: RunQueue;
   applier: CommandHandler;
-  runs: Pick<RunStore, 'active' | 'get'>;
+  runs: Pick<RunStore, 'active' | 'activeIndexed' | 'get'>;
   commands: CommandStore;
   log: Logger;
 }
@@ -80,7 +80,8 @@ export class Runner {
   /** Picks up anything runnable that no event announced (a separate runner's safety net). */
   sweep(): void {
     this.kickCommands();
-    for (const run of this.deps.runs.active()) if (run.status === 'running' && !this.queue.ticking(run.run_id)) this.schedule(run.run_id);
+    // The active index, not a read of every run: a sweep runs every few seconds for as long as the runner does.
+    for (const run of this.deps.runs.activeIndexed()) if (run.status === 'running' && !this.queue.ticking(run.run_id)) this.schedule(run.run_id);
   }
 
   kickCommands(): void {

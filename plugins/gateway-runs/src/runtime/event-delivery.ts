@@ -26,7 +26,7 @@ export interface EventDeliverer {
 }
 
 export interface EventDeliveryDeps {
-  runs: Pick<RunStore, 'active'>;
+  runs: Pick<RunStore, 'activeOf'>;
   states: Pick<RunStates, 'load'>;
   lock: RunLock;
   resumer: RunResumer;
@@ -63,8 +63,8 @@ export class EventDelivery implements EventDeliverer {
   }
 
   private *waitingOnEvents(account: string) {
-    for (const stored of this.deps.runs.active()) {
-      if (stored.account !== account) continue;
+    // The account's live runs from the active index: a delivery never reads the runs that ended.
+    for (const stored of this.deps.runs.activeOf(account)) {
       const run = this.deps.states.load(stored.run_id);
       if (run && run.status === 'waiting' && !run.paused && run.waiting?.reason === 'event') yield run;
     }

@@ -198,7 +198,20 @@ export class RunStore {
     for (const { value } of this.runs.getRange()) if (!value.parent_run_id) yield value;
   }
 
-  /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due. */
+  /**
+   * Every account's live runs from the active index (never a read of the runs that ended). The
+   * runner's start still reads every run (`active()`): after a crash it trusts the runs, not an index.
+   */
+  activeIndexed(): RunState[] {
+    const out: RunState[] = [];
+    for (const key of this.byActive.getKeys()) {
+      const run = this.runs.get(key[1]);
+      if (run && (run.status === 'running' || run.status === 'waiting')) out.push(run);
+    }
+    return out;
+  }
+
+  /** Runs a runner must pick up after a start or a crash: running ones, and waits that are due (a read of every run). */
   active(): RunState[] {
     const out: RunState[] = [];
     for (const { value } of this.runs.getRange()) if (value.status === 'running' || value.status === 'waiting') out.push(value);
