@@ -74,6 +74,16 @@ describe('sessions: purpose marks and the docs_qa_bundle_v1 migration (issue 14 
     expect(await docsTurns(bob)).to.include('qa-1');
   });
 
+  it('marks the session of a schedule with kind: docs, or of the docs-qa bundle, as a start does', async () => {
+    for (const [session, payload] of [['sched-docs', { bundle_id: 'tools', kind: 'docs' }], ['sched-qa', { bundle_id: 'docs-qa' }], ['sched-chat', { bundle_id: 'tools' }]] as const) {
+      const res = await k!.inject({ method: 'POST', url: '/api/gateway/runs/schedule', token: bob, payload: { ...payload, session_id: session, start_at: 'now', input_data: { calls: [] } } });
+      expect(res.statusCode, res.body).to.equal(200);
+    }
+    expect(await kindOf(bob, 'sched-docs')).to.equal('docs');
+    expect(await kindOf(bob, 'sched-qa')).to.equal('docs');
+    expect(await kindOf(bob, 'sched-chat')).to.equal('conversation');
+  });
+
   it('keeps marks per account plane: the same session id of another account stays a conversation', async () => {
     await turn(eve, { bundle_id: 'tools', session_id: 'ask-1' });
     expect(await kindOf(eve, 'ask-1')).to.equal('conversation');

@@ -134,6 +134,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
           await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, body.workspace ?? inputs.workspace);
           await d.runtime.createRun(run);
         });
+        // A schedule of docs questions (`kind: docs`, or the docs-qa bundle) marks its session as a start does.
+        if (body.session_id && SessionKinds.marks({ kind: body.kind === 'docs' ? 'docs' : 'conversation', bundle_id: resolution.resolved.bundle_id })) {
+          await d.sessionKinds.markDocs(principal.account, body.session_id, `${principal.tenant}:${principal.account}`);
+        }
         d.kick(run.run_id);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved, schedule: (run.vars._meta as { schedule: unknown }).schedule };
       },
