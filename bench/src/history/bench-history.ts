@@ -9,15 +9,13 @@
  * history seeded), and each run is awaited to completion before the next start.
  */
 import { randomBytes } from 'node:crypto';
-import { startServer } from '../http/spawn-server.js';
+import { startRunsServer } from '../steps/runs-server.js';
 import { fmt, machineLine, quantile, watchOtherLoad } from '../ledger/kit.js';
 import { KernelHttp } from '../steps/client.js';
-import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV } from '../steps/settings.js';
 import { uploadFlow } from '../steps/steps-flow.js';
 import { ECHO_FLOW } from './echo-flow.js';
 import { historySettingsFromEnv, type HistoryBenchSettings } from './settings.js';
 
-const SERVER_SCRIPT = new URL('../steps/kernel-server.js', import.meta.url);
 const MODES = ['without', 'with'] as const;
 type Mode = (typeof MODES)[number];
 
@@ -47,12 +45,7 @@ export async function benchHistory(settings: HistoryBenchSettings = historySetti
     + `started with use_session_history), then ${settings.samples} starts per mode (with / without use_session_history, alternating) after ${settings.warmup} warm-up starts per mode`);
   console.log(`  ${machineLine()}`);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
-  process.env[STEPS_TOKEN_ENV] = token;
-  process.env[STEPS_PLUGINS_ENV] = JSON.stringify(ECHO_FLOW.plugins);
-  const server = await startServer(SERVER_SCRIPT, []).finally(() => {
-    delete process.env[STEPS_TOKEN_ENV];
-    delete process.env[STEPS_PLUGINS_ENV];
-  });
+  const server = await startRunsServer(token, ECHO_FLOW.plugins);
   const client = new KernelHttp(server.port, token);
   const session = `bench-history-${randomBytes(6).toString('hex')}`;
   try {

@@ -6,14 +6,12 @@
  * through the API. Each listing request is timed until its answer, one after another.
  */
 import { randomBytes } from 'node:crypto';
-import { startServer } from '../http/spawn-server.js';
+import { startRunsServer } from '../steps/runs-server.js';
 import { envInt, fmt, machineLine, quantile, watchOtherLoad } from '../ledger/kit.js';
 import { KernelHttp } from '../steps/client.js';
-import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV } from '../steps/settings.js';
 import { uploadFlow } from '../steps/steps-flow.js';
 import { ECHO_FLOW } from '../history/echo-flow.js';
 
-const SERVER_SCRIPT = new URL('../steps/kernel-server.js', import.meta.url);
 /** The listings timed: the finding's (archived only, docs, an unknown session, turns) and a plain page. */
 const QUERIES = ['archived_only=true&root_only=true', 'kind=docs', 'session_id=no-such-session', 'root_only=true&limit=20', 'limit=20'];
 
@@ -32,12 +30,7 @@ export async function benchListing(): Promise<ListingBenchSummary> {
   console.log(`listing: ${runs} runs of ${runBytes} bytes of variables in one account, one archived turn the oldest; ${samples} requests per listing`);
   console.log(`  ${machineLine()}`);
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
-  process.env[STEPS_TOKEN_ENV] = token;
-  process.env[STEPS_PLUGINS_ENV] = JSON.stringify(ECHO_FLOW.plugins);
-  const server = await startServer(SERVER_SCRIPT, []).finally(() => {
-    delete process.env[STEPS_TOKEN_ENV];
-    delete process.env[STEPS_PLUGINS_ENV];
-  });
+  const server = await startRunsServer(token, ECHO_FLOW.plugins);
   const client = new KernelHttp(server.port, token);
   try {
     await uploadFlow(server.port, token, ECHO_FLOW);

@@ -16,17 +16,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cpuProfArgs } from '../common/server-settings.js';
-import { startServer, type ServerProcess } from '../http/spawn-server.js';
+import { startRunsServer } from './runs-server.js';
 import { contendedCores, fmt, machineLine, median, quantile, uncontended, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { KernelHttp } from './client.js';
 import { NOOP_FLOW } from './noop-flow.js';
-import { STEPS_PLUGINS_ENV, STEPS_TOKEN_ENV, stepsSettingsFromEnv, type StepsBenchSettings } from './settings.js';
+import { stepsSettingsFromEnv, type StepsBenchSettings } from './settings.js';
 import { uploadFlow, type StepsFlow } from './steps-flow.js';
 
 /** Synced commits keep the kernel's journal threads busy, which counts as other load: allow for them. */
 const CONTENDED_CORES = contendedCores(0.5);
 
-const SERVER_SCRIPT = new URL('./kernel-server.js', import.meta.url);
 const METHODS = ['poll', 'stream'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -71,15 +70,7 @@ export async function benchSteps(settings: StepsBenchSettings = stepsSettingsFro
   const token = `keel_bench_${randomBytes(18).toString('hex')}`;
   const rounds: Array<{ figures: Record<Method, MethodFigures>; firstRunMs: number; cpuMsPerRun: number; otherCores: number }> = [];
   for (let round = 0; round < settings.rounds; round++) {
-    process.env[STEPS_TOKEN_ENV] = token;
-    process.env[STEPS_PLUGINS_ENV] = JSON.stringify(flow.plugins);
-    let server: ServerProcess;
-    try {
-      server = await startServer(SERVER_SCRIPT, execArgv);
-    } finally {
-      delete process.env[STEPS_TOKEN_ENV];
-      delete process.env[STEPS_PLUGINS_ENV];
-    }
+    const server = await startRunsServer(token, flow.plugins, execArgv);
     const client = new KernelHttp(server.port, token);
     try {
       await uploadFlow(server.port, token, flow);
