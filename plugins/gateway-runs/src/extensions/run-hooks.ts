@@ -4,6 +4,7 @@
  * told when a run wrote a file into its workspace.
  */
 import { token, type Logger, type Principal } from '@keel/plugin-sdk';
+import type { RunEndedListener } from './run-launcher.js';
 
 export interface StartCheckInput {
   principal: Principal;
@@ -56,12 +57,49 @@ export type StartPreparer = (start: StartPreparation) => Promise<void> | void;
 
 export type FileProducedListener = (file: ProducedFile) => Promise<void> | void;
 
+/** An external event an `emit_event` command delivered (after the runs waiting on it were resumed). */
+export interface EmittedEvent {
+  account: string;
+  event_id: string;
+  name: string;
+  scope: string;
+  session_id: string;
+  payload: Record<string, unknown>;
+  emitted_at: string;
+  /** The command that emitted it. */
+  command_id: string;
+}
+
+export type EventEmittedListener = (event: EmittedEvent) => Promise<void> | void;
+
+/** A command sent to `POST /commands`, as the route received it (command_id filled). */
+export interface CommandRequest {
+  command_id: string;
+  run_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  client_id: string | null;
+}
+
+/**
+ * Another plugin's claim on `POST /commands` (issue 15: `automation.*` types, and run types aimed
+ * at an automation id): answers the command (its return value is the response body) or throws the
+ * refusal; `undefined` leaves the command to the runs (the next target, then gateway-runs).
+ */
+export type CommandTarget = (command: CommandRequest, principal: Principal) => Promise<unknown> | unknown;
+
 export interface RunHooks {
   addStartCheck(check: StartCheck): void;
   /** Adds a preparer run on every `POST /runs/start`, in registration order. */
   addStartPreparer(preparer: StartPreparer): void;
   /** Called after a run wrote a file into its workspace (agent write_file/edit_file, file nodes). */
   onFileProduced(listener: FileProducedListener): void;
+  /** Called in the process executing runs after a root run ended (its end is durable). */
+  onRunEnded(listener: RunEndedListener): void;
+  /** Called in the process executing runs after an `emit_event` command was delivered. */
+  onEventEmitted(listener: EventEmittedListener): void;
+  /** Claims commands before gateway-runs reads them (command types or targets it owns). */
+  addCommandTarget(target: CommandTarget): void;
 }
 
 export const runHooksToken = token<RunHooks>('runs.hooks');
@@ -71,6 +109,9 @@ export class RunHooksRegistry implements RunHooks {
   private readonly checks: StartCheck[] = [];
   private readonly listeners: FileProducedListener[] = [];
   private readonly preparers: StartPreparer[] = [];
+  private readonly ended: RunEndedListener[] = [];
+  private readonly emitted: EventEmittedListener[] = [];
+  private readonly commandTargets: CommandTarget[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -84,6 +125,49 @@ export class RunHooksRegistry implements RunHooks {
 
   addStartPreparer(preparer: StartPreparer): void {
     this.preparers.push(preparer);
+  }
+
+  onRunEnded(listener: RunEndedListener): void {
+    this.ended.push(listener);
+  }
+
+  onEventEmitted(listener: EventEmittedListener): void {
+    this.emitted.push(listener);
+  }
+
+  addCommandTarget(target: CommandTarget): void {
+    this.commandTargets.push(target);
+  }
+
+  /** The first target's answer to a command, or undefined when none claims it. A target's refusal (thrown) is the answer. */
+  async claimCommand(command: CommandRequest, principal: Principal): Promise<{ answer: unknown } | undefined> {
+    for (const target of this.commandTargets) {
+      const answer = await target(command, principal);
+      if (answer !== undefined) return { answer };
+    }
+    return undefined;
+  }
+
+  /** Tells every listener a root run ended; a listener's failure is logged, never the run's. */
+  async runEnded(run: Parameters<RunEndedListener>[0]): Promise<void> {
+    for (const listener of this.ended) {
+      try {
+        await listener(run);
+      } catch (err) {
+        this.log.warn('a runs.hooks run-ended listener failed', { error: (err as Error).message ?? String(err), run_id: run.run_id });
+      }
+    }
+  }
+
+  /** Tells every listener an event was emitted; a listener's failure is logged, never the command's. */
+  async eventEmitted(event: EmittedEvent): Promise<void> {
+    for (const listener of this.emitted) {
+      try {
+        await listener(event);
+      } catch (err) {
+        this.log.warn('a runs.hooks event listener failed', { error: (err as Error).message ?? String(err), name: event.name });
+      }
+    }
   }
 
   /** Every preparer in order; one that throws is logged and skipped (a start is never blocked by one). */
