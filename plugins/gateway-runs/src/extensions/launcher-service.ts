@@ -3,7 +3,7 @@
  * pipeline as `POST /runs/start`, stopped through the durable command queue as `POST /commands`
  * would, and read as they are now.
  */
-import { conflict, notFound, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, KEY_ID_MAX_LENGTH, notFound, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { StartPipeline } from '../routes/start-pipeline.js';
 import type { StartBody } from '../routes/start-run.js';
@@ -39,6 +39,10 @@ export class RunLauncherService implements RunLauncher {
 
   launch(request: LaunchRequest): Promise<LaunchResult> {
     const { principal, runId } = request;
+    // Run ids are storage keys and folder names: the same bound as a start's ids.
+    if (typeof runId !== 'string' || !runId.trim() || runId.length > KEY_ID_MAX_LENGTH) {
+      return Promise.reject(badRequest(`A launch needs a run id of 1 to ${KEY_ID_MAX_LENGTH} characters.`, { code: 'invalid_request', field: 'runId' }));
+    }
     return this.launches.run(runId, async () => {
       const existing = this.d.load(runId);
       if (existing) {
