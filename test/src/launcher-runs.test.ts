@@ -199,11 +199,18 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect(kept.session_history).to.deep.include({ seeded: 0, skipped: 'client context.messages present' });
   });
 
-  it('refuses a launch without a usable run id', async () => {
+  it('refuses a launch without a usable run id, or with tags GET /runs could not list', async () => {
     for (const runId of ['', ' ', 'x'.repeat(1000)]) {
       const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: null });
       expect(res.statusCode, res.body).to.equal(400);
       expect(res.json<{ detail: { field: string } }>().detail.field).to.equal('runId');
+    }
+    for (const tags of [{ session_kind: 'chat' }, { occurrence_index: -1 }, { occurrence_index: 1.5 }, { automation_id: '' }, { role: 7 }]) {
+      const runId = crypto.randomUUID();
+      const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: null, tags });
+      expect(res.statusCode, res.body).to.equal(400);
+      expect(res.json<{ detail: { field: string } }>().detail.field).to.equal('tags');
+      expect((await k.inject({ url: `/api/gateway/runs/${runId}`, token: bob })).statusCode).to.equal(404);
     }
   });
 
