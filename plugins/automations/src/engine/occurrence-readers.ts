@@ -8,7 +8,7 @@ import { invalidRequest } from '../errors.js';
 import type { AttentionRecord, AutomationRecord, OccurrenceRecord } from '../model.js';
 import type { AutomationStore } from '../store/automation-store.js';
 import type { OccurrenceLog } from './occurrence-log.js';
-import { triggerSummary, type RuleText } from './trigger-summary.js';
+import { triggerSummary } from './trigger-summary.js';
 
 const OCCURRENCE_CURSOR = /^occ1:([1-9][0-9]{0,15})$/;
 const ATTENTION_CURSOR = /^att1:(0|[1-9][0-9]{0,15})$/;
@@ -70,7 +70,9 @@ export class OccurrenceReaders {
     private readonly store: AutomationStore,
     private readonly log: OccurrenceLog,
     private readonly launcher: RunLauncher,
-    private readonly ruleText?: RuleText,
+    /** The owner's time zone (schedule wording). */
+    private readonly ownerZone: (account: string) => string,
+    private readonly nowMs: () => number,
   ) {}
 
   /** `GET …/occurrences`: newest first by index; `cursor` is the previous page's `next_cursor`. */
@@ -185,7 +187,7 @@ export class OccurrenceReaders {
       fired_at: row.fired_at,
       finished_at: row.finished_at,
       status: wait ? 'waiting' : row.status,
-      trigger: { source_id: row.source.split('@')[0]!, summary: triggerSummary(row, binding, this.ruleText) },
+      trigger: { source_id: row.source.split('@')[0]!, summary: triggerSummary(row, binding, this.ownerZone(record.account), this.nowMs()) },
       user_turn: row.user_turn,
       answer: row.answer,
       notify: row.notify ?? null,
