@@ -9,6 +9,7 @@ import { hostZone, TriggerSources, triggerRoutes } from './triggers/index.js';
 
 export type * from './model.js';
 export * as triggers from './triggers/index.js';
+export * as engine from './engine/index.js';
 
 export const automationsPlugin = definePlugin({
   id: 'automations',
