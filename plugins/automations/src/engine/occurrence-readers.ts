@@ -101,6 +101,16 @@ export class OccurrenceReaders {
     return row ? this.row(record, row) : null;
   }
 
+  /** The summary's reader (core's `OccurrenceReader`): the newest occurrence that ran (skipped rows left out), or null. */
+  latest(automationId: string): OccurrenceRecord | null {
+    return this.log.lastRun(automationId);
+  }
+
+  /** The summary's reader (core's `AttentionReader`): the attention block of `account`. */
+  block(record: AutomationRecord, account: string): AttentionBlock {
+    return this.attention(account, record);
+  }
+
   /** The summary's `current_occurrence`. */
   currentOccurrence(record: AutomationRecord): { index: number; run_id: string; attempt: number; status: string } | null {
     const current = record.current;
