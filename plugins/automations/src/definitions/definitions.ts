@@ -4,10 +4,10 @@
  * anything is stored; the target is resolved for the owner through the runs plugin's launcher.
  */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '@keel/plugin-sdk';
+import { HttpError, type Principal } from '@keel/plugin-sdk';
 import type { RunLauncher } from '@keel/plugin-gateway-runs';
 import { automationError, invalidRequest } from '../errors.js';
-import type { AutomationDefinition, TriggerBinding } from '../model.js';
+import type { AutomationDefinition, AutomationReasonCode, TriggerBinding } from '../model.js';
 import type { TriggerSources } from '../triggers/trigger-sources.js';
 import { parseContext, parseNotify, parsePolicy, parseTitle, titleFromName } from './policy.js';
 import { isPlainObject, type Json } from './shape.js';
@@ -65,12 +65,12 @@ export interface RevisedDefinition {
 }
 
 /** Checks a revise's `changes` (422 `invalid_request` for its shape, the parts' own 422s for their values). */
-export function checkChanges(changes: unknown): Json {
+export function checkChanges(changes: unknown, field = 'changes'): Json {
   if (!isPlainObject(changes) || Object.keys(changes).length === 0) {
-    throw invalidRequest('changes', `changes must be a non-empty object with some of: ${REVISABLE.join(', ')}.`);
+    throw invalidRequest(field, `${field} must be a non-empty object with some of: ${REVISABLE.join(', ')}.`);
   }
   for (const key of Object.keys(changes)) {
-    if (!(REVISABLE as readonly string[]).includes(key)) throw invalidRequest(`changes.${key}`, `changes.${key} cannot be revised (revisable: ${REVISABLE.join(', ')}).`);
+    if (!(REVISABLE as readonly string[]).includes(key)) throw invalidRequest(`${field}.${key}`, `${field}.${key} cannot be revised (revisable: ${REVISABLE.join(', ')}).`);
   }
   return changes;
 }
@@ -79,32 +79,34 @@ export function checkChanges(changes: unknown): Json {
  * The next revision: title, target, trigger and context replaced whole, policy fields merged into
  * the current policy. A `schedule@2` trigger without `time_zone` keeps the current binding's zone.
  */
-export function definitionOfRevise(current: AutomationDefinition, changes: Json, owner: Principal, nowMs: number, deps: DefinitionDeps): RevisedDefinition {
+export function definitionOfRevise(current: AutomationDefinition, changes: Json, owner: Principal, nowMs: number, deps: DefinitionDeps, field = 'changes'): RevisedDefinition {
   const next: AutomationDefinition = structuredClone(current);
   next.revision = current.revision + 1;
-  if ('title' in changes) next.title = parseTitle(changes.title, 'changes.title');
-  if ('target' in changes) next.target = resolveTarget(changes.target, owner, deps.launcher, deps.maxInputDataBytes).target;
-  if ('context' in changes) next.context = parseContext(changes.context, 'changes.context');
-  if ('policy' in changes) next.policy = parsePolicy(changes.policy, current.policy, 'changes.policy');
+  if ('title' in changes) next.title = parseTitle(changes.title, `${field}.title`);
+  if ('target' in changes) next.target = withPrefix(field, () => resolveTarget(changes.target, owner, deps.launcher, deps.maxInputDataBytes).target);
+  if ('context' in changes) next.context = parseContext(changes.context, `${field}.context`);
+  if ('policy' in changes) next.policy = parsePolicy(changes.policy, current.policy, `${field}.policy`);
   const triggerChanged = 'trigger' in changes;
   if (triggerChanged) {
     const zone = typeof current.trigger.config.time_zone === 'string' ? current.trigger.config.time_zone : deps.ownerZone(owner.account);
-    next.trigger = bindTrigger(changes.trigger, deps.triggers, { nowMs, ownerZone: zone }, 'changes.trigger');
+    next.trigger = withPrefix(field, () => bindTrigger(changes.trigger, deps.triggers, { nowMs, ownerZone: zone }));
   }
   return { definition: next, triggerChanged };
 }
 
 /** A trigger normalised by its source, with a new binding id. */
-function bindTrigger(trigger: unknown, sources: TriggerSources, context: { nowMs: number; ownerZone: string }, field = 'trigger'): TriggerBinding {
+function bindTrigger(trigger: unknown, sources: TriggerSources, context: { nowMs: number; ownerZone: string }): TriggerBinding {
+  return { binding_id: randomUUID(), ...sources.normalise(trigger, context) };
+}
+
+/** Runs a part's check whose refusals name fields from the definition's root (`target.flow_id`) under `prefix` (`changes.target.flow_id`). */
+function withPrefix<T>(prefix: string, check: () => T): T {
   try {
-    return { binding_id: randomUUID(), ...sources.normalise(trigger, context) };
+    return check();
   } catch (err) {
-    // The sources name fields from `trigger`; under a revise they sit below `changes`.
-    if (field !== 'trigger' && err instanceof Error && 'detail' in err) {
-      const detail = (err as { detail: unknown }).detail;
-      if (isPlainObject(detail) && typeof detail.field === 'string' && typeof detail.reason_code === 'string') {
-        throw automationError((err as { status: number }).status, detail.reason_code as never, String(detail.message), { field: `changes.${detail.field}` });
-      }
+    if (err instanceof HttpError && isPlainObject(err.detail) && typeof err.detail.field === 'string' && typeof err.detail.reason_code === 'string') {
+      const detail = err.detail as { reason_code: AutomationReasonCode; message: string; field: string };
+      throw automationError(err.status, detail.reason_code, detail.message, { field: `${prefix}.${detail.field}`, cause: err });
     }
     throw err;
   }
