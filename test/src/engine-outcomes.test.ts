@@ -132,3 +132,34 @@ describe('engine: occurrence outcomes, retries, attention, stop_current and even
     expect(await api.occurrences(id)).to.have.length(2);
   });
 });
+
+describe('engine: a growing automation replays its earlier occurrences', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  let api: ReturnType<typeof automationsApi>;
+  let ann = '';
+
+  before(async () => {
+    k = await automationsKernel(clock);
+    ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'echo', echoFlow);
+    api = automationsApi(() => k, ann);
+  });
+  after(async () => k?.stop());
+
+  it('each occurrence runs in the automation session with session_kind automation and the earlier turns as history', async () => {
+    const id = await api.create({ request_id: 'growing', title: 'Diary', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Note' } }, trigger: manual, context: { mode: 'growing' } });
+    for (let n = 1; n <= 2; n++) {
+      await api.command(id, 'automation.run_now');
+      await api.untilOccurrences(id, `growing occurrence ${n}`, (r) => r.length === n && r[0]!.status === 'completed');
+    }
+    const rows = await api.occurrences(id);
+    const second = (await k.inject({ url: `/api/gateway/runs/${rows[0]!.run_id}`, token: ann })).json<RunRecord & { session_id: string; session_kind: string; session_history: Record<string, unknown> | null }>();
+    expect(second.session_id).to.equal(`automation:${id}`);
+    const listed = (await k.inject({ url: `/api/gateway/runs?session_id=${encodeURIComponent(`automation:${id}`)}`, token: ann })).json<{ items: Array<{ run_id: string; session_kind: string; role: string }> }>().items;
+    expect(listed.find((r) => r.run_id === rows[0]!.run_id)).to.deep.include({ session_kind: 'automation', role: 'occurrence' });
+    // The first occurrence (a growing one: session_kind automation, role occurrence) is a turn of the session.
+    expect(second.session_history).to.deep.include({ seeded: 2, replayed_messages: 2 });
+  });
+});
