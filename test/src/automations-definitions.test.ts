@@ -4,7 +4,7 @@ import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
-import { automationsPlugin } from '@keel/plugin-automations';
+import { automationIdFor, automationsPlugin, uuid5 } from '@keel/plugin-automations';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { edges, node } from './helpers/flow-builder.js';
 
@@ -337,6 +337,20 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       expect(rest.items.map((d) => d.revision)).to.deep.equal([2, 1]);
       expect(rest.next_cursor).to.equal(null);
       refusal(await k.inject({ url: `/api/gateway/automations/${id}/revisions?cursor=rev1:abc`, token: bob }), 422, 'invalid_request', 'cursor');
+    });
+
+    it('answers a request from an origin that is not allowed 403 forbidden in the envelope', async () => {
+      for (const url of ['/api/gateway/automations', `/api/gateway/automations/${id}`, '/api/gateway/trigger-sources']) {
+        refusal(await k.inject({ url, token: bob, headers: { origin: 'https://evil.example' } }), 403, 'forbidden');
+      }
+    });
+
+    it('names an automation uuid5(namespace, "<tenant>:<account>:<request_id>") (RFC 4122 version 5, as Python\'s uuid5)', async () => {
+      // Python: uuid.uuid5(uuid.NAMESPACE_DNS, 'python.org')
+      expect(uuid5('6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'python.org')).to.equal('886313e1-3b8a-5372-9b90-0c9aee199e5d');
+      const me = (await k.inject({ url: '/api/gateway/me', token: bob })).json<{ account: string; tenant: string }>();
+      expect(id).to.equal(automationIdFor(me.tenant, me.account, 'security-1'));
+      expect(id).to.equal(uuid5('6f0c1d3e-5b7a-4c2e-9d8f-2a1b3c4d5e6f', `${me.tenant}:${me.account}:security-1`));
     });
 
     it('describes the routes in /openapi.json', async () => {
