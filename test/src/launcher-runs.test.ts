@@ -367,3 +367,26 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect((await endOf(bob, runId)).status).to.equal('cancelled');
   });
 });
+
+describe('runs.launcher in a server that does not execute runs (--no-runner)', function () {
+  this.timeout(120_000);
+  let k: TestKernel;
+
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { runner: false } }, probePlugin] });
+  });
+  after(() => k?.stop());
+
+  it('says so and never calls whenExecuting; a launch stores the run for a separate runner', async () => {
+    const told = executing;
+    const bob = await createAccount(k, 'bob');
+    expect((await k.inject({ url: '/api/probe/executing', token: bob })).json()).to.deep.equal({ executes: false, told });
+    await uploadBundleAs(k, bob, 'echo', echoFlow);
+    const runId = crypto.randomUUID();
+    const res = await k.inject({ method: 'POST', url: '/api/probe/launch', token: bob, payload: { target: { bundle_id: 'echo' }, inputData: { prompt: 'later' }, runId, sessionId: null } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const run = (await k.inject({ url: `/api/gateway/runs/${runId}`, token: bob })).json<RunRecord>();
+    expect(run.status).to.equal('running');
+    expect((await k.inject({ url: `/api/probe/outcome/${runId}`, token: bob })).json<{ outcome: Outcome }>().outcome).to.deep.include({ run_id: runId, status: 'running', wait: null });
+  });
+});
