@@ -6,7 +6,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { gatewayRunsPlugin, runHooksToken, runLauncherToken, type EmittedEvent, type LaunchRequest, type RunEndedListener } from '@keel/plugin-gateway-runs';
+import { gatewayRunsPlugin, runHooksToken, runLauncherToken, type EmittedEvent, type LaunchRequest, type LaunchTags, type RunEndedListener } from '@keel/plugin-gateway-runs';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
@@ -21,6 +21,7 @@ import { tempDir } from './helpers/paths.js';
 const ended: Array<Parameters<RunEndedListener>[0] & { seen_status: string | null }> = [];
 const emitted: EmittedEvent[] = [];
 let executing = 0;
+const checked: Array<{ sessionId: string | null; launched: boolean | null; tags: LaunchTags | null }> = [];
 
 const probePlugin = definePlugin({
   id: 'launcher-probe',
@@ -36,6 +37,14 @@ const probePlugin = definePlugin({
     });
     hooks.onRunEnded(() => {
       throw new Error('a failing listener never fails the run');
+    });
+    hooks.addStartCheck(async ({ launched, tags, sessionId }) => {
+      checked.push({ sessionId, launched: launched ?? null, tags: tags ?? null });
+    });
+    hooks.addStartPreparer(({ sessionId, tags }) => {
+      // A later turn of a discussion session is attributed as the session is (what the discuss helper does).
+      if (sessionId?.startsWith('discussion-session:') && tags) Object.assign(tags, { session_kind: 'discussion', automation_id: 'auto-d', role: 'discussion' });
+      if (sessionId === 'bad-tags' && tags) Object.assign(tags, { session_kind: 'chat', occurrence_index: -2 });
     });
     hooks.onEventEmitted((event) => {
       emitted.push(event);
@@ -171,6 +180,23 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     const rows = (await k.inject({ url: '/api/gateway/runs?session_id=twice-session', token: bob })).json<{ items: Row[] }>().items;
     expect(rows.map((r) => r.run_id)).to.deep.equal([runId]);
     expect((await runOf(bob, runId)).output).to.deep.include({ response: 'once' });
+  });
+
+  it('tells start checks a launch from a start, and lets a preparer tag a run (tags it cannot carry are left out)', async () => {
+    const runId = crypto.randomUUID();
+    expect((await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: 'checked-launch', tags: { session_kind: 'occurrence', occurrence_index: 0 } })).statusCode).to.equal(200);
+    const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'checked-start', input_data: {} } });
+    expect(started.statusCode).to.equal(200);
+    expect(checked.filter((c) => c.sessionId?.startsWith('checked-'))).to.deep.equal([
+      { sessionId: 'checked-launch', launched: true, tags: { session_kind: 'occurrence', occurrence_index: 0 } },
+      { sessionId: 'checked-start', launched: null, tags: null },
+    ]);
+    const turn = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'discussion-session:r1', input_data: { prompt: 'why?' } } });
+    const bad = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'bad-tags', input_data: {} } });
+    expect([turn.statusCode, bad.statusCode]).to.deep.equal([200, 200]);
+    const rowOf = async (sessionId: string) => (await k.inject({ url: `/api/gateway/runs?session_id=${encodeURIComponent(sessionId)}`, token: bob })).json<{ items: Row[] }>().items[0]!;
+    expect(await rowOf('discussion-session:r1')).to.deep.include({ session_kind: 'discussion', automation_id: 'auto-d', role: 'discussion', occurrence_index: null });
+    expect(await rowOf('bad-tags')).to.deep.include({ session_kind: 'chat', automation_id: null, role: null, occurrence_index: null });
   });
 
   it("refuses a run id another account's run holds, and leaves that run alone", async () => {
