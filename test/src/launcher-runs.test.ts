@@ -283,6 +283,21 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect(third).to.deep.equal(first);
   });
 
+  it('clamps a stored one-off layer at launch (never more than a start could get), where POST /runs/start refuses it', async () => {
+    const missing = path.join(folder.dir, 'gone-folder');
+    const workspace = { posture: 'allowed_only', default_mode: 'ro', folders: [{ path: missing, mode: 'rw' }] };
+    const refused = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', input_data: { workspace } } });
+    expect(refused.statusCode, refused.body).to.equal(400);
+    expect(refused.json<{ detail: { reason: string } }>().detail.reason).to.equal('workspace_refused');
+    const runId = crypto.randomUUID();
+    const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: { prompt: 'clamped', workspace }, runId, sessionId: null });
+    expect(res.statusCode, res.body).to.equal(200);
+    await endOf(bob, runId);
+    const ws = (await k.inject({ url: `/api/gateway/runs/${runId}/workspace`, token: bob })).json<{ workspace_level: string; workspace_clamped: Array<{ path: string; got: string | null }> }>();
+    expect(ws.workspace_level).to.equal('run');
+    expect(ws.workspace_clamped.map((c) => c.got)).to.deep.equal([null]);
+  });
+
   it('applies the active-run cap: a launch past it is the 429 of a start, and nothing is stored', async () => {
     const held: string[] = [];
     for (let i = 0; i < 2; i++) {

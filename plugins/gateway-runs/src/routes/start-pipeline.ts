@@ -87,21 +87,11 @@ export class StartPipeline {
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, oneOffLayer(run.input_data.workspace), options.workspaceDoor);
+      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace, options.workspaceDoor);
       await d.runtime.createRun(run);
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
     d.kick(run.run_id);
     return { run, resolution };
   }
-}
-
-/**
- * The run's one-off workspace layer: `{configured: false}` (what an automation saved with the
- * defaults stores) is none, so the run follows its session, account and gateway policy as they are
- * at this start (seed §4.5).
- */
-function oneOffLayer(workspace: unknown): unknown {
-  const unconfigured = workspace !== null && typeof workspace === 'object' && (workspace as { configured?: unknown }).configured === false;
-  return unconfigured ? undefined : workspace;
 }
