@@ -3,7 +3,7 @@
  * pipeline as `POST /runs/start`, stopped through the durable command queue as `POST /commands`
  * would, and read as they are now.
  */
-import { conflict, notFound, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, KEY_ID_MAX_LENGTH, notFound, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { StartPipeline } from '../routes/start-pipeline.js';
 import type { StartBody } from '../routes/start-run.js';
@@ -13,6 +13,7 @@ import { KeyedLock } from '../runtime/keyed-lock.js';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import { workspaceOf } from './runs-directory.js';
+import { tagsRefusal } from './launch-tags.js';
 import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
 
 export interface LauncherDeps {
@@ -39,6 +40,12 @@ export class RunLauncherService implements RunLauncher {
 
   launch(request: LaunchRequest): Promise<LaunchResult> {
     const { principal, runId } = request;
+    // Run ids are storage keys and folder names: the same bound as a start's ids.
+    if (typeof runId !== 'string' || !runId.trim() || runId.length > KEY_ID_MAX_LENGTH) {
+      return Promise.reject(badRequest(`A launch needs a run id of 1 to ${KEY_ID_MAX_LENGTH} characters.`, { code: 'invalid_request', field: 'runId' }));
+    }
+    const badTags = tagsRefusal(request.tags);
+    if (badTags) return Promise.reject(badRequest(badTags, { code: 'invalid_request', field: 'tags' }));
     return this.launches.run(runId, async () => {
       const existing = this.d.load(runId);
       if (existing) {
@@ -49,7 +56,7 @@ export class RunLauncherService implements RunLauncher {
       // The caller's transcript (`context.messages`) wins over history replay as on any start (session-history.ts).
       const body = startBodyOf(request.target, request.inputData, request.sessionId);
       // Stored choices are clamped to the policy of this moment, never refused: the definition was checked when saved.
-      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp' });
+      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true });
       return { run_id: runId, resolved_workflow: resolution.resolved, created: true };
     });
   }
