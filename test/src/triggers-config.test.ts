@@ -57,6 +57,12 @@ describe('triggers: config validation (reference §3.4, reason codes of §3.10)'
     expect(normalise(v1({ start_at: '2026-01-01T08:00:00.5-05:00' })).config.start_at).to.equal('2026-01-01T13:00:00.500Z');
   });
 
+  it('years 0..99 are read as written (Date.UTC would read them as 19xx)', () => {
+    expect(normalise(v1({ start_at: '0050-01-01T00:00:00Z' })).config.start_at).to.equal('0050-01-01T00:00:00.000Z');
+    const daily = normalise(v2({ kind: 'daily', at: '08:00', time_zone: 'UTC', start_at: '0050-01-01T00:00:00Z' }));
+    expect(sources.schedule(daily)!.tickAt(0)?.scheduled_at).to.equal('0050-01-01T08:00:00.000Z');
+  });
+
   it('schedule@1: every matches ^[1-9][0-9]*[smhd]$ and is at most 366d', () => {
     for (const every of ['0m', '1w', '01h', '1.5h', '367d', '9000h', 5]) {
       expect(refusal(v1({ every })), String(every)).to.include({ reason_code: 'invalid_definition', field: 'trigger.config.every' });
