@@ -8,7 +8,9 @@ import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
 import { Automations } from './automations.js';
 import { automationsConfigSchema } from './config.js';
 import { AutomationEngine } from './engine/automation-engine.js';
+import { engineRoutes } from './engine/engine-routes.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
+import { OccurrenceReaders } from './engine/occurrence-readers.js';
 import { automationErrorFormat } from './errors.js';
 import { automationCommandTarget } from './routes/command-target.js';
 import { automationRoutes } from './routes/automation-routes.js';
@@ -21,6 +23,7 @@ export type { AutomationsConfig, AutomationLimits } from './config.js';
 export { AutomationError, automationError, automationErrorFormat } from './errors.js';
 export { AUTOMATION_NAMESPACE, automationIdFor, uuid5 } from './ids.js';
 export * as triggers from './triggers/index.js';
+export * as engine from './engine/index.js';
 
 export const automationsPlugin = definePlugin({
   id: 'automations',
@@ -65,8 +68,9 @@ export const automationsPlugin = definePlugin({
       nudge: () => engine.nudge(),
     });
     deps.runHooks.addCommandTarget(automationCommandTarget(automations));
+    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs());
     return {
-      routes: [...automationRoutes(automations, config.limits), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone })],
+      routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone })],
       start: () => engine.start(),
       stop: () => engine.stop(),
     };
