@@ -116,6 +116,17 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       refusal(await create(bob, { request_id: 'target-8', target: { bundle_ref: 'carols-only', flow_id: 'echo' }, trigger: MANUAL }), 422, 'invalid_definition');
     });
 
+    it('resolves @default with an interface now and stores the concrete workflow; a default that cannot run keeps its 409', async () => {
+      const res = await create(bob, { request_id: 'default-1', target: { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'hi' } }, trigger: MANUAL });
+      expect(res.statusCode, res.body).to.equal(200);
+      const { definition } = (await k.inject({ url: `/api/gateway/automations/${res.json<Created>().automation_id}`, token: bob })).json<{ definition: Definition }>();
+      expect(definition.target.flow_id).to.not.equal('@default');
+      expect(definition.target.bundle_ref).to.match(/^keel-chat@.+$/);
+      expect(definition.target.interface).to.equal('abstractcode.agent.v1');
+      const none = await create(bob, { request_id: 'default-2', target: { flow_id: '@default', interface: 'nobody.agent.v1' }, trigger: MANUAL });
+      expect(refusal(none, 409, 'invalid_state').message).to.contain('agents.default_workflow.nobody.agent.v1');
+    });
+
     it('pins a version-less bundle_ref to the version loaded now', async () => {
       const res = await create(bob, { request_id: 'pin-1', target: { bundle_ref: 'echo', flow_id: 'echo' }, trigger: MANUAL });
       const id = res.json<Created>().automation_id;
