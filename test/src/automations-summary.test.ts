@@ -109,6 +109,22 @@ describe('automations: the summary and durability (issue 15)', function () {
     expect((await summaryOf(id)).next_fire_at).to.be.a('string');
   });
 
+  it('completes when its trigger has no run left: then only archive applies (409 invalid_state otherwise) and it offers only discuss', async () => {
+    const id = await api().create({ request_id: 'summary-once', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'once' } }, trigger: { source_id: 'schedule', source_version: 1, config: { start_at: new Date(clock.ms).toISOString() } } });
+    const completed = await until(() => summaryOf(id), { what: 'the one-shot automation to complete', ok: (s) => s.status === 'completed', deadline: 60_000 });
+    expect(completed.capabilities).to.deep.equal(['discuss']);
+    expect(completed).to.not.have.property('next_fire_at');
+    for (const type of ['automation.pause', 'automation.resume', 'automation.run_now', 'automation.stop_current', 'automation.unarchive']) {
+      const res = await k.inject({ method: 'POST', url: `/api/gateway/automations/${id}/commands`, token: bob, payload: { command_id: crypto.randomUUID(), type } });
+      expect(res.statusCode, `${type}: ${res.body}`).to.equal(409);
+      expect(res.json<{ detail: { reason_code: string } }>().detail.reason_code).to.equal('invalid_state');
+    }
+    const revise = await k.inject({ method: 'PATCH', url: `/api/gateway/automations/${id}`, token: bob, payload: { command_id: crypto.randomUUID(), changes: { title: 'again' } } });
+    expect(revise.statusCode, revise.body).to.equal(409);
+    await api().command(id, 'automation.archive');
+    expect((await summaryOf(id)).status).to.equal('archived');
+  });
+
   it('never shows another account the summary', async () => {
     const id = await api().create({ request_id: 'summary-5', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: {} }, trigger: MANUAL });
     const res = await k.inject({ url: `/api/gateway/automations/${id}`, token: carol });
