@@ -5,8 +5,10 @@
  */
 import { core, definePlugin } from '@keel/plugin-sdk';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
+import { hostZone, TriggerSources, triggerRoutes } from './triggers/index.js';
 
 export type * from './model.js';
+export * as triggers from './triggers/index.js';
 
 export const automationsPlugin = definePlugin({
   id: 'automations',
@@ -15,8 +17,8 @@ export const automationsPlugin = definePlugin({
   description: 'Automations: trigger sources, definitions with revisions, a durable scheduler, occurrences, attention items and discussions',
   defaultPrefix: '/api/gateway',
   deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken },
-  setup() {
-    return { routes: [] };
+  setup({ deps }) {
+    return { routes: [...triggerRoutes({ sources: new TriggerSources(), clock: deps.clock, ownerZone: hostZone })] };
   },
 });
 
