@@ -4,7 +4,7 @@
  * told when a run wrote a file into its workspace.
  */
 import { token, type Logger, type Principal } from '@keel/plugin-sdk';
-import type { RunEndedListener } from './run-launcher.js';
+import type { LaunchTags, RunEndedListener } from './run-launcher.js';
 
 export interface StartCheckInput {
   principal: Principal;
@@ -46,6 +46,11 @@ export interface StartPreparation {
   inputData: Record<string, unknown>;
   /** The run's variables (a copy of the inputs plus `_runtime`), mutable. */
   vars: Record<string, unknown>;
+  /**
+   * How the run is attributed in `GET /runs` (issue 15): a preparer may set it (a discussion's later
+   * turns are re-stamped as the discussion); applied to the run after every preparer ran.
+   */
+  tags?: LaunchTags;
 }
 
 /**
