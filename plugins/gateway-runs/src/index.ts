@@ -29,6 +29,9 @@ import { RunQueue } from './runner/run-queue.js';
 import { Runner } from './runner/runner.js';
 import { RUNNER_PROCESS, wireRunner, type RunnerPlace } from './runner/runner-wiring.js';
 import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
+import { runLauncherToken, type RunLauncher } from './extensions/run-launcher.js';
+import { RunLauncherService } from './extensions/launcher-service.js';
+import { StartPipeline } from './routes/start-pipeline.js';
 import { AgentToolRegistry, agentToolsToken, type AgentTools } from './extensions/agent-tools.js';
 import { FILE_TOOLS } from './workspace/file-tools.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
@@ -259,7 +262,7 @@ export const gatewayRunsPlugin = definePlugin({
   configSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
-  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
+  provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runLauncher: runLauncherToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
   commands: {
     runner: {
@@ -325,18 +328,43 @@ export const gatewayRunsPlugin = definePlugin({
       nodeTypes,
       scheduler: queue,
       fileProduced: (file) => hooks.fileProduced(file),
+      // After the end's commit, not waited for: a listener never holds the run's lock or fails it.
+      rootEnded: (run) => void hooks.runEnded({ ...launcher.outcomeOf(run), automation_id: run.automation_id ?? null, role: run.role ?? null, occurrence_index: run.occurrence_index ?? null }),
       agentTools,
     });
     const reservations = new RunReservations(deps.storage);
     const activeRuns = new ActiveRunCap(runs, config.limits.maxActiveRunsPerAccount, (p) => deps.auth.isAdmin(p), config.limits.maxListenerRunsPerAccount, (account) => reservations.slotsOf(account));
-    const applier = new CommandApplier(runtime, runs, deps.log);
+    const applier = new CommandApplier(runtime, runs, deps.log, (event) => hooks.eventEmitted(event));
     const runner = new Runner({ runtime, queue, applier, runs, commands, log: deps.log });
     const wiring = wireRunner(place, deps.paths.dataDir, deps.live, runner, deps.log);
+    // One start pipeline: `POST /runs/start` and the `runs.launcher` token.
+    const pipeline = new StartPipeline({
+      runtime,
+      start: { ...sources, defaultBundleId: config.defaultBundleId },
+      auth: deps.auth,
+      activeRuns,
+      streamingDefault: () => agentSettings.streamingDefault(),
+      kick: (id) => wiring.kick(id),
+      hooks,
+      workspaces: deps.workspaces,
+      sessionKinds,
+      history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
+    });
+    const launcher = new RunLauncherService({
+      pipeline,
+      load: (id) => runtime.load(id),
+      runs,
+      commands,
+      kickCommands: () => wiring.kickCommands(),
+      workspaces: deps.workspaces,
+      executing: wiring,
+    });
     return {
       exports: {
         nodeTypes: nodeTypes as NodeTypeRegistry,
         runsDirectory: new RunsDirectoryService({ load: (id) => runtime.load(id), runs, isAdmin: (p) => deps.auth.isAdmin(p), workspaces: deps.workspaces, usage: folderUsage, quota: config.workspace }),
         runHooks: hooks,
+        runLauncher: launcher as RunLauncher,
         runtimeConfig,
         agentTools: agentTools as AgentTools,
       },
@@ -351,13 +379,12 @@ export const gatewayRunsPlugin = definePlugin({
           activeRuns,
           start: { ...sources, defaultBundleId: config.defaultBundleId },
           runnerWarning: () => wiring.warning,
-          streamingDefault: () => agentSettings.streamingDefault(),
           kick: (id) => wiring.kick(id),
           kickCommands: () => wiring.kickCommands(),
           hooks,
           workspaces: deps.workspaces,
           sessionKinds,
-          history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
+          pipeline,
         }),
         ...runListingRoutes({ runs, ledger: deps.ledger.store, archive: sessionArchive, kinds: sessionKinds, workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), maxListScan: config.limits.maxListScan }),
         ...sessionRoutes({ runs, archive: sessionArchive, auth: deps.auth, log: deps.log }),

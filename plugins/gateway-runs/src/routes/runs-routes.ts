@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, reply, route, defineSchema, KEY_ID_MAX_LENGTH, type AuthService, type Principal } from '@keel/plugin-sdk';
 import { BundleConflict, type BundleRegistry } from '../bundles/bundle-registry.js';
 import { bundleRefusal } from './bundle-refusal.js';
-import { eventListenerNodes } from '../flow/compile-flow.js';
 import type { LedgerStore } from '@keel/plugin-ledger';
 import type { CommandStore } from '../runner/command-store.js';
 import { PAYLOAD_NOT_AN_OBJECT, resumeRefusal } from '../runner/resume-rules.js';
@@ -19,8 +18,8 @@ import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry } from '../extensions/run-hooks.js';
 import { resolveStartWorkspace } from './start-workspace.js';
 import { SessionKinds } from '../sessions/session-kinds.js';
-import { newRootRun, resolveStart, startBody, startRunResponse, type StartContext } from './start-run.js';
-import type { SessionHistory } from '../sessions/session-history.js';
+import { startBody, startRunResponse, type StartContext } from './start-run.js';
+import type { StartPipeline } from './start-pipeline.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
@@ -45,7 +44,7 @@ const uploadBody = defineSchema({
 export interface RunsRoutesDeps {
   runs: RunStore;
   ledger: LedgerStore;
-  /** The runs' current states, and how a run is created. */
+  /** The runs' current states, and how a (scheduled) run is created. */
   runtime: Pick<RunStates, 'load' | 'createRun'>;
   commands: CommandStore;
   bundles: BundleRegistry;
@@ -54,18 +53,16 @@ export interface RunsRoutesDeps {
   /** `limits.maxActiveRunsPerAccount`: a start past it answers 429. */
   activeRuns: ActiveRunCap;
   runnerWarning(): string | null;
-  /** The `agents.streaming_default` setting, read at each start (a saved value wins over the config's). */
-  streamingDefault(): boolean;
   kick(runId: string): void;
   kickCommands(): void;
-  /** Other plugins' start checks (`runs.hooks`), run before anything is stored. */
-  hooks: Pick<RunHooksRegistry, 'checkStart' | 'prepareStart'>;
+  /** Other plugins' start checks (`runs.hooks`), run before anything is stored; their claims on commands. */
+  hooks: Pick<RunHooksRegistry, 'checkStart' | 'claimCommand'>;
   /** Resolves and records each new root run's workspace (`workspaces.service`). */
   workspaces: WorkspaceService;
   /** Session purpose marks: a `kind: docs` start or a `docs-qa` run marks its session docs. */
   sessionKinds: SessionKinds;
-  /** Seeds `context.messages` from the session's turns when a start asks (`use_session_history`). */
-  history: Pick<SessionHistory, 'seed'>;
+  /** How a root run starts (shared with the `runs.launcher` token). */
+  pipeline: StartPipeline;
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
@@ -96,24 +93,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: startBody,
       responses: { 200: { schema: startRunResponse } },
       handler: async ({ body, principal }) => {
-        const resolution = resolveStart(body, principal, d.start);
-        const run = newRootRun(body, principal.account, resolution, d.streamingDefault());
-        await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
-        // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.
-        const flow = resolution.bundle.flows.get(run.flow_id);
-        const listeners = flow ? eventListenerNodes(flow).length : 0;
-        // A start past the cap is refused before history replay and the preparers cost anything.
-        d.activeRuns.refuseIfFull(principal, listeners);
-        d.history.seed({ account: principal.account, sessionId: body.session_id ?? null, inputData: run.input_data, vars: run.vars });
-        await d.hooks.prepareStart({ principal, sessionId: body.session_id ?? null, runId: run.run_id, inputData: run.input_data, vars: run.vars });
-        run.started_by_admin = d.auth.isAdmin(principal);
-        // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
-        await d.activeRuns.admit(principal, async () => {
-          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace);
-          await d.runtime.createRun(run);
-        }, listeners);
-        if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
-        d.kick(run.run_id);
+        const { run, resolution } = await d.pipeline.start(body, principal);
         return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
       },
     }),
@@ -125,7 +105,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: scheduleBody,
       responses: { 200: { schema: scheduleRunResponse } },
       handler: async ({ body, principal }) => {
-        const resolution = resolveStart(body, principal, d.start);
+        const resolution = d.pipeline.resolve(body, principal);
         const run = newScheduledRun(body, principal.account, resolution);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });
         run.started_by_admin = d.auth.isAdmin(principal);
@@ -151,10 +131,13 @@ export function runsRoutes(d: RunsRoutesDeps) {
       summary: 'Queue a command for the runner (idempotent by command_id): pause, resume, cancel, emit_event, ...',
       body: commandBody,
       handler: async ({ body, principal }) => {
+        const commandId = body.command_id?.trim() || randomUUID();
+        // Another plugin's types (automation.*) and targets (an automation id) are its own: asked first, its answer is the response.
+        const claimed = await d.hooks.claimCommand({ command_id: commandId, run_id: body.run_id, type: body.type, payload: body.payload, client_id: body.client_id ?? null }, principal);
+        if (claimed) return claimed.answer;
         if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
         // emit_event too: the runner delivers the event in the named run's account.
         const target = owned(principal, body.run_id);
-        const commandId = body.command_id?.trim() || randomUUID();
         if (body.type === 'resume' && d.commands.seqOf(commandId) === undefined) refuseIdleResume(target, body.payload);
         const receipt = await d.commands.submit({
           command_id: commandId,

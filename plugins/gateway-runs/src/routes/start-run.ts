@@ -156,8 +156,7 @@ function withStreamChoice(vars: Record<string, unknown>, streamingDefault: boole
 }
 
 /** The new root run: input_data carries the selection (replacing any client value) and the workspace choice. */
-export function newRootRun(body: StartBody, account: string, { resolved, policy }: StartResolution, streamingDefault: boolean): RunState {
-  const runId = randomUUID();
+export function newRootRun(body: StartBody, account: string, { resolved, policy }: StartResolution, streamingDefault: boolean, runId: string = randomUUID()): RunState {
   const input: Record<string, unknown> = { ...(body.input_data ?? {}) };
   // A top-level one-off workspace moves into input_data (seed §2.1); what the gateway records is its own.
   if (body.workspace) input.workspace = body.workspace;

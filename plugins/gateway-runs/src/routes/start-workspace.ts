@@ -25,12 +25,15 @@ export function workspaceRefused(message: string, path: string | null) {
   return badRequest({ reason: 'workspace_refused', message, path });
 }
 
+/** What the resolution does with a choice it cannot honour: `refuse` (an HTTP door: 400) or `clamp` (keep what may be, record the rest in `clamped`). */
+export type WorkspaceDoor = 'refuse' | 'clamp';
+
 /**
  * Resolves and records the workspace of a new root run (`oneOff`: its `input_data.workspace`, a
  * top-level `workspace` already moved there). A run without a session_id has no conversation: it
  * gets its own folder.
  */
-export async function resolveStartWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown): Promise<RunWorkspace> {
+export async function resolveStartWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown, door: WorkspaceDoor = 'refuse'): Promise<RunWorkspace> {
   try {
     return await workspaces.resolveRunStart({
       account: run.account,
@@ -41,7 +44,7 @@ export async function resolveStartWorkspace(workspaces: WorkspaceService, req: S
       workspaceRoot: req.workspace_root,
       legacyAllowedPaths: req.workspace_allowed_paths,
       accessMode: req.workspace_access_mode,
-      door: 'refuse',
+      door,
     });
   } catch (err) {
     if (err instanceof WorkspaceRefused) throw workspaceRefused(err.message, err.path);

@@ -13,6 +13,7 @@ import type { CompactionCommand } from '../runtime/memory-compaction.js';
 import { parseDuration } from '../flow/duration.js';
 import { eventScope } from '../flow/event-keys.js';
 import type { ScheduleMeta } from '../runtime/schedule.js';
+import type { EmittedEvent } from '../extensions/run-hooks.js';
 import type { CommandRecord } from './command-store.js';
 import { isRecurrentScheduleWait, resumeRefusal, resumeWaitKey } from './resume-rules.js';
 
@@ -32,7 +33,13 @@ export interface CommandTarget {
 }
 
 export class CommandApplier {
-  constructor(private readonly runtime: CommandTarget, private readonly runs: Pick<RunStore, 'descendants'>, private readonly log: Logger) {}
+  constructor(
+    private readonly runtime: CommandTarget,
+    private readonly runs: Pick<RunStore, 'descendants'>,
+    private readonly log: Logger,
+    /** Told after an `emit_event` command was delivered (`runs.hooks` onEventEmitted); not waited for. */
+    private readonly eventEmitted?: (event: EmittedEvent) => Promise<void>,
+  ) {}
 
   async apply(command: CommandRecord): Promise<void> {
     const root = this.runtime.load(command.run_id);
@@ -103,6 +110,8 @@ export class CommandApplier {
         };
         // Exact keys only (RN §7.1): an external event never reaches `*` listeners; only the command's account's runs.
         await this.runtime.deliverEvent(root.account, `evt:${scope}:${scopeId}:${name}`, envelope);
+        // Not awaited: a slow listener never holds the command queue (the registry logs a listener's failure).
+        void this.eventEmitted?.({ account: root.account, event_id: envelope.event_id, name, scope, session_id: envelope.session_id, payload: envelope.payload as Record<string, unknown>, emitted_at: envelope.emitted_at, command_id: command.command_id });
         return;
       }
       case 'inject_guidance':

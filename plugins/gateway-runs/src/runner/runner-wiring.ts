@@ -29,6 +29,8 @@ export interface RunnerWiring {
   warning: string | null;
   kick(runId: string): void;
   kickCommands(): void;
+  /** Calls `listener` once this process executes runs (at once when it already does); never when it does not. */
+  whenActive(listener: () => void): void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -40,6 +42,14 @@ export function wireRunner(place: RunnerPlace, dataDir: string, live: LiveBus, r
   let sweep: NodeJS.Timeout | undefined;
   let membership: LiveMembership | null = null;
   let stopped = false;
+  const onActive: Array<() => void> = [];
+  const call = (listener: () => void) => {
+    try {
+      listener();
+    } catch (err) {
+      log.warn('a listener told that this process executes runs failed', { error: (err as Error).message ?? String(err) });
+    }
+  };
 
   return {
     get active() {
@@ -50,6 +60,10 @@ export function wireRunner(place: RunnerPlace, dataDir: string, live: LiveBus, r
     },
     kick: (runId) => (active ? runner.schedule(runId) : live.nudge({ kick: runId })),
     kickCommands: () => (active ? runner.kickCommands() : live.nudge({ commands: true })),
+    whenActive(listener) {
+      if (active) call(listener);
+      else onActive.push(listener);
+    },
     start() {
       if (place === 'elsewhere') {
         warning = 'No runner runs in this server process (started with --no-runner): the run starts when a `keel runner` on the same data directory picks it up.';
@@ -81,6 +95,7 @@ export function wireRunner(place: RunnerPlace, dataDir: string, live: LiveBus, r
         sweep.unref();
       }
       runner.start();
+      for (const listener of onActive.splice(0)) call(listener);
     },
     async stop() {
       stopped = true;

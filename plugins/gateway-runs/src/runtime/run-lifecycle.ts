@@ -28,6 +28,8 @@ export interface RunLifecycleDeps {
   flows: Pick<RunFlows, 'forget'>;
   scheduler: RunScheduler;
   log: Logger;
+  /** Told after a root run's end is durable (`runs.hooks` onRunEnded); must not throw or wait. */
+  rootEnded?: (run: RunState) => void;
 }
 
 export class RunLifecycle implements RunResumer {
@@ -185,5 +187,15 @@ export class RunLifecycle implements RunResumer {
     this.deps.signals.forget(run.run_id);
     this.deps.states.forget(run.run_id);
     if (run.parent_run_id) this.deps.scheduler.schedule(run.parent_run_id);
+    else this.tellRootEnded(run);
+  }
+
+  /** A listener's trouble is logged, never the run's: its end is already committed. */
+  private tellRootEnded(run: RunState): void {
+    try {
+      this.deps.rootEnded?.(run);
+    } catch (err) {
+      this.deps.log.warn('telling that a root run ended failed', { run_id: run.run_id, error: (err as Error).message ?? String(err) });
+    }
   }
 }

@@ -69,6 +69,8 @@ export interface RuntimeDeps {
   nodeTypes: NodeTypes;
   /** The `runs.hooks` listeners told about files a run wrote. */
   fileProduced?: (file: ProducedFile) => Promise<void>;
+  /** Told after a root run's end is committed (the `runs.hooks` run-ended listeners); must not throw or wait. */
+  rootEnded?: (run: RunState) => void;
 }
 
 export class Runtime {
@@ -86,7 +88,7 @@ export class Runtime {
     const { runs, ledger, hub, log, scheduler, workspaces, nodeTypes } = deps;
     const states = new RunStates({ cacheLive: deps.cacheLive, runs, ledger, workspaces });
     const flows = new RunFlows(deps.bundles, deps.catalog, nodeTypes, log);
-    const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log });
+    const lifecycle = new RunLifecycle({ lock, states, signals, runs, ledger, hub, flows, scheduler, log, rootEnded: deps.rootEnded });
     const limits = deps.limits ?? new RunLimits();
     const children = new ChildRuns({ lock, states, resumer: lifecycle, workspaces, flows, maxFailuresListed: limits.maxChildFailuresListed, maxRunDepth: limits.maxRunDepth, maxRunsPerTree: limits.maxRunsPerTree, treeSize: (root, max) => runs.descendantCount(root, max) });
     const events = new EventDelivery({ runs, states, lock, resumer: lifecycle });

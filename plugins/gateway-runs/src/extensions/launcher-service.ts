@@ -1,0 +1,132 @@
+/**
+ * The `runs.launcher` token (run-launcher.ts is the contract): root runs started through the same
+ * pipeline as `POST /runs/start`, stopped through the durable command queue as `POST /commands`
+ * would, and read as they are now.
+ */
+import { conflict, notFound, type Principal } from '@keel/plugin-sdk';
+import type { WorkspaceService } from '@keel/plugin-workspaces';
+import type { StartPipeline } from '../routes/start-pipeline.js';
+import type { StartBody } from '../routes/start-run.js';
+import type { CommandStore } from '../runner/command-store.js';
+import { isListenerRun } from '../runtime/child-run.js';
+import { KeyedLock } from '../runtime/keyed-lock.js';
+import type { RunState } from '../runtime/run-state.js';
+import type { RunStore } from '../runtime/run-store.js';
+import { workspaceOf } from './runs-directory.js';
+import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
+
+export interface LauncherDeps {
+  pipeline: StartPipeline;
+  /** A run's current state (the in-memory one while this process executes it). */
+  load(runId: string): RunState | undefined;
+  runs: Pick<RunStore, 'descendants'>;
+  commands: CommandStore;
+  kickCommands(): void;
+  workspaces: Pick<WorkspaceService, 'recorded'>;
+  /** Whether this process executes runs, and a call once it does. */
+  executing: { active: boolean; whenActive(listener: () => void): void };
+}
+
+export class RunLauncherService implements RunLauncher {
+  /** Launches of one run id one at a time: a retried launch racing the first finds its run. */
+  private readonly launches = new KeyedLock();
+
+  constructor(private readonly d: LauncherDeps) {}
+
+  resolve(principal: Principal, target: LaunchTarget): LaunchedWorkflow {
+    return this.d.pipeline.resolve(startBodyOf(target, {}, null), principal).resolved;
+  }
+
+  launch(request: LaunchRequest): Promise<LaunchResult> {
+    const { principal, runId } = request;
+    return this.launches.run(runId, async () => {
+      const existing = this.d.load(runId);
+      if (existing) {
+        // The same account's run: a retried launch (after a crash) answers it and starts nothing.
+        if (existing.account !== principal.account || existing.parent_run_id !== null) throw conflict(`Run id '${runId}' is taken by another run; launch under another id.`, { code: 'run_exists' });
+        return { run_id: runId, resolved_workflow: existing.input_data.workflow_selection as LaunchedWorkflow, created: false };
+      }
+      // The caller's transcript (`context.messages`) wins over history replay as on any start (session-history.ts).
+      const body = startBodyOf(request.target, request.inputData, request.sessionId);
+      // Stored choices are clamped to the policy of this moment, never refused: the definition was checked when saved.
+      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp' });
+      return { run_id: runId, resolved_workflow: resolution.resolved, created: true };
+    });
+  }
+
+  async cancel(account: string, runId: string, commandId: string, reason: string | null): Promise<void> {
+    const run = this.d.load(runId);
+    if (!run || run.account !== account) throw notFound(`Run '${runId}' not found.`);
+    const receipt = await this.d.commands.submit({
+      command_id: commandId,
+      run_id: runId,
+      type: 'cancel',
+      payload: reason === null ? {} : { reason },
+      ts: new Date().toISOString(),
+      client_id: null,
+      account,
+    });
+    if (receipt.accepted) this.d.kickCommands();
+  }
+
+  outcome(runId: string): RunOutcome | null {
+    const run = this.d.load(runId);
+    return run ? this.outcomeOf(run) : null;
+  }
+
+  /** The outcome of a run whose state the caller holds (a run that just ended). */
+  outcomeOf(run: RunState): RunOutcome {
+    const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
+    const root = run.root_run_id === run.run_id ? run : this.d.load(run.root_run_id);
+    return {
+      run_id: run.run_id,
+      account: run.account,
+      session_id: run.session_id,
+      status: run.status,
+      output: run.status === 'completed' ? run.output : null,
+      error: run.error,
+      created_at: run.created_at,
+      updated_at: run.updated_at,
+      wait: ended ? null : this.personWait(run),
+      workspace_root: workspaceOf(this.d.workspaces, root)?.path ?? null,
+    };
+  }
+
+  executesRuns(): boolean {
+    return this.d.executing.active;
+  }
+
+  whenExecuting(listener: () => void): void {
+    this.d.executing.whenActive(listener);
+  }
+
+  /**
+   * The wait a person (or an outside event) must end, in the run or a run below it, breadth first:
+   * ask_user and event waits. A pause, a timer and a parent waiting on its child are no one's to
+   * answer; an `on_event` listener run waits for events all its life, so it is not one either.
+   */
+  private personWait(run: RunState): RunOutcome['wait'] {
+    const tree = [run, ...this.d.runs.descendants(run.run_id).map((r) => this.d.load(r.run_id) ?? r)];
+    for (const r of tree) {
+      const w = r.waiting;
+      if (r.status !== 'waiting' || !w || isListenerRun(r)) continue;
+      if (w.reason !== 'user' && w.reason !== 'event') continue;
+      const kind = typeof w.details?.kind === 'string' ? w.details.kind : w.reason === 'user' ? 'ask_user' : 'event';
+      if (kind === 'pause') continue;
+      return { run_id: r.run_id, wait_key: w.wait_key, kind, reason: w.reason, prompt: w.prompt, choices: w.choices };
+    }
+    return null;
+  }
+}
+
+/** A launch as the start request it stands for. */
+function startBodyOf(target: LaunchTarget, inputData: Record<string, unknown>, sessionId: string | null): StartBody {
+  const body: StartBody = { input_data: inputData };
+  if (target.bundle_id !== undefined) body.bundle_id = target.bundle_id;
+  if (target.bundle_version !== undefined) body.bundle_version = target.bundle_version;
+  if (target.flow_id !== undefined) body.flow_id = target.flow_id;
+  if (target.interface !== undefined) body.interface = target.interface;
+  if (target.registry_scope !== undefined) body.registry_scope = target.registry_scope;
+  if (sessionId !== null) body.session_id = sessionId;
+  return body;
+}
