@@ -27,6 +27,10 @@ function occurrence(index: number, fields: Partial<OccurrenceRecord> = {}): Occu
     coalesced: null,
     session_id: `s-${index}`,
     notify: null,
+    input_data: { prompt: `prompt ${index}` },
+    source: 'manual@1',
+    tick: null,
+    command_id: `c${index}`,
     ...fields,
   };
 }

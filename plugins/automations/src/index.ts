@@ -3,10 +3,35 @@
  * gateway-surfaces §3): trigger sources, definitions with revisions, a durable scheduler whose
  * occurrences are tagged root runs started through `runs.launcher`, attention items and discussions.
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import { core, defineSchemaFor, definePlugin } from '@keel/plugin-sdk';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
+import { workspacesToken } from '@keel/plugin-workspaces';
+import { composeDiscussions } from './discuss/compose-discussions.js';
+import { DEFAULT_DISCUSSION_SETTINGS, type DiscussionSettings } from './discuss/discussions.js';
+import { OccurrenceLog } from './engine/occurrence-log.js';
+import { automationErrorFormat } from './errors.js';
+import { AutomationStore } from './store/automation-store.js';
 
 export type * from './model.js';
+
+export interface AutomationsConfig {
+  discussion: DiscussionSettings;
+}
+
+const configSchema = defineSchemaFor<AutomationsConfig>()({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    discussion: {
+      type: 'object',
+      additionalProperties: false,
+      default: DEFAULT_DISCUSSION_SETTINGS,
+      properties: {
+        maxTokens: { type: 'integer', minimum: 1, maximum: 10_000_000, default: DEFAULT_DISCUSSION_SETTINGS.maxTokens, description: "A discussion's history window in estimated tokens (seed and later turns); a growing automation's context.growing.max_tokens wins" },
+      },
+    },
+  },
+});
 
 export const automationsPlugin = definePlugin({
   id: 'automations',
@@ -14,9 +39,14 @@ export const automationsPlugin = definePlugin({
   sdk: '^1.0.0',
   description: 'Automations: trigger sources, definitions with revisions, a durable scheduler, occurrences, attention items and discussions',
   defaultPrefix: '/api/gateway',
-  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken },
-  setup() {
-    return { routes: [] };
+  errorFormat: automationErrorFormat,
+  configSchema,
+  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken },
+  setup({ config, deps }) {
+    const automations = new AutomationStore(deps.storage);
+    const occurrences = new OccurrenceLog(deps.storage);
+    const discuss = composeDiscussions({ ...deps, automations, occurrences, settings: config.discussion });
+    return { routes: [...discuss.routes] };
   },
 });
 

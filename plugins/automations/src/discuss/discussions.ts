@@ -131,7 +131,8 @@ export class Discussions {
       // With no earlier turn to carry it, the summary line opens the prompt itself.
       first_turn: transcript.messages.length ? prompt : `${transcript.summary_line}\n${prompt}`,
       target: launchTargetOf(definition),
-      inputs: frozenInputs(definition.target.input_data),
+      // The inputs the occurrence was admitted with (its revision's target for a row from before they were kept).
+      inputs: frozenInputs(occurrence.input_data && Object.keys(occurrence.input_data).length ? occurrence.input_data : definition.target.input_data),
       workspace: mount ? { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: mount.real, mode: 'ro' }] } : null,
       mounted_workspace: mount?.shown ?? null,
       seed: transcript.messages,

@@ -6,7 +6,7 @@
  */
 import { conflict, type AuthService, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
-import type { RunHooksRegistry } from '../extensions/run-hooks.js';
+import type { RunHooksRegistry, StartPreparation } from '../extensions/run-hooks.js';
 import type { LaunchTags } from '../extensions/run-launcher.js';
 import { eventListenerNodes } from '../flow/compile-flow.js';
 import type { RunState } from '../runtime/run-state.js';
@@ -72,7 +72,10 @@ export class StartPipeline {
     // A start past the cap is refused before history replay and the preparers cost anything.
     d.activeRuns.refuseIfFull(principal, listeners);
     d.history.seed({ account: principal.account, sessionId, inputData: run.input_data, vars: run.vars });
-    await d.hooks.prepareStart({ principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars });
+    const preparation: StartPreparation = { principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars };
+    await d.hooks.prepareStart(preparation);
+    // A preparer may attribute the run (a discussion re-stamps its later turns).
+    if (preparation.tags) tag(run, preparation.tags);
     run.started_by_admin = d.auth.isAdmin(principal);
     // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
     await d.activeRuns.admit(principal, async () => {
