@@ -184,6 +184,36 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect((await k.inject({ url: `/api/gateway/runs/${runId}`, token: carol })).statusCode).to.equal(404);
   });
 
+  it('replays session history on a launch that asks, and keeps a given transcript instead', async () => {
+    const first = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'hist-session', input_data: { prompt: 'first turn' } } });
+    expect(first.statusCode, first.body).to.equal(200);
+    await endOf(bob, first.json<{ run_id: string }>().run_id);
+    const seeded = crypto.randomUUID();
+    expect((await launch(bob, { target: { bundle_id: 'echo' }, inputData: { prompt: 'second', use_session_history: true }, runId: seeded, sessionId: 'hist-session' })).statusCode).to.equal(200);
+    const history = (await endOf(bob, seeded)) as RunRecord & { session_history: Record<string, unknown> | null };
+    expect(history.session_history).to.deep.include({ seeded: 2, replayed_messages: 2 });
+    const given = crypto.randomUUID();
+    const transcript = [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'answer' }];
+    expect((await launch(bob, { target: { bundle_id: 'echo' }, inputData: { prompt: 'third', use_session_history: true, context: { messages: transcript } }, runId: given, sessionId: 'hist-session' })).statusCode).to.equal(200);
+    const kept = (await endOf(bob, given)) as RunRecord & { session_history: Record<string, unknown> | null };
+    expect(kept.session_history).to.deep.include({ seeded: 0, skipped: 'client context.messages present' });
+  });
+
+  it('refuses a launch without a usable run id, or with tags GET /runs could not list', async () => {
+    for (const runId of ['', ' ', 'x'.repeat(1000)]) {
+      const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: null });
+      expect(res.statusCode, res.body).to.equal(400);
+      expect(res.json<{ detail: { field: string } }>().detail.field).to.equal('runId');
+    }
+    for (const tags of [{ session_kind: 'chat' }, { occurrence_index: -1 }, { occurrence_index: 1.5 }, { automation_id: '' }, { role: 7 }]) {
+      const runId = crypto.randomUUID();
+      const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: null, tags });
+      expect(res.statusCode, res.body).to.equal(400);
+      expect(res.json<{ detail: { field: string } }>().detail.field).to.equal('tags');
+      expect((await k.inject({ url: `/api/gateway/runs/${runId}`, token: bob })).statusCode).to.equal(404);
+    }
+  });
+
   it('resolves targets as a start does, with its refusals', async () => {
     const ok = await k.inject({ method: 'POST', url: '/api/probe/resolve', token: bob, payload: { target: { bundle_id: 'echo' } } });
     expect(ok.statusCode, ok.body).to.equal(200);
@@ -267,7 +297,7 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect(await outcomeOf(bob, crypto.randomUUID())).to.equal(null);
   });
 
-  it('shows a root run ask_user wait, and none for a pause', async () => {
+  it("shows a root run's own ask_user wait, and none once it is answered", async () => {
     const runId = crypto.randomUUID();
     expect((await launch(bob, { target: { bundle_id: 'ask' }, inputData: {}, runId, sessionId: null })).statusCode).to.equal(200);
     const waiting = await until(() => outcomeOf(bob, runId), { what: 'the ask_user wait', ok: (o) => o?.wait !== null && o?.wait !== undefined });

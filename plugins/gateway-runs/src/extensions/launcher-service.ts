@@ -3,7 +3,7 @@
  * pipeline as `POST /runs/start`, stopped through the durable command queue as `POST /commands`
  * would, and read as they are now.
  */
-import { conflict, notFound, type Principal } from '@keel/plugin-sdk';
+import { badRequest, conflict, KEY_ID_MAX_LENGTH, notFound, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { StartPipeline } from '../routes/start-pipeline.js';
 import type { StartBody } from '../routes/start-run.js';
@@ -13,7 +13,7 @@ import { KeyedLock } from '../runtime/keyed-lock.js';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import { workspaceOf } from './runs-directory.js';
-import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
+import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
 
 export interface LauncherDeps {
   pipeline: StartPipeline;
@@ -39,6 +39,12 @@ export class RunLauncherService implements RunLauncher {
 
   launch(request: LaunchRequest): Promise<LaunchResult> {
     const { principal, runId } = request;
+    // Run ids are storage keys and folder names: the same bound as a start's ids.
+    if (typeof runId !== 'string' || !runId.trim() || runId.length > KEY_ID_MAX_LENGTH) {
+      return Promise.reject(badRequest(`A launch needs a run id of 1 to ${KEY_ID_MAX_LENGTH} characters.`, { code: 'invalid_request', field: 'runId' }));
+    }
+    const badTags = tagsRefusal(request.tags);
+    if (badTags) return Promise.reject(badRequest(badTags, { code: 'invalid_request', field: 'tags' }));
     return this.launches.run(runId, async () => {
       const existing = this.d.load(runId);
       if (existing) {
@@ -117,6 +123,21 @@ export class RunLauncherService implements RunLauncher {
     }
     return null;
   }
+}
+
+const TAG_KINDS: ReadonlyArray<string> = ['automation', 'occurrence', 'discussion'];
+
+/** Why the tags cannot be stored (`GET /runs` lists them as they are), or null. */
+function tagsRefusal(tags: LaunchTags | undefined): string | null {
+  if (tags === undefined) return null;
+  if (tags.session_kind !== undefined && !TAG_KINDS.includes(tags.session_kind)) return `tags.session_kind must be one of ${TAG_KINDS.join(', ')}.`;
+  for (const name of ['automation_id', 'role'] as const) {
+    const value = tags[name];
+    if (value !== undefined && (typeof value !== 'string' || !value || value.length > KEY_ID_MAX_LENGTH)) return `tags.${name} must be a string of 1 to ${KEY_ID_MAX_LENGTH} characters.`;
+  }
+  const index = tags.occurrence_index;
+  if (index !== undefined && (!Number.isSafeInteger(index) || index < 0)) return 'tags.occurrence_index must be an integer of 0 or more.';
+  return null;
 }
 
 /** A launch as the start request it stands for. */
