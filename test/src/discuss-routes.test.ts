@@ -27,6 +27,17 @@ const failFlow = {
   edges: edges('start -> warp', 'warp -> end'),
 };
 
+/** start(file_path, content) → write_file → end(response: the path written). */
+const writeFlow = {
+  id: 'write',
+  nodes: [
+    node({ id: 'start', type: 'on_flow_start', outputs: ['file_path', 'content'] }),
+    node({ id: 'write', type: 'write_file', inputs: ['file_path', 'content'], outputs: ['bytes', 'file_path'] }),
+    node({ id: 'end', type: 'on_flow_end', inputs: ['response'] }),
+  ],
+  edges: edges('start -> write', 'write -> end', 'start.file_path -> write.file_path', 'start.content -> write.content', 'write.file_path -> end.response'),
+};
+
 interface Occurrence { index: number; run_id: string; status: string; user_turn: string; answer: string; failure: { message: string } | null }
 interface Discussion { session_id: string; run_id: string; session_kind: string; workspace_root: string | null; mounted_workspace: string | null }
 interface ErrorBody { detail: { reason_code: string; message: string; field?: string } }
@@ -42,11 +53,11 @@ describe('discuss: discussion sessions on occurrences', function () {
 
   const api = (method: 'GET' | 'POST', url: string, token: string | undefined, payload?: unknown) => k.inject({ method, url: `/api/gateway${url}`, ...(token ? { token } : {}), ...(payload === undefined ? {} : { payload }) });
 
-  async function createAutomation(token: string, requestId: string, bundleId: string, prompt: string): Promise<string> {
+  async function createAutomation(token: string, requestId: string, bundleId: string, prompt: string, inputs: Record<string, unknown> = {}): Promise<string> {
     const res = await api('POST', '/automations', token, {
       request_id: requestId,
       title: `${bundleId} automation`,
-      target: { bundle_ref: `${bundleId}@1.0.0`, flow_id: bundleId, input_data: { prompt } },
+      target: { bundle_ref: `${bundleId}@1.0.0`, flow_id: bundleId, input_data: { prompt, ...inputs } },
       trigger: { source_id: 'manual', source_version: 1, config: {} },
       policy: { retry: { max_attempts: 1 } },
     });
@@ -83,6 +94,7 @@ describe('discuss: discussion sessions on occurrences', function () {
     for (const token of [bob, carol]) {
       await uploadBundleAs(k, token, 'echo', echoFlow);
       await uploadBundleAs(k, token, 'fail', failFlow);
+      await uploadBundleAs(k, token, 'write', writeFlow);
     }
     echoAutomation = await createAutomation(bob, 'echo-1', 'echo', 'Summarise my inbox');
     await fire(bob, echoAutomation, 1);
@@ -185,6 +197,40 @@ describe('discuss: discussion sessions on occurrences', function () {
     const anonymous = await discuss(undefined, echoAutomation, { request_id: 'r', occurrence_index: 1, prompt: 'x' });
     expect(anonymous.statusCode).to.equal(401);
     expect(anonymous.json<ErrorBody>().detail.reason_code).to.equal('unauthorized');
+  });
+
+  it("mounts the automation's folder read-only: a turn reads nothing else, writes in its own folder, and a write into the mount is refused", async () => {
+    const writer = await createAutomation(bob, 'write-1', 'write', 'Write a note', { file_path: 'note.txt', content: 'from the occurrence' });
+    const occurrence = await fire(bob, writer, 1);
+    expect(occurrence.status, JSON.stringify(occurrence)).to.equal('completed');
+    const d = (await discuss(bob, writer, { request_id: 'w1', occurrence_index: 1, prompt: 'Look at the note' })).json<Discussion>();
+    const first = await finished(bob, d.run_id);
+    // The frozen inputs write note.txt again: into the discussion's own folder, never the automation's.
+    expect(first.output?.response).to.equal('note.txt');
+    const mount = path.join(k.dataDir, d.mounted_workspace!);
+    const own = path.join(k.dataDir, d.workspace_root!);
+    expect(existsSync(path.join(own, 'note.txt'))).to.equal(true);
+    const workspace = (await api('GET', `/runs/${d.run_id}/workspace`, bob)).json<{ workspace_summary: string; workspace_clamped: unknown[] }>();
+    expect(workspace.workspace_summary, JSON.stringify(workspace)).to.contain(`${d.mounted_workspace} (ro)`);
+
+    const start = async (file: string) => {
+      const res = await api('POST', '/runs/start', bob, { bundle_id: 'write', session_id: d.session_id, input_data: { file_path: file, content: 'overwrite' } });
+      expect(res.statusCode, res.body).to.equal(200);
+      const runId = res.json<{ run_id: string }>().run_id;
+      return until(() => run(bob, runId), { what: `run ${runId} to end`, ok: (r) => r.status === 'completed' || r.status === 'failed', deadline: 180_000 });
+    };
+    const intoMount = await start(path.join(mount, 'note.txt'));
+    expect(intoMount.status).to.equal('failed');
+    expect(intoMount.error).to.match(/only read|read-only/);
+    const elsewhere = await start(path.join(k.dataDir, 'stolen.txt'));
+    expect(elsewhere.status).to.equal('failed');
+    expect(existsSync(path.join(k.dataDir, 'stolen.txt'))).to.equal(false);
+    // A client workspace choice does not widen it: the discussion's layer replaces it.
+    const res = await api('POST', '/runs/start', bob, { bundle_id: 'write', session_id: d.session_id, input_data: { file_path: path.join(mount, 'x.txt'), content: 'x', workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: mount, mode: 'rw' }] } } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const widened = await until(() => run(bob, res.json<{ run_id: string }>().run_id), { what: 'the run to end', ok: (r) => r.status === 'completed' || r.status === 'failed', deadline: 180_000 });
+    expect(widened.status).to.equal('failed');
+    expect(existsSync(path.join(mount, 'x.txt'))).to.equal(false);
   });
 
   describe('later turns through POST /runs/start', () => {
