@@ -41,6 +41,13 @@ export const automationsPlugin = definePlugin({
   defaultPrefix: '/api/gateway',
   errorFormat: automationErrorFormat,
   configSchema,
+  commands: {
+    automations: {
+      summary: 'List, show, run now, pause or resume the automations of an account on the data directory (prints JSON; a server picks up run-now by its poll).',
+      usage: 'list|show <id>|run-now <id>|pause <id>|resume <id> [--account <name>] [--status <s,...>] [--archived-only] [--cursor <c>] [--limit <n>] [--command-id <id>]',
+      load: () => import('./cli/automations-command.js'),
+    },
+  },
   deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken },
   setup({ config, deps }) {
     const automations = new AutomationStore(deps.storage);
