@@ -16,11 +16,13 @@ export interface ComposeDiscussions {
   clock: Clock;
   log: Logger;
   settings: DiscussionSettings;
+  /** `limits.maxIdLength`: the longest request_id. */
+  maxIdLength: number;
 }
 
 export function composeDiscussions(c: ComposeDiscussions) {
   const discussions = new Discussions({ ...c, discussions: new DiscussionStore(c.storage) });
   c.runHooks.addStartCheck(discussions.startCheck);
   c.runHooks.addStartPreparer(discussions.startPreparer);
-  return { discussions, routes: discussRoutes(discussions) };
+  return { discussions, routes: discussRoutes(discussions, c.maxIdLength) };
 }

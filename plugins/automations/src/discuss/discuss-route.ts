@@ -4,12 +4,12 @@ import type { Discussions } from './discussions.js';
 
 const params = defineSchema({ type: 'object', required: ['automation_id'], properties: { automation_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 
-const discussBody = defineSchema({
+const discussBody = (maxIdLength: number) => defineSchema({
   type: 'object',
   additionalProperties: false,
   required: ['request_id', 'occurrence_index', 'prompt'],
   properties: {
-    request_id: { type: 'string', maxLength: KEY_ID_MAX_LENGTH, description: 'Your key for this discussion: the same key answers the same discussion again; with another occurrence or prompt it is 409 identity_conflict.' },
+    request_id: { type: 'string', maxLength: maxIdLength, description: 'Your key for this discussion: the same key answers the same discussion again; with another occurrence or prompt it is 409 identity_conflict.' },
     occurrence_index: { type: 'integer', minimum: 1, description: 'The occurrence discussed (its `index` in GET .../occurrences).' },
     prompt: { type: 'string', description: 'The first user turn of the discussion.' },
   },
@@ -28,7 +28,8 @@ const discussResponse = defineSchema({
   },
 });
 
-export function discussRoutes(discussions: Discussions) {
+/** `maxIdLength`: the plugin's `limits.maxIdLength`, as for every request_id. */
+export function discussRoutes(discussions: Discussions, maxIdLength: number) {
   return [
     route({
       method: 'POST',
@@ -36,7 +37,7 @@ export function discussRoutes(discussions: Discussions) {
       tags: ['automations'],
       summary: "Open a discussion session on an occurrence: its workflow with its frozen inputs, seeded with the automation's conversation, the automation's folder mounted read-only",
       params,
-      body: discussBody,
+      body: discussBody(maxIdLength),
       responses: { 200: { schema: discussResponse } },
       handler: ({ params: p, body, principal }) => discussions.open(principal, p.automation_id, body),
     }),

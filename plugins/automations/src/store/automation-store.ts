@@ -36,6 +36,8 @@ export interface OwnerListOptions {
   limit: number;
   /** Only these statuses (all when absent). */
   statuses?: readonly AutomationStatus[];
+  /** Index entries read at most for one page (a filter skips records): the page then ends early, with a cursor. */
+  maxScan?: number;
 }
 
 export interface CreateResult {
@@ -136,9 +138,12 @@ export class AutomationStore {
     const start = after ? { ...range, start: [account, after.created_at, after.automation_id], exclusiveStart: true } : range;
     const items: AutomationRecord[] = [];
     let last: OwnerKey | null = null;
+    let scanned = 0;
+    const maxScan = options.maxScan ?? Infinity;
     for (const key of this.byOwner.getKeys(start)) {
-      if (items.length === options.limit) return { items, next_cursor: encodeOwnerCursor(last!) };
+      if (items.length === options.limit || scanned >= maxScan) return { items, next_cursor: encodeOwnerCursor(last!) };
       last = key;
+      scanned++;
       const record = this.records.get(key[2]);
       if (!record || record.account !== account) continue;
       if (statuses && !statuses.has(record.status)) continue;
