@@ -11,7 +11,9 @@ import type { AutomationsCli } from './cli/automations-command.js';
 import { automationsConfigSchema } from './config.js';
 import { composeDiscussions } from './discuss/compose-discussions.js';
 import { AutomationEngine } from './engine/automation-engine.js';
+import { engineRoutes } from './engine/engine-routes.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
+import { OccurrenceReaders } from './engine/occurrence-readers.js';
 import { automationErrorFormat } from './errors.js';
 import { automationCommandTarget } from './routes/command-target.js';
 import { automationRoutes } from './routes/automation-routes.js';
@@ -23,6 +25,7 @@ export type * from './model.js';
 export type { AutomationsConfig, AutomationLimits } from './config.js';
 export { AutomationError, automationError, automationErrorFormat } from './errors.js';
 export * as triggers from './triggers/index.js';
+export * as engine from './engine/index.js';
 
 export const automationsPlugin = definePlugin({
   id: 'automations',
@@ -82,9 +85,10 @@ export const automationsPlugin = definePlugin({
       get: (principal, id) => automations.read(principal, id),
       command: (principal, id, command) => automations.command(principal, id, command),
     };
+    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs());
     return {
       exports: { cli },
-      routes: [...automationRoutes(automations, config.limits), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],
+      routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],
       start: () => engine.start(),
       stop: () => engine.stop(),
     };
