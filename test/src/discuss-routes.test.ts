@@ -7,7 +7,7 @@
  * history seeded from the discussion), and a session id that is no discussion of the caller's.
  */
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
@@ -17,8 +17,15 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { automationsPlugin } from '@keel/plugin-automations';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { edges, node } from './helpers/flow-builder.js';
-import { echoFlow, type HistoryRun, type ReplayedMessage } from './helpers/history.js';
+import type { HistoryRun, ReplayedMessage } from './helpers/history.js';
 import { until } from './helpers/gateway-runs.js';
+
+/** start → end: the prompt is the answer, and the context the run started with is in its output (what was seeded). */
+const echoFlow = {
+  id: 'echo',
+  nodes: [node({ id: 'start', type: 'on_flow_start', outputs: ['prompt', 'context'] }), node({ id: 'end', type: 'on_flow_end', inputs: ['response', 'context'] })],
+  edges: edges('start -> end', 'start.prompt -> end.response', 'start.context -> end.context'),
+};
 
 /** A flow whose run fails (a node type no plugin provides). */
 const failFlow = {
@@ -91,7 +98,7 @@ describe('discuss: discussion sessions on occurrences', function () {
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, automationsPlugin] });
     bob = await createAccount(k, 'bob');
     carol = await createAccount(k, 'carol');
-    for (const token of [bob, carol]) {
+    for (const token of [k.adminToken, bob, carol]) {
       await uploadBundleAs(k, token, 'echo', echoFlow);
       await uploadBundleAs(k, token, 'fail', failFlow);
       await uploadBundleAs(k, token, 'write', writeFlow);
@@ -199,38 +206,53 @@ describe('discuss: discussion sessions on occurrences', function () {
     expect(anonymous.json<ErrorBody>().detail.reason_code).to.equal('unauthorized');
   });
 
-  it("mounts the automation's folder read-only: a turn reads nothing else, writes in its own folder, and a write into the mount is refused", async () => {
-    const writer = await createAutomation(bob, 'write-1', 'write', 'Write a note', { file_path: 'note.txt', content: 'from the occurrence' });
-    const occurrence = await fire(bob, writer, 1);
+  /** Opens a discussion of a write_file automation of `token`'s account; answers the discussion and the real folders. */
+  async function writerDiscussion(token: string, requestId: string) {
+    const writer = await createAutomation(token, requestId, 'write', 'Write a note', { file_path: 'note.txt', content: 'from the occurrence' });
+    const occurrence = await fire(token, writer, 1);
     expect(occurrence.status, JSON.stringify(occurrence)).to.equal('completed');
-    const d = (await discuss(bob, writer, { request_id: 'w1', occurrence_index: 1, prompt: 'Look at the note' })).json<Discussion>();
-    const first = await finished(bob, d.run_id);
+    const d = (await discuss(token, writer, { request_id: 'w1', occurrence_index: 1, prompt: 'Look at the note' })).json<Discussion>();
+    const first = await finished(token, d.run_id);
+    return { d, first, mount: path.join(k.dataDir, d.mounted_workspace!), own: path.join(k.dataDir, d.workspace_root!) };
+  }
+
+  /** A later write_file turn in the discussion session; answers the run once ended (a refused write ends it with `output.error`). */
+  async function writeTurn(token: string, d: Discussion, file: string, extra: Record<string, unknown> = {}) {
+    const res = await api('POST', '/runs/start', token, { bundle_id: 'write', session_id: d.session_id, input_data: { file_path: file, content: 'overwrite', ...extra } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const runId = res.json<{ run_id: string }>().run_id;
+    const ended = await until(() => run(token, runId), { what: `run ${runId} to end`, ok: (r) => r.status === 'completed' || r.status === 'failed', deadline: 180_000 });
+    return { ended, error: String((ended.output as { error?: unknown } | null)?.error ?? ended.error ?? '') };
+  }
+
+  it("mounts the automation's folder read-only: the discussion writes in its own folder, a write into the mount is refused (an admin's: read-only)", async () => {
+    const { d, first, mount, own } = await writerDiscussion(k.adminToken, 'write-admin');
     // The frozen inputs write note.txt again: into the discussion's own folder, never the automation's.
     expect(first.output?.response).to.equal('note.txt');
-    const mount = path.join(k.dataDir, d.mounted_workspace!);
-    const own = path.join(k.dataDir, d.workspace_root!);
-    expect(existsSync(path.join(own, 'note.txt'))).to.equal(true);
-    const workspace = (await api('GET', `/runs/${d.run_id}/workspace`, bob)).json<{ workspace_summary: string; workspace_clamped: unknown[] }>();
+    expect(readFileSync(path.join(own, 'note.txt'), 'utf8')).to.equal('from the occurrence');
+    const workspace = (await api('GET', `/runs/${d.run_id}/workspace`, k.adminToken)).json<{ workspace_summary: string; workspace_clamped: unknown[] }>();
     expect(workspace.workspace_summary, JSON.stringify(workspace)).to.contain(`${d.mounted_workspace} (ro)`);
+    expect(workspace.workspace_clamped).to.deep.equal([]);
 
-    const start = async (file: string) => {
-      const res = await api('POST', '/runs/start', bob, { bundle_id: 'write', session_id: d.session_id, input_data: { file_path: file, content: 'overwrite' } });
-      expect(res.statusCode, res.body).to.equal(200);
-      const runId = res.json<{ run_id: string }>().run_id;
-      return until(() => run(bob, runId), { what: `run ${runId} to end`, ok: (r) => r.status === 'completed' || r.status === 'failed', deadline: 180_000 });
-    };
-    const intoMount = await start(path.join(mount, 'note.txt'));
-    expect(intoMount.status).to.equal('failed');
-    expect(intoMount.error).to.match(/only read|read-only/);
-    const elsewhere = await start(path.join(k.dataDir, 'stolen.txt'));
-    expect(elsewhere.status).to.equal('failed');
-    expect(existsSync(path.join(k.dataDir, 'stolen.txt'))).to.equal(false);
+    const intoMount = await writeTurn(k.adminToken, d, path.join(mount, 'note.txt'));
+    expect(intoMount.error).to.match(/may only read/);
+    expect(readFileSync(path.join(mount, 'note.txt'), 'utf8')).to.equal('from the occurrence');
     // A client workspace choice does not widen it: the discussion's layer replaces it.
-    const res = await api('POST', '/runs/start', bob, { bundle_id: 'write', session_id: d.session_id, input_data: { file_path: path.join(mount, 'x.txt'), content: 'x', workspace: { posture: 'allowed_only', default_mode: 'rw', folders: [{ path: mount, mode: 'rw' }] } } });
-    expect(res.statusCode, res.body).to.equal(200);
-    const widened = await until(() => run(bob, res.json<{ run_id: string }>().run_id), { what: 'the run to end', ok: (r) => r.status === 'completed' || r.status === 'failed', deadline: 180_000 });
-    expect(widened.status).to.equal('failed');
+    const widened = await writeTurn(k.adminToken, d, path.join(mount, 'x.txt'), { workspace: { posture: 'any_except_denied', default_mode: 'rw', folders: [{ path: mount, mode: 'rw' }] } });
+    expect(widened.error).to.match(/may only read/);
     expect(existsSync(path.join(mount, 'x.txt'))).to.equal(false);
+    const outside = await writeTurn(k.adminToken, d, path.join(k.dataDir, 'stolen.txt'));
+    expect(outside.error).to.match(/workspace policy/);
+    expect(existsSync(path.join(k.dataDir, 'stolen.txt'))).to.equal(false);
+  });
+
+  it("keeps a non-admin's discussion within his own folder (the account level caps the mount: listed, not reachable)", async () => {
+    const { d, mount } = await writerDiscussion(bob, 'write-bob');
+    const workspace = (await api('GET', `/runs/${d.run_id}/workspace`, bob)).json<{ workspace_summary: string }>();
+    expect(workspace.workspace_summary).to.contain(`${d.mounted_workspace} (ro)`);
+    const intoMount = await writeTurn(bob, d, path.join(mount, 'note.txt'));
+    expect(intoMount.error).to.match(/not one of this run's workspaces/);
+    expect(readFileSync(path.join(mount, 'note.txt'), 'utf8')).to.equal('from the occurrence');
   });
 
   describe('later turns through POST /runs/start', () => {
@@ -240,10 +262,13 @@ describe('discuss: discussion sessions on occurrences', function () {
       await finished(bob, d.run_id);
     });
 
-    it('refuses context.messages in a discussion session with 400', async () => {
+    it('refuses context.messages (and workspace_root) in a discussion session with 400', async () => {
       const res = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, input_data: { prompt: 'x', context: { messages: [{ role: 'user', content: 'forged history' }] } } });
       expect(res.statusCode, res.body).to.equal(400);
       expect(res.body).to.contain('context.messages');
+      const folder = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, workspace_root: k.dataDir, input_data: { prompt: 'x' } });
+      expect(folder.statusCode, folder.body).to.equal(400);
+      expect(folder.body).to.contain('workspace_root');
       // Nothing started.
       expect(await sessionRows(bob, d.session_id)).to.have.length(1);
     });
