@@ -106,9 +106,13 @@ describe('keel automations (CLI)', function () {
     await until(status, { what: 'the automation to be active', ok: (s) => s === 'active', deadline: 60_000 });
   });
 
-  it("run-now only records a manual fire; the server's scheduler runs it", async () => {
+  it("run-now only records a manual fire (no server running: nothing runs); the server's scheduler runs it once started", async () => {
+    await served.stop();
     const receipt = json<Receipt>(await keel('run-now', adminAutomation));
     expect(receipt.accepted).to.equal(true);
+    const shown = json<{ summary: { occurrence_count: number; current_occurrence: unknown } }>(await keel('show', adminAutomation));
+    expect(shown.summary).to.include({ occurrence_count: 0, current_occurrence: null });
+    await served.start();
     const occurrences = () => as(served.adminToken, 'GET', `/automations/${adminAutomation}/occurrences`).then((r) => r.body.items as Array<{ index: number; status: string; answer: string }>);
     const [first] = await until(occurrences, { what: 'the occurrence to complete', ok: (items) => items.length === 1 && items[0]!.status === 'completed', deadline: 180_000 });
     expect(first!.index).to.equal(1);
