@@ -252,6 +252,13 @@ describe('discuss: discussion sessions on occurrences', function () {
     expect(workspace.workspace_summary).to.contain(`${d.mounted_workspace} (ro)`);
     const intoMount = await writeTurn(bob, d, path.join(mount, 'note.txt'));
     expect(intoMount.error).to.match(/not one of this run's workspaces/);
+    // The mount is given to the workspace resolution aside: neither the owner nor the run is told where the data folder is.
+    // (The later turn names the mount's real path itself, in its own input: only its workspace record is looked at.)
+    for (const url of [`/runs/${d.run_id}`, `/runs/${d.run_id}/input_data`, `/runs/${d.run_id}/workspace`, `/runs/${intoMount.ended.run_id}/workspace`]) {
+      expect((await api('GET', url, bob)).body, url).to.not.contain(k.dataDir);
+    }
+    const inputs = (await api('GET', `/runs/${intoMount.ended.run_id}/input_data`, bob)).json<Record<string, unknown>>();
+    expect(inputs).to.not.have.property('workspace');
     expect(readFileSync(path.join(mount, 'note.txt'), 'utf8')).to.equal('from the occurrence');
   });
 

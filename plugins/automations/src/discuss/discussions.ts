@@ -104,7 +104,6 @@ export class Discussions {
     if (this.deps.launcher.outcome(record.run_id)) return;
     const context = isObject(record.inputs.context) ? record.inputs.context : {};
     const inputData: Record<string, unknown> = { ...structuredClone(record.inputs), prompt: record.first_turn, context: { ...context, messages: record.seed } };
-    if (record.workspace) inputData.workspace = record.workspace;
     await this.deps.launcher.launch({ principal, target: record.target, inputData, runId: record.run_id, sessionId: record.session_id, tags: discussionTags(record) });
   }
 
@@ -114,11 +113,17 @@ export class Discussions {
     const mount = await this.mountOf(occurrence);
     const ownFolder = this.shown(this.deps.workspaces.conversationFolder(principal.account, sessionId));
     const maxTokens = definition.context.mode === 'growing' ? (definition.context.growing?.max_tokens ?? this.deps.settings.maxTokens) : this.deps.settings.maxTokens;
-    const transcript = discussionTranscript(
-      this.deps.occurrences.newestFirst(automation.automation_id, occurrence.index + 1),
-      { automation_id: automation.automation_id, title: definition.title, occurrence_index: occurrence.index, mounted_workspace: mount?.shown ?? null, workspace_root: ownFolder },
-      maxTokens,
-    );
+    let transcript: ReturnType<typeof discussionTranscript>;
+    try {
+      transcript = discussionTranscript(
+        this.deps.occurrences.newestFirst(automation.automation_id, occurrence.index + 1),
+        { automation_id: automation.automation_id, title: definition.title, occurrence_index: occurrence.index, mounted_workspace: mount?.shown ?? null, workspace_root: ownFolder },
+        maxTokens,
+      );
+    } catch (err) {
+      this.deps.log.warn('the occurrences of a discussed automation could not be read', { automation_id: automation.automation_id, error: (err as Error).message });
+      throw automationError(409, 'history_unavailable', `The history of automation ${automation.automation_id} cannot be read now, so no discussion was opened; try again later.`, { cause: err });
+    }
     return {
       run_id: runId,
       session_id: sessionId,
@@ -186,9 +191,11 @@ export class Discussions {
     const record = this.deps.discussions.bySession(start.principal.account, start.sessionId);
     if (!record) return;
     start.tags = discussionTags(record);
+    // The mount, whatever one-off workspace the client sent; given aside, never in the inputs (its path is inside the data folder).
+    delete start.inputData.workspace;
+    delete start.vars.workspace;
+    if (record.workspace) start.workspace = structuredClone(record.workspace);
     if (start.runId === record.run_id) return;
-    if (record.workspace) start.inputData.workspace = start.vars.workspace = structuredClone(record.workspace);
-    else delete start.inputData.workspace, delete start.vars.workspace;
     const maxTokens = this.windowOf(record);
     const { messages, report } = windowTurns(this.turnsNewestFirst(record), maxTokens);
     const context = isObject(start.vars.context) ? start.vars.context : {};

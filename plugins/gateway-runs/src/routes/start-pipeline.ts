@@ -81,7 +81,7 @@ export class StartPipeline {
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, oneOffLayer(run.input_data.workspace), options.workspaceDoor);
+      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, oneOffLayer(preparation.workspace ?? run.input_data.workspace), options.workspaceDoor);
       await d.runtime.createRun(run);
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
