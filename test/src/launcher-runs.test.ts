@@ -6,7 +6,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { inferencePlugin } from '@keel/plugin-inference';
 import { ledgerPlugin } from '@keel/plugin-ledger';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
-import { gatewayRunsPlugin, runHooksToken, runLauncherToken, type EmittedEvent, type LaunchRequest, type RunEndedListener } from '@keel/plugin-gateway-runs';
+import { gatewayRunsPlugin, runHooksToken, runLauncherToken, type EmittedEvent, type LaunchRequest, type LaunchTags, type RunEndedListener } from '@keel/plugin-gateway-runs';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { askUserFlow, bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { until, type RunRecord } from './helpers/gateway-runs.js';
@@ -21,6 +21,7 @@ import { tempDir } from './helpers/paths.js';
 const ended: Array<Parameters<RunEndedListener>[0] & { seen_status: string | null }> = [];
 const emitted: EmittedEvent[] = [];
 let executing = 0;
+const checked: Array<{ sessionId: string | null; launched: boolean | null; tags: LaunchTags | null }> = [];
 
 const probePlugin = definePlugin({
   id: 'launcher-probe',
@@ -36,6 +37,14 @@ const probePlugin = definePlugin({
     });
     hooks.onRunEnded(() => {
       throw new Error('a failing listener never fails the run');
+    });
+    hooks.addStartCheck(async ({ launched, tags, sessionId }) => {
+      checked.push({ sessionId, launched: launched ?? null, tags: tags ?? null });
+    });
+    hooks.addStartPreparer(({ sessionId, tags }) => {
+      // A later turn of a discussion session is attributed as the session is (what the discuss helper does).
+      if (sessionId?.startsWith('discussion-session:') && tags) Object.assign(tags, { session_kind: 'discussion', automation_id: 'auto-d', role: 'discussion' });
+      if (sessionId === 'bad-tags' && tags) Object.assign(tags, { session_kind: 'chat', occurrence_index: -2 });
     });
     hooks.onEventEmitted((event) => {
       emitted.push(event);
@@ -173,6 +182,23 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect((await runOf(bob, runId)).output).to.deep.include({ response: 'once' });
   });
 
+  it('tells start checks a launch from a start, and lets a preparer tag a run (tags it cannot carry are left out)', async () => {
+    const runId = crypto.randomUUID();
+    expect((await launch(bob, { target: { bundle_id: 'echo' }, inputData: {}, runId, sessionId: 'checked-launch', tags: { session_kind: 'occurrence', occurrence_index: 0 } })).statusCode).to.equal(200);
+    const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'checked-start', input_data: {} } });
+    expect(started.statusCode).to.equal(200);
+    expect(checked.filter((c) => c.sessionId?.startsWith('checked-'))).to.deep.equal([
+      { sessionId: 'checked-launch', launched: true, tags: { session_kind: 'occurrence', occurrence_index: 0 } },
+      { sessionId: 'checked-start', launched: null, tags: null },
+    ]);
+    const turn = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'discussion-session:r1', input_data: { prompt: 'why?' } } });
+    const bad = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', session_id: 'bad-tags', input_data: {} } });
+    expect([turn.statusCode, bad.statusCode]).to.deep.equal([200, 200]);
+    const rowOf = async (sessionId: string) => (await k.inject({ url: `/api/gateway/runs?session_id=${encodeURIComponent(sessionId)}`, token: bob })).json<{ items: Row[] }>().items[0]!;
+    expect(await rowOf('discussion-session:r1')).to.deep.include({ session_kind: 'discussion', automation_id: 'auto-d', role: 'discussion', occurrence_index: null });
+    expect(await rowOf('bad-tags')).to.deep.include({ session_kind: 'chat', automation_id: null, role: null, occurrence_index: null });
+  });
+
   it("refuses a run id another account's run holds, and leaves that run alone", async () => {
     const runId = crypto.randomUUID();
     expect((await launch(bob, { target: { bundle_id: 'echo' }, inputData: { prompt: 'mine' }, runId, sessionId: null })).statusCode).to.equal(200);
@@ -255,6 +281,21 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect(reset.statusCode, reset.body).to.equal(200);
     const third = await launchDefault();
     expect(third).to.deep.equal(first);
+  });
+
+  it('clamps a stored one-off layer at launch (never more than a start could get), where POST /runs/start refuses it', async () => {
+    const missing = path.join(folder.dir, 'gone-folder');
+    const workspace = { posture: 'allowed_only', default_mode: 'ro', folders: [{ path: missing, mode: 'rw' }] };
+    const refused = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: bob, payload: { bundle_id: 'echo', input_data: { workspace } } });
+    expect(refused.statusCode, refused.body).to.equal(400);
+    expect(refused.json<{ detail: { reason: string } }>().detail.reason).to.equal('workspace_refused');
+    const runId = crypto.randomUUID();
+    const res = await launch(bob, { target: { bundle_id: 'echo' }, inputData: { prompt: 'clamped', workspace }, runId, sessionId: null });
+    expect(res.statusCode, res.body).to.equal(200);
+    await endOf(bob, runId);
+    const ws = (await k.inject({ url: `/api/gateway/runs/${runId}/workspace`, token: bob })).json<{ workspace_level: string; workspace_clamped: Array<{ path: string; got: string | null }> }>();
+    expect(ws.workspace_level).to.equal('run');
+    expect(ws.workspace_clamped.map((c) => c.got)).to.deep.equal([null]);
   });
 
   it('applies the active-run cap: a launch past it is the 429 of a start, and nothing is stored', async () => {
@@ -365,5 +406,28 @@ describe('runs.launcher and the runs.hooks call sites (issue 15)', function () {
     expect(cancel.statusCode, cancel.body).to.equal(200);
     expect(cancel.json()).to.deep.include({ accepted: true, duplicate: false });
     expect((await endOf(bob, runId)).status).to.equal('cancelled');
+  });
+});
+
+describe('runs.launcher in a server that does not execute runs (--no-runner)', function () {
+  this.timeout(120_000);
+  let k: TestKernel;
+
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, { plugin: gatewayRunsPlugin, config: { runner: false } }, probePlugin] });
+  });
+  after(() => k?.stop());
+
+  it('says so and never calls whenExecuting; a launch stores the run for a separate runner', async () => {
+    const told = executing;
+    const bob = await createAccount(k, 'bob');
+    expect((await k.inject({ url: '/api/probe/executing', token: bob })).json()).to.deep.equal({ executes: false, told });
+    await uploadBundleAs(k, bob, 'echo', echoFlow);
+    const runId = crypto.randomUUID();
+    const res = await k.inject({ method: 'POST', url: '/api/probe/launch', token: bob, payload: { target: { bundle_id: 'echo' }, inputData: { prompt: 'later' }, runId, sessionId: null } });
+    expect(res.statusCode, res.body).to.equal(200);
+    const run = (await k.inject({ url: `/api/gateway/runs/${runId}`, token: bob })).json<RunRecord>();
+    expect(run.status).to.equal('running');
+    expect((await k.inject({ url: `/api/probe/outcome/${runId}`, token: bob })).json<{ outcome: Outcome }>().outcome).to.deep.include({ run_id: runId, status: 'running', wait: null });
   });
 });

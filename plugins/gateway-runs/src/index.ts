@@ -349,6 +349,7 @@ export const gatewayRunsPlugin = definePlugin({
       workspaces: deps.workspaces,
       sessionKinds,
       history: new SessionHistory({ turns: new TurnCache(deps.storage, runs), log: deps.log, settings: config.sessionHistory, varsLimits: { ...DEFAULT_RUN_LIMITS, ...config.limits } }),
+      log: deps.log,
     });
     const launcher = new RunLauncherService({
       pipeline,

@@ -190,7 +190,9 @@ export class Discussions {
     if (!start.sessionId) return;
     const record = this.deps.discussions.bySession(start.principal.account, start.sessionId);
     if (!record) return;
-    start.tags = discussionTags(record);
+    // The pipeline reads the tags object it handed over: filled in place.
+    if (start.tags) Object.assign(start.tags, discussionTags(record));
+    else start.tags = discussionTags(record);
     // The mount, whatever one-off workspace the client sent; given aside, never in the inputs (its path is inside the data folder).
     delete start.inputData.workspace;
     delete start.vars.workspace;

@@ -13,7 +13,8 @@ import { KeyedLock } from '../runtime/keyed-lock.js';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import { workspaceOf } from './runs-directory.js';
-import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
+import { tagsRefusal } from './launch-tags.js';
+import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
 
 export interface LauncherDeps {
   pipeline: StartPipeline;
@@ -55,7 +56,7 @@ export class RunLauncherService implements RunLauncher {
       // The caller's transcript (`context.messages`) wins over history replay as on any start (session-history.ts).
       const body = startBodyOf(request.target, request.inputData, request.sessionId);
       // Stored choices are clamped to the policy of this moment, never refused: the definition was checked when saved.
-      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp' });
+      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true });
       return { run_id: runId, resolved_workflow: resolution.resolved, created: true };
     });
   }
@@ -123,21 +124,6 @@ export class RunLauncherService implements RunLauncher {
     }
     return null;
   }
-}
-
-const TAG_KINDS: ReadonlyArray<string> = ['automation', 'occurrence', 'discussion'];
-
-/** Why the tags cannot be stored (`GET /runs` lists them as they are), or null. */
-function tagsRefusal(tags: LaunchTags | undefined): string | null {
-  if (tags === undefined) return null;
-  if (tags.session_kind !== undefined && !TAG_KINDS.includes(tags.session_kind)) return `tags.session_kind must be one of ${TAG_KINDS.join(', ')}.`;
-  for (const name of ['automation_id', 'role'] as const) {
-    const value = tags[name];
-    if (value !== undefined && (typeof value !== 'string' || !value || value.length > KEY_ID_MAX_LENGTH)) return `tags.${name} must be a string of 1 to ${KEY_ID_MAX_LENGTH} characters.`;
-  }
-  const index = tags.occurrence_index;
-  if (index !== undefined && (!Number.isSafeInteger(index) || index < 0)) return 'tags.occurrence_index must be an integer of 0 or more.';
-  return null;
 }
 
 /** A launch as the start request it stands for. */

@@ -12,6 +12,10 @@ export interface StartCheckInput {
   sessionId: string | null;
   inputData: Record<string, unknown>;
   body: Record<string, unknown>;
+  /** True when the start came through `runs.launcher` (another plugin), absent for `POST /runs/start`. */
+  launched?: boolean;
+  /** The tags the launch asked for (absent for `POST /runs/start`). */
+  tags?: LaunchTags;
 }
 
 /** Throws an HttpError (400 with the seed's body) to refuse the start. */
@@ -46,9 +50,12 @@ export interface StartPreparation {
   inputData: Record<string, unknown>;
   /** The run's variables (a copy of the inputs plus `_runtime`), mutable. */
   vars: Record<string, unknown>;
+  /** True when the start came through `runs.launcher`, absent for `POST /runs/start`. */
+  launched?: boolean;
   /**
-   * How the run is attributed in `GET /runs` (issue 15): a preparer may set it (a discussion's later
-   * turns are re-stamped as the discussion); applied to the run after every preparer ran.
+   * How `GET /runs` will attribute the run, mutable: the launch's tags (empty for `POST /runs/start`);
+   * a preparer may set them (a later turn of a discussion session). Tags `runs.launcher` would
+   * refuse are logged and left out.
    */
   tags?: LaunchTags;
   /**

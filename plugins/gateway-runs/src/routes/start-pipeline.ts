@@ -4,9 +4,10 @@
  * with the workspace and the stored run, the docs mark and the runner's kick — in that order, so a
  * refused start costs and stores nothing.
  */
-import { conflict, type AuthService, type Principal } from '@keel/plugin-sdk';
+import { conflict, type AuthService, type Logger, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry, StartPreparation } from '../extensions/run-hooks.js';
+import { applyTags, tagsRefusal } from '../extensions/launch-tags.js';
 import type { LaunchTags } from '../extensions/run-launcher.js';
 import { eventListenerNodes } from '../flow/compile-flow.js';
 import type { RunState } from '../runtime/run-state.js';
@@ -35,13 +36,16 @@ export interface StartPipelineDeps {
   sessionKinds: SessionKinds;
   /** Seeds `context.messages` from the session's turns when a start asks (`use_session_history`). */
   history: Pick<SessionHistory, 'seed'>;
+  log: Logger;
 }
 
 export interface StartOptions {
   /** The run id to use (a launcher's deterministic id); a fresh one otherwise. */
   runId?: string;
-  /** How `GET /runs` attributes the run (automations). */
+  /** How `GET /runs` attributes the run (automations); checked by the caller. */
   tags?: LaunchTags;
+  /** The start came through `runs.launcher` (told to start checks and preparers). */
+  launched?: boolean;
   /** What the workspace resolution does with a choice it cannot honour: refuse (an HTTP door, 400) or clamp. */
   workspaceDoor?: WorkspaceDoor;
 }
@@ -63,47 +67,32 @@ export class StartPipeline {
     const { d } = this;
     const resolution = this.resolve(body, principal);
     const run = newRootRun(body, principal.account, resolution, d.streamingDefault(), options.runId);
-    if (options.tags) tag(run, options.tags);
+    const launch = options.launched ? { launched: true } : {};
     const sessionId = body.session_id ?? null;
-    await d.hooks.checkStart({ principal, sessionId, inputData: run.input_data, body });
+    await d.hooks.checkStart({ principal, sessionId, inputData: run.input_data, body, ...launch, ...(options.tags ? { tags: { ...options.tags } } : {}) });
     // Each `on_event` node of the flow starts a listener run with it (RN §7.2), counted against the account's listener cap.
     const flow = resolution.bundle.flows.get(run.flow_id);
     const listeners = flow ? eventListenerNodes(flow).length : 0;
     // A start past the cap is refused before history replay and the preparers cost anything.
     d.activeRuns.refuseIfFull(principal, listeners);
     d.history.seed({ account: principal.account, sessionId, inputData: run.input_data, vars: run.vars });
-    const preparation: StartPreparation = { principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars };
+    const tags: LaunchTags = { ...(options.tags ?? {}) };
+    const preparation: StartPreparation = { principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars, tags, ...launch };
     await d.hooks.prepareStart(preparation);
-    // A preparer may attribute the run (a discussion re-stamps its later turns).
-    if (preparation.tags) tag(run, preparation.tags);
+    // A preparer's tags are checked as a launch's are; wrong ones never block the start.
+    const refusal = tagsRefusal(tags);
+    if (refusal === null) applyTags(run, tags);
+    else d.log.warn('a start preparer set tags the run cannot carry; the run starts without them', { run_id: run.run_id, reason: refusal });
     run.started_by_admin = d.auth.isAdmin(principal);
     // Inside the admission: a start refused for too many runs leaves no workspace record or folder behind.
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, oneOffLayer(preparation.workspace ?? run.input_data.workspace), options.workspaceDoor);
+      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor);
       await d.runtime.createRun(run);
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
     d.kick(run.run_id);
     return { run, resolution };
   }
-}
-
-/** The attribution `GET /runs` lists (RunState's optional fields); only the given ones are set. */
-function tag(run: RunState, tags: LaunchTags): void {
-  if (tags.session_kind !== undefined) run.session_kind = tags.session_kind;
-  if (tags.automation_id !== undefined) run.automation_id = tags.automation_id;
-  if (tags.role !== undefined) run.role = tags.role;
-  if (tags.occurrence_index !== undefined) run.occurrence_index = tags.occurrence_index;
-}
-
-/**
- * The run's one-off workspace layer: `{configured: false}` (what an automation saved with the
- * defaults stores) is none, so the run follows its session, account and gateway policy as they are
- * at this start (seed §4.5).
- */
-function oneOffLayer(workspace: unknown): unknown {
-  const unconfigured = workspace !== null && typeof workspace === 'object' && (workspace as { configured?: unknown }).configured === false;
-  return unconfigured ? undefined : workspace;
 }
