@@ -65,12 +65,12 @@ export class Automations {
     const digest = sha256(canonicalJson(body));
     const existing = this.deps.store.get(automationId);
     if (existing) return this.answer(sameRequest(existing, digest, requestId), owner);
+    const nowMs = this.deps.clock.nowMs();
+    const definition = definitionOfCreate(body, automationId, owner, nowMs, this.deps.definitions);
     const active = this.deps.store.countByOwner(owner.account) - this.deps.store.countByStatus(owner.account, 'archived');
     if (active >= this.deps.limits.maxAutomationsPerAccount) {
       throw automationError(409, 'invalid_state', `You have ${active} automations that are not archived, the most an account may have (setting limits.maxAutomationsPerAccount); archive one you no longer need first.`);
     }
-    const nowMs = this.deps.clock.nowMs();
-    const definition = definitionOfCreate(body, automationId, owner, nowMs, this.deps.definitions);
     const { record, created } = await this.deps.store.create(this.newRecord(owner, requestId, digest, definition, nowMs));
     if (!created) return this.answer(sameRequest(record, digest, requestId), owner);
     this.deps.nudge();

@@ -24,6 +24,7 @@ import { hostZone, TriggerSources, triggerRoutes } from './triggers/index.js';
 export type * from './model.js';
 export type { AutomationsConfig, AutomationLimits } from './config.js';
 export { AutomationError, automationError, automationErrorFormat } from './errors.js';
+export { AUTOMATION_NAMESPACE, automationIdFor, uuid5 } from './ids.js';
 export * as triggers from './triggers/index.js';
 export * as engine from './engine/index.js';
 

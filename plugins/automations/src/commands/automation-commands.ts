@@ -13,6 +13,7 @@ import { automationError, automationNotFound, invalidRequest } from '../errors.j
 import { AUTOMATION_COMMAND_TYPES, type AutomationCommandType, type AutomationRecord, type CommandReceiptRecord } from '../model.js';
 import type { AutomationStore, StoreTransaction } from '../store/automation-store.js';
 import type { TriggerSources } from '../triggers/trigger-sources.js';
+import type { ScheduleState } from '../triggers/trigger-source.js';
 import { requestArchive, requestRunNow, requestStop, rearmSchedule, runNowBusy } from '../engine/engine-commands.js';
 import { checkChanges, definitionOfRevise, type DefinitionDeps, type RevisedDefinition } from '../definitions/definitions.js';
 import { clientId, isPlainObject, type Json } from '../definitions/shape.js';
@@ -187,6 +188,7 @@ export class AutomationCommands {
         record.status = 'active';
         record.paused_reason = null;
         rearmSchedule(record, this.deps.triggers, nowMs);
+        this.showNextFire(record);
         break;
       case 'automation.run_now':
         requestRunNow(record, commandId, nowIso);
@@ -208,11 +210,20 @@ export class AutomationCommands {
         const next = revised!.definition;
         record.definition = next;
         tx.putRevision(next);
-        if (revised!.triggerChanged) rearmSchedule(record, this.deps.triggers, nowMs, { binding_changed: true });
-        else record.wake_at = nowIso;
+        if (revised!.triggerChanged) {
+          rearmSchedule(record, this.deps.triggers, nowMs, { binding_changed: true });
+          this.showNextFire(record);
+        } else record.wake_at = nowIso;
         break;
       }
     }
+  }
+
+  /** The re-armed trigger's next tick, so the command's answer and the next read already show it (the engine keeps it up to date after). */
+  private showNextFire(record: AutomationRecord): void {
+    const schedule = this.deps.triggers.schedule(record.definition.trigger);
+    const state = record.trigger_state as unknown as ScheduleState;
+    record.next_fire_at = schedule && typeof state.tick === 'number' ? (schedule.pending(state)?.scheduled_at ?? null) : null;
   }
 }
 

@@ -14,6 +14,7 @@ import { strictObject, type Json } from './shape.js';
 const TARGET_KEYS = ['bundle_ref', 'flow_id', 'interface', 'input_data', 'registry_scope'] as const;
 const BUNDLE_REF = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?:@([A-Za-z0-9][A-Za-z0-9_.+-]{0,63}))?$/;
 const INTERFACE = /^[A-Za-z0-9_.-]{1,128}$/;
+// eslint-disable-next-line no-control-regex -- an entrypoint id is one line of printable text
 const FLOW_ID = /^[^\u0000-\u001f]{1,256}$/u;
 
 export interface ResolvedTarget {

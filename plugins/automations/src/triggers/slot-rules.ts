@@ -63,7 +63,7 @@ export function monthlyRule(zone: string, day: number | 'last', hour: number, mi
   const at = (slot: number) => {
     const year = Math.floor(slot / 12);
     const month = slot - year * 12 + 1;
-    const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    const lastDay = new Date(new Date(0).setUTCFullYear(year, month, 0)).getUTCDate();
     return wallTimeToInstant(zone, year, month, day === 'last' ? lastDay : Math.min(day, lastDay), hour, minute);
   };
   const atOrBefore = (timeMs: number) => {

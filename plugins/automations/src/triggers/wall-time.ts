@@ -49,7 +49,27 @@ export function wallFields(zone: string, atMs: number): { year: number; month: n
  * fall-back day: the earlier wins); none valid means a gap, and the pre-gap offset lands after it.
  */
 export function wallTimeToInstant(zone: string, year: number, month: number, day: number, hour: number, minute: number): number {
-  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  const key = `${zone}|${year}|${month}|${day}|${hour}|${minute}`;
+  let instant = resolved.get(key);
+  if (instant === undefined) {
+    if (resolved.size >= RESOLVED_MAX) resolved.clear();
+    instant = resolveWallTime(zone, year, month, day, hour, minute);
+    resolved.set(key, instant);
+  }
+  return instant;
+}
+
+/**
+ * Resolved wall times: a pure function of its key that costs a few Intl calls, asked again and again
+ * (each engine step compiles its schedule; many automations share a zone and a time of day).
+ * Bounded: emptied when full.
+ */
+const resolved = new Map<string, number>();
+const RESOLVED_MAX = 20_000;
+
+function resolveWallTime(zone: string, year: number, month: number, day: number, hour: number, minute: number): number {
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0..99 as 1900..1999.
+  const wall = new Date(0).setUTCFullYear(year, month - 1, day) + (hour * 60 + minute) * 60_000;
   const before = offsetMinutes(zone, wall - DAY_MS);
   const after = offsetMinutes(zone, wall + DAY_MS);
   let best: number | null = null;
