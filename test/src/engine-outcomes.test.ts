@@ -108,6 +108,22 @@ describe('engine: occurrence outcomes, retries, attention, stop_current and even
     expect(await api.attention(id), 'a stop asks for no attention').to.deep.equal([]);
   });
 
+  it('archive waits for the current occurrence: it finishes, then the automation is archived and admits nothing', async () => {
+    const id = await api.create({ request_id: 'archive', title: 'Asks then archives', target: { bundle_ref: 'ask', flow_id: 'ask', input_data: {} }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } } });
+    const rows = await api.untilOccurrences(id, 'the first occurrence to wait', (r) => r[0]?.status === 'waiting');
+    await api.command(id, 'automation.archive');
+    expect((await api.summary(id)).current_occurrence, 'the occurrence keeps running').to.deep.include({ index: 1 });
+    const answer = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: `answer-${id}`, run_id: rows[0]!.run_id, type: 'resume', payload: { payload: { response: 'Ada' } } } });
+    expect(answer.statusCode, answer.body).to.equal(200);
+    const done = await api.untilOccurrences(id, 'the occurrence to complete', (r) => r[0]?.status === 'completed');
+    expect(done[0]!.answer).to.equal('Ada');
+    const summary = await until(async () => api.summary(id), { what: 'the automation to be archived', ok: (s) => s.status === 'archived' });
+    expect(summary.current_occurrence).to.equal(null);
+    clock.advance(2 * 3_600_000);
+    expect((await api.summary(id)).status).to.equal('archived');
+    expect(await api.occurrences(id)).to.have.length(1);
+  });
+
   it('an emit_event fires an event-triggered automation once per event, with the event in input_data.trigger', async () => {
     const id = await api.create({ request_id: 'event', title: 'On build', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Build finished' } }, trigger: { source_id: 'event', source_version: 1, config: { name: 'build.done' } } });
     const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: ann, payload: { bundle_id: 'echo', session_id: 'builds', input_data: { prompt: 'x' } } });
@@ -130,5 +146,36 @@ describe('engine: occurrence outcomes, retries, attention, stop_current and even
     expect(after.map((r) => r.index)).to.deep.equal([2, 1]);
     await until(async () => (await api.summary(id)).current_occurrence, { what: 'nothing pending', ok: (c) => c === null });
     expect(await api.occurrences(id)).to.have.length(2);
+  });
+});
+
+describe('engine: a growing automation replays its earlier occurrences', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  let api: ReturnType<typeof automationsApi>;
+  let ann = '';
+
+  before(async () => {
+    k = await automationsKernel(clock);
+    ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'echo', echoFlow);
+    api = automationsApi(() => k, ann);
+  });
+  after(async () => k?.stop());
+
+  it('each occurrence runs in the automation session with session_kind automation and the earlier turns as history', async () => {
+    const id = await api.create({ request_id: 'growing', title: 'Diary', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Note' } }, trigger: manual, context: { mode: 'growing' } });
+    for (let n = 1; n <= 2; n++) {
+      await api.command(id, 'automation.run_now');
+      await api.untilOccurrences(id, `growing occurrence ${n}`, (r) => r.length === n && r[0]!.status === 'completed');
+    }
+    const rows = await api.occurrences(id);
+    const second = (await k.inject({ url: `/api/gateway/runs/${rows[0]!.run_id}`, token: ann })).json<RunRecord & { session_id: string; session_kind: string; session_history: Record<string, unknown> | null }>();
+    expect(second.session_id).to.equal(`automation:${id}`);
+    const listed = (await k.inject({ url: `/api/gateway/runs?session_id=${encodeURIComponent(`automation:${id}`)}`, token: ann })).json<{ items: Array<{ run_id: string; session_kind: string; role: string }> }>().items;
+    expect(listed.find((r) => r.run_id === rows[0]!.run_id)).to.deep.include({ session_kind: 'automation', role: 'occurrence' });
+    // The first occurrence (a growing one: session_kind automation, role occurrence) is a turn of the session.
+    expect(second.session_history).to.deep.include({ seeded: 2, replayed_messages: 2 });
   });
 });

@@ -45,6 +45,7 @@ export class AutomationEngine {
   private started = false;
   private stopped = false;
   private startedMs = 0;
+  private lastReconcile = 0;
   private wakeUp: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
 
@@ -93,31 +94,43 @@ export class AutomationEngine {
     }
   }
 
-  /** One look: the due automations, then the running ones. True when the admission limit held some back. */
+  /** One look: the due automations, then (at most once per pollMs) the running ones. True when the admission limit held some back. */
   private async pass(): Promise<boolean> {
     const now = this.deps.clock.nowMs();
     const due = this.deps.store.dueBy(new Date(now).toISOString(), this.deps.settings.batchSize);
     let limited = false;
+    const steps: Promise<void>[] = [];
     for (const record of due) {
       if (this.stopped) break;
       if (this.limiter.waitMs() > 0 && this.wantsAdmission(record, now)) {
         limited = true;
         continue;
       }
-      await this.guarded(record.automation_id);
+      // Different automations step concurrently (their transactions share commits); one automation's steps are serial.
+      steps.push(this.guarded(record.automation_id));
     }
+    await Promise.all(steps);
+    if (performance.now() - this.lastReconcile >= this.deps.settings.pollMs) {
+      this.lastReconcile = performance.now();
+      await this.reconcileRunning();
+    }
+    return limited;
+  }
+
+  /** Current occurrences whose run ended while no run-end listener heard it (or whose run is gone). */
+  private async reconcileRunning(): Promise<void> {
+    const steps: Promise<void>[] = [];
     for (const automationId of [...this.running]) {
       if (this.stopped) break;
-      const record = this.deps.store.get(automationId);
-      const current = record?.current;
+      const current = this.deps.store.get(automationId)?.current;
       if (!current || current.status !== 'running') {
         this.running.delete(automationId);
         continue;
       }
       const run = this.deps.launcher.outcome(current.run_id);
-      if (!run || isEnded(run.status)) await this.guarded(automationId);
+      if (!run || isEnded(run.status)) steps.push(this.guarded(automationId));
     }
-    return limited;
+    await Promise.all(steps);
   }
 
   private async sleep(limited: boolean): Promise<void> {
