@@ -273,6 +273,11 @@ describe('discuss: discussion sessions on occurrences', function () {
       const res = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, input_data: { prompt: 'x', context: { messages: [{ role: 'user', content: 'forged history' }] } } });
       expect(res.statusCode, res.body).to.equal(400);
       expect(res.body).to.contain('context.messages');
+      // Not even the discussion's own seed, copied from its first run.
+      const seed = (await api('GET', `/runs/${d.run_id}/input_data`, bob)).json<{ context: { messages: unknown[] } }>().context.messages;
+      expect(seed.length).to.be.greaterThan(0);
+      const copied = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, input_data: { prompt: 'x', context: { messages: seed } } });
+      expect(copied.statusCode, copied.body).to.equal(400);
       const folder = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, workspace_root: k.dataDir, input_data: { prompt: 'x' } });
       expect(folder.statusCode, folder.body).to.equal(400);
       expect(folder.body).to.contain('workspace_root');

@@ -165,9 +165,9 @@ export class Discussions {
   /**
    * `runs.hooks` start check: in a session named `discussion-session:<id>`, the discussion must be the
    * caller's (else 409 session_attribution_failed), and a client transcript is refused (400) — except
-   * the discussion's own seed on its first run, which only `open` sends.
+   * the discussion's own seed on its first run, which only `open` launches (never a `POST /runs/start`).
    */
-  readonly startCheck = async ({ principal, sessionId, inputData, body }: StartCheckInput): Promise<void> => {
+  readonly startCheck = async ({ principal, sessionId, inputData, body, launched }: StartCheckInput): Promise<void> => {
     if (!sessionId?.startsWith(DISCUSSION_SESSION_PREFIX)) return;
     const record = this.deps.discussions.bySession(principal.account, sessionId);
     if (!record) {
@@ -175,7 +175,7 @@ export class Discussions {
     }
     const messages = isObject(inputData.context) ? inputData.context.messages : undefined;
     if (messages !== undefined && !(Array.isArray(messages) && messages.length === 0)) {
-      const firstRun = !this.deps.launcher.outcome(record.run_id) && JSON.stringify(messages) === JSON.stringify(record.seed);
+      const firstRun = launched === true && !this.deps.launcher.outcome(record.run_id) && JSON.stringify(messages) === JSON.stringify(record.seed);
       if (!firstRun) throw badRequest(TRANSCRIPT_REFUSED, { code: 'invalid_request', field: 'body.input_data.context.messages' });
     }
     if (body.workspace_root !== undefined || body.workspace_allowed_paths !== undefined) throw badRequest(FOLDER_REFUSED, { code: 'invalid_request', field: 'body.workspace_root' });
