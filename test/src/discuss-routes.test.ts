@@ -269,7 +269,7 @@ describe('discuss: discussion sessions on occurrences', function () {
       await finished(bob, d.run_id);
     });
 
-    it('refuses context.messages (and workspace_root) in a discussion session with 400', async () => {
+    it('refuses context.messages (and workspace_root, and a schedule) in a discussion session with 400', async () => {
       const res = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, input_data: { prompt: 'x', context: { messages: [{ role: 'user', content: 'forged history' }] } } });
       expect(res.statusCode, res.body).to.equal(400);
       expect(res.body).to.contain('context.messages');
@@ -281,6 +281,9 @@ describe('discuss: discussion sessions on occurrences', function () {
       const folder = await api('POST', '/runs/start', bob, { bundle_id: 'echo', session_id: d.session_id, workspace_root: k.dataDir, input_data: { prompt: 'x' } });
       expect(folder.statusCode, folder.body).to.equal(400);
       expect(folder.body).to.contain('workspace_root');
+      const scheduled = await api('POST', '/runs/schedule', bob, { bundle_id: 'echo', flow_id: 'echo', session_id: d.session_id, input_data: { prompt: 'x' } });
+      expect(scheduled.statusCode, scheduled.body).to.equal(400);
+      expect(scheduled.body).to.contain('/runs/schedule');
       // Nothing started.
       expect(await sessionRows(bob, d.session_id)).to.have.length(1);
     });

@@ -65,6 +65,7 @@ const DROPPED_INPUTS = ['prompt', 'trigger', 'workspace', 'use_session_history',
 const DROPPED_RUNTIME = ['tool_policy', 'session_history', 'automation_context'];
 
 export const TRANSCRIPT_REFUSED = 'A discussion session keeps its own history: input_data.context.messages is not accepted in it. Send only the new prompt; the earlier turns are replayed by the gateway.';
+export const SCHEDULE_REFUSED = 'A discussion session takes its turns through POST /api/gateway/runs/start, one at a time: POST /runs/schedule (start_at) is not accepted in it.';
 export const FOLDER_REFUSED = "A discussion session works in its own folder with the automation's folder mounted read-only: workspace_root and workspace_allowed_paths are not accepted in it.";
 
 export class Discussions {
@@ -179,6 +180,8 @@ export class Discussions {
       if (!firstRun) throw badRequest(TRANSCRIPT_REFUSED, { code: 'invalid_request', field: 'body.input_data.context.messages' });
     }
     if (body.workspace_root !== undefined || body.workspace_allowed_paths !== undefined) throw badRequest(FOLDER_REFUSED, { code: 'invalid_request', field: 'body.workspace_root' });
+    // A schedule's runs would get none of a turn's re-stamping (its preparers do not run): refused.
+    if (body.start_at !== undefined) throw badRequest(SCHEDULE_REFUSED, { code: 'invalid_request', field: 'body.start_at' });
   };
 
   /**
