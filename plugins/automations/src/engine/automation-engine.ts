@@ -83,10 +83,13 @@ export class AutomationEngine {
   }
 
   private async loop(): Promise<void> {
-    // Reconcile at start: every automation with a current occurrence is looked at once.
-    for (const record of this.deps.store.all()) {
+    // Reconcile at start: every automation with a current occurrence is looked at once (ids read
+    // first: no read transaction stays open across the steps).
+    const withCurrent: string[] = [];
+    for (const record of this.deps.store.all()) if (record.current) withCurrent.push(record.automation_id);
+    for (const automationId of withCurrent) {
       if (this.stopped) return;
-      if (record.current) await this.guarded(record.automation_id);
+      await this.guarded(automationId);
     }
     while (!this.stopped) {
       const limited = await this.pass();
