@@ -190,7 +190,7 @@ export class AutomationEngine {
       effects.launch = null;
       effects.cancel = null;
       this.plan(next, clock, effects);
-      next.updated_at = JSON.stringify(next) === JSON.stringify(stored) ? stored.updated_at : clock.nowIso;
+      if (engineState(next) !== engineState(stored)) next.updated_at = clock.nowIso;
       return next;
     });
     if (!record) return;
@@ -399,6 +399,11 @@ export class AutomationEngine {
     } while (cursor);
     this.nudge();
   }
+}
+
+/** What the engine changes that counts as an update of the automation (not its next wake time). */
+function engineState(record: AutomationRecord): string {
+  return JSON.stringify([record.status, record.current, record.pending.length, record.trigger_state, record.occurrence_count, record.attention_seq, record.archive_pending]);
 }
 
 function isEnded(status: RunOutcome['status']): boolean {
