@@ -201,6 +201,8 @@ describe('discuss: discussion sessions on occurrences', function () {
       expect(detail.reason_code).to.equal('invalid_request');
       expect(`${detail.field ?? ''} ${detail.message}`, JSON.stringify(body)).to.contain(field);
     }
+    const spec = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>();
+    expect(spec.paths['/api/gateway/automations/{automation_id}/discuss']?.post?.requestBody, 'the route in /openapi.json').to.not.equal(undefined);
     const anonymous = await discuss(undefined, echoAutomation, { request_id: 'r', occurrence_index: 1, prompt: 'x' });
     expect(anonymous.statusCode).to.equal(401);
     expect(anonymous.json<ErrorBody>().detail.reason_code).to.equal('unauthorized');
