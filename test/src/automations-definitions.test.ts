@@ -170,6 +170,17 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       refusal(await create(bob, { request_id: 'protect-7', target: echoTarget({ _runtime: { stream: 'yes' } }), trigger: MANUAL }), 422, 'invalid_definition', 'target.input_data._runtime.stream');
     });
 
+    it('refuses hostile bodies in the envelope: deep nesting, a __proto__ key (the kernel\'s JSON reader), wrong types', async () => {
+      const deep = `{"request_id": "deep", "trigger": {"source_id": "manual"}, "target": {"bundle_ref": "echo", "flow_id": "echo", "input_data": ${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}}`;
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: deep, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      const proto = '{"request_id": "proto", "trigger": {"source_id": "manual", "source_version": 1, "config": {}}, "target": {"bundle_ref": "echo", "flow_id": "echo", "input_data": {"__proto__": {"workspace": {"posture": "any_except_denied"}}}}}';
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: proto, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      refusal(await create(bob, { request_id: 'types-1', target: 'echo', trigger: MANUAL }), 422, 'invalid_request', 'target');
+      refusal(await create(bob, { request_id: 'types-2', target: echoTarget(), trigger: MANUAL, policy: [] }), 422, 'invalid_request', 'policy');
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: '[]', headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: 'request_id=x', headers: { 'content-type': 'text/plain' } }), 422, 'invalid_request');
+    });
+
     it('checks the title: at most 120 characters, not empty', async () => {
       const ok = await create(bob, { request_id: 'title-1', title: 'x'.repeat(120), target: echoTarget(), trigger: MANUAL });
       expect(ok.statusCode, ok.body).to.equal(200);

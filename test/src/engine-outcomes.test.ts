@@ -179,3 +179,35 @@ describe('engine: a growing automation replays its earlier occurrences', functio
     expect(second.session_history).to.deep.include({ seeded: 2, replayed_messages: 2 });
   });
 });
+
+describe('engine: events queued while an occurrence runs are bounded (scheduler.maxPendingEvents)', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  after(async () => k?.stop());
+
+  it('fires queued events one at a time after the current occurrence; events beyond the bound are dropped', async () => {
+    k = await automationsKernel(clock, { scheduler: { maxPendingEvents: 2 } });
+    const ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'ask', askUserFlow());
+    const api = automationsApi(() => k, ann);
+    const id = await api.create({ request_id: 'flood', title: 'Flood', target: { bundle_ref: 'ask', flow_id: 'ask', input_data: {} }, trigger: { source_id: 'event', source_version: 1, config: { name: 'tick' } } });
+    const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: ann, payload: { bundle_id: 'ask', session_id: 'flood', input_data: {} } });
+    const anchorRun = start.json<{ run_id: string }>().run_id;
+    const emit = async (n: number) => {
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: `flood-${n}`, run_id: anchorRun, type: 'emit_event', payload: { name: 'tick', payload: { n } } } });
+      expect(res.statusCode, res.body).to.equal(200);
+    };
+    await emit(1);
+    await api.untilOccurrences(id, 'the first event occurrence to wait', (r) => r[0]?.status === 'waiting');
+    for (let n = 2; n <= 6; n++) await emit(n);
+    for (let n = 1; n <= 3; n++) {
+      await api.untilOccurrences(id, `occurrence ${n} to wait`, (r) => r.length === n && r[0]!.status === 'waiting');
+      await api.command(id, 'automation.stop_current');
+      await api.untilOccurrences(id, `occurrence ${n} to be cancelled`, (r) => r.length >= n && r.find((row) => row.index === n)!.status === 'cancelled');
+    }
+    await until(async () => (await api.summary(id)).current_occurrence, { what: 'nothing current', ok: (c) => c === null });
+    const rows = await api.occurrences(id);
+    expect(rows.map((r) => r.index)).to.deep.equal([3, 2, 1]);
+  });
+});

@@ -75,6 +75,7 @@ export const automationsPlugin = definePlugin({
       readers: summaryReaders({ log: occurrenceLog, launcher: deps.launcher, clock: deps.clock, ownerZone }),
       clock: deps.clock,
       limits: config.limits,
+      log: deps.log,
       nudge: () => engine.nudge(),
     });
     deps.runHooks.addCommandTarget(automationCommandTarget(automations));

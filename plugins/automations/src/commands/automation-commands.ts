@@ -8,7 +8,7 @@
  * `stop_current` marks the current occurrence (`stop_command_id`); the engine cancels its run
  * through `runs.launcher` (or drops its pending retry) and records it `cancelled`.
  */
-import type { Clock, Principal } from '@keel/plugin-sdk';
+import type { Clock, Logger, Principal } from '@keel/plugin-sdk';
 import { automationError, automationNotFound, invalidRequest } from '../errors.js';
 import { AUTOMATION_COMMAND_TYPES, type AutomationCommandType, type AutomationRecord, type CommandReceiptRecord } from '../model.js';
 import type { AutomationStore, StoreTransaction } from '../store/automation-store.js';
@@ -32,6 +32,7 @@ export interface CommandsDeps {
   triggers: TriggerSources;
   definitions: DefinitionDeps;
   clock: Clock;
+  log: Logger;
   /** Wakes the engine (a no-op in a process without one: it reads the wake index every `pollMs`). */
   nudge(): void;
   maxIdLength: number;
@@ -111,6 +112,7 @@ export class AutomationCommands {
       return next;
     });
     if (duplicate) return duplicate;
+    this.deps.log.info('automation command applied', { automation: { automation_id: automationId, command: type }, command_id: commandId, seq: receipt!.seq, account: principal.account });
     this.deps.nudge();
     return { command_id: commandId, accepted: true, duplicate: false, seq: receipt!.seq };
   }

@@ -379,6 +379,10 @@ export class AutomationEngine {
         await this.guarded(record.automation_id, async () => {
           await store.update(record.automation_id, (stored) => {
             if (stored.status !== 'active' || log.eventFired(stored.automation_id, event.event_id)) return undefined;
+            if (stored.pending.filter((fire) => fire.kind === 'event').length >= this.deps.settings.maxPendingEvents) {
+              this.deps.logger.warn('an event was dropped: the automation has scheduler.maxPendingEvents events queued', { automation_id: stored.automation_id, event_id: event.event_id });
+              return undefined;
+            }
             log.putEventFired(stored.automation_id, event.event_id, clock.nowIso);
             const next = structuredClone(stored);
             next.pending.push({ kind: 'event', event_id: `${binding.source_id}@${binding.source_version}:${binding.binding_id}:${event.event_id}`, requested_at: clock.nowIso, envelope });
