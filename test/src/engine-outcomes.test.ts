@@ -124,6 +124,28 @@ describe('engine: occurrence outcomes, retries, attention, stop_current and even
     expect(await api.occurrences(id)).to.have.length(1);
   });
 
+  it("a disabled owner's scheduled fire fails with a sentence (after its retries) and the automation keeps its schedule", async () => {
+    const dan = await createAccount(k, 'dan');
+    await uploadBundleAs(k, dan, 'echo', echoFlow);
+    const danApi = automationsApi(() => k, dan);
+    const id = await danApi.create({ request_id: 'owner-gone', title: 'Orphan', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'x' } }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } }, policy: { retry: { max_attempts: 1, backoff: { initial: '30s', factor: 2, max: '10m' } } } });
+    await danApi.untilOccurrences(id, 'tick 0', (r) => r[0]?.status === 'completed');
+    // A witness of ann's on the same hourly schedule, made after dan's: its tick comes due in the same look, just after.
+    const witness = await api.create({ request_id: 'witness', title: 'Witness', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'w' } }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } } });
+    await api.untilOccurrences(witness, 'the witness tick 0', (r) => r[0]?.status === 'completed');
+    const disabled = await k.inject({ method: 'PUT', url: '/api/gateway/admin/accounts/dan/active', token: k.adminToken, payload: { active: false } });
+    expect(disabled.statusCode, disabled.body).to.equal(200);
+    clock.advance(3_600_000);
+    await api.untilOccurrences(witness, 'the witness tick 1', (r) => r.length === 2 && r[0]!.status === 'completed');
+    // Re-enabled only to read the result with dan's own token; the fire happened while dan was disabled.
+    expect((await k.inject({ method: 'PUT', url: '/api/gateway/admin/accounts/dan/active', token: k.adminToken, payload: { active: true } })).statusCode).to.equal(200);
+    const rows = await danApi.untilOccurrences(id, 'the fire to fail', (r) => r.length === 2 && r[0]!.status === 'failed');
+    expect(rows[0]!.failure!.message).to.match(/owner account 'dan' no longer exists or is disabled/);
+    const summary = await danApi.summary(id);
+    expect(summary.status).to.equal('active');
+    expect(summary).to.have.property('next_fire_at');
+  });
+
   it('an emit_event fires an event-triggered automation once per event, with the event in input_data.trigger', async () => {
     const id = await api.create({ request_id: 'event', title: 'On build', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Build finished' } }, trigger: { source_id: 'event', source_version: 1, config: { name: 'build.done' } } });
     const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: ann, payload: { bundle_id: 'echo', session_id: 'builds', input_data: { prompt: 'x' } } });
