@@ -46,6 +46,8 @@ export class AutomationEngine {
   private stopped = false;
   private startedMs = 0;
   private lastReconcile = 0;
+  /** Automations whose step threw, left alone until this (monotonic ms) so a broken record cannot spin the loop. */
+  private readonly quarantine = new Map<string, number>();
   private wakeUp: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
 
@@ -83,10 +85,13 @@ export class AutomationEngine {
   }
 
   private async loop(): Promise<void> {
-    // Reconcile at start: every automation with a current occurrence is looked at once.
-    for (const record of this.deps.store.all()) {
+    // Reconcile at start: every automation with a current occurrence is looked at once (ids read
+    // first: no read transaction stays open across the steps).
+    const withCurrent: string[] = [];
+    for (const record of this.deps.store.all()) if (record.current) withCurrent.push(record.automation_id);
+    for (const automationId of withCurrent) {
       if (this.stopped) return;
-      if (record.current) await this.guarded(record.automation_id);
+      await this.guarded(automationId);
     }
     while (!this.stopped) {
       const limited = await this.pass();
@@ -105,6 +110,14 @@ export class AutomationEngine {
       if (this.limiter.waitMs() > 0 && this.wantsAdmission(record, now)) {
         limited = true;
         continue;
+      }
+      const heldUntil = this.quarantine.get(record.automation_id);
+      if (heldUntil !== undefined) {
+        if (performance.now() < heldUntil) {
+          limited = true;
+          continue;
+        }
+        this.quarantine.delete(record.automation_id);
       }
       // Different automations step concurrently (their transactions share commits); one automation's steps are serial.
       steps.push(this.guarded(record.automation_id));
@@ -139,7 +152,8 @@ export class AutomationEngine {
     let ms = pollMs;
     const next = this.deps.store.nextWake();
     if (next) ms = Math.min(ms, Math.max(0, Date.parse(next) - this.deps.clock.nowMs()));
-    if (limited) ms = Math.max(ms, Math.min(pollMs, this.limiter.waitMs()));
+    // Held back (admission limit, a quarantined record): wait for the limit rather than spinning on a due wake_at.
+    if (limited) ms = Math.max(ms, Math.min(pollMs, Math.max(10, this.limiter.waitMs())));
     if (ms <= 0) {
       await new Promise((resolve) => setImmediate(resolve));
       return;
@@ -159,7 +173,8 @@ export class AutomationEngine {
   private guarded(automationId: string, work: () => Promise<void> = () => this.step(automationId)): Promise<void> {
     const previous = this.locks.get(automationId) ?? Promise.resolve();
     const next = previous.then(work).catch((err: unknown) => {
-      this.deps.logger.warn('automation step failed', { automation_id: automationId, error: (err as Error).message ?? String(err) });
+      this.quarantine.set(automationId, performance.now() + this.deps.settings.pollMs);
+      this.deps.logger.warn('automation step failed; it is looked at again after scheduler.pollMs', { automation_id: automationId, error: (err as Error).message ?? String(err) });
     });
     this.locks.set(automationId, next);
     void next.then(() => {
@@ -187,7 +202,7 @@ export class AutomationEngine {
       effects.launch = null;
       effects.cancel = null;
       this.plan(next, clock, effects);
-      next.updated_at = JSON.stringify(next) === JSON.stringify(stored) ? stored.updated_at : clock.nowIso;
+      if (engineState(next) !== engineState(stored)) next.updated_at = clock.nowIso;
       return next;
     });
     if (!record) return;
@@ -266,7 +281,8 @@ export class AutomationEngine {
     if (!busy && (record.archive_pending || (canFire && record.pending.some((fire) => fire.kind === 'manual' || record.status === 'active')))) wakes.push(clock.nowMs);
     if (pendingTick && (!busy || record.definition.policy.misfire === 'skip')) wakes.push(Math.max(pendingTick.at_ms, busy ? clock.nowMs + 1 : 0));
     if (limited) wakes.push(clock.nowMs + Math.max(1, this.limiter.waitMs()));
-    record.wake_at = wakes.length ? new Date(Math.min(...wakes)).toISOString() : null;
+    // Never due again at once: whatever is due now was handled by this step (or is held by the limit, above).
+    record.wake_at = wakes.length ? new Date(Math.max(Math.min(...wakes), clock.nowMs + 1)).toISOString() : null;
   }
 
   /** Applies the misfire policy to the schedule's due ticks (skipped rows, at most one admission). */
@@ -396,6 +412,11 @@ export class AutomationEngine {
     } while (cursor);
     this.nudge();
   }
+}
+
+/** What the engine changes that counts as an update of the automation (not its next wake time). */
+function engineState(record: AutomationRecord): string {
+  return JSON.stringify([record.status, record.current, record.pending.length, record.trigger_state, record.occurrence_count, record.attention_seq, record.archive_pending]);
 }
 
 function isEnded(status: RunOutcome['status']): boolean {
