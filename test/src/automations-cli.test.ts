@@ -124,6 +124,8 @@ describe('keel automations (CLI)', function () {
       expect(out.code, `keel automations ${args.join(' ')}: ${out.stderr}`).to.equal(2);
       expect(out.stdout).to.equal('');
     }
+    const badStatus = await keel('list', '--status', 'sleeping');
+    expect(json<{ detail: { reason_code: string; field: string } }>(badStatus, 1).detail).to.include({ reason_code: 'invalid_request', field: 'status' });
     const stranger = await keel('list', '--account', 'nobody');
     expect(stranger.code).to.equal(1);
     expect(stranger.stderr).to.contain("account 'nobody' does not exist");

@@ -384,3 +384,52 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
     });
   });
 });
+
+describe('automations: the limits follow their settings (issue 15)', function () {
+  this.timeout(180_000);
+  let k: TestKernel;
+  let bob = '';
+
+  before(async () => {
+    k = await createTestKernel({
+      plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: automationsPlugin, config: { limits: { maxIdLength: 16, maxPageSize: 5, defaultPageSize: 2, maxListScan: 3, maxInputDataBytes: 2048 } } }],
+    });
+    bob = await createAccount(k, 'bob');
+    await uploadBundleAs(k, bob, 'echo', echoFlow);
+  });
+  after(async () => {
+    await k?.stop();
+  });
+
+  const create = (body: Record<string, unknown>) => k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: { target: { bundle_ref: 'echo', flow_id: 'echo' }, trigger: MANUAL, ...body } });
+  const detailOf = (res: { json<T>(): T }) => res.json<{ detail: Detail }>().detail;
+
+  it('bounds ids, inputs and pages by limits.*', async () => {
+    expect(detailOf(await create({ request_id: 'x'.repeat(17) }))).to.include({ reason_code: 'invalid_request', field: 'request_id' });
+    expect(detailOf(await create({ request_id: 'big', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'x'.repeat(3000) } } }))).to.include({ reason_code: 'invalid_definition', field: 'target.input_data' });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await create({ request_id: `limits-${i}` });
+      expect(res.statusCode, res.body).to.equal(200);
+      ids.push(res.json<Created>().automation_id);
+    }
+    const paused = await k.inject({ method: 'POST', url: `/api/gateway/automations/${ids[0]}/commands`, token: bob, payload: { command_id: 'p', type: 'automation.pause' } });
+    expect(paused.statusCode, paused.body).to.equal(200);
+    const page = (await k.inject({ url: '/api/gateway/automations', token: bob })).json<{ items: Summary[]; next_cursor: string | null }>();
+    expect(page.items).to.have.length(2);
+    expect((await k.inject({ url: '/api/gateway/automations?limit=6', token: bob })).statusCode).to.equal(422);
+    // A filter that skips most records reads at most maxListScan of them per page: the page ends early with a cursor.
+    let cursor: string | null = null;
+    const found: string[] = [];
+    let pages = 0;
+    do {
+      const res = await k.inject({ url: `/api/gateway/automations?status=paused&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token: bob });
+      const body = res.json<{ items: Summary[]; next_cursor: string | null }>();
+      found.push(...body.items.map((s) => s.automation_id));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(found).to.deep.equal([ids[0]]);
+    expect(pages).to.be.greaterThan(1);
+  });
+});

@@ -87,6 +87,7 @@ describe('automations: the summary and durability (issue 15)', function () {
     expect(waiting.attention.waits).to.have.length(1);
     expect(waiting.attention.waits[0]).to.include({ kind: 'ask_user', index: 1 });
     expect(waiting.current_occurrence).to.include({ index: 1 });
+    expect(waiting.last_occurrence).to.include({ index: 1, status: 'waiting' });
     await api().command(id, 'automation.stop_current');
     await until(() => summaryOf(id), { what: 'the occurrence to stop', ok: (s) => s.current_occurrence === null, deadline: 60_000 });
   });

@@ -201,6 +201,8 @@ describe('discuss: discussion sessions on occurrences', function () {
       expect(detail.reason_code).to.equal('invalid_request');
       expect(`${detail.field ?? ''} ${detail.message}`, JSON.stringify(body)).to.contain(field);
     }
+    const spec = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>();
+    expect(spec.paths['/api/gateway/automations/{automation_id}/discuss']?.post?.requestBody, 'the route in /openapi.json').to.not.equal(undefined);
     const anonymous = await discuss(undefined, echoAutomation, { request_id: 'r', occurrence_index: 1, prompt: 'x' });
     expect(anonymous.statusCode).to.equal(401);
     expect(anonymous.json<ErrorBody>().detail.reason_code).to.equal('unauthorized');
@@ -318,5 +320,39 @@ describe('discuss: discussion sessions on occurrences', function () {
       }
       expect(await sessionRows(carol, d.session_id)).to.have.length(0);
     });
+  });
+});
+
+describe('discuss: the window of a discussion (discussion.maxTokens 60 here)', function () {
+  this.timeout(900_000);
+  let k: TestKernel;
+
+  before(async () => {
+    k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: automationsPlugin, config: { discussion: { maxTokens: 60 } } }] });
+    await uploadBundleAs(k, k.adminToken, 'echo', echoFlow);
+  });
+  after(() => k?.stop());
+
+  it("drops the seed pairs first: a later turn keeps the discussion's newest turns whole, with the truncation line", async () => {
+    const api = (method: 'GET' | 'POST', url: string, payload?: unknown) => k.inject({ method, url: `/api/gateway${url}`, token: k.adminToken, ...(payload === undefined ? {} : { payload }) });
+    const created = await api('POST', '/automations', { request_id: 'w', title: 'Window', target: { bundle_ref: 'echo@1.0.0', flow_id: 'echo', input_data: { prompt: 'A prompt of some length to fill the window quickly' } }, trigger: { source_id: 'manual', source_version: 1, config: {} } });
+    expect(created.statusCode, created.body).to.equal(200);
+    const id = created.json<{ automation_id: string }>().automation_id;
+    for (const n of [1, 2]) {
+      expect((await api('POST', `/automations/${id}/commands`, { command_id: `c${n}`, type: 'automation.run_now' })).statusCode).to.equal(200);
+      await until(async () => (await api('GET', `/automations/${id}/occurrences`)).json<{ items: Occurrence[] }>().items, { what: `occurrence ${n}`, ok: (items) => items.some((o) => o.index === n && o.status === 'completed'), deadline: 180_000 });
+    }
+    const d = (await api('POST', `/automations/${id}/discuss`, { request_id: 'd', occurrence_index: 2, prompt: 'Opening' })).json<Discussion>();
+    const runOf = (runId: string) => until(async () => (await api('GET', `/runs/${runId}`)).json<HistoryRun>(), { what: `run ${runId}`, ok: (r) => r.status === 'completed', deadline: 180_000 });
+    await runOf(d.run_id);
+    const started = await api('POST', '/runs/start', { bundle_id: 'echo', session_id: d.session_id, input_data: { prompt: 'Next' } });
+    expect(started.statusCode, started.body).to.equal(200);
+    const next = await runOf(started.json<{ run_id: string }>().run_id);
+    const messages = next.output!.context!.messages!;
+    expect(messages.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
+    expect(messages[0]!.content).to.match(/^\[#TRUNCATION: \d+ earlier message\(s\)/);
+    expect((messages[0]!.content as string).split('\n')[1]).to.equal('Opening');
+    expect(next.session_history).to.include({ replayed_messages: 2, max_tokens: 60 });
+    expect(next.session_history!.dropped_messages as number).to.be.greaterThan(0);
   });
 });

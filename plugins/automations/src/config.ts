@@ -61,6 +61,7 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
       default: {},
       properties: {
         maxTokens: { type: 'integer', minimum: 1, maximum: 10_000_000, default: DEFAULT_DISCUSSION_SETTINGS.maxTokens, description: "A discussion's history window in estimated tokens (its seed and its later turns); a growing automation's context.growing.max_tokens wins" },
+        maxTurnsRead: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_DISCUSSION_SETTINGS.maxTurnsRead, description: "The most turns of a discussion one later turn's replay reads, newest first" },
       },
     },
   },

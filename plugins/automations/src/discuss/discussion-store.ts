@@ -38,12 +38,17 @@ export interface DiscussionRecord {
   created_at: string;
 }
 
-/** A later turn of a discussion (one `POST /runs/start` in its session). */
+/** A turn of a discussion: its first run (seq 0), then each `POST /runs/start` in its session. */
 export interface DiscussionTurnRecord {
   run_id: string;
   /** The turn's prompt as the run received it. */
   prompt: string;
   at: string;
+  /**
+   * What replay needs of the turn once its run ended (kept so a long discussion's replay never reads
+   * each run's state again): the answer of a completed run, null for one that is not replayed.
+   */
+  ended?: { status: string; answer: string | null; ts: string };
 }
 
 export type CreateDiscussion = { record: DiscussionRecord; created: boolean };
@@ -74,6 +79,7 @@ export class DiscussionStore {
       const existing = this.records.get(record.run_id);
       if (existing) return { record: existing, created: false };
       void this.records.put(record.run_id, record);
+      void this.turns.put([record.run_id, 0], { run_id: record.run_id, prompt: record.first_turn, at: record.created_at });
       return { record, created: true };
     });
   }
@@ -87,8 +93,13 @@ export class DiscussionStore {
     });
   }
 
-  /** The later turns, newest first (read lazily). */
-  *turnsNewestFirst(discussionRunId: string): Generator<DiscussionTurnRecord> {
-    for (const { value } of this.turns.getRange(prefixRange([discussionRunId], { reverse: true }))) yield value;
+  /** The turns, newest first (read lazily), each with its key for `settle`. */
+  *turnsNewestFirst(discussionRunId: string): Generator<{ key: [string, number]; turn: DiscussionTurnRecord }> {
+    for (const { key, value } of this.turns.getRange(prefixRange([discussionRunId], { reverse: true }))) yield { key, turn: value };
+  }
+
+  /** Keeps what replay needs of an ended turn (in the background: a lost write is worked out again next time). */
+  settle(key: [string, number], turn: DiscussionTurnRecord): void {
+    void this.turns.put(key, turn);
   }
 }

@@ -10,13 +10,13 @@
  */
 import { createHash } from 'node:crypto';
 import { badRequest, conflict, type Clock, type Logger, type Principal } from '@keel/plugin-sdk';
-import { windowTurns, estimateMessageTokens, type LaunchTags, type LaunchTarget, type ReplayMessage, type ReplayTurn, type RunLauncher, type RunOutcome, type StartCheckInput, type StartPreparation } from '@keel/plugin-gateway-runs';
+import { windowTurns, estimateMessageTokens, type LaunchTags, type LaunchTarget, type ReplayMessage, type ReplayTurn, type RunLauncher, type StartCheckInput, type StartPreparation } from '@keel/plugin-gateway-runs';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import { automationError, automationNotFound, invalidRequest } from '../errors.js';
 import { uuid5 } from '../ids.js';
 import type { AutomationDefinition, AutomationRecord, OccurrenceRecord } from '../model.js';
 import { DEFAULT_DISCUSSION_MAX_TOKENS, discussionTranscript } from './discussion-transcript.js';
-import { DISCUSSION_SESSION_PREFIX, type DiscussionRecord, type DiscussionStore } from './discussion-store.js';
+import { DISCUSSION_SESSION_PREFIX, type DiscussionRecord, type DiscussionStore, type DiscussionTurnRecord } from './discussion-store.js';
 
 export interface DiscussRequest {
   request_id: string;
@@ -44,9 +44,11 @@ export interface OccurrenceReader {
 export interface DiscussionSettings {
   /** The seed window of an automation that names none (a growing one's `context.growing.max_tokens` wins); also the window of later turns. */
   maxTokens: number;
+  /** The most turns one later turn's replay reads, newest first (turns that are not replayed never fill the window). */
+  maxTurnsRead: number;
 }
 
-export const DEFAULT_DISCUSSION_SETTINGS: DiscussionSettings = { maxTokens: DEFAULT_DISCUSSION_MAX_TOKENS };
+export const DEFAULT_DISCUSSION_SETTINGS: DiscussionSettings = { maxTokens: DEFAULT_DISCUSSION_MAX_TOKENS, maxTurnsRead: 2_048 };
 
 export interface DiscussionsDeps {
   automations: { get(id: string): AutomationRecord | undefined; revision(id: string, revision: number): AutomationDefinition | undefined };
@@ -202,7 +204,7 @@ export class Discussions {
     if (record.workspace) start.workspace = structuredClone(record.workspace);
     if (start.runId === record.run_id) return;
     const maxTokens = this.windowOf(record);
-    const { messages, report } = windowTurns(this.turnsNewestFirst(record), maxTokens);
+    const { messages, report } = windowTurns(this.turnsNewestFirst(record), maxTokens, this.deps.settings.maxTurnsRead);
     const context = isObject(start.vars.context) ? start.vars.context : {};
     start.vars.context = { ...context, messages };
     const runtime = isObject(start.vars._runtime) ? start.vars._runtime : (start.vars._runtime = {});
@@ -216,10 +218,19 @@ export class Discussions {
     return context?.mode === 'growing' ? (context.growing?.max_tokens ?? this.deps.settings.maxTokens) : this.deps.settings.maxTokens;
   }
 
+  /** A turn as replay reads it: from what was kept once its run ended, else from the run (kept now when it has ended). */
+  private pairOf(key: [string, number], turn: DiscussionTurnRecord): ReplayTurn | null {
+    if (turn.ended) return replayPair(turn, turn.ended);
+    const outcome = this.deps.launcher.outcome(turn.run_id);
+    if (!outcome) return null;
+    const ended = { status: outcome.status, answer: answerOf(outcome.output), ts: outcome.created_at };
+    if (['completed', 'failed', 'cancelled'].includes(outcome.status)) this.deps.discussions.settle(key, { ...turn, ended });
+    return replayPair(turn, ended);
+  }
+
   /** The discussion's turns newest first: its later turns, its first run, then the seed pairs (so they are dropped first). */
   private *turnsNewestFirst(record: DiscussionRecord): Generator<ReplayTurn | null> {
-    for (const turn of this.deps.discussions.turnsNewestFirst(record.run_id)) yield pairOf(turn.run_id, turn.prompt, this.deps.launcher.outcome(turn.run_id));
-    yield pairOf(record.run_id, record.first_turn, this.deps.launcher.outcome(record.run_id));
+    for (const { key, turn } of this.deps.discussions.turnsNewestFirst(record.run_id)) yield this.pairOf(key, turn);
     for (let i = record.seed.length - 2; i >= 0; i -= 2) {
       const user = record.seed[i]!;
       const assistant = record.seed[i + 1]!;
@@ -232,14 +243,12 @@ function discussionTags(record: DiscussionRecord): LaunchTags {
   return { session_kind: 'discussion', automation_id: record.automation_id, role: 'discussion' };
 }
 
-/** A finished turn of the discussion as a replayed pair (COMPLETED with a prompt and an answer), else null. */
-function pairOf(runId: string, prompt: string, outcome: RunOutcome | null): ReplayTurn | null {
-  if (!outcome || outcome.status !== 'completed' || !prompt.trim()) return null;
-  const answer = answerOf(outcome.output);
-  if (answer === null) return null;
-  const metadata = { kind: 'session_turn', run_id: runId, ts: outcome.created_at };
-  const user: ReplayMessage = { role: 'user', content: prompt, metadata };
-  const assistant: ReplayMessage = { role: 'assistant', content: answer, metadata: { ...metadata } };
+/** A turn's pair (COMPLETED with a prompt and an answer), else null. */
+function replayPair(turn: DiscussionTurnRecord, ended: NonNullable<DiscussionTurnRecord['ended']>): ReplayTurn | null {
+  if (ended.status !== 'completed' || ended.answer === null || !turn.prompt.trim()) return null;
+  const metadata = { kind: 'session_turn', run_id: turn.run_id, ts: ended.ts };
+  const user: ReplayMessage = { role: 'user', content: turn.prompt, metadata };
+  const assistant: ReplayMessage = { role: 'assistant', content: ended.answer, metadata: { ...metadata } };
   return { messages: [user, assistant], tokens: estimateMessageTokens(user) + estimateMessageTokens(assistant) };
 }
 
