@@ -110,8 +110,12 @@ export class StepPlanner {
     const canFire = record.status === 'active' || record.status === 'paused';
     if (!busy && (record.archive_pending || (canFire && record.pending.some((fire) => fire.kind === 'manual' || record.status === 'active')))) wakes.push(clock.nowMs);
     if (pendingTick && (!busy || record.definition.policy.misfire === 'skip')) wakes.push(Math.max(pendingTick.at_ms, busy ? clock.nowMs + 1 : 0));
-    if (limited) wakes.push(clock.nowMs + Math.max(1, this.deps.limiter.waitMs()));
-    // Never due again at once: whatever is due now was handled by this step (or is held by the limit, above).
+    if (limited) {
+      // Held by the admission limit: it stays due; the loop waits for the limit (real time) before the next look.
+      record.wake_at = clock.nowIso;
+      return;
+    }
+    // Never due again at once: whatever is due now was handled by this step.
     record.wake_at = wakes.length ? new Date(Math.max(Math.min(...wakes), clock.nowMs + 1)).toISOString() : null;
   }
 
