@@ -53,8 +53,9 @@ export class AutomationEngine {
 
   /** Starts the loop once this process executes runs; registers the run-end and event listeners. */
   start(): void {
-    this.deps.hooks.onRunEnded((run) => this.onRunEnded(run));
-    this.deps.hooks.onEventEmitted((event) => this.onEventEmitted(event));
+    // Told only in the process that executes runs (where the loop runs); nothing once stopped.
+    this.deps.hooks.onRunEnded((run) => (this.stopped ? undefined : this.onRunEnded(run)));
+    this.deps.hooks.onEventEmitted((event) => (this.stopped ? undefined : this.onEventEmitted(event)));
     this.deps.launcher.whenExecuting(() => {
       if (this.started || this.stopped) return;
       this.started = true;
