@@ -89,7 +89,7 @@ export class AutomationEngine {
     for (const record of this.deps.store.all()) if (record.current) withCurrent.push(record.automation_id);
     for (const automationId of withCurrent) {
       if (this.stopped) return;
-      await this.guarded(automationId);
+      await this.guarded(automationId, () => this.step(automationId, { atStart: true }));
     }
     while (!this.stopped) {
       const limited = await this.pass();
@@ -198,14 +198,14 @@ export class AutomationEngine {
   }
 
   /** Decides and records what the automation does now, then launches or cancels outside the transaction. */
-  private async step(automationId: string): Promise<void> {
+  private async step(automationId: string, options: { atStart?: boolean } = {}): Promise<void> {
     const clock = this.transitionClock();
     const effects: StepEffects = { launch: null, cancel: null };
     const record = await this.deps.store.update(automationId, (stored) => {
       const next = structuredClone(stored);
       effects.launch = null;
       effects.cancel = null;
-      this.planner.plan(next, clock, effects);
+      this.planner.plan(next, clock, effects, options);
       if (engineState(next) !== engineState(stored)) next.updated_at = clock.nowIso;
       return next;
     });

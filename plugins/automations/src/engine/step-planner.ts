@@ -41,8 +41,11 @@ export function isEnded(status: RunOutcome['status']): boolean {
 export class StepPlanner {
   constructor(private readonly deps: PlannerDeps) {}
 
-  /** The decisions of one step, applied to `record` (a copy, inside the transaction). */
-  plan(record: AutomationRecord, clock: TransitionClock, effects: StepEffects): void {
+  /**
+   * The decisions of one step, applied to `record` (a copy, inside the transaction). `atStart`: the
+   * engine's first look after it started (a crash may have cut a step short after its commit).
+   */
+  plan(record: AutomationRecord, clock: TransitionClock, effects: StepEffects, options: { atStart?: boolean } = {}): void {
     const { log } = this.deps;
     const schedule = this.scheduleOf(record);
     let limited = false;
@@ -57,7 +60,9 @@ export class StepPlanner {
     if (current) {
       if (current.stop_command_id && (current.status === 'backoff' || (current.status === 'admitted' && !this.deps.launcher.outcome(current.run_id)))) {
         cancelWithoutRun(record, log, clock);
-      } else if (current.stop_command_id && !current.cancel_sent) {
+      } else if (current.stop_command_id && (!current.cancel_sent || (options.atStart && this.runIsLive(current.run_id)))) {
+        // At start the cancel of a stop recorded as sent is sent again: a crash may have hit between
+        // that commit and the cancel reaching the command queue (its command id makes a repeat a duplicate).
         record.current = { ...current, cancel_sent: true };
         effects.cancel = record.current;
       } else if (current.status === 'backoff' && Date.parse(current.retry_at ?? '') <= clock.nowMs) {
@@ -150,6 +155,11 @@ export class StepPlanner {
       };
       effects.launch = admitFire(record, fire, log, clock, { tick: tick.tick, scheduled_at: tick.scheduled_at, coalesced: decision.fire.coalesced });
     }
+  }
+
+  private runIsLive(runId: string): boolean {
+    const run = this.deps.launcher.outcome(runId);
+    return run !== null && !isEnded(run.status);
   }
 
   private scheduleOf(record: AutomationRecord): TimeSchedule | undefined {
