@@ -24,6 +24,8 @@ export { decideDueTicks, type MisfireDecision, type MisfireInput, type MisfireRe
 export { durationMs, retryDelayMs } from './retry-backoff.js';
 export { AdmissionLimiter } from './admission-limiter.js';
 export { occurrenceInputs, triggerLine, occurrenceSessionId } from './occurrence-inputs.js';
+/** The admission transition (tests rebuild the state a crash right after an admission's commit leaves). */
+export { admitFire } from './occurrence-transitions.js';
 export { answerOf, notifyOf, failureMessage } from './occurrence-outcome.js';
 
 export interface EngineWiring {
