@@ -274,13 +274,15 @@ export class AutomationEngine {
     let cursor: string | null = null;
     do {
       const page = store.listByOwner(event.account, { cursor, limit: 200, statuses: ['active'] });
+      // The runner waits for this before it moves past the command: one page's updates go at once (their commits batch).
+      const updates: Promise<void>[] = [];
       for (const record of page.items) {
         const binding = record.definition.trigger;
         const source = sources.get(binding.source_id, binding.source_version);
         if (source?.record.capabilities.kind !== 'event' || !source.matches?.(binding.config, event)) continue;
         const envelope = source.envelope?.(event) ?? { name: event.name, payload: event.payload };
         const clock = this.transitionClock();
-        await this.guarded(record.automation_id, async () => {
+        updates.push(this.guarded(record.automation_id, async () => {
           await store.update(record.automation_id, (stored) => {
             if (stored.status !== 'active' || log.eventFired(stored.automation_id, event.event_id)) return undefined;
             if (stored.pending.filter((fire) => fire.kind === 'event').length >= this.deps.settings.maxPendingEvents) {
@@ -294,8 +296,9 @@ export class AutomationEngine {
             next.updated_at = clock.nowIso;
             return next;
           });
-        });
+        }));
       }
+      await Promise.all(updates);
       cursor = page.next_cursor;
     } while (cursor);
     this.nudge();

@@ -110,8 +110,10 @@ export class CommandApplier {
         };
         // Exact keys only (RN §7.1): an external event never reaches `*` listeners; only the command's account's runs.
         await this.runtime.deliverEvent(root.account, `evt:${scope}:${scopeId}:${name}`, envelope);
-        // Not awaited: a slow listener never holds the command queue (the registry logs a listener's failure).
-        void this.eventEmitted?.({ account: root.account, event_id: envelope.event_id, name, scope, session_id: envelope.session_id, payload: envelope.payload as Record<string, unknown>, emitted_at: envelope.emitted_at, command_id: command.command_id });
+        // Awaited: the runner saves its cursor after this command, so the listeners (the automations'
+        // event triggers) must have recorded the event first, or a crash in between loses it for good.
+        // A repeat after a crash is theirs to recognise (event_id); a listener's failure is logged by the registry.
+        await this.eventEmitted?.({ account: root.account, event_id: envelope.event_id, name, scope, session_id: envelope.session_id, payload: envelope.payload as Record<string, unknown>, emitted_at: envelope.emitted_at, command_id: command.command_id });
         return;
       }
       case 'inject_guidance':
