@@ -13,13 +13,13 @@ import { askUserFlow } from './helpers/flow-builder.js';
 import { ServedKeel, until } from './helpers/gateway-runs.js';
 import { durableApi, durablePlugins, expectRowsMatchRuns, untilRows } from './helpers/durable15.js';
 
-describe('durable15: kill -9 between recording a stop_current as sent and queuing its cancel', function () {
+describe('durable15: stop_current across kill -9 and runner changes', function () {
   this.timeout(180_000);
   const keel = new ServedKeel();
   const api = durableApi(keel);
   after(() => keel.dispose());
 
-  it('the engine sends the cancel again when it starts: the occurrence ends cancelled, with its run', async () => {
+  it('kill -9 between recording the stop as sent and queuing its cancel: the engine sends the cancel again when it starts; the occurrence ends cancelled, with its run', async () => {
     keel.configure(durablePlugins(200));
     await keel.start();
     await api.upload('ask', askUserFlow());
@@ -43,5 +43,22 @@ describe('durable15: kill -9 between recording a stop_current as sent and queuin
     await until(() => api.summary(id), { what: 'no current occurrence', ok: (s) => s.current_occurrence === null, deadline: 30_000 });
     expectRowsMatchRuns(await api.occurrences(id), await api.runs(id));
     expect(await until(() => api.summary(id), { what: 'the automation to stay active', ok: (s) => s.status === 'active' })).to.deep.include({ occurrence_count: 1 });
+  });
+
+  it('a stop_current accepted by a --no-runner server while no runner runs cancels the occurrence once a runner starts', async () => {
+    await keel.stop();
+    await keel.start(['--no-runner']);
+    const runner = await keel.startRunner();
+    const id = await api.create('stop-no-runner', 'ask', { source_id: 'manual', source_version: 1, config: {} });
+    await api.command(id, 'automation.run_now');
+    const [waiting] = await untilRows(api, id, 'the occurrence to wait for a person on the runner', (r) => r[0]?.status === 'waiting');
+    await runner.stop('SIGKILL');
+    await api.command(id, 'automation.stop_current');
+    expect((await api.occurrences(id))[0]!.status, 'no engine: nothing applies the stop yet').to.equal('waiting');
+    await keel.startRunner();
+    const [cancelled] = await untilRows(api, id, 'the stop to be applied by the new runner', (r) => r[0]?.status === 'cancelled', 45_000);
+    expect(cancelled).to.deep.include({ index: 1, run_id: waiting!.run_id, attempts: 1 });
+    expect((await keel.run(waiting!.run_id!)).status).to.equal('cancelled');
+    expectRowsMatchRuns(await api.occurrences(id), await api.runs(id));
   });
 });
