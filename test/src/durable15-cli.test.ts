@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { runKeel } from './helpers/cli.js';
-import { ServedKeel } from './helpers/gateway-runs.js';
+import { ServedKeel, until } from './helpers/gateway-runs.js';
 import { durableApi, durablePlugins, echoFlow, expectRowsMatchRuns, untilRows } from './helpers/durable15.js';
 
 const manual = { source_id: 'manual', source_version: 1, config: {} };
@@ -37,12 +37,12 @@ for (const flags of [[], ['--no-runner']]) {
       expect(await cli('run-now', id, '--command-id', 'cli-now-1')).to.include({ duplicate: true });
 
       expect((await cli('pause', id)).accepted).to.equal(true);
-      expect((await api.summary(id)).status).to.equal('paused');
+      await until(() => api.summary(id), { what: 'the server to read the pause', ok: (s) => s.status === 'paused' });
       expect((await cli('run-now', id)).accepted).to.equal(true);
       await untilRows(api, id, 'the CLI run-now while paused to run', (r) => r.length === 2 && r[1]!.status === 'completed');
       expect((await api.summary(id)).status, 'run-now leaves it paused').to.equal('paused');
       expect((await cli('resume', id)).accepted).to.equal(true);
-      expect((await api.summary(id)).status).to.equal('active');
+      await until(() => api.summary(id), { what: 'the server to read the resume', ok: (s) => s.status === 'active' });
 
       const rows = await api.occurrences(id);
       expect(rows).to.have.length(2);

@@ -26,7 +26,7 @@ describe('durable15: kill -9 of keel serve while an occurrence waits', function 
   it('the occurrence resumes and completes once with its run; the ticks missed meanwhile are one coalesced occurrence (server_down); the schedule goes on', async () => {
     keel.configure(durablePlugins());
     await keel.start();
-    await api.upload('sleeper', sleeperFlow(3));
+    await api.upload('sleeper', sleeperFlow(4));
     const id = await api.create('sleeps', 'sleeper', every('2s'));
 
     const [first] = await untilRows(api, id, 'occurrence 1 to run (its run waits)', (rows) => rows.length === 1 && rows[0]!.status === 'running');
@@ -34,7 +34,7 @@ describe('durable15: kill -9 of keel serve while an occurrence waits', function 
     await keel.stop('SIGKILL');
     const downAt = Date.now();
     // Down long enough for its wait to pass and for two more ticks to come due.
-    await untilPassed(downAt, 5_000);
+    await untilPassed(downAt, 6_000);
     await keel.start();
 
     const rows = await untilRows(api, id, 'occurrence 1 to complete and two more after the restart', (r) => r[0]?.status === 'completed' && r.filter((row) => row.status === 'completed').length >= 3, 90_000);
