@@ -55,6 +55,7 @@ export class Automations {
       nudge: deps.nudge,
       maxIdLength: deps.limits.maxIdLength,
       maxAutomationsPerAccount: deps.limits.maxAutomationsPerAccount,
+      maxRevisionsPerAutomation: deps.limits.maxRevisionsPerAutomation,
     });
   }
 
@@ -70,7 +71,12 @@ export class Automations {
     if (existing) return this.answer(sameRequest(existing, digest, requestId), owner);
     const nowMs = this.deps.clock.nowMs();
     const definition = definitionOfCreate(body, automationId, owner, nowMs, this.deps.definitions);
-    const active = this.deps.store.countByOwner(owner.account) - this.deps.store.countByStatus(owner.account, 'archived');
+    const stored = this.deps.store.countByOwner(owner.account);
+    // Archived automations are kept for good (there is no delete): without this bound an account could archive and create forever.
+    if (stored >= this.deps.limits.maxStoredAutomationsPerAccount) {
+      throw automationError(409, 'invalid_state', `You keep ${stored} automations (archived ones included), the most an account may keep (setting limits.maxStoredAutomationsPerAccount); revise or unarchive one of them instead of creating a new one.`);
+    }
+    const active = stored - this.deps.store.countByStatus(owner.account, 'archived');
     if (active >= this.deps.limits.maxAutomationsPerAccount) {
       throw automationError(409, 'invalid_state', `You have ${active} automations that are not archived, the most an account may have (setting limits.maxAutomationsPerAccount); archive one you no longer need first.`);
     }

@@ -9,6 +9,10 @@ import { schedulerConfigSchema, type SchedulerSettings } from './engine/schedule
 export interface AutomationLimits {
   /** Automations an account may have that are not archived (archived ones are kept, not counted). */
   maxAutomationsPerAccount: number;
+  /** Automations an account may keep in all, archived ones included (there is no delete): bounds what one account stores. */
+  maxStoredAutomationsPerAccount: number;
+  /** Revisions one automation keeps (every revision is kept and listed): a revise past it is refused. */
+  maxRevisionsPerAutomation: number;
   /** Characters of a `request_id` or a `command_id`. */
   maxIdLength: number;
   /** Bytes of a stored definition's `target.input_data` (as JSON). */
@@ -29,6 +33,8 @@ export interface AutomationsConfig {
 
 export const DEFAULT_LIMITS: AutomationLimits = {
   maxAutomationsPerAccount: 200,
+  maxStoredAutomationsPerAccount: 1000,
+  maxRevisionsPerAutomation: 100,
   maxIdLength: 200,
   maxInputDataBytes: 256 * 1024,
   maxPageSize: 200,
@@ -46,6 +52,8 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
       default: {},
       properties: {
         maxAutomationsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxAutomationsPerAccount },
+        maxStoredAutomationsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxStoredAutomationsPerAccount },
+        maxRevisionsPerAutomation: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_LIMITS.maxRevisionsPerAutomation },
         maxIdLength: { type: 'integer', minimum: 16, maximum: 1000, default: DEFAULT_LIMITS.maxIdLength },
         maxInputDataBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxInputDataBytes },
         maxPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.maxPageSize },
