@@ -22,7 +22,7 @@ describe('attack15: what one account stores is bounded', function () {
   let mal = '';
 
   before(async () => {
-    const limits = { maxAutomationsPerAccount: 2, maxStoredAutomationsPerAccount: 5, maxRevisionsPerAutomation: 4 };
+    const limits = { maxAutomationsPerAccount: 2, maxArchivedAutomationsPerAccount: 3, maxRevisionsPerAutomation: 4 };
     k = await createTestKernel({ plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: automationsPlugin, config: { limits, scheduler: { pollMs: 50 } } }] });
     mal = await createAccount(k, 'mal');
     await uploadBundleAs(k, mal, 'echo', echoFlow);
@@ -33,7 +33,7 @@ describe('attack15: what one account stores is bounded', function () {
     k.inject({ method: 'POST', url: '/api/gateway/automations', token: mal, payload: { request_id: requestId, target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'x'.repeat(1000) } }, trigger: MANUAL } });
   const command = (id: string, type: string, commandId = crypto.randomUUID()) => k.inject({ method: 'POST', url: `/api/gateway/automations/${id}/commands`, token: mal, payload: { command_id: commandId, type } });
 
-  it('create → archive in a loop stops at limits.maxStoredAutomationsPerAccount (archived ones included): 409 invalid_state', async () => {
+  it('create → archive in a loop stops at limits.maxAutomationsPerAccount + maxArchivedAutomationsPerAccount (archived ones included): 409 invalid_state', async () => {
     let created = 0;
     let refused: { statusCode: number; body: string; json<T>(): T } | null = null;
     for (let i = 0; i < 20 && !refused; i++) {
@@ -50,7 +50,7 @@ describe('attack15: what one account stores is bounded', function () {
     expect(refused?.statusCode, refused?.body).to.equal(409);
     const detail = refused!.json<{ detail: { reason_code: string; message: string } }>().detail;
     expect(detail.reason_code).to.equal('invalid_state');
-    expect(detail.message).to.contain('limits.maxStoredAutomationsPerAccount');
+    expect(detail.message).to.contain('limits.maxArchivedAutomationsPerAccount');
     // A repeat of a stored request still answers its automation.
     expect((await create('loop-0')).statusCode).to.equal(200);
     const list = await k.inject({ url: '/api/gateway/automations?archived_only=true', token: mal });

@@ -73,8 +73,9 @@ export class Automations {
     const definition = definitionOfCreate(body, automationId, owner, nowMs, this.deps.definitions);
     const stored = this.deps.store.countByOwner(owner.account);
     // Archived automations are kept for good (there is no delete): without this bound an account could archive and create forever.
-    if (stored >= this.deps.limits.maxStoredAutomationsPerAccount) {
-      throw automationError(409, 'invalid_state', `You keep ${stored} automations (archived ones included), the most an account may keep (setting limits.maxStoredAutomationsPerAccount); revise or unarchive one of them instead of creating a new one.`);
+    const { maxAutomationsPerAccount, maxArchivedAutomationsPerAccount } = this.deps.limits;
+    if (stored >= maxAutomationsPerAccount + maxArchivedAutomationsPerAccount) {
+      throw automationError(409, 'invalid_state', `You keep ${stored} automations (archived ones included), the most an account may keep (settings limits.maxAutomationsPerAccount + limits.maxArchivedAutomationsPerAccount); revise or unarchive one of them instead of creating a new one.`);
     }
     const active = stored - this.deps.store.countByStatus(owner.account, 'archived');
     if (active >= this.deps.limits.maxAutomationsPerAccount) {

@@ -9,8 +9,11 @@ import { schedulerConfigSchema, type SchedulerSettings } from './engine/schedule
 export interface AutomationLimits {
   /** Automations an account may have that are not archived (archived ones are kept, not counted). */
   maxAutomationsPerAccount: number;
-  /** Automations an account may keep in all, archived ones included (there is no delete): bounds what one account stores. */
-  maxStoredAutomationsPerAccount: number;
+  /**
+   * Archived automations an account keeps beyond `maxAutomationsPerAccount` (there is no delete): a
+   * create is refused once the account keeps the sum in all, so create → archive cannot loop forever.
+   */
+  maxArchivedAutomationsPerAccount: number;
   /** Revisions one automation keeps (every revision is kept and listed): a revise past it is refused. */
   maxRevisionsPerAutomation: number;
   /** Characters of a `request_id` or a `command_id`. */
@@ -33,7 +36,7 @@ export interface AutomationsConfig {
 
 export const DEFAULT_LIMITS: AutomationLimits = {
   maxAutomationsPerAccount: 200,
-  maxStoredAutomationsPerAccount: 1000,
+  maxArchivedAutomationsPerAccount: 1000,
   maxRevisionsPerAutomation: 100,
   maxIdLength: 200,
   maxInputDataBytes: 256 * 1024,
@@ -52,7 +55,7 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
       default: {},
       properties: {
         maxAutomationsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxAutomationsPerAccount },
-        maxStoredAutomationsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxStoredAutomationsPerAccount },
+        maxArchivedAutomationsPerAccount: { type: 'integer', minimum: 0, default: DEFAULT_LIMITS.maxArchivedAutomationsPerAccount },
         maxRevisionsPerAutomation: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_LIMITS.maxRevisionsPerAutomation },
         maxIdLength: { type: 'integer', minimum: 16, maximum: 1000, default: DEFAULT_LIMITS.maxIdLength },
         maxInputDataBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxInputDataBytes },
