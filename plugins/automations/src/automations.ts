@@ -178,9 +178,10 @@ export class Automations {
       before = Number(match[1]);
     }
     const limit = query.limit ?? this.deps.limits.defaultPageSize;
-    const items = this.deps.store.revisionsOf(record.automation_id, { before, limit: limit + 1 });
-    const more = items.length > limit;
-    const page = more ? items.slice(0, limit) : items;
+    // A revision carries its input data: the page also ends early (at least one) past limits.maxPageBytes.
+    const items = this.deps.store.revisionsOf(record.automation_id, { before, limit: limit + 1, maxBytes: this.deps.limits.maxPageBytes });
+    const page = items.length > limit ? items.slice(0, limit) : items;
+    const more = items.length > limit || (page.length > 0 && page[page.length - 1]!.revision > 1);
     return { items: page, next_cursor: more ? `rev1:${page[page.length - 1]!.revision}` : null, active_revision: record.definition.revision };
   }
 

@@ -26,6 +26,13 @@ export interface AutomationLimits {
   defaultPageSize: number;
   /** Automations read to fill one listing page (a status filter skips the others); the page ends early past it. */
   maxListScan: number;
+  /**
+   * Bytes one page of occurrences, attention items or revisions carries at most (estimated; at least
+   * one item): past it the page ends early with a `next_cursor`. A row carries a prompt and an answer
+   * and a revision its input data (each up to `maxInputDataBytes`), so 200 of them made one answer of
+   * ~100 MB — a few concurrent reads exhausted the process's memory.
+   */
+  maxPageBytes: number;
 }
 
 export interface AutomationsConfig {
@@ -43,6 +50,7 @@ export const DEFAULT_LIMITS: AutomationLimits = {
   maxPageSize: 200,
   defaultPageSize: 50,
   maxListScan: 10_000,
+  maxPageBytes: 4 * 1024 * 1024,
 };
 
 export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
@@ -62,6 +70,7 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
         maxPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.maxPageSize },
         defaultPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.defaultPageSize },
         maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxListScan },
+        maxPageBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxPageBytes },
       },
     },
     // The engine's settings; their schema and defaults live with the engine (engine/scheduler-settings.ts).
