@@ -6,7 +6,7 @@
  * run). Time comes from `core.clock` (tests inject a fake one); sleeps are real timers capped at
  * `scheduler.pollMs` and cut short by `nudge()`.
  */
-import type { Clock, Logger, AuthService } from '@keel/plugin-sdk';
+import { isHttpError, type Clock, type Logger, type AuthService } from '@keel/plugin-sdk';
 import type { EmittedEvent, LaunchTarget, RunHooks, RunLauncher, RunOutcome } from '@keel/plugin-gateway-runs';
 import type { AutomationStore } from '../store/automation-store.js';
 import type { TriggerSources } from '../triggers/trigger-sources.js';
@@ -269,7 +269,12 @@ export class AutomationEngine {
           tags: { session_kind: definition.context.mode === 'growing' ? 'automation' : 'occurrence', automation_id: record.automation_id, role: 'occurrence', occurrence_index: current.index },
         });
       } catch (err) {
-        failure = (err as Error).message || 'The run could not start.';
+        // A refusal's sentence is for the owner; any other fault may name server paths (the data folder): it goes to the log.
+        if (isHttpError(err) && err.status < 500) failure = err.message || 'The run could not start.';
+        else {
+          failure = 'The run could not start because of a fault in the server; an admin finds it in the server log.';
+          this.deps.logger.warn('an occurrence could not start', { automation_id: record.automation_id, run_id: current.run_id, error: (err as Error)?.message ?? String(err) });
+        }
       }
     }
     const clock = this.transitionClock();
