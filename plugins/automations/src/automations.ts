@@ -55,6 +55,7 @@ export class Automations {
       nudge: deps.nudge,
       maxIdLength: deps.limits.maxIdLength,
       maxAutomationsPerAccount: deps.limits.maxAutomationsPerAccount,
+      maxRevisionsPerAutomation: deps.limits.maxRevisionsPerAutomation,
     });
   }
 
@@ -70,7 +71,13 @@ export class Automations {
     if (existing) return this.answer(sameRequest(existing, digest, requestId), owner);
     const nowMs = this.deps.clock.nowMs();
     const definition = definitionOfCreate(body, automationId, owner, nowMs, this.deps.definitions);
-    const active = this.deps.store.countByOwner(owner.account) - this.deps.store.countByStatus(owner.account, 'archived');
+    const stored = this.deps.store.countByOwner(owner.account);
+    // Archived automations are kept for good (there is no delete): without this bound an account could archive and create forever.
+    const { maxAutomationsPerAccount, maxArchivedAutomationsPerAccount } = this.deps.limits;
+    if (stored >= maxAutomationsPerAccount + maxArchivedAutomationsPerAccount) {
+      throw automationError(409, 'invalid_state', `You keep ${stored} automations (archived ones included), the most an account may keep (settings limits.maxAutomationsPerAccount + limits.maxArchivedAutomationsPerAccount); revise or unarchive one of them instead of creating a new one.`);
+    }
+    const active = stored - this.deps.store.countByStatus(owner.account, 'archived');
     if (active >= this.deps.limits.maxAutomationsPerAccount) {
       throw automationError(409, 'invalid_state', `You have ${active} automations that are not archived, the most an account may have (setting limits.maxAutomationsPerAccount); archive one you no longer need first.`);
     }
@@ -171,9 +178,10 @@ export class Automations {
       before = Number(match[1]);
     }
     const limit = query.limit ?? this.deps.limits.defaultPageSize;
-    const items = this.deps.store.revisionsOf(record.automation_id, { before, limit: limit + 1 });
-    const more = items.length > limit;
-    const page = more ? items.slice(0, limit) : items;
+    // A revision carries its input data: the page also ends early (at least one) past limits.maxPageBytes.
+    const items = this.deps.store.revisionsOf(record.automation_id, { before, limit: limit + 1, maxBytes: this.deps.limits.maxPageBytes });
+    const page = items.length > limit ? items.slice(0, limit) : items;
+    const more = items.length > limit || (page.length > 0 && page[page.length - 1]!.revision > 1);
     return { items: page, next_cursor: more ? `rev1:${page[page.length - 1]!.revision}` : null, active_revision: record.definition.revision };
   }
 

@@ -9,6 +9,13 @@ import { schedulerConfigSchema, type SchedulerSettings } from './engine/schedule
 export interface AutomationLimits {
   /** Automations an account may have that are not archived (archived ones are kept, not counted). */
   maxAutomationsPerAccount: number;
+  /**
+   * Archived automations an account keeps beyond `maxAutomationsPerAccount` (there is no delete): a
+   * create is refused once the account keeps the sum in all, so create → archive cannot loop forever.
+   */
+  maxArchivedAutomationsPerAccount: number;
+  /** Revisions one automation keeps (every revision is kept and listed): a revise past it is refused. */
+  maxRevisionsPerAutomation: number;
   /** Characters of a `request_id` or a `command_id`. */
   maxIdLength: number;
   /** Bytes of a stored definition's `target.input_data` (as JSON). */
@@ -19,6 +26,13 @@ export interface AutomationLimits {
   defaultPageSize: number;
   /** Automations read to fill one listing page (a status filter skips the others); the page ends early past it. */
   maxListScan: number;
+  /**
+   * Bytes one page of occurrences, attention items or revisions carries at most (estimated; at least
+   * one item): past it the page ends early with a `next_cursor`. A row carries a prompt and an answer
+   * and a revision its input data (each up to `maxInputDataBytes`), so 200 of them made one answer of
+   * ~100 MB — a few concurrent reads exhausted the process's memory.
+   */
+  maxPageBytes: number;
 }
 
 export interface AutomationsConfig {
@@ -29,11 +43,14 @@ export interface AutomationsConfig {
 
 export const DEFAULT_LIMITS: AutomationLimits = {
   maxAutomationsPerAccount: 200,
+  maxArchivedAutomationsPerAccount: 1000,
+  maxRevisionsPerAutomation: 100,
   maxIdLength: 200,
   maxInputDataBytes: 256 * 1024,
   maxPageSize: 200,
   defaultPageSize: 50,
   maxListScan: 10_000,
+  maxPageBytes: 4 * 1024 * 1024,
 };
 
 export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
@@ -46,11 +63,14 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
       default: {},
       properties: {
         maxAutomationsPerAccount: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxAutomationsPerAccount },
+        maxArchivedAutomationsPerAccount: { type: 'integer', minimum: 0, default: DEFAULT_LIMITS.maxArchivedAutomationsPerAccount },
+        maxRevisionsPerAutomation: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_LIMITS.maxRevisionsPerAutomation },
         maxIdLength: { type: 'integer', minimum: 16, maximum: 1000, default: DEFAULT_LIMITS.maxIdLength },
         maxInputDataBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxInputDataBytes },
         maxPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.maxPageSize },
         defaultPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.defaultPageSize },
         maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxListScan },
+        maxPageBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxPageBytes },
       },
     },
     // The engine's settings; their schema and defaults live with the engine (engine/scheduler-settings.ts).

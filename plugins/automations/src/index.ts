@@ -87,7 +87,7 @@ export const automationsPlugin = definePlugin({
       get: (principal, id) => automations.read(principal, id),
       command: (principal, id, command) => automations.command(principal, id, command),
     };
-    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs());
+    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs(), config.limits.maxPageBytes);
     return {
       exports: { cli },
       routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],

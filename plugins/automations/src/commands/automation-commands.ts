@@ -37,6 +37,8 @@ export interface CommandsDeps {
   nudge(): void;
   maxIdLength: number;
   maxAutomationsPerAccount: number;
+  /** Revisions one automation keeps: a revise past it is 409 `invalid_state`. */
+  maxRevisionsPerAutomation: number;
 }
 
 /** A command as a client sends it (the route's or POST /commands' body). */
@@ -170,6 +172,9 @@ export class AutomationCommands {
     if (type === 'automation.run_now') {
       if (runNowBusy(record)) throw refuse('automation_busy', 'An occurrence is running or a manual run is pending; run now again once it finished.');
       if (record.trigger_state.exhausted === true) throw refuse('invalid_state', 'The automation\'s trigger has no run left.');
+    }
+    if (type === 'automation.revise' && record.definition.revision >= this.deps.maxRevisionsPerAutomation) {
+      throw refuse('invalid_state', `Automation has ${record.definition.revision} revisions, the most one automation keeps (setting limits.maxRevisionsPerAutomation); create a new automation for further changes.`);
     }
     if (type === 'automation.pause' && record.status === 'paused') throw refuse('invalid_state', 'Automation is already paused.');
     if (type === 'automation.resume' && record.status !== 'paused') throw refuse('invalid_state', 'Automation is not paused.');

@@ -6,7 +6,7 @@
  * run). Time comes from `core.clock` (tests inject a fake one); sleeps are real timers capped at
  * `scheduler.pollMs` and cut short by `nudge()`.
  */
-import type { Clock, Logger, AuthService } from '@keel/plugin-sdk';
+import { isHttpError, type Clock, type Logger, type AuthService } from '@keel/plugin-sdk';
 import type { EmittedEvent, LaunchTarget, RunHooks, RunLauncher, RunOutcome } from '@keel/plugin-gateway-runs';
 import type { AutomationStore } from '../store/automation-store.js';
 import type { TriggerSources } from '../triggers/trigger-sources.js';
@@ -29,6 +29,9 @@ export interface EngineDeps {
   settings: SchedulerSettings;
 }
 
+/** The longest an automation whose step keeps failing is left alone between two tries. */
+const MAX_HOLD_BACK_MS = 10 * 60_000;
+
 export class AutomationEngine {
   private readonly limiter: AdmissionLimiter;
   private readonly planner: StepPlanner;
@@ -41,6 +44,8 @@ export class AutomationEngine {
   private lastReconcile = 0;
   /** Automations whose step threw, left alone until this (monotonic ms) so a broken record cannot spin the loop. */
   private readonly quarantine = new Map<string, number>();
+  /** Steps in a row that threw, per automation: the hold-back doubles with each (capped at MAX_HOLD_BACK_MS). */
+  private readonly failures = new Map<string, number>();
   private wakeUp: (() => void) | null = null;
   /** A nudge arrived while the loop was not sleeping: the next sleep is skipped. */
   private nudged = false;
@@ -92,7 +97,14 @@ export class AutomationEngine {
       await this.guarded(automationId, () => this.step(automationId, { atStart: true }));
     }
     while (!this.stopped) {
-      const limited = await this.pass();
+      let limited: boolean;
+      try {
+        limited = await this.pass();
+      } catch (err) {
+        // Never the end of the scheduler (nor an unhandled rejection): the next look tries again.
+        this.deps.logger.warn('a scheduler look failed; it looks again after scheduler.pollMs', { error: (err as Error)?.message ?? String(err) });
+        limited = true;
+      }
       await this.sleep(limited);
     }
   }
@@ -176,15 +188,37 @@ export class AutomationEngine {
   /** Runs `step` for one automation, one at a time per automation (the loop, run ends and events share it). */
   private guarded(automationId: string, work: () => Promise<void> = () => this.step(automationId)): Promise<void> {
     const previous = this.locks.get(automationId) ?? Promise.resolve();
-    const next = previous.then(work).catch((err: unknown) => {
-      this.quarantine.set(automationId, performance.now() + this.deps.settings.pollMs);
-      this.deps.logger.warn('automation step failed; it is looked at again after scheduler.pollMs', { automation_id: automationId, error: (err as Error).message ?? String(err) });
-    });
+    const next = previous.then(work).then(
+      () => {
+        this.failures.delete(automationId);
+      },
+      (err: unknown) => this.holdBack(automationId, err),
+    );
     this.locks.set(automationId, next);
     void next.then(() => {
       if (this.locks.get(automationId) === next) this.locks.delete(automationId);
     });
     return next;
+  }
+
+  /**
+   * A step that threw: the automation is left alone for a while that doubles with each failure in a
+   * row, in memory AND in the wake index (its `wake_at` moved past the hold-back) — a record that
+   * stayed due would be handed to every look first and, `scheduler.batchSize` of them, starve the rest.
+   */
+  private async holdBack(automationId: string, err: unknown): Promise<void> {
+    const failures = (this.failures.get(automationId) ?? 0) + 1;
+    this.failures.set(automationId, failures);
+    const delayMs = Math.min(MAX_HOLD_BACK_MS, this.deps.settings.pollMs * 2 ** Math.min(failures - 1, 20));
+    this.quarantine.set(automationId, performance.now() + delayMs);
+    this.deps.logger.warn('automation step failed; it is looked at again later', { automation_id: automationId, error: (err as Error)?.message ?? String(err), retry_in_ms: delayMs });
+    const until = new Date(this.deps.clock.nowMs() + delayMs).toISOString();
+    try {
+      await this.deps.store.update(automationId, (stored) => (typeof stored.wake_at === 'string' && stored.wake_at < until ? { ...stored, wake_at: until } : undefined));
+    } catch (moveErr) {
+      // Held back in memory still; logged once with the step's failure.
+      this.deps.logger.warn('the wake time of an automation whose step failed could not be moved', { automation_id: automationId, error: (moveErr as Error)?.message ?? String(moveErr) });
+    }
   }
 
   private wantsAdmission(record: AutomationRecord, nowMs: number): boolean {
@@ -235,7 +269,12 @@ export class AutomationEngine {
           tags: { session_kind: definition.context.mode === 'growing' ? 'automation' : 'occurrence', automation_id: record.automation_id, role: 'occurrence', occurrence_index: current.index },
         });
       } catch (err) {
-        failure = (err as Error).message || 'The run could not start.';
+        // A refusal's sentence is for the owner; any other fault may name server paths (the data folder): it goes to the log.
+        if (isHttpError(err) && err.status < 500) failure = err.message || 'The run could not start.';
+        else {
+          failure = 'The run could not start because of a fault in the server; an admin finds it in the server log.';
+          this.deps.logger.warn('an occurrence could not start', { automation_id: record.automation_id, run_id: current.run_id, error: (err as Error)?.message ?? String(err) });
+        }
       }
     }
     const clock = this.transitionClock();

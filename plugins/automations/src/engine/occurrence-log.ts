@@ -5,6 +5,7 @@
  * inside the store's transaction that also changes the record (see AutomationEngine), so a record
  * and its rows never disagree after a crash.
  */
+import { createHash } from 'node:crypto';
 import { prefixRange, type PluginStorage } from '@keel/plugin-sdk';
 import type { Database } from 'lmdb';
 import type { AttentionRecord, OccurrenceRecord } from '../model.js';
@@ -75,11 +76,23 @@ export class OccurrenceLog {
   }
 
   eventFired(automationId: string, eventId: string): boolean {
-    return this.firedEvents.get([automationId, eventId]) !== undefined;
+    return this.firedEvents.get([automationId, firedKey(eventId)]) !== undefined;
   }
 
   /** Records that an event fired (inside the caller's transaction). */
   putEventFired(automationId: string, eventId: string, at: string): void {
-    void this.firedEvents.put([automationId, eventId], at);
+    void this.firedEvents.put([automationId, firedKey(eventId)], at);
   }
+}
+
+/** Event ids longer than this many bytes are kept by their digest. */
+const MAX_EVENT_KEY_BYTES = 512;
+
+/**
+ * An event id as a key part: the client's own (`payload.event_id`, any length) up to
+ * MAX_EVENT_KEY_BYTES, else its SHA-256 — a key past LMDB's bound (1978 bytes) threw in the step,
+ * and the event was lost for every automation it matched.
+ */
+function firedKey(eventId: string): string {
+  return Buffer.byteLength(eventId) <= MAX_EVENT_KEY_BYTES ? eventId : `sha256:${createHash('sha256').update(eventId).digest('hex')}`;
 }

@@ -73,6 +73,8 @@ export class OccurrenceReaders {
     /** The owner's time zone (schedule wording). */
     private readonly ownerZone: (account: string) => string,
     private readonly nowMs: () => number,
+    /** `limits.maxPageBytes`: a page ends early (with a cursor) once its rows reach it. */
+    private readonly maxPageBytes: number = DEFAULT_MAX_PAGE_BYTES,
   ) {}
 
   /** `GET …/occurrences`: newest first by index; `cursor` is the previous page's `next_cursor`. */
@@ -85,11 +87,14 @@ export class OccurrenceReaders {
     }
     const items: OccurrenceRow[] = [];
     let more = false;
+    let bytes = 0;
     for (const row of this.log.newestFirst(record.automation_id, before)) {
-      if (items.length === limit) {
+      const size = rowBytes(row);
+      if (items.length === limit || (items.length > 0 && bytes + size > this.maxPageBytes)) {
         more = true;
         break;
       }
+      bytes += size;
       items.push(this.row(record, row));
     }
     return { items, next_cursor: more ? `occ1:${items[items.length - 1]!.index}` : null };
@@ -163,11 +168,14 @@ export class OccurrenceReaders {
     }
     const items: AttentionItem[] = [];
     let more = false;
+    let bytes = 0;
     for (const item of this.log.attentionAfter(record.automation_id, after)) {
-      if (items.length === limit) {
+      const size = ROW_OVERHEAD_BYTES + 2 * (item.title.length + (item.body?.length ?? 0));
+      if (items.length === limit || (items.length > 0 && bytes + size > this.maxPageBytes)) {
         more = true;
         break;
       }
+      bytes += size;
       items.push(attentionItem(item));
     }
     return { items, next_cursor: more ? items[items.length - 1]!.cursor : null };
@@ -216,6 +224,16 @@ export class OccurrenceReaders {
     const wait = this.launcher.outcome(runId)?.wait;
     return wait ? typedWait(wait) : null;
   }
+}
+
+/** `limits.maxPageBytes` when the plugin names none. */
+export const DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** What a row carries besides its texts (ids, times, trigger wording), generously. */
+const ROW_OVERHEAD_BYTES = 1024;
+
+/** An occurrence row's size as JSON, estimated from its texts (2 bytes a character covers escapes and most UTF-8). */
+function rowBytes(row: OccurrenceRecord): number {
+  return ROW_OVERHEAD_BYTES + 2 * (row.user_turn.length + row.answer.length + (row.failure?.message.length ?? 0)) + (row.notify ? 2 * JSON.stringify(row.notify).length : 0);
 }
 
 function isOpen(status: OccurrenceRecord['status']): boolean {

@@ -68,9 +68,25 @@ export function admitFire(
 /** Records a range of ticks that will never fire as one `skipped` occurrence row (every expected fire is accounted for). */
 export function recordSkipped(record: AutomationRecord, range: TickRange, log: OccurrenceLog, clock: TransitionClock, lastTickAt: string | null): void {
   const definition = record.definition;
+  const source = `${definition.trigger.source_id}@${definition.trigger.source_version}`;
+  // The ticks of one busy spell extend the newest row when it is their skipped range: `skip` steps
+  // every tick while an occurrence runs, and a row per tick grew without bound (a person-wait of days
+  // on an `every: 1s` schedule wrote 86,400 rows a day with nobody calling).
+  const newest = log.occurrence(record.automation_id, record.occurrence_count);
+  const bindingPrefix = `${source}:${definition.trigger.binding_id}:`;
+  if (
+    newest?.status === 'skipped' &&
+    newest.coalesced?.reason === range.reason &&
+    newest.coalesced.last_tick + 1 === range.first_tick &&
+    newest.revision === definition.revision &&
+    newest.event_id.startsWith(bindingPrefix)
+  ) {
+    const coalesced = { ...newest.coalesced, last_tick: range.last_tick, missed_count: newest.coalesced.missed_count + range.missed_count };
+    log.putOccurrence({ ...newest, event_id: `${bindingPrefix}${coalesced.first_tick}-${coalesced.last_tick}`, coalesced, scheduled_at: lastTickAt, finished_at: clock.nowIso, tick: range.last_tick });
+    return;
+  }
   const index = record.occurrence_count + 1;
   record.occurrence_count = index;
-  const source = `${definition.trigger.source_id}@${definition.trigger.source_version}`;
   log.putOccurrence({
     automation_id: record.automation_id,
     index,

@@ -193,11 +193,17 @@ export class AutomationStore {
   }
 
   /** Kept revisions newest first, `before` (exclusive) a revision number, at most `limit`. */
-  revisionsOf(automationId: string, options: { before?: number | null; limit: number }): AutomationDefinition[] {
+  revisionsOf(automationId: string, options: { before?: number | null; limit: number; maxBytes?: number }): AutomationDefinition[] {
     const range = prefixRange([automationId], { reverse: true });
     const start = options.before != null ? { ...range, start: [automationId, options.before], exclusiveStart: true } : range;
     const out: AutomationDefinition[] = [];
-    for (const { value } of this.revisions.getRange({ ...start, limit: options.limit })) out.push(value);
+    let bytes = 0;
+    for (const { value } of this.revisions.getRange({ ...start, limit: options.limit })) {
+      // Read lazily: past `maxBytes` (at least one read) the rest is never loaded.
+      bytes += JSON.stringify(value).length;
+      if (out.length > 0 && options.maxBytes !== undefined && bytes > options.maxBytes) break;
+      out.push(value);
+    }
     return out;
   }
 

@@ -7,15 +7,15 @@ import type { RunLauncher } from '@keel/plugin-gateway-runs';
 import type { OccurrenceLog } from '../engine/occurrence-log.js';
 import type { AttentionRecord, AutomationRecord } from '../model.js';
 import { scheduleBlock } from '../triggers/schedule-wording.js';
-import type { AttentionBlock, AttentionWait, SummaryReaders } from './summary.js';
+import { summaryExcerpt, type AttentionBlock, type AttentionWait, type SummaryReaders } from './summary.js';
 
 /** Unseen items and waits a summary carries at most (reference §3.8). */
 const SUMMARY_ITEMS = 20;
 
-/** An attention item as routes show it: null fields left out, with its cursor. */
+/** An attention item as the summary shows it: null fields left out, the body an excerpt, with its cursor. */
 export function attentionItem(item: AttentionRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { kind: item.kind, automation_id: item.automation_id, run_id: item.run_id, index: item.index, at: item.at, title: item.title };
-  if (item.body !== null) out.body = item.body;
+  if (item.body !== null) out.body = summaryExcerpt(item.body);
   out.cursor = `att1:${item.seq}`;
   return out;
 }
@@ -48,5 +48,6 @@ function openWaits(record: AutomationRecord, launcher: RunLauncher): AttentionWa
   if (!current || current.status !== 'running') return [];
   const wait = launcher.outcome(current.run_id)?.wait;
   if (!wait) return [];
-  return [{ run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index, prompt: wait.prompt, choices: wait.choices }];
+  return [{ run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index, prompt: wait.prompt === null ? null : summaryExcerpt(wait.prompt), choices: wait.choices }];
 }
+

@@ -128,7 +128,28 @@ function lastOccurrence(occurrence: OccurrenceRecord, waits: AttentionWait[]): R
     attempts: occurrence.attempts,
     fired_at: occurrence.fired_at,
     finished_at: occurrence.finished_at,
-    excerpt: [...(occurrence.answer ?? '')].slice(0, EXCERPT_CHARS).join(''),
-    notify: occurrence.notify ?? null,
+    // Code points of a bounded prefix only: spreading a whole answer cost an array of its length per summary.
+    excerpt: [...(occurrence.answer ?? '').slice(0, 2 * EXCERPT_CHARS)].slice(0, EXCERPT_CHARS).join(''),
+    notify: notifyExcerpt(occurrence.notify),
   };
+}
+
+/**
+ * Characters of an attention item's body, a notification's body and a wait's prompt a summary
+ * carries: a notify body is the whole answer, and a listing page holds up to 200 summaries of 20
+ * items each (the whole text: GET …/attention, GET …/occurrences).
+ */
+export const SUMMARY_TEXT_CHARS = 1000;
+
+/** At most SUMMARY_TEXT_CHARS characters, an ellipsis marking a cut. */
+export function summaryExcerpt(text: string): string {
+  return text.length <= SUMMARY_TEXT_CHARS ? text : `${text.slice(0, SUMMARY_TEXT_CHARS - 1)}…`;
+}
+
+/** A stored notification `{title, body}` with its body cut to an excerpt. */
+function notifyExcerpt(notify: unknown): unknown {
+  if (notify === null || notify === undefined) return null;
+  if (typeof notify !== 'object' || Array.isArray(notify)) return notify;
+  const { body } = notify as { body?: unknown };
+  return typeof body === 'string' ? { ...notify, body: summaryExcerpt(body) } : notify;
 }

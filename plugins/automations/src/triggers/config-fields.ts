@@ -8,6 +8,15 @@ import { triggerRefusal } from './refusal.js';
 export const CONFIG_FIELD = 'trigger.config';
 export const MAX_EVERY_MS = 366 * 86_400_000;
 export const MAX_COUNT = 1_000_000;
+/**
+ * The instants a schedule may name: UTC years 0000..9999. Outside them `toISOString()` writes a
+ * signed six-digit year ("+010000-…"), which sorts before every four-digit year: the wake index
+ * (ISO strings in key order) would then read such an automation as due at every look, forever.
+ */
+/** 0000-01-01T00:00:00.000Z */
+export const MIN_SCHEDULE_MS = -62_167_219_200_000;
+/** 9999-12-31T23:59:59.999Z */
+export const MAX_SCHEDULE_MS = 253_402_300_799_999;
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 const EVERY = /^([1-9][0-9]*)([smhd])$/;
@@ -41,6 +50,14 @@ export function timestampOf(value: unknown, key: string): number {
   // Date.parse rolls "02-30" over; the fields must round-trip to be a real date.
   if (!match || Number.isNaN(ms) || !isRealDate(Number(match[1]), Number(match[2]), Number(match[3])) || Number(match[4]) > 23 || Number(match[5]) > 59 || Number(match[6]) > 59) {
     throw triggerRefusal('invalid_definition', `${key} must be an RFC 3339 timestamp with an explicit offset, for example 2026-03-29T08:00:00+02:00 or 2026-03-29T06:00:00Z.`, fieldOf(key));
+  }
+  return instantInRange(ms, key);
+}
+
+/** An instant a schedule may name (UTC years 0000..9999, see MIN_SCHEDULE_MS), else 422 naming `key`. */
+export function instantInRange(ms: number, key: string): number {
+  if (ms < MIN_SCHEDULE_MS || ms > MAX_SCHEDULE_MS) {
+    throw triggerRefusal('invalid_definition', `${key} must fall between the years 0000 and 9999 in UTC (0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z).`, fieldOf(key));
   }
   return ms;
 }

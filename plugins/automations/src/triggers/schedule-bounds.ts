@@ -3,7 +3,7 @@
  * `start_at`: any other anchor is `unsupported_feature`), `until` (exclusive, after `start_at`) and
  * `count` (scheduled admissions, 1..1,000,000).
  */
-import { countOf, fieldOf, isoOf, timestampOf } from './config-fields.js';
+import { countOf, fieldOf, instantInRange, isoOf, timestampOf } from './config-fields.js';
 import { triggerRefusal } from './refusal.js';
 
 export interface ScheduleBounds {
@@ -22,6 +22,8 @@ export function boundsOf(config: Record<string, unknown>, nowMs: number, startMs
     }
     start = given;
   }
+  // A wall-time `once` names its instant in a zone: 9999-12-31T23:59 west of UTC is already year 10000.
+  instantInRange(start, config.start_at === undefined && startMs !== undefined ? 'at' : 'start_at');
   if (config.anchor !== undefined && timestampOf(config.anchor, 'anchor') !== start) {
     throw triggerRefusal('unsupported_feature', 'An anchor other than start_at is not supported; leave anchor out (it is always start_at).', fieldOf('anchor'));
   }

@@ -7,6 +7,7 @@
  */
 import type { DueTicks, ScheduleState, TickAt, TimeSchedule } from './trigger-source.js';
 import type { SlotRule } from './slot-rules.js';
+import { MAX_SCHEDULE_MS } from './config-fields.js';
 
 export interface TickScheduleOptions {
   rule: SlotRule;
@@ -35,6 +36,8 @@ export class TickSchedule implements TimeSchedule {
     this.firstSlot = this.rule.atOrBefore(options.anchorMs - 1) + 1;
     let lastSlot = this.rule.lastSlot;
     if (options.untilMs !== null) lastSlot = Math.min(lastSlot, this.rule.atOrBefore(options.untilMs - 1));
+    // No tick after year 9999 (also for a config stored before that bound was checked): its ISO time would sort before now in the wake index.
+    lastSlot = Math.min(lastSlot, this.rule.atOrBefore(MAX_SCHEDULE_MS));
     this.lastTick = Math.max(-1, lastSlot - this.firstSlot);
   }
 

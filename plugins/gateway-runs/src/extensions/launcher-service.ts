@@ -3,7 +3,8 @@
  * pipeline as `POST /runs/start`, stopped through the durable command queue as `POST /commands`
  * would, and read as they are now.
  */
-import { badRequest, conflict, KEY_ID_MAX_LENGTH, notFound, type Principal } from '@keel/plugin-sdk';
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, isHttpError, KEY_ID_MAX_LENGTH, notFound, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { StartPipeline } from '../routes/start-pipeline.js';
 import type { StartBody } from '../routes/start-run.js';
@@ -64,8 +65,8 @@ export class RunLauncherService implements RunLauncher {
   async cancel(account: string, runId: string, commandId: string, reason: string | null): Promise<void> {
     const run = this.d.load(runId);
     if (!run || run.account !== account) throw notFound(`Run '${runId}' not found.`);
-    const receipt = await this.d.commands.submit({
-      command_id: commandId,
+    const submit = (id: string) => this.d.commands.submit({
+      command_id: id,
       run_id: runId,
       type: 'cancel',
       payload: reason === null ? {} : { reason },
@@ -73,6 +74,14 @@ export class RunLauncherService implements RunLauncher {
       client_id: null,
       account,
     });
+    let receipt: Awaited<ReturnType<typeof submit>>;
+    try {
+      receipt = await submit(commandId);
+    } catch (err) {
+      // The id is another account's (command ids are one namespace; the caller's may be guessable): the cancel still goes, under an id of its own.
+      if (!isHttpError(err) || err.status !== 409) throw err;
+      receipt = await submit(`${commandId}:${randomUUID()}`);
+    }
     if (receipt.accepted) this.d.kickCommands();
   }
 

@@ -4,7 +4,7 @@
  * runner's consumer cursor, saved after each command is applied.
  */
 import type { Database } from 'lmdb';
-import type { PluginStorage } from '@keel/plugin-sdk';
+import { conflict, type PluginStorage } from '@keel/plugin-sdk';
 
 export interface CommandRecord {
   command_id: string;
@@ -28,10 +28,19 @@ export class CommandStore {
     this.meta = storage.openDB<number, string>('command-cursor');
   }
 
+  /**
+   * Queues a command unless its id was used: by the same account, a repeat (`duplicate: true`); by
+   * another account, 409 `command_id_taken` — ids are one namespace for every account, and answering
+   * another account's command as a duplicate dropped this one silently (and told of the other's).
+   */
   async submit(command: Omit<CommandRecord, 'seq'>): Promise<{ accepted: boolean; duplicate: boolean; seq: number }> {
     return this.storage.transaction(() => {
       const existing = this.ids.get(command.command_id);
-      if (existing !== undefined) return { accepted: false, duplicate: true, seq: existing };
+      if (existing !== undefined) {
+        const holder = this.log.get(existing);
+        if (holder && holder.account !== command.account) throw commandIdTaken(command.command_id);
+        return { accepted: false, duplicate: true, seq: existing };
+      }
       let last = 0;
       for (const key of this.log.getKeys({ reverse: true, limit: 1 })) last = key;
       const seq = last + 1;
@@ -63,4 +72,9 @@ export class CommandStore {
   async saveCursor(seq: number): Promise<void> {
     await this.meta.put('cursor', seq);
   }
+}
+
+/** The refusal of a command id another account queued a command under. */
+export function commandIdTaken(commandId: string) {
+  return conflict(`command_id '${commandId.slice(0, 200)}' is already taken; send the command under a new command_id.`, { code: 'command_id_taken' });
 }
