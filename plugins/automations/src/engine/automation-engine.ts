@@ -233,6 +233,8 @@ export class AutomationEngine {
           runId: current.run_id,
           sessionId: row.session_id,
           tags: { session_kind: definition.context.mode === 'growing' ? 'automation' : 'occurrence', automation_id: record.automation_id, role: 'occurrence', occurrence_index: current.index },
+          // A growing automation replays its session through its own window (reference §3.9).
+          ...(definition.context.mode === 'growing' && definition.context.growing?.max_tokens ? { historyMaxTokens: definition.context.growing.max_tokens } : {}),
         });
       } catch (err) {
         failure = (err as Error).message || 'The run could not start.';

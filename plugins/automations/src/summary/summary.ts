@@ -4,6 +4,7 @@
  * schedule wording are read through small reader interfaces injected here (the engine's occurrence
  * log, the triggers' wording), so the summary never reaches into their storage.
  */
+import { DEFAULT_GROWING_MAX_TOKENS } from '../definitions/policy.js';
 import type { AutomationRecord, AutomationStatus, OccurrenceRecord } from '../model.js';
 
 /** The engine's occurrence log as the summary reads it. */
@@ -85,7 +86,8 @@ export function buildSummary(record: AutomationRecord, viewer: string, readers: 
     status: record.status,
     trigger: def.trigger,
     context_mode: def.context.mode,
-    growing_max_tokens: def.context.mode === 'growing' ? (def.context.growing?.max_tokens ?? null) : null,
+    // The window a growing context replays through (reference §3.6 shows it for an independent one too: the default).
+    growing_max_tokens: def.context.growing?.max_tokens ?? DEFAULT_GROWING_MAX_TOKENS,
     // Occurrences work in their sessions' folders (independent: one per occurrence), not one automation folder.
     workspace_root: null,
     current_occurrence: record.current

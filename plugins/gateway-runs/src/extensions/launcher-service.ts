@@ -56,7 +56,7 @@ export class RunLauncherService implements RunLauncher {
       // The caller's transcript (`context.messages`) wins over history replay as on any start (session-history.ts).
       const body = startBodyOf(request.target, request.inputData, request.sessionId);
       // Stored choices are clamped to the policy of this moment, never refused: the definition was checked when saved.
-      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true });
+      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true, ...(historyWindow(request.historyMaxTokens) ?? {}) });
       return { run_id: runId, resolved_workflow: resolution.resolved, created: true };
     });
   }
@@ -136,4 +136,9 @@ function startBodyOf(target: LaunchTarget, inputData: Record<string, unknown>, s
   if (target.registry_scope !== undefined) body.registry_scope = target.registry_scope;
   if (sessionId !== null) body.session_id = sessionId;
   return body;
+}
+
+/** A launch's own history window: a positive whole number of tokens, else the setting's. */
+function historyWindow(maxTokens: number | undefined): { historyMaxTokens: number } | null {
+  return typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens > 0 ? { historyMaxTokens: maxTokens } : null;
 }

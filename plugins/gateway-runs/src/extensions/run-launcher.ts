@@ -44,6 +44,11 @@ export interface LaunchRequest {
   runId: string;
   sessionId: string | null;
   tags?: LaunchTags;
+  /**
+   * The history window in estimated tokens when `inputData.use_session_history` replays the session
+   * (a growing automation's `context.growing.max_tokens`); default: the gateway's `sessionHistory.maxTokens`.
+   */
+  historyMaxTokens?: number;
 }
 
 export interface LaunchResult {
