@@ -19,6 +19,8 @@ export interface AutomationLimits {
   defaultPageSize: number;
   /** Automations read to fill one listing page (a status filter skips the others); the page ends early past it. */
   maxListScan: number;
+  /** Artifacts one occurrence row lists at most (the oldest first). */
+  maxArtifactsPerOccurrence: number;
 }
 
 export interface AutomationsConfig {
@@ -34,6 +36,7 @@ export const DEFAULT_LIMITS: AutomationLimits = {
   maxPageSize: 200,
   defaultPageSize: 50,
   maxListScan: 10_000,
+  maxArtifactsPerOccurrence: 100,
 };
 
 export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
@@ -51,6 +54,7 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
         maxPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.maxPageSize },
         defaultPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.defaultPageSize },
         maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxListScan },
+        maxArtifactsPerOccurrence: { type: 'integer', minimum: 0, maximum: 10_000, default: DEFAULT_LIMITS.maxArtifactsPerOccurrence },
       },
     },
     // The engine's settings; their schema and defaults live with the engine (engine/scheduler-settings.ts).

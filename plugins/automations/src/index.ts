@@ -3,7 +3,8 @@
  * gateway-surfaces §3): trigger sources, definitions with revisions, a durable scheduler whose
  * occurrences are tagged root runs started through `runs.launcher`, attention items and discussions.
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import { core, definePlugin, optional } from '@keel/plugin-sdk';
+import { artifactsToken } from '@keel/plugin-artifacts';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { Automations } from './automations.js';
@@ -12,6 +13,7 @@ import { automationsConfigSchema } from './config.js';
 import { composeDiscussions } from './discuss/compose-discussions.js';
 import { AutomationEngine } from './engine/automation-engine.js';
 import { engineRoutes } from './engine/engine-routes.js';
+import { occurrenceArtifacts } from './engine/occurrence-artifacts.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
 import { OccurrenceReaders } from './engine/occurrence-readers.js';
 import { automationErrorFormat } from './errors.js';
@@ -50,7 +52,7 @@ export const automationsPlugin = definePlugin({
       load: () => import('./cli/automations-command.js'),
     },
   },
-  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken },
+  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken, artifacts: optional(artifactsToken) },
   setup({ config, deps }) {
     const store = new AutomationStore(deps.storage);
     const occurrenceLog = new OccurrenceLog(deps.storage);
@@ -87,7 +89,7 @@ export const automationsPlugin = definePlugin({
       get: (principal, id) => automations.read(principal, id),
       command: (principal, id, command) => automations.command(principal, id, command),
     };
-    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs());
+    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs(), occurrenceArtifacts(deps.artifacts, config.limits.maxArtifactsPerOccurrence));
     return {
       exports: { cli },
       routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],
