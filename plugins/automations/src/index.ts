@@ -6,6 +6,7 @@
 import { core, definePlugin, optional } from '@keel/plugin-sdk';
 import { artifactsToken } from '@keel/plugin-artifacts';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
+import { discoveryCapabilitiesToken } from '@keel/plugin-inference';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { Automations } from './automations.js';
 import type { AutomationsCli } from './cli/automations-command.js';
@@ -17,6 +18,7 @@ import { occurrenceArtifacts } from './engine/occurrence-artifacts.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
 import { OccurrenceReaders } from './engine/occurrence-readers.js';
 import { automationErrorFormat } from './errors.js';
+import { AUTOMATION_COMMAND_TYPES } from './model.js';
 import { automationCommandTarget } from './routes/command-target.js';
 import { automationRoutes } from './routes/automation-routes.js';
 import { AutomationStore } from './store/automation-store.js';
@@ -52,7 +54,7 @@ export const automationsPlugin = definePlugin({
       load: () => import('./cli/automations-command.js'),
     },
   },
-  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken, artifacts: optional(artifactsToken) },
+  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken, artifacts: optional(artifactsToken), capabilities: optional(discoveryCapabilitiesToken) },
   setup({ config, deps }) {
     const store = new AutomationStore(deps.storage);
     const occurrenceLog = new OccurrenceLog(deps.storage);
@@ -81,6 +83,12 @@ export const automationsPlugin = definePlugin({
       nudge: () => engine.nudge(),
     });
     deps.runHooks.addCommandTarget(automationCommandTarget(automations));
+    // Advertised from the same list the commands route checks (reference §3.7): POST /commands takes them too.
+    deps.capabilities?.contribute((caps) => {
+      caps.automations = { command_types: [...AUTOMATION_COMMAND_TYPES] };
+      const runs = caps.runs as { commands?: { types?: string[] } } | undefined;
+      if (Array.isArray(runs?.commands?.types)) runs.commands.types.push(...AUTOMATION_COMMAND_TYPES);
+    });
     const discussions = composeDiscussions({ storage: deps.storage, automations: store, occurrences: occurrenceLog, launcher: deps.launcher, runHooks: deps.runHooks, workspaces: deps.workspaces, clock: deps.clock, log: deps.log, settings: config.discussion, maxIdLength: config.limits.maxIdLength });
     // What `keel automations` uses: the routes' own service, for a named account.
     const cli: AutomationsCli = {

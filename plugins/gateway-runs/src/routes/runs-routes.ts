@@ -22,7 +22,8 @@ import { startBody, startRunResponse, type StartContext } from './start-run.js';
 import type { StartPipeline } from './start-pipeline.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
+/** The run command types of `POST /commands` (seed 000 §4.4); other plugins' types reach their command targets. */
+export const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
 const commandBody = defineSchema({
   type: 'object',
   required: ['run_id', 'type'],
