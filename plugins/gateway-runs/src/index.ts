@@ -79,7 +79,7 @@ export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
 export type { CommandRequest, CommandTarget, EmittedEvent, EventEmittedListener, FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runLauncherToken } from './extensions/run-launcher.js';
-export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
+export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, LegacySchedule, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
 /** The history window and its token estimate (reference §5.3–5.4), for plugins that seed a transcript the same way (automations' discussions). */
 export { estimateMessageTokens, TOKEN_ESTIMATOR } from './sessions/token-estimate.js';
@@ -363,6 +363,7 @@ export const gatewayRunsPlugin = definePlugin({
       kickCommands: () => wiring.kickCommands(),
       workspaces: deps.workspaces,
       executing: wiring,
+      archivedAt: (account, sessionId) => sessionArchive.markOf(account, sessionId)?.archived_at ?? null,
     });
     return {
       exports: {
