@@ -23,7 +23,7 @@ import { automationCommandTarget } from './routes/command-target.js';
 import { automationRoutes } from './routes/automation-routes.js';
 import { AutomationStore } from './store/automation-store.js';
 import { summaryReaders } from './summary/readers.js';
-import { hostZone, TriggerSources, triggerRoutes } from './triggers/index.js';
+import { ownerZoneOf, TriggerSources, triggerRoutes } from './triggers/index.js';
 
 export type * from './model.js';
 export type { AutomationsConfig, AutomationLimits } from './config.js';
@@ -59,8 +59,8 @@ export const automationsPlugin = definePlugin({
     const store = new AutomationStore(deps.storage);
     const occurrenceLog = new OccurrenceLog(deps.storage);
     const triggers = new TriggerSources();
-    // Keel keeps no per-account time zone yet: every owner's zone is the host's (reference §3.5).
-    const ownerZone = () => hostZone();
+    // The account preference time_zone, else the host's zone (reference §3.5), read at each use.
+    const ownerZone = (account: string) => ownerZoneOf(deps.auth.preferencesOf?.(account));
     const engine = new AutomationEngine({
       store,
       log: occurrenceLog,
