@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import type { TestKernel } from '@keel/plugin-sdk/testing';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { automationsApi, automationsKernel, echoFlow, TestClock } from './helpers/automations-engine.js';
-import { askUserFlow } from './helpers/flow-builder.js';
+import { askUserFlow, edges, node } from './helpers/flow-builder.js';
 import { until } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
 
@@ -107,5 +107,36 @@ describe('review 15: occurrences end to end', function () {
     expect(summary).to.have.property('next_run_at', summary.next_fire_at);
     await api.command(id, 'automation.stop_current');
     await until(async () => (await api.summary(id)).current_occurrence, { what: 'the occurrence to stop', ok: (c) => c === null });
+  });
+});
+
+describe('review 15: typed waits leave out the fields a wait does not have', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  let ann = '';
+  let api: ReturnType<typeof automationsApi>;
+
+  before(async () => {
+    k = await automationsKernel(clock);
+    ann = await createAccount(k, 'ann');
+    const waits = { id: 'waits', nodes: [node({ id: 'start', type: 'on_flow_start' }), node({ id: 'wait', type: 'wait_event', data: { eventKey: 'never' } }), node({ id: 'end', type: 'on_flow_end' })], edges: edges('start -> wait', 'wait -> end') };
+    await uploadBundleAs(k, ann, 'waits', waits);
+    api = automationsApi(() => k, ann);
+  });
+  after(async () => k?.stop());
+
+  it('an event wait has no prompt or choices in the summary waits, as in the occurrence row (reference §3.8 prompt?, choices?)', async () => {
+    const id = await api.create({ request_id: 'event-wait', title: 'Waits for an event', target: { bundle_ref: 'waits', flow_id: 'waits', input_data: {} }, trigger: manual });
+    await api.command(id, 'automation.run_now');
+    const rows = await api.untilOccurrences(id, 'the occurrence to wait', (r) => r[0]?.status === 'waiting');
+    const rowWait = rows[0]!.waits[0] as Record<string, unknown>;
+    expect(rowWait).to.include({ kind: 'event' });
+    const summaryWait = ((await api.summary(id)).attention as { waits: Array<Record<string, unknown>> }).waits[0]!;
+    expect(summaryWait).to.include({ kind: 'event', index: 1, run_id: rowWait.run_id });
+    expect(summaryWait).to.not.have.property('prompt');
+    expect(summaryWait).to.not.have.property('choices');
+    expect(Object.keys(rowWait).sort()).to.deep.equal(Object.keys(summaryWait).filter((key) => key !== 'index').sort());
+    await api.command(id, 'automation.stop_current');
   });
 });

@@ -48,5 +48,9 @@ function openWaits(record: AutomationRecord, launcher: RunLauncher): AttentionWa
   if (!current || current.status !== 'running') return [];
   const wait = launcher.outcome(current.run_id)?.wait;
   if (!wait) return [];
-  return [{ run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index, prompt: wait.prompt, choices: wait.choices }];
+  // As on an occurrence row: `prompt` and `choices` only when the wait has them (reference §3.8 `prompt?, choices?`).
+  const out: AttentionWait = { run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index };
+  if (wait.prompt !== null) out.prompt = wait.prompt;
+  if (wait.choices !== null) out.choices = wait.choices;
+  return [out];
 }
