@@ -48,3 +48,31 @@ describe('review 15: discovery advertises the command types', function () {
     }
   });
 });
+
+describe('review 15: POST /commands keeps the automation door checks', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  let ann = '';
+  let api: ReturnType<typeof automationsApi>;
+
+  before(async () => {
+    k = await automationsKernel(clock);
+    ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'echo', echoFlow);
+    api = automationsApi(() => k, ann);
+  });
+  after(async () => k?.stop());
+
+  it('refuses an automation.* command without a command_id (or a blank one) 422 field command_id, as POST /automations/{id}/commands does', async () => {
+    const id = await api.create({ request_id: 'needs-id', title: 'Needs an id', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: {} }, trigger: { source_id: 'manual', source_version: 1, config: {} } });
+    for (const body of [{ run_id: id, type: 'automation.pause', payload: {} }, { command_id: '  ', run_id: id, type: 'automation.pause', payload: {} }]) {
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: body });
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json<{ detail: Record<string, unknown> }>().detail).to.include({ reason_code: 'invalid_request', field: 'command_id' });
+    }
+    expect((await api.summary(id)).status, 'nothing applied').to.equal('active');
+    // With an id it is taken.
+    expect((await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: 'given', run_id: id, type: 'automation.pause', payload: {} } })).statusCode).to.equal(200);
+  });
+});

@@ -134,7 +134,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const commandId = body.command_id?.trim() || randomUUID();
         // Another plugin's types (automation.*) and targets (an automation id) are its own: asked first, its answer is the response.
-        const claimed = await d.hooks.claimCommand({ command_id: commandId, run_id: body.run_id, type: body.type, payload: body.payload, client_id: body.client_id ?? null }, principal);
+        const claimed = await d.hooks.claimCommand({ command_id: commandId, run_id: body.run_id, type: body.type, payload: body.payload, client_id: body.client_id ?? null, command_id_given: Boolean(body.command_id?.trim()) }, principal);
         if (claimed) return claimed.answer;
         if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
         // emit_event too: the runner delivers the event in the named run's account.
