@@ -94,7 +94,24 @@ describe('review 15: occurrences end to end', function () {
     expect(run.session_history).to.deep.include({ seeded: 2, max_tokens: 1000 });
     const inputs = await inputsOf(rows[0]!.run_id!);
     expect(inputs.use_context).to.equal(true);
+
     expect((inputs._runtime as Record<string, unknown>).automation_context).to.deep.equal({ mode: 'growing', use_context: true, target_use_context: true });
+  });
+
+  it("names a growing automation's folder (its session's, shared by its occurrences) as summary.workspace_root; an independent one has none", async () => {
+    const id = await api.create({ request_id: 'growing-folder', title: 'Growing folder', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Note' } }, trigger: manual, context: { mode: 'growing' } });
+    for (let n = 1; n <= 2; n++) {
+      await api.command(id, 'automation.run_now');
+      await api.untilOccurrences(id, `growing occurrence ${n}`, (r) => r.length === n && r[0]!.status === 'completed');
+    }
+    const rows = await api.occurrences(id);
+    const folders = await Promise.all(rows.map(async (row) => (await k.inject({ url: `/api/gateway/runs/${row.run_id}/workspace`, token: ann })).json<{ workspace_root: string }>().workspace_root));
+    expect(folders[0]).to.be.a('string').and.equal(folders[1]);
+    expect((await api.summary(id)).workspace_root).to.equal(folders[0]);
+    const independent = await api.create({ request_id: 'independent-folder', title: 'Independent folder', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'p' } }, trigger: manual });
+    await api.command(independent, 'automation.run_now');
+    await api.untilOccurrences(independent, 'the occurrence', (r) => r[0]?.status === 'completed');
+    expect((await api.summary(independent)).workspace_root).to.equal(null);
   });
 
   it('shows next_fire_at while an occurrence runs (reference §3.6: present during a running occurrence)', async () => {

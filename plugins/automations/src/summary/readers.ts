@@ -23,6 +23,7 @@ export function attentionItem(item: AttentionRecord): Record<string, unknown> {
 export function summaryReaders(deps: { log: OccurrenceLog; launcher: RunLauncher; clock: Clock; ownerZone(account: string): string }): SummaryReaders {
   return {
     occurrences: { latest: (automationId) => deps.log.lastRun(automationId) },
+    runFolders: { workspaceRoot: (runId) => deps.launcher.outcome(runId)?.workspace_root ?? null },
     attention: {
       block(record: AutomationRecord, viewer: string): AttentionBlock {
         const seen = deps.log.seenSeq(viewer, record.automation_id);
