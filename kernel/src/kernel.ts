@@ -241,6 +241,7 @@ export class Kernel {
     const auth = new TokenAuthService(accounts, new AuthFailureCounter(config.server.authFailures, this.log.child({ component: 'auth' })), {
       sessions: signin.sessions,
       activity: signin.activity,
+      preferences: signin.preferences,
       trustsCredentialsFrom: (origin, req) => this.origins.trustsCredentialsFrom(origin, req),
     });
     this.container.provide(core.auth, auth);

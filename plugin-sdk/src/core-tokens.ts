@@ -79,6 +79,11 @@ export interface AuthService {
    * account exists or it is disabled. For routes that name another account (policies, admin views).
    */
   accountOf(account: string): Principal | null;
+  /**
+   * The account's client preferences (`/accounts/{me}/preferences`, e.g. `time_zone`), `{}` when it
+   * stored none. Optional for other implementations; read-only for plugins.
+   */
+  preferencesOf?(account: string): Record<string, unknown>;
   /** Throws 403 with a sentence unless the principal is an admin. */
   requireAdmin(principal: Principal | null): asserts principal is Principal;
   /**

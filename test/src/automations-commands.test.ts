@@ -172,7 +172,7 @@ describe('automations: commands, revisions and state rules (issue 15)', function
       accepted(await command(bob, id, 'automation.pause', { payload: { expected_revision: 1 } }));
     });
 
-    it('archives and unarchives: only unarchive (or archive again) applies to an archived automation; unarchive returns it paused', async () => {
+    it('archives and unarchives: only unarchive applies to an archived automation (seed §3: archive again is refused too); unarchive returns it paused', async () => {
       const id = await make(bob);
       const detail = refusal(await command(bob, id, 'automation.unarchive'), 409, 'invalid_state');
       expect(detail.message).to.equal('Automation is not archived.');
@@ -183,8 +183,8 @@ describe('automations: commands, revisions and state rules (issue 15)', function
       expect(archived.definition.archived_at).to.be.a('string');
       for (const type of ['automation.pause', 'automation.resume', 'automation.run_now', 'automation.stop_current']) refusal(await command(bob, id, type), 409, 'invalid_state');
       refusal(await patch(bob, id, { command_id: crypto.randomUUID(), changes: { title: 'x' } }), 409, 'invalid_state');
-      // Archiving twice is an applied no-op.
-      accepted(await command(bob, id, 'automation.archive'));
+      // Seed 000 §3: any command except unarchive is refused on an archived automation, archive included.
+      expect(refusal(await command(bob, id, 'automation.archive'), 409, 'invalid_state').message).to.equal('Automation is already archived; only automation.unarchive applies.');
       accepted(await command(bob, id, 'automation.unarchive'));
       const back = await read(bob, id);
       expect(back.summary.status).to.equal('paused');

@@ -214,7 +214,9 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
 
     it('needs a trigger from a known source', async () => {
       refusal(await create(bob, { request_id: 'trigger-1', target: echoTarget() }), 422, 'invalid_request', 'trigger');
-      refusal(await create(bob, { request_id: 'trigger-2', target: echoTarget(), trigger: { source_id: 'email.received', source_version: 1, config: {} } }), 422, 'unknown_trigger_source');
+      refusal(await create(bob, { request_id: 'trigger-2', target: echoTarget(), trigger: { source_id: 'sms.received', source_version: 1, config: {} } }), 422, 'unknown_trigger_source');
+      // The origin's mail source is listed but unavailable here (no mail inbox).
+      refusal(await create(bob, { request_id: 'trigger-2b', target: echoTarget(), trigger: { source_id: 'email.received', source_version: 1, config: {} } }), 422, 'unsupported_feature');
       const scheduled = await create(bob, { request_id: 'trigger-3', target: echoTarget(), trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } } });
       expect(scheduled.statusCode, scheduled.body).to.equal(200);
       // A time trigger is armed at creation: the answer names its next run.

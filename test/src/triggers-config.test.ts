@@ -26,9 +26,9 @@ const v1 = (config: Record<string, unknown>) => ({ source_id: 'schedule', source
 const v2 = (config: Record<string, unknown>) => ({ source_id: 'schedule', source_version: 2, config });
 
 describe('triggers: config validation (reference §3.4, reason codes of §3.10)', () => {
-  it('lists schedule@1, schedule@2, manual@1 and event@1 with their kinds, schemas and availability', () => {
+  it('lists schedule@1, schedule@2, manual@1, email.received@1 (unavailable: no mail inbox) and event@1 with their kinds, schemas and availability', () => {
     const rows = sources.list().map((r) => [`${r.id}@${r.version}`, r.capabilities.kind, r.available]);
-    expect(rows).to.deep.equal([['schedule@1', 'time', true], ['schedule@2', 'time', true], ['manual@1', 'manual', true], ['event@1', 'event', true]]);
+    expect(rows).to.deep.equal([['schedule@1', 'time', true], ['schedule@2', 'time', true], ['manual@1', 'manual', true], ['email.received@1', 'event', false], ['event@1', 'event', true]]);
     for (const record of sources.list()) {
       expect(record.config_schema).to.include({ type: 'object', additionalProperties: false });
       expect(record.event_schema).to.have.property('properties');
@@ -36,7 +36,8 @@ describe('triggers: config validation (reference §3.4, reason codes of §3.10)'
   });
 
   it('an unknown source or version is unknown_trigger_source; a missing source_id and unknown trigger keys are invalid_definition', () => {
-    expect(refusal({ source_id: 'email.received', source_version: 1 })).to.include({ reason_code: 'unknown_trigger_source', field: 'trigger.source_id' });
+    expect(refusal({ source_id: 'email.received', source_version: 1 })).to.include({ reason_code: 'unsupported_feature', field: 'trigger.source_id' });
+    expect(refusal({ source_id: 'email.received', source_version: 2 })).to.include({ reason_code: 'unknown_trigger_source', field: 'trigger.source_id' });
     expect(refusal({ source_id: 'schedule', source_version: 3 })).to.include({ reason_code: 'unknown_trigger_source', field: 'trigger.source_id' });
     expect(refusal({ source_id: 'schedule', source_version: '2' })).to.include({ reason_code: 'invalid_definition', field: 'trigger.source_version' });
     expect(refusal({ config: {} })).to.include({ reason_code: 'invalid_definition', field: 'trigger.source_id' });

@@ -37,18 +37,19 @@ describe('triggers: the trigger-sources and schedule-preview routes', function (
 
   const preview = (trigger: unknown, token: string | null = bob) => k.inject({ method: 'POST', url: '/api/gateway/automations/schedule-preview', token: token ?? undefined, payload: { trigger } });
 
-  it('GET /trigger-sources lists the four sources to any signed-in account, with their schemas', async () => {
+  it('GET /trigger-sources lists the sources to any signed-in account, with their schemas (email.received@1 unavailable, with its reason)', async () => {
     const res = await k.inject({ url: '/api/gateway/trigger-sources', token: bob });
     expect(res.statusCode, res.body).to.equal(200);
     const items = res.json<{ items: Array<{ id: string; version: number; label: string; capabilities: { kind: string }; config_schema: object; event_schema: object; available: boolean }> }>().items;
     expect(items.map((s) => [`${s.id}@${s.version}`, s.capabilities.kind, s.available])).to.deep.equal([
-      ['schedule@1', 'time', true], ['schedule@2', 'time', true], ['manual@1', 'manual', true], ['event@1', 'event', true],
+      ['schedule@1', 'time', true], ['schedule@2', 'time', true], ['manual@1', 'manual', true], ['email.received@1', 'event', false], ['event@1', 'event', true],
     ]);
     for (const item of items) {
       expect(item.label).to.be.a('string').with.length.above(0);
       expect(item.config_schema).to.have.property('type', 'object');
       expect(item.event_schema).to.have.property('type', 'object');
-      expect(item).to.not.have.property('unavailable_reason');
+      if (item.available) expect(item).to.not.have.property('unavailable_reason');
+      else expect((item as { unavailable_reason?: string }).unavailable_reason).to.be.a('string').with.length.above(0);
     }
   });
 
@@ -107,7 +108,8 @@ describe('triggers: the trigger-sources and schedule-preview routes', function (
     const cases: Array<[unknown, string, string]> = [
       [{ source_id: 'schedule', source_version: 2, config: { kind: 'daily', at: '08:00', time_zone: 'Mars/Olympus' } }, 'invalid_definition', 'trigger.config.time_zone'],
       [{ source_id: 'schedule', source_version: 1, config: { start_at: '2026-10-08T12:00:00Z', anchor: '2026-10-08T13:00:00Z' } }, 'unsupported_feature', 'trigger.config.anchor'],
-      [{ source_id: 'email.received', source_version: 1, config: {} }, 'unknown_trigger_source', 'trigger.source_id'],
+      [{ source_id: 'email.received', source_version: 1, config: {} }, 'unsupported_feature', 'trigger.source_id'],
+      [{ source_id: 'email.received', source_version: 2, config: {} }, 'unknown_trigger_source', 'trigger.source_id'],
       [{ source_id: 'schedule', source_version: 1, config: { every: '1w' } }, 'invalid_definition', 'trigger.config.every'],
       [{ source_id: 'schedule', source_version: 1, config: { start_at: '2026-10-08 12:00' } }, 'invalid_definition', 'trigger.config.start_at'],
     ];

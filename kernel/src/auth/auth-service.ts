@@ -9,6 +9,7 @@ import type Koa from 'koa';
 import { forbidden, unauthorized, type AuthService, type HttpError, type Principal } from '@keel/plugin-sdk';
 import { ADMIN_ROLE, type AccountStore } from './account-store.js';
 import type { AccountActivity } from './account-activity.js';
+import type { AccountPreferences } from './account-preferences.js';
 import type { AuthFailureCounter } from './auth-failures.js';
 import { csrfTokenFor, secretsMatch, type BrowserSessionRecord, type BrowserSessions } from './browser-sessions.js';
 import { clearedSessionCookie, CSRF_HEADER, sessionCookieOf } from './session-cookie.js';
@@ -31,6 +32,8 @@ export type RequestCredential = { kind: 'bearer'; token: string } | { kind: 'ses
 export interface SessionAuthDeps {
   sessions: BrowserSessions;
   activity: AccountActivity;
+  /** The accounts' stored client preferences (plugins read them through `preferencesOf`). */
+  preferences?: Pick<AccountPreferences, 'get'>;
   /** True when a request with this Origin may be signed in by the cookie (the server's own origin, or one listed by name). */
   trustsCredentialsFrom(origin: string, req: IncomingMessage): boolean;
 }
@@ -140,6 +143,10 @@ export class TokenAuthService implements AuthService {
   accountOf(account: string): Principal | null {
     const record = this.store.get(account);
     return record && !record.disabled ? { account: record.account, tenant: record.tenant, roles: [...record.roles], tokenId: null } : null;
+  }
+
+  preferencesOf(account: string): Record<string, unknown> {
+    return this.signin?.preferences ? structuredClone(this.signin.preferences.get(account).preferences) : {};
   }
 
   requireAdmin(principal: Principal | null): asserts principal is Principal {

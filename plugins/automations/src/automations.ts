@@ -13,6 +13,7 @@ import { automationError, automationNotFound, invalidRequest } from './errors.js
 import { automationIdFor, isUuid } from './ids.js';
 import { AUTOMATION_STATUSES, type AutomationDefinition, type AutomationRecord, type AutomationStatus } from './model.js';
 import { decodeOwnerCursor, type AutomationStore } from './store/automation-store.js';
+import { legacyRow, legacyStatus } from './summary/legacy-rows.js';
 import { buildSummary, type SummaryReaders } from './summary/summary.js';
 import type { TriggerSources } from './triggers/trigger-sources.js';
 
@@ -154,7 +155,17 @@ export class Automations {
         continue;
       }
     }
-    return { items, next_cursor: page.next_cursor, archived_automations: this.deps.store.countByStatus(principal.account, 'archived') };
+    let archivedLegacy = 0;
+    // Legacy scheduled roots (POST /runs/schedule) come on the last page, newest first (reference §3.6).
+    const legacy = this.deps.definitions.launcher.legacySchedules?.(principal.account) ?? [];
+    let scanned = 0;
+    for (const root of legacy) {
+      if (++scanned > this.deps.limits.maxListScan) break;
+      const status = legacyStatus(root);
+      if (status === 'archived') archivedLegacy++;
+      if (page.next_cursor === null && statuses.includes(status)) items.push(legacyRow(root, this.deps.clock.nowMs()));
+    }
+    return { items, next_cursor: page.next_cursor, archived_automations: this.deps.store.countByStatus(principal.account, 'archived') + archivedLegacy };
   }
 
   private statusFilter(query: ListQuery): AutomationStatus[] {

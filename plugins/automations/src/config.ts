@@ -33,6 +33,8 @@ export interface AutomationLimits {
    * ~100 MB — a few concurrent reads exhausted the process's memory.
    */
   maxPageBytes: number;
+  /** Artifacts one occurrence row lists at most (the oldest first). */
+  maxArtifactsPerOccurrence: number;
 }
 
 export interface AutomationsConfig {
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: AutomationLimits = {
   defaultPageSize: 50,
   maxListScan: 10_000,
   maxPageBytes: 4 * 1024 * 1024,
+  maxArtifactsPerOccurrence: 100,
 };
 
 export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
@@ -71,6 +74,7 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
         defaultPageSize: { type: 'integer', minimum: 1, maximum: 10_000, default: DEFAULT_LIMITS.defaultPageSize },
         maxListScan: { type: 'integer', minimum: 1, default: DEFAULT_LIMITS.maxListScan },
         maxPageBytes: { type: 'integer', minimum: 1024, default: DEFAULT_LIMITS.maxPageBytes },
+        maxArtifactsPerOccurrence: { type: 'integer', minimum: 0, maximum: 10_000, default: DEFAULT_LIMITS.maxArtifactsPerOccurrence },
       },
     },
     // The engine's settings; their schema and defaults live with the engine (engine/scheduler-settings.ts).

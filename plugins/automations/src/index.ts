@@ -3,8 +3,10 @@
  * gateway-surfaces §3): trigger sources, definitions with revisions, a durable scheduler whose
  * occurrences are tagged root runs started through `runs.launcher`, attention items and discussions.
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import { core, definePlugin, optional } from '@keel/plugin-sdk';
+import { artifactsToken } from '@keel/plugin-artifacts';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
+import { discoveryCapabilitiesToken } from '@keel/plugin-inference';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { Automations } from './automations.js';
 import type { AutomationsCli } from './cli/automations-command.js';
@@ -12,14 +14,16 @@ import { automationsConfigSchema } from './config.js';
 import { composeDiscussions } from './discuss/compose-discussions.js';
 import { AutomationEngine } from './engine/automation-engine.js';
 import { engineRoutes } from './engine/engine-routes.js';
+import { occurrenceArtifacts } from './engine/occurrence-artifacts.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
 import { OccurrenceReaders } from './engine/occurrence-readers.js';
 import { automationErrorFormat } from './errors.js';
+import { AUTOMATION_COMMAND_TYPES } from './model.js';
 import { automationCommandTarget } from './routes/command-target.js';
 import { automationRoutes } from './routes/automation-routes.js';
 import { AutomationStore } from './store/automation-store.js';
 import { summaryReaders } from './summary/readers.js';
-import { hostZone, TriggerSources, triggerRoutes } from './triggers/index.js';
+import { ownerZoneOf, TriggerSources, triggerRoutes } from './triggers/index.js';
 
 export type * from './model.js';
 export type { AutomationsConfig, AutomationLimits } from './config.js';
@@ -50,13 +54,13 @@ export const automationsPlugin = definePlugin({
       load: () => import('./cli/automations-command.js'),
     },
   },
-  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken },
+  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken, artifacts: optional(artifactsToken), capabilities: optional(discoveryCapabilitiesToken) },
   setup({ config, deps }) {
     const store = new AutomationStore(deps.storage);
     const occurrenceLog = new OccurrenceLog(deps.storage);
     const triggers = new TriggerSources();
-    // Keel keeps no per-account time zone yet: every owner's zone is the host's (reference §3.5).
-    const ownerZone = () => hostZone();
+    // The account preference time_zone, else the host's zone (reference §3.5), read at each use.
+    const ownerZone = (account: string) => ownerZoneOf(deps.auth.preferencesOf?.(account));
     const engine = new AutomationEngine({
       store,
       log: occurrenceLog,
@@ -79,6 +83,12 @@ export const automationsPlugin = definePlugin({
       nudge: () => engine.nudge(),
     });
     deps.runHooks.addCommandTarget(automationCommandTarget(automations));
+    // Advertised from the same list the commands route checks (reference §3.7): POST /commands takes them too.
+    deps.capabilities?.contribute((caps) => {
+      caps.automations = { command_types: [...AUTOMATION_COMMAND_TYPES] };
+      const runs = caps.runs as { commands?: { types?: string[] } } | undefined;
+      if (Array.isArray(runs?.commands?.types)) runs.commands.types.push(...AUTOMATION_COMMAND_TYPES);
+    });
     const discussions = composeDiscussions({ storage: deps.storage, automations: store, occurrences: occurrenceLog, launcher: deps.launcher, runHooks: deps.runHooks, workspaces: deps.workspaces, clock: deps.clock, log: deps.log, settings: config.discussion, maxIdLength: config.limits.maxIdLength });
     // What `keel automations` uses: the routes' own service, for a named account.
     const cli: AutomationsCli = {
@@ -87,7 +97,7 @@ export const automationsPlugin = definePlugin({
       get: (principal, id) => automations.read(principal, id),
       command: (principal, id, command) => automations.command(principal, id, command),
     };
-    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs(), config.limits.maxPageBytes);
+    const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs(), config.limits.maxPageBytes, occurrenceArtifacts(deps.artifacts, config.limits.maxArtifactsPerOccurrence));
     return {
       exports: { cli },
       routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
+import { core, definePlugin, defineSchemaFor, optional, token } from '@keel/plugin-sdk';
 import { ledgerToken, liveBusToken } from '@keel/plugin-ledger';
-import { inferenceToken } from '@keel/plugin-inference';
+import { discoveryCapabilitiesToken, inferenceToken } from '@keel/plugin-inference';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { BundleRegistry } from './bundles/bundle-registry.js';
 import { DEFAULT_BUNDLE_LIMITS, type BundleLimits } from './bundles/bounded-unzip.js';
@@ -46,7 +46,7 @@ import { BUILTIN_DEFAULT_WORKFLOWS, type WorkflowSources } from './routes/agent-
 import { catalogAdminRoutes } from './routes/catalog-admin-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { hostRoutes } from './routes/host-routes.js';
-import { runsRoutes } from './routes/runs-routes.js';
+import { COMMAND_TYPES, runsRoutes } from './routes/runs-routes.js';
 import { runListingRoutes } from './routes/run-listing.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { SessionArchive } from './sessions/session-archive.js';
@@ -79,7 +79,7 @@ export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
 export type { CommandRequest, CommandTarget, EmittedEvent, EventEmittedListener, FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runLauncherToken } from './extensions/run-launcher.js';
-export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
+export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, LegacySchedule, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
 /** The history window and its token estimate (reference §5.3–5.4), for plugins that seed a transcript the same way (automations' discussions). */
 export { estimateMessageTokens, TOKEN_ESTIMATOR } from './sessions/token-estimate.js';
@@ -263,7 +263,7 @@ export const gatewayRunsPlugin = definePlugin({
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
   provides: { nodeTypes: nodeTypesToken, runsDirectory: runsDirectoryToken, runHooks: runHooksToken, runLauncher: runLauncherToken, runtimeConfig: runtimeConfigToken, agentTools: agentToolsToken },
-  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken },
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, auth: core.auth, host: core.host, watchdog: core.watchdog, workers: core.workers, ledger: ledgerToken, live: liveBusToken, inference: inferenceToken, workspaces: workspacesToken, capabilities: optional(discoveryCapabilitiesToken) },
   commands: {
     runner: {
       summary: 'Execute runs for a `keel serve --no-runner` on the same data dir (no listener; stops on SIGTERM/SIGINT).',
@@ -275,6 +275,10 @@ export const gatewayRunsPlugin = definePlugin({
     runner: { type: 'boolean', config: 'runner', summary: 'Execute runs in the server process (default); --no-runner leaves them to a `keel runner` on the same data dir.' },
   },
   setup({ config, deps }) {
+    // The command types `POST /commands` takes, advertised by `GET /discovery/capabilities` (a command target such as automations adds its own).
+    deps.capabilities?.contribute((caps) => {
+      caps.runs = { commands: { types: [...COMMAND_TYPES] } };
+    });
     // `keel runner` executes runs alone; a one-shot command or a server with runner: false leaves them to it.
     const place: RunnerPlace = deps.host.process === RUNNER_PROCESS ? 'dedicated' : config.runner && deps.host.mode !== 'cli' && deps.host.mode !== 'headless' ? 'in-process' : 'elsewhere';
     // The interpreter's own types are reserved and its pure helpers registered like any plugin's node types.
@@ -359,6 +363,7 @@ export const gatewayRunsPlugin = definePlugin({
       kickCommands: () => wiring.kickCommands(),
       workspaces: deps.workspaces,
       executing: wiring,
+      archivedAt: (account, sessionId) => sessionArchive.markOf(account, sessionId)?.archived_at ?? null,
     });
     return {
       exports: {

@@ -11,6 +11,7 @@ import { OnnxEngine, onnxWorkerFile } from '@keel/engine-onnx';
 import { ApiSettings } from './api-settings.js';
 import { inferenceConfigSchema } from './config.js';
 import { discoveryRoutes } from './discovery/discovery-routes.js';
+import { CapabilityBlocks, discoveryCapabilitiesToken, type DiscoveryCapabilities } from './discovery/capability-blocks.js';
 import { InferenceService } from './inference-service.js';
 import { InputLimits } from './input-limits.js';
 import { CallRecorder } from './openai/call-recorder.js';
@@ -41,6 +42,7 @@ export { STREAMING_BLOCK } from './discovery/discovery-routes.js';
 
 /** The inference service: chat, completion and embeddings for an account, by model id. */
 export const inferenceToken = token<InferenceService>('inference.service');
+export { discoveryCapabilitiesToken, type CapabilityContributor, type DiscoveryCapabilities } from './discovery/capability-blocks.js';
 
 /** Keel's bundled models (the tiny default chat model), shipped in the repository's `models/` folder. */
 export const BUNDLED_MODELS_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../models');
@@ -58,7 +60,7 @@ export const inferencePlugin = definePlugin({
     legacy: { prefix: '/core/v1', errorFormat: openaiErrorFormat },
   },
   deps: { log: core.logger, storage: core.storage, workers: core.workers, paths: core.paths, clock: core.clock },
-  provides: inferenceToken,
+  provides: { inference: inferenceToken, capabilities: discoveryCapabilitiesToken },
   setup({ config, deps, mounts, baseDir }) {
     const resolvePath = (p: string) => path.resolve(baseDir, p);
     const userModelsDir = path.join(deps.paths.dataDir, 'models');
@@ -105,10 +107,11 @@ export const inferencePlugin = definePlugin({
     const downloads = new DownloadManager(deps.storage, userModelsDir, config.downloads, deps.clock, deps.log, () => catalog.invalidate());
     const engines = new EngineStatus(catalog, local, { llama: llamaPool, onnx: onnxPool }, downloads);
 
+    const capabilityBlocks = new CapabilityBlocks();
     return {
-      exports: service,
+      exports: { inference: service, capabilities: capabilityBlocks as DiscoveryCapabilities },
       routes: [
-        ...discoveryRoutes(service, openaiPrefix, () => settings.get().enabled),
+        ...discoveryRoutes(service, openaiPrefix, () => settings.get().enabled, capabilityBlocks),
         ...profileRoutes(profiles),
         ...statusRoutes(service, settings, log, openaiPrefix, () => mounts.legacy!),
         ...modelsRoutes(service),

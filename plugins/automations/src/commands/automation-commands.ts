@@ -161,10 +161,8 @@ export class AutomationCommands {
       }
       return;
     }
-    if (archived) {
-      if (type === 'automation.archive') return;
-      throw refuse('invalid_state', `Automation is archived; only ${'automation.unarchive'} (or archive again) applies.`);
-    }
+    // Seed 000 §3: an archived automation refuses every command but unarchive (archive again included; the seed wins over the reference's no-op).
+    if (archived) throw refuse('invalid_state', type === 'automation.archive' ? 'Automation is already archived; only automation.unarchive applies.' : 'Automation is archived; only automation.unarchive applies.');
     if (record.status === 'completed' || record.status === 'failed') {
       if (type === 'automation.archive') return;
       throw refuse('invalid_state', `Automation is ${record.status}; it can only be archived.`);
@@ -206,7 +204,7 @@ export class AutomationCommands {
         requestStop(record, commandId, nowIso);
         break;
       case 'automation.archive':
-        if (record.status !== 'archived' && !record.archive_pending) requestArchive(record, nowIso);
+        requestArchive(record, nowIso);
         break;
       case 'automation.unarchive':
         // Back to paused with its history; an archive still waiting for its occurrence is called off.

@@ -64,7 +64,8 @@ export function parsePolicy(value: unknown, base: AutomationPolicy = DEFAULT_POL
   if (raw.serial !== undefined && raw.serial !== true) throw automationError(422, 'unsupported_feature', 'Occurrences of an automation always run one at a time (serial: true).', { field: `${field}.serial` });
   if (raw.failure !== undefined && raw.failure !== 'continue') throw automationError(422, 'unsupported_feature', 'After a failed occurrence an automation always continues (failure: "continue").', { field: `${field}.failure` });
   for (const key of ['email_allowed_recipients', 'untrusted_input_tools'] as const) {
-    if (raw[key] !== undefined) throw automationError(422, 'unsupported_feature', `${field}.${key} is not supported: Keel has no mail tools or untrusted-input triggers.`, { field: `${field}.${key}` });
+    // The reference's defaults (["self"], []) grant nothing, so a client sending a whole policy back is taken; any other value asks for mail Keel does not have.
+    if (raw[key] !== undefined && !isReferenceDefault(key, raw[key])) throw automationError(422, 'unsupported_feature', `${field}.${key} is not supported: Keel has no mail tools or untrusted-input triggers (only the default ${key === 'email_allowed_recipients' ? '["self"]' : '[]'} is accepted).`, { field: `${field}.${key}` });
   }
   if (raw.misfire !== undefined) {
     if (typeof raw.misfire !== 'string' || !MISFIRE.includes(raw.misfire as MisfirePolicy)) {
@@ -118,4 +119,10 @@ function duration(value: unknown, field: string): string {
 export function durationMs(value: string): number {
   const n = Number(value.slice(0, -1));
   return n * UNIT_MS[value.slice(-1)]!;
+}
+
+/** Whether a mail policy field holds the reference's default (`email_allowed_recipients: ["self"]`, `untrusted_input_tools: []`). */
+function isReferenceDefault(key: 'email_allowed_recipients' | 'untrusted_input_tools', value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  return key === 'email_allowed_recipients' ? value.length === 1 && value[0] === 'self' : value.length === 0;
 }

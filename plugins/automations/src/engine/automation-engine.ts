@@ -267,6 +267,8 @@ export class AutomationEngine {
           runId: current.run_id,
           sessionId: row.session_id,
           tags: { session_kind: definition.context.mode === 'growing' ? 'automation' : 'occurrence', automation_id: record.automation_id, role: 'occurrence', occurrence_index: current.index },
+          // A growing automation replays its session through its own window (reference §3.9).
+          ...(definition.context.mode === 'growing' && definition.context.growing?.max_tokens ? { historyMaxTokens: definition.context.growing.max_tokens } : {}),
         });
       } catch (err) {
         // A refusal's sentence is for the owner; any other fault may name server paths (the data folder): it goes to the log.

@@ -67,7 +67,10 @@ const occurrencePage = defineSchema({
           answer: { type: 'string' },
           notify: {},
           failure: { type: 'object', properties: { reason_code: { type: 'string' }, message: { type: 'string' }, attempts: { type: 'integer' } } },
-          artifacts: { type: 'array' },
+          artifacts: {
+            type: 'array',
+            items: { type: 'object', required: ['artifact_id', 'name', 'mime_type', 'url'], properties: { artifact_id: { type: 'string' }, name: { type: 'string' }, mime_type: { type: 'string' }, url: { type: 'string' } } },
+          },
           waits: { type: 'array', items: waitSchema },
           ledger_url: { type: 'string' },
           workspace_url: { type: 'string' },

@@ -62,6 +62,11 @@ export function occurrenceInputs(args: {
   const growing = definition.context.mode === 'growing';
   if (growing) inputData.use_session_history = true;
   else delete inputData.use_session_history;
+  // The context mode decides `use_context` (reference §3.9): an independent occurrence starts without context.
+  const targetUseContext = inputData.use_context === undefined ? null : inputData.use_context;
+  inputData.use_context = growing;
+  const runtime = isObject(inputData._runtime) ? inputData._runtime : (inputData._runtime = {});
+  runtime.automation_context = { mode: definition.context.mode, use_context: growing, target_use_context: targetUseContext };
   const sessionKind = growing ? 'automation' : 'occurrence';
   return {
     inputData,
@@ -70,4 +75,8 @@ export function occurrenceInputs(args: {
     tags: { session_kind: sessionKind, automation_id: definition.automation_id, role: 'occurrence', occurrence_index: index },
     userTurn,
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

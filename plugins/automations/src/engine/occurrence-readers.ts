@@ -7,6 +7,7 @@ import type { RunLauncher, RunOutcome } from '@keel/plugin-gateway-runs';
 import { invalidRequest } from '../errors.js';
 import type { AttentionRecord, AutomationRecord, OccurrenceRecord } from '../model.js';
 import type { AutomationStore } from '../store/automation-store.js';
+import type { OccurrenceArtifact, OccurrenceArtifactsReader } from './occurrence-artifacts.js';
 import type { OccurrenceLog } from './occurrence-log.js';
 import { triggerSummary } from './trigger-summary.js';
 
@@ -37,7 +38,7 @@ export interface OccurrenceRow {
   answer: string;
   notify: unknown;
   failure?: { reason_code: string; message: string; attempts: number };
-  artifacts: unknown[];
+  artifacts: OccurrenceArtifact[];
   waits: TypedWait[];
   ledger_url?: string;
   workspace_url?: string;
@@ -75,6 +76,8 @@ export class OccurrenceReaders {
     private readonly nowMs: () => number,
     /** `limits.maxPageBytes`: a page ends early (with a cursor) once its rows reach it. */
     private readonly maxPageBytes: number = DEFAULT_MAX_PAGE_BYTES,
+    /** The artifacts an occurrence's run recorded (the artifacts plugin's, when loaded). */
+    private readonly artifactsOf: OccurrenceArtifactsReader = () => [],
   ) {}
 
   /** `GET …/occurrences`: newest first by index; `cursor` is the previous page's `next_cursor`. */
@@ -209,7 +212,7 @@ export class OccurrenceReaders {
       user_turn: row.user_turn,
       answer: row.answer,
       notify: row.notify ?? null,
-      artifacts: [],
+      artifacts: ran ? this.artifactsOf(record.account, row.run_id) : [],
       waits: wait ? [wait] : [],
       coalesced: row.coalesced,
       scheduled_at: row.scheduled_at,

@@ -31,8 +31,9 @@ const summarySchema = defineSchema({
     title: { type: 'string' },
     status: { enum: ['active', 'paused', 'completed', 'failed', 'archived'] },
     trigger: { type: 'object' },
-    revision: { type: 'integer' },
+    revision: { type: ['integer', 'null'], description: 'null on a legacy row (a POST /runs/schedule root, legacy: true)' },
     capabilities: { type: 'array', items: { type: 'string' } },
+    legacy: { type: 'boolean' },
     attention: { type: 'object' },
   },
 });

@@ -12,7 +12,9 @@ import { automationError } from '../errors.js';
 export function automationCommandTarget(automations: Automations): CommandTarget {
   return (command, principal) => {
     if (command.type.startsWith('automation.')) {
-      return automations.command(principal, command.run_id, { command_id: command.command_id, type: command.type, payload: command.payload });
+      // The command_id is the client's idempotency key (reference §3.7 door check 1): one gateway-runs made up is none.
+      const commandId = command.command_id_given === false ? '' : command.command_id;
+      return automations.command(principal, command.run_id, { command_id: commandId, type: command.type, payload: command.payload });
     }
     if (automations.isOwnAutomation(principal, command.run_id)) {
       throw automationError(409, 'invalid_state', `'${command.type.slice(0, 40)}' is a run command; an automation takes the automation.* commands (automation.pause, automation.resume, automation.run_now, ...).`, { field: 'type', command_id: command.command_id });

@@ -23,6 +23,7 @@ export function attentionItem(item: AttentionRecord): Record<string, unknown> {
 export function summaryReaders(deps: { log: OccurrenceLog; launcher: RunLauncher; clock: Clock; ownerZone(account: string): string }): SummaryReaders {
   return {
     occurrences: { latest: (automationId) => deps.log.lastRun(automationId) },
+    runFolders: { workspaceRoot: (runId) => deps.launcher.outcome(runId)?.workspace_root ?? null },
     attention: {
       block(record: AutomationRecord, viewer: string): AttentionBlock {
         const seen = deps.log.seenSeq(viewer, record.automation_id);
@@ -48,6 +49,10 @@ function openWaits(record: AutomationRecord, launcher: RunLauncher): AttentionWa
   if (!current || current.status !== 'running') return [];
   const wait = launcher.outcome(current.run_id)?.wait;
   if (!wait) return [];
-  return [{ run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index, prompt: wait.prompt === null ? null : summaryExcerpt(wait.prompt), choices: wait.choices }];
+  // As on an occurrence row: `prompt` and `choices` only when the wait has them (reference §3.8 `prompt?, choices?`).
+  const out: AttentionWait = { run_id: wait.run_id, wait_key: wait.wait_key, kind: wait.kind, reason: wait.reason, index: current.index };
+  if (wait.prompt !== null) out.prompt = summaryExcerpt(wait.prompt);
+  if (wait.choices !== null) out.choices = wait.choices;
+  return [out];
 }
 

@@ -4,6 +4,7 @@
  * schedule wording are read through small reader interfaces injected here (the engine's occurrence
  * log, the triggers' wording), so the summary never reaches into their storage.
  */
+import { DEFAULT_GROWING_MAX_TOKENS } from '../definitions/policy.js';
 import type { AutomationRecord, AutomationStatus, OccurrenceRecord } from '../model.js';
 
 /** The engine's occurrence log as the summary reads it. */
@@ -51,8 +52,15 @@ export interface ScheduleWordingReader {
   wording(record: AutomationRecord, nextFireAt: string | null): ScheduleWording;
 }
 
+/** The folder a run worked in (the runs plugin's record), or null. */
+export interface RunFolderReader {
+  workspaceRoot(runId: string): string | null;
+}
+
 export interface SummaryReaders {
   occurrences: OccurrenceReader;
+  /** Optional: without it `workspace_root` is null. */
+  runFolders?: RunFolderReader;
   attention: AttentionReader;
   schedule: ScheduleWordingReader;
 }
@@ -85,9 +93,10 @@ export function buildSummary(record: AutomationRecord, viewer: string, readers: 
     status: record.status,
     trigger: def.trigger,
     context_mode: def.context.mode,
-    growing_max_tokens: def.context.mode === 'growing' ? (def.context.growing?.max_tokens ?? null) : null,
-    // Occurrences work in their sessions' folders (independent: one per occurrence), not one automation folder.
-    workspace_root: null,
+    // The window a growing context replays through (reference §3.6 shows it for an independent one too: the default).
+    growing_max_tokens: def.context.growing?.max_tokens ?? DEFAULT_GROWING_MAX_TOKENS,
+    // A growing automation's occurrences share the automation session's folder; an independent one's each work in their own (null).
+    workspace_root: def.context.mode === 'growing' && latest?.run_id ? (readers.runFolders?.workspaceRoot(latest.run_id) ?? null) : null,
     current_occurrence: record.current
       ? { index: record.current.index, run_id: record.current.run_id, attempt: record.current.attempt, status: record.current.status }
       : null,

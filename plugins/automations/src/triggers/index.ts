@@ -5,6 +5,6 @@ export { BUILT_IN_SOURCES, TriggerSources } from './trigger-sources.js';
 export { triggerRoutes, type TriggerRouteDeps } from './trigger-routes.js';
 export { schedulePreview, type SchedulePreview } from './schedule-preview.js';
 export { firstRunSentence, intervalWords, localIso, occurrenceTriggerSummary, scheduleBlock, scheduleRuleText, scheduleText, shortLocalTime, triggerZone, type ScheduleBlock } from './schedule-wording.js';
-export { hostZone } from './owner-zone.js';
+export { hostZone, ownerZoneOf } from './owner-zone.js';
 export { canonicalZone } from './wall-time.js';
 export { triggerRefusal, type TriggerRefusalCode } from './refusal.js';

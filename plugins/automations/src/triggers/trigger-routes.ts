@@ -63,8 +63,8 @@ const errorSchema = defineSchema({
 export interface TriggerRouteDeps {
   sources: TriggerSources;
   clock: Clock;
-  /** The owner zone of the caller (reference §3.5; see owner-zone.ts). */
-  ownerZone: () => string;
+  /** The owner zone of the calling account (reference §3.5; see owner-zone.ts). */
+  ownerZone: (account: string) => string;
 }
 
 export function triggerRoutes(deps: TriggerRouteDeps) {
@@ -84,7 +84,7 @@ export function triggerRoutes(deps: TriggerRouteDeps) {
       summary: 'A trigger normalised as a create would store it, with its schedule wording and first run; nothing is stored',
       body: previewBodySchema,
       responses: { 200: { schema: previewSchema }, 401: { schema: errorSchema }, 422: { schema: errorSchema } },
-      handler: ({ body }) => schedulePreview(deps.sources, body.trigger, deps.ownerZone(), deps.clock.nowMs()),
+      handler: ({ body, principal }) => schedulePreview(deps.sources, body.trigger, deps.ownerZone(principal.account), deps.clock.nowMs()),
     }),
   ];
 }

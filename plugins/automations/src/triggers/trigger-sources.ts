@@ -4,6 +4,7 @@
  * source_version?, config?}` → `{source_id, source_version, config}` with the config normalised by
  * its source, or a 422 of reference §3.10 naming the field.
  */
+import { emailReceivedSource } from './email-source.js';
 import { eventSource } from './event-source.js';
 import { manualSource } from './manual-source.js';
 import { triggerRefusal } from './refusal.js';
@@ -14,7 +15,7 @@ import type { NormaliseContext, NormalisedTrigger, TimeSchedule, TriggerSource, 
 /** The keys a trigger may carry; `binding_id` is the server's (read back from a summary, ignored). */
 const TRIGGER_KEYS = ['source_id', 'source_version', 'config', 'binding_id'];
 
-export const BUILT_IN_SOURCES: readonly TriggerSource[] = [scheduleV1Source, scheduleV2Source, manualSource, eventSource];
+export const BUILT_IN_SOURCES: readonly TriggerSource[] = [scheduleV1Source, scheduleV2Source, manualSource, emailReceivedSource, eventSource];
 
 export class TriggerSources {
   private readonly sources = new Map<string, TriggerSource>();

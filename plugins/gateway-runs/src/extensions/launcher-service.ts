@@ -15,13 +15,16 @@ import type { RunState } from '../runtime/run-state.js';
 import type { RunStore } from '../runtime/run-store.js';
 import { workspaceOf } from './runs-directory.js';
 import { tagsRefusal } from './launch-tags.js';
-import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, RunLauncher, RunOutcome } from './run-launcher.js';
+import type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTarget, LegacySchedule, RunLauncher, RunOutcome } from './run-launcher.js';
+import type { ScheduleMeta } from '../runtime/schedule.js';
 
 export interface LauncherDeps {
   pipeline: StartPipeline;
   /** A run's current state (the in-memory one while this process executes it). */
   load(runId: string): RunState | undefined;
-  runs: Pick<RunStore, 'descendants'>;
+  runs: Pick<RunStore, 'descendants' | 'scheduleRootIdsNewestFirst' | 'childIds'>;
+  /** When the account's session was archived, else null. */
+  archivedAt(account: string, sessionId: string): string | null;
   commands: CommandStore;
   kickCommands(): void;
   workspaces: Pick<WorkspaceService, 'recorded'>;
@@ -57,7 +60,7 @@ export class RunLauncherService implements RunLauncher {
       // The caller's transcript (`context.messages`) wins over history replay as on any start (session-history.ts).
       const body = startBodyOf(request.target, request.inputData, request.sessionId);
       // Stored choices are clamped to the policy of this moment, never refused: the definition was checked when saved.
-      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true });
+      const { resolution } = await this.d.pipeline.start(body, principal, { runId, tags: request.tags, workspaceDoor: 'clamp', launched: true, ...(historyWindow(request.historyMaxTokens) ?? {}) });
       return { run_id: runId, resolved_workflow: resolution.resolved, created: true };
     });
   }
@@ -108,6 +111,45 @@ export class RunLauncherService implements RunLauncher {
     };
   }
 
+  *legacySchedules(account: string): Generator<LegacySchedule> {
+    for (const runId of this.d.runs.scheduleRootIdsNewestFirst(account)) {
+      const run = this.d.load(runId);
+      if (!run || run.account !== account || run.builtin !== 'scheduler') continue;
+      const meta = (run.vars._meta as { schedule?: ScheduleMeta } | undefined)?.schedule;
+      if (!meta) continue;
+      const state = run.vars._schedule as { last_child?: string } | undefined;
+      const childIds = [...this.d.runs.childIds(runId)];
+      yield {
+        run_id: run.run_id,
+        status: run.status,
+        paused: run.paused,
+        session_id: run.session_id,
+        archived_at: run.session_id ? this.d.archivedAt(account, run.session_id) : null,
+        created_at: run.created_at,
+        updated_at: run.updated_at,
+        schedule: { start_at: meta.start_at, interval: meta.interval, repeat_count: meta.repeat_count, repeat_until: meta.repeat_until, target_workflow_id: meta.target_workflow_id, target_flow_id: meta.target_flow_id },
+        wait_until: run.status === 'waiting' && run.waiting?.reason === 'until' ? run.waiting.until : null,
+        children: childIds.length,
+        last_child: this.newestChild(run, state?.last_child, childIds),
+      };
+    }
+  }
+
+  /** The child being waited on, else the one the schedule recorded last, else (older schedules) the newest by creation. */
+  private newestChild(root: RunState, recorded: string | undefined, childIds: string[]): RunOutcome | null {
+    const waitedOn = root.status === 'waiting' && root.waiting?.reason === 'subworkflow' ? root.waiting.details?.sub_run_id : undefined;
+    for (const id of [waitedOn, recorded]) {
+      const child = typeof id === 'string' ? this.d.load(id) : undefined;
+      if (child) return this.outcomeOf(child);
+    }
+    let newest: RunState | undefined;
+    for (const id of childIds) {
+      const child = this.d.load(id);
+      if (child && (!newest || child.created_at > newest.created_at)) newest = child;
+    }
+    return newest ? this.outcomeOf(newest) : null;
+  }
+
   executesRuns(): boolean {
     return this.d.executing.active;
   }
@@ -145,4 +187,9 @@ function startBodyOf(target: LaunchTarget, inputData: Record<string, unknown>, s
   if (target.registry_scope !== undefined) body.registry_scope = target.registry_scope;
   if (sessionId !== null) body.session_id = sessionId;
   return body;
+}
+
+/** A launch's own history window: a positive whole number of tokens, else the setting's. */
+function historyWindow(maxTokens: number | undefined): { historyMaxTokens: number } | null {
+  return typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens > 0 ? { historyMaxTokens: maxTokens } : null;
 }

@@ -97,6 +97,8 @@ export interface CommandRequest {
   type: string;
   payload: Record<string, unknown>;
   client_id: string | null;
+  /** False when the client sent no (or a blank) command_id and gateway-runs made one up (a target that needs the client's key refuses). */
+  command_id_given?: boolean;
 }
 
 /**

@@ -44,6 +44,11 @@ export interface LaunchRequest {
   runId: string;
   sessionId: string | null;
   tags?: LaunchTags;
+  /**
+   * The history window in estimated tokens when `inputData.use_session_history` replays the session
+   * (a growing automation's `context.growing.max_tokens`); default: the gateway's `sessionHistory.maxTokens`.
+   */
+  historyMaxTokens?: number;
 }
 
 export interface LaunchResult {
@@ -70,6 +75,25 @@ export interface RunOutcome {
   workspace_root: string | null;
 }
 
+/** A `POST /runs/schedule` root as an automation listing shows it (a legacy automation, reference gateway-surfaces §3.6, §8.3). */
+export interface LegacySchedule {
+  run_id: string;
+  status: RunOutcome['status'];
+  paused: boolean;
+  session_id: string | null;
+  /** When the root's session was archived (null: not archived). */
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+  schedule: { start_at: string; interval: string | null; repeat_count: number | null; repeat_until: string | null; target_workflow_id: string; target_flow_id: string };
+  /** The time the root waits until for its next launch, while it does. */
+  wait_until: string | null;
+  /** Child runs launched so far. */
+  children: number;
+  /** The newest child run, or null before the first launch. */
+  last_child: RunOutcome | null;
+}
+
 /** A root run that ended, told in the process that executed it. */
 export type RunEndedListener = (run: RunOutcome & { automation_id: string | null; role: string | null; occurrence_index: number | null }) => Promise<void> | void;
 
@@ -85,6 +109,8 @@ export interface RunLauncher {
   cancel(account: string, runId: string, commandId: string, reason: string | null): Promise<void>;
   /** The run as stored now, or null when it does not exist. */
   outcome(runId: string): RunOutcome | null;
+  /** The account's `POST /runs/schedule` roots, newest first, read lazily (optional for other providers of the token). */
+  legacySchedules?(account: string): Iterable<LegacySchedule>;
   /** True when this process executes runs (holds the runner lock): the place for schedulers. */
   executesRuns(): boolean;
   /** Calls `listener` once this process executes runs (at once when it already does). */

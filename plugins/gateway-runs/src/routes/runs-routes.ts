@@ -22,7 +22,8 @@ import { startBody, startRunResponse, type StartContext } from './start-run.js';
 import type { StartPipeline } from './start-pipeline.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
-const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
+/** The run command types of `POST /commands` (seed 000 §4.4); other plugins' types reach their command targets. */
+export const COMMAND_TYPES = ['pause', 'resume', 'cancel', 'conclude', 'emit_event', 'update_schedule', 'compact_memory', 'inject_guidance'];
 const commandBody = defineSchema({
   type: 'object',
   required: ['run_id', 'type'],
@@ -133,7 +134,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
       handler: async ({ body, principal }) => {
         const commandId = body.command_id?.trim() || randomUUID();
         // Another plugin's types (automation.*) and targets (an automation id) are its own: asked first, its answer is the response.
-        const claimed = await d.hooks.claimCommand({ command_id: commandId, run_id: body.run_id, type: body.type, payload: body.payload, client_id: body.client_id ?? null }, principal);
+        const claimed = await d.hooks.claimCommand({ command_id: commandId, run_id: body.run_id, type: body.type, payload: body.payload, client_id: body.client_id ?? null, command_id_given: Boolean(body.command_id?.trim()) }, principal);
         if (claimed) return claimed.answer;
         if (!COMMAND_TYPES.includes(body.type)) throw badRequest(`Unknown command type '${body.type}'; use one of ${COMMAND_TYPES.join(', ')}.`, { code: 'invalid_request', field: 'body.type' });
         // emit_event too: the runner delivers the event in the named run's account.

@@ -48,6 +48,8 @@ export interface StartOptions {
   launched?: boolean;
   /** What the workspace resolution does with a choice it cannot honour: refuse (an HTTP door, 400) or clamp. */
   workspaceDoor?: WorkspaceDoor;
+  /** The history window of this start in estimated tokens (a launch's `historyMaxTokens`); default: the setting. */
+  historyMaxTokens?: number;
 }
 
 export interface StartedRun {
@@ -75,7 +77,7 @@ export class StartPipeline {
     const listeners = flow ? eventListenerNodes(flow).length : 0;
     // A start past the cap is refused before history replay and the preparers cost anything.
     d.activeRuns.refuseIfFull(principal, listeners);
-    d.history.seed({ account: principal.account, sessionId, inputData: run.input_data, vars: run.vars });
+    d.history.seed({ account: principal.account, sessionId, inputData: run.input_data, vars: run.vars, ...(options.historyMaxTokens !== undefined ? { maxTokens: options.historyMaxTokens } : {}) });
     const tags: LaunchTags = { ...(options.tags ?? {}) };
     const preparation: StartPreparation = { principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars, tags, ...launch };
     await d.hooks.prepareStart(preparation);

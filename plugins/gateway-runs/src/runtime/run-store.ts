@@ -28,6 +28,8 @@ export class RunStore {
    * and skips archived and docs sessions' turns on the session id alone, without reading them.
    */
   private readonly turns: Database<string | null, [string, string, string]>;
+  /** `[account, created_at, run_id]` → true, `POST /runs/schedule` roots only: the legacy automations an automation listing shows. */
+  private readonly scheduleRoots: Database<true, [string, string, string]>;
   private readonly meta: Database<string, string>;
 
   constructor(storage: PluginStorage) {
@@ -38,6 +40,7 @@ export class RunStore {
     this.byActive = storage.openDB<true, [string, string]>('runs-active');
     this.inSession = storage.openDB<string, [string, string, string, string]>('runs-in-session');
     this.turns = storage.openDB<string | null, [string, string, string]>('runs-turns-by-account');
+    this.scheduleRoots = storage.openDB<true, [string, string, string]>('runs-schedule-roots');
     this.meta = storage.openDB<string, string>('runs-meta');
   }
 
@@ -55,6 +58,12 @@ export class RunStore {
         void this.meta.put('active-index', 'v1');
       });
     }
+    if (this.meta.get('schedule-index') !== 'v1') {
+      await this.meta.transaction(() => {
+        for (const { value } of this.runs.getRange()) this.noteScheduleRoot(value);
+        void this.meta.put('schedule-index', 'v1');
+      });
+    }
     if (this.meta.get('listing-indexes') === 'v1') return;
     await this.meta.transaction(() => {
       for (const { value } of this.runs.getRange()) this.noteListing(value);
@@ -66,6 +75,16 @@ export class RunStore {
   private noteListing(run: RunState): void {
     if (run.session_id) void this.inSession.put([run.account, run.session_id, run.created_at, run.run_id], run.run_id);
     if (!run.parent_run_id || run.role === 'occurrence') void this.turns.put([run.account, run.created_at, run.run_id], run.session_id ?? null);
+    this.noteScheduleRoot(run);
+  }
+
+  private noteScheduleRoot(run: RunState): void {
+    if (!run.parent_run_id && run.builtin === 'scheduler') void this.scheduleRoots.put([run.account, run.created_at, run.run_id], true);
+  }
+
+  /** The account's `POST /runs/schedule` roots, newest first, from their index alone. */
+  *scheduleRootIdsNewestFirst(account: string): Generator<string> {
+    for (const key of this.scheduleRoots.getKeys(prefixRange([account], { reverse: true }))) yield key[2];
   }
 
   /** Keeps the active index in step with a run being written (put and remove are idempotent, applied in write order). */

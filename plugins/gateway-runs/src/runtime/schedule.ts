@@ -24,6 +24,8 @@ export interface ScheduleMeta {
 
 interface ScheduleState {
   occurrences: number;
+  /** The newest child run launched (an automation listing shows it as the legacy automation's last occurrence). */
+  last_child?: string;
   next_at: string | null;
   phase: 'wait' | 'launch' | 'done';
 }
@@ -46,6 +48,8 @@ export function scheduleStep(run: RunState): ScheduleStep {
   }
   if (state.phase === 'launch') {
     if ('launch' in effects) {
+      const launched = (effects.launch as { sub_run_id?: unknown } | null)?.sub_run_id;
+      if (typeof launched === 'string') state.last_child = launched;
       delete effects.launch;
       state.occurrences++;
       const next = nextOccurrence(meta, state.occurrences);

@@ -33,6 +33,8 @@ export interface SeedRequest {
   inputData: Record<string, unknown>;
   /** The new run's variables, changed in place. */
   vars: Record<string, unknown>;
+  /** The window of this start in estimated tokens (a growing automation's `context.growing.max_tokens`); default: the setting. */
+  maxTokens?: number;
 }
 
 export interface SessionHistoryDeps {
@@ -50,7 +52,7 @@ export class SessionHistory {
   constructor(private readonly deps: SessionHistoryDeps) {}
 
   /** Seeds the start's variables when it asks for it and records the outcome; never throws. */
-  seed({ account, sessionId, inputData, vars }: SeedRequest): void {
+  seed({ account, sessionId, inputData, vars, maxTokens }: SeedRequest): void {
     const asked = inputData.use_session_history;
     const ignored = retiredInputs(inputData);
     if ((asked === undefined || asked === false) && !ignored) return;
@@ -67,7 +69,7 @@ export class SessionHistory {
       // A non-empty client transcript always wins; an empty list is no transcript.
       if (Array.isArray(clientMessages) && clientMessages.length > 0) return record({ seeded: 0, skipped: 'client context.messages present' });
       if (clientMessages !== undefined && clientMessages !== null && !Array.isArray(clientMessages)) return record({ seeded: 0, skipped: 'client context.messages is not a list' });
-      const { messages, report } = windowTurns(this.deps.turns.newestFirst(account, sessionId), this.deps.settings.maxTokens, this.deps.settings.maxTurnsRead ?? DEFAULT_SESSION_HISTORY.maxTurnsRead);
+      const { messages, report } = windowTurns(this.deps.turns.newestFirst(account, sessionId), maxTokens ?? this.deps.settings.maxTokens, this.deps.settings.maxTurnsRead ?? DEFAULT_SESSION_HISTORY.maxTurnsRead);
       const seededContext = { ...(context ?? {}), messages };
       this.checkFits({ ...vars, context: seededContext });
       vars.context = seededContext;

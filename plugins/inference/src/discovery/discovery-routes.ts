@@ -3,6 +3,7 @@ import { notFound, route, defineSchema, KEY_ID_MAX_LENGTH } from '@keel/plugin-s
 import type { InferenceService } from '../inference-service.js';
 import type { Provider } from '../providers/provider.js';
 import { echoId } from '../echo-id.js';
+import type { CapabilityBlocks } from './capability-blocks.js';
 
 const providerParams = defineSchema({ type: 'object', required: ['provider_name'], properties: { provider_name: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 const modelsQuery = defineSchema({ type: 'object', properties: { refresh: { type: 'boolean' } } });
@@ -32,7 +33,7 @@ function providerRow(p: Provider) {
   return { ...p.info, capabilities: p.info.kind === 'local' ? ['chat', 'completions', 'embeddings', 'streaming', 'structured_output'] : ['chat', 'completions', 'embeddings', 'streaming'] };
 }
 
-export function discoveryRoutes(service: InferenceService, openaiPrefix: () => string, apiEnabled: () => boolean) {
+export function discoveryRoutes(service: InferenceService, openaiPrefix: () => string, apiEnabled: () => boolean, blocks?: CapabilityBlocks) {
   return [
     route({
       method: 'GET',
@@ -59,16 +60,18 @@ export function discoveryRoutes(service: InferenceService, openaiPrefix: () => s
       method: 'GET',
       path: '/discovery/capabilities',
       tags: ['discovery'],
-      summary: 'What this gateway can do, including the run streaming block',
+      summary: 'What this gateway can do, including the run streaming block and the command types (runs.commands.types, automations.command_types)',
       handler: ({ principal }) => {
         const defaults = service.defaults();
-        return {
+        const answer: Record<string, unknown> = {
           providers: service.providers(principal.account).map((p) => p.info.name),
           inference: { chat: true, completions: true, embeddings: true, structured_output: true, streaming_tokens: true, tools: false },
           defaults: { chat_model: defaults.chat, embedding_model: defaults.embedding },
           openai_api: { enabled: apiEnabled(), base_path: openaiPrefix(), models_path: `${openaiPrefix()}/models` },
           streaming: STREAMING_BLOCK,
         };
+        // Other plugins' blocks (runs.commands.types, automations.command_types).
+        return blocks ? blocks.apply(answer) : answer;
       },
     }),
   ];
