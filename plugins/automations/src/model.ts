@@ -77,6 +77,10 @@ export interface CurrentOccurrence {
   /** When the next attempt starts (status `backoff`). */
   retry_at: string | null;
   fired_at: string;
+  /** `automation.stop_current` asked to stop it (the command id), else null/absent (engine: cancels, then `cancelled`). */
+  stop_command_id?: string | null;
+  /** The cancel of the running attempt was queued (so a restart does not queue it again). */
+  cancel_sent?: boolean;
 }
 
 /** A firing asked for but not yet admitted: `run_now`, an event, a caught-up tick (policy `all`). Owned by the engine once queued. */
@@ -167,6 +171,14 @@ export interface OccurrenceRecord {
   /** The session the occurrence ran in. */
   session_id: string;
   notify: unknown;
+  /** The inputs as frozen at admission (every attempt launches exactly these; discussions reuse them); `{}` on a skipped row. */
+  input_data: Record<string, unknown>;
+  /** The binding's source at the fire (`schedule@2`, `manual@1`, `event@1`), for `trigger.summary`. */
+  source: string;
+  /** The schedule tick the occurrence fired for (or the last tick of a skipped range), else null. */
+  tick: number | null;
+  /** The command that asked for a manual fire, else null. */
+  command_id: string | null;
 }
 
 /** An attention item (reference §3.8): monotonic `seq` per automation; cursor `att1:<seq>`. Owned by the engine. */

@@ -12,8 +12,9 @@ import type { ReplayTurn } from './history-window.js';
 export function countsAsTurn(run: RunState): boolean {
   if (run.parent_run_id !== null) return false;
   if (run.workflow_id.startsWith('scheduled:') || run.builtin === 'scheduler') return false;
-  // An automation's controller is no turn (its occurrences are); issue 15 marks them.
-  if (run.session_kind === 'automation') return false;
+  // An automation's controller is no turn; its occurrences are (a growing automation's occurrences
+  // run in the automation session with session_kind 'automation' and role 'occurrence': its history).
+  if (run.session_kind === 'automation' && run.role !== 'occurrence') return false;
   if (run.workflow_id.startsWith('__') || run.bundle_id.startsWith('__') || run.flow_id.startsWith('__')) return false;
   return !run.bundle_version.startsWith('draft.');
 }
