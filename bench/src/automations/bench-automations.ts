@@ -28,6 +28,7 @@ import { BenchClock } from './bench-clock.js';
 import { RecordingLauncher } from './recording-launcher.js';
 import { automationsSettingsFromEnv, type AutomationsBenchSettings, type Variant } from './settings.js';
 import { accountFor, emptyAccount, type FireAccount, type OccurrenceRow } from './fire-account.js';
+import { threadCpuSince, threadTimes } from './thread-cpu.js';
 
 const MINUTE = 60_000;
 const TARGET_P99_MS = 50;
@@ -53,6 +54,8 @@ export interface VariantSummary {
   /** `stand-in` only: the launch call's clock time − `scheduled_at`. */
   launch: Percentiles | null;
   account: FireAccount;
+  /** The window's CPU by thread (Linux), largest first. */
+  threads: Array<{ name: string; userMs: number; systemMs: number }>;
   otherCores: number;
   loadBefore: string;
   loadAfter: string;
@@ -107,11 +110,15 @@ async function measureVariant(variant: Variant, s: AutomationsBenchSettings): Pr
     await clock.reach(origin);
     const end = origin + minutes * MINUTE;
     const load = watchOtherLoad();
+    const threadsBefore = threadTimes();
     const cpuBefore = process.cpuUsage();
     const perfStart = performance.now();
     await clock.reach(end);
     const cpu = process.cpuUsage(cpuBefore);
     const perfEnd = performance.now();
+    const threads = threadCpuSince(threadsBefore);
+    // Under `node --cpu-prof`: the window in the profile's clock (µs), to read the profile of the window alone.
+    if (process.execArgv.some((a) => a.startsWith('--cpu-prof'))) console.log(`  window in the CPU profile's clock: ${Math.round((perfStart - performance.now()) * 1000 + Number(process.hrtime.bigint() / 1000n))}..${Math.round((perfEnd - performance.now()) * 1000 + Number(process.hrtime.bigint() / 1000n))} µs`);
     const windowSeconds = (perfEnd - perfStart) / 1000;
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const otherCores = load.stop(cpuMs);
@@ -140,6 +147,7 @@ async function measureVariant(variant: Variant, s: AutomationsBenchSettings): Pr
       admission: percentiles(admissionLateness),
       launch: launcher ? percentiles(launcher.launches.map((l) => l.latenessMs)) : null,
       account,
+      threads,
       otherCores,
       loadBefore,
       loadAfter: loadAverage(),
@@ -248,6 +256,7 @@ function summaryText(v: VariantSummary): string {
     `fires/s: ${fmt(v.firesPerSecond)} achieved (${fmt(v.expectedPerSecond)} due per second)`,
     `process CPU: ${fmt(v.cpuMsPerSecond)} ms/s while firing, ${fmt(v.baselineCpuMsPerSecond)} ms/s baseline (no definitions)`,
     `CPU per fire: ${fmt(v.cpuMicrosPerFire, 0)} µs over the baseline (${fmt(v.rawCpuMicrosPerFire, 0)} µs with it)${v.variant === 'runs' ? ', the runs included' : ', the scheduler alone (no runs)'}`,
+    `CPU by thread (user + system ms over the window): ${v.threads.slice(0, 6).map((t) => `${t.name} ${t.userMs} + ${t.systemMs}`).join(', ')}`,
     `${'lateness ms'.padEnd(44)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
     line('admission (fired_at - scheduled_at)', v.admission),
     ...(v.launch ? [line('launch call (clock at launch - scheduled_at)', v.launch)] : []),
