@@ -192,6 +192,17 @@ describe('automations: commands, revisions and state rules (issue 15)', function
       expect(back.summary.capabilities).to.include('resume');
     });
 
+    it('decides a command once when it arrives twice at once, and applies one of two racing pauses', async () => {
+      const id = await make(bob);
+      const [a, b] = await Promise.all([command(bob, id, 'automation.pause', { command_id: 'race-1' }), command(bob, id, 'automation.pause', { command_id: 'race-1' })]);
+      const receipts = [accepted(a), accepted(b)];
+      expect(receipts.map((r) => r.duplicate).sort()).to.deep.equal([false, true]);
+      expect(receipts[0]!.seq).to.equal(receipts[1]!.seq);
+      accepted(await command(bob, id, 'automation.resume'));
+      const [c, d] = await Promise.all([command(bob, id, 'automation.pause'), command(bob, id, 'automation.pause')]);
+      expect([c.statusCode, d.statusCode].sort(), c.body + d.body).to.deep.equal([200, 409]);
+    });
+
     it('stop_current with nothing running is 409 invalid_state', async () => {
       const id = await make(bob);
       refusal(await command(bob, id, 'automation.stop_current'), 409, 'invalid_state');

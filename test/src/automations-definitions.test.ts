@@ -116,6 +116,17 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       refusal(await create(bob, { request_id: 'target-8', target: { bundle_ref: 'carols-only', flow_id: 'echo' }, trigger: MANUAL }), 422, 'invalid_definition');
     });
 
+    it('resolves @default with an interface now and stores the concrete workflow; a default that cannot run keeps its 409', async () => {
+      const res = await create(bob, { request_id: 'default-1', target: { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'hi' } }, trigger: MANUAL });
+      expect(res.statusCode, res.body).to.equal(200);
+      const { definition } = (await k.inject({ url: `/api/gateway/automations/${res.json<Created>().automation_id}`, token: bob })).json<{ definition: Definition }>();
+      expect(definition.target.flow_id).to.not.equal('@default');
+      expect(definition.target.bundle_ref).to.match(/^keel-chat@.+$/);
+      expect(definition.target.interface).to.equal('abstractcode.agent.v1');
+      const none = await create(bob, { request_id: 'default-2', target: { flow_id: '@default', interface: 'nobody.agent.v1' }, trigger: MANUAL });
+      expect(refusal(none, 409, 'invalid_state').message).to.contain('agents.default_workflow.nobody.agent.v1');
+    });
+
     it('pins a version-less bundle_ref to the version loaded now', async () => {
       const res = await create(bob, { request_id: 'pin-1', target: { bundle_ref: 'echo', flow_id: 'echo' }, trigger: MANUAL });
       const id = res.json<Created>().automation_id;
@@ -157,6 +168,17 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       refusal(await create(bob, { request_id: 'protect-5', target: echoTarget({ workspace: { folders: [{ path: 'relative/dir', mode: 'rw' }] } }), trigger: MANUAL }), 422, 'invalid_definition', 'target.input_data.workspace.folders[0].path');
       refusal(await create(bob, { request_id: 'protect-6', target: echoTarget({ workspace: { folders: [{ path: '/tmp/../etc', mode: 'rw' }] } }), trigger: MANUAL }), 422, 'invalid_definition', 'target.input_data.workspace.folders[0].path');
       refusal(await create(bob, { request_id: 'protect-7', target: echoTarget({ _runtime: { stream: 'yes' } }), trigger: MANUAL }), 422, 'invalid_definition', 'target.input_data._runtime.stream');
+    });
+
+    it('refuses hostile bodies in the envelope: deep nesting, a __proto__ key (the kernel\'s JSON reader), wrong types', async () => {
+      const deep = `{"request_id": "deep", "trigger": {"source_id": "manual"}, "target": {"bundle_ref": "echo", "flow_id": "echo", "input_data": ${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}}`;
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: deep, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      const proto = '{"request_id": "proto", "trigger": {"source_id": "manual", "source_version": 1, "config": {}}, "target": {"bundle_ref": "echo", "flow_id": "echo", "input_data": {"__proto__": {"workspace": {"posture": "any_except_denied"}}}}}';
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: proto, headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      refusal(await create(bob, { request_id: 'types-1', target: 'echo', trigger: MANUAL }), 422, 'invalid_request', 'target');
+      refusal(await create(bob, { request_id: 'types-2', target: echoTarget(), trigger: MANUAL, policy: [] }), 422, 'invalid_request', 'policy');
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: '[]', headers: { 'content-type': 'application/json' } }), 422, 'invalid_request');
+      refusal(await k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: 'request_id=x', headers: { 'content-type': 'text/plain' } }), 422, 'invalid_request');
     });
 
     it('checks the title: at most 120 characters, not empty', async () => {
@@ -360,5 +382,54 @@ describe('automations: definitions, listing and the error envelope (issue 15)', 
       expect(doc.paths['/api/gateway/automations/{automation_id}/commands']).to.have.keys('post');
       expect(doc.paths['/api/gateway/automations/{automation_id}/revisions']).to.have.keys('get');
     });
+  });
+});
+
+describe('automations: the limits follow their settings (issue 15)', function () {
+  this.timeout(180_000);
+  let k: TestKernel;
+  let bob = '';
+
+  before(async () => {
+    k = await createTestKernel({
+      plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: automationsPlugin, config: { limits: { maxIdLength: 16, maxPageSize: 5, defaultPageSize: 2, maxListScan: 3, maxInputDataBytes: 2048 } } }],
+    });
+    bob = await createAccount(k, 'bob');
+    await uploadBundleAs(k, bob, 'echo', echoFlow);
+  });
+  after(async () => {
+    await k?.stop();
+  });
+
+  const create = (body: Record<string, unknown>) => k.inject({ method: 'POST', url: '/api/gateway/automations', token: bob, payload: { target: { bundle_ref: 'echo', flow_id: 'echo' }, trigger: MANUAL, ...body } });
+  const detailOf = (res: { json<T>(): T }) => res.json<{ detail: Detail }>().detail;
+
+  it('bounds ids, inputs and pages by limits.*', async () => {
+    expect(detailOf(await create({ request_id: 'x'.repeat(17) }))).to.include({ reason_code: 'invalid_request', field: 'request_id' });
+    expect(detailOf(await create({ request_id: 'big', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'x'.repeat(3000) } } }))).to.include({ reason_code: 'invalid_definition', field: 'target.input_data' });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await create({ request_id: `limits-${i}` });
+      expect(res.statusCode, res.body).to.equal(200);
+      ids.push(res.json<Created>().automation_id);
+    }
+    const paused = await k.inject({ method: 'POST', url: `/api/gateway/automations/${ids[0]}/commands`, token: bob, payload: { command_id: 'p', type: 'automation.pause' } });
+    expect(paused.statusCode, paused.body).to.equal(200);
+    const page = (await k.inject({ url: '/api/gateway/automations', token: bob })).json<{ items: Summary[]; next_cursor: string | null }>();
+    expect(page.items).to.have.length(2);
+    expect((await k.inject({ url: '/api/gateway/automations?limit=6', token: bob })).statusCode).to.equal(422);
+    // A filter that skips most records reads at most maxListScan of them per page: the page ends early with a cursor.
+    let cursor: string | null = null;
+    const found: string[] = [];
+    let pages = 0;
+    do {
+      const res = await k.inject({ url: `/api/gateway/automations?status=paused&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token: bob });
+      const body = res.json<{ items: Summary[]; next_cursor: string | null }>();
+      found.push(...body.items.map((s) => s.automation_id));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(found).to.deep.equal([ids[0]]);
+    expect(pages).to.be.greaterThan(1);
   });
 });

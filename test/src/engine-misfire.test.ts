@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import type { TestKernel } from '@keel/plugin-sdk/testing';
 import { createAccount, uploadBundleAs } from './helpers/accounts.js';
 import { accountedTicks, automationsApi, automationsKernel, echoFlow, TestClock, type OccurrenceRow } from './helpers/automations-engine.js';
+import { askUserFlow } from './helpers/flow-builder.js';
+import { until } from './helpers/gateway-runs.js';
 import { tempDir } from './helpers/paths.js';
 
 const MINUTE = 60_000;
@@ -81,4 +83,38 @@ describe('engine: missed fires after downtime follow the misfire policy, every t
     expect(accountedTicks(rows)).to.deep.equal(range(0, 11));
   });
 
+});
+
+describe('engine: an occurrence whose run ended while no scheduler listened is reconciled at start', function () {
+  this.timeout(240_000);
+  const clock = new TestClock();
+  const data = tempDir();
+  let k: TestKernel;
+  after(async () => {
+    await k?.stop();
+    data.remove();
+  });
+
+  it('the run of a waiting occurrence is answered while the automations plugin is not loaded; the next start records it completed', async () => {
+    k = await automationsKernel(clock, { dataDir: data.dir });
+    const ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'ask', askUserFlow());
+    const api = automationsApi(() => k, ann);
+    const id = await api.create({ request_id: 'reconcile', title: 'Asker', target: { bundle_ref: 'ask', flow_id: 'ask', input_data: {} }, trigger: { source_id: 'manual', source_version: 1, config: {} } });
+    await api.command(id, 'automation.run_now');
+    const rows = await api.untilOccurrences(id, 'the occurrence to wait', (r) => r[0]?.status === 'waiting');
+    const runId = rows[0]!.run_id!;
+    await k.stop();
+
+    k = await automationsKernel(clock, { dataDir: data.dir, withoutAutomations: true });
+    const answer = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: 'answer-1', run_id: runId, type: 'resume', payload: { payload: { response: 'Ada' } } } });
+    expect(answer.statusCode, answer.body).to.equal(200);
+    await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token: ann })).json<{ status: string }>().status, { what: 'the run to complete', ok: (s) => s === 'completed' });
+    await k.stop();
+
+    k = await automationsKernel(clock, { dataDir: data.dir });
+    const done = await api.untilOccurrences(id, 'the occurrence to be reconciled', (r) => r[0]?.status === 'completed');
+    expect(done[0]).to.deep.include({ run_id: runId, answer: 'Ada', attempts: 1 });
+    expect((await api.summary(id)).current_occurrence).to.equal(null);
+  });
 });

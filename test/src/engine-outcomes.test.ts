@@ -108,6 +108,44 @@ describe('engine: occurrence outcomes, retries, attention, stop_current and even
     expect(await api.attention(id), 'a stop asks for no attention').to.deep.equal([]);
   });
 
+  it('archive waits for the current occurrence: it finishes, then the automation is archived and admits nothing', async () => {
+    const id = await api.create({ request_id: 'archive', title: 'Asks then archives', target: { bundle_ref: 'ask', flow_id: 'ask', input_data: {} }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } } });
+    const rows = await api.untilOccurrences(id, 'the first occurrence to wait', (r) => r[0]?.status === 'waiting');
+    await api.command(id, 'automation.archive');
+    expect((await api.summary(id)).current_occurrence, 'the occurrence keeps running').to.deep.include({ index: 1 });
+    const answer = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: `answer-${id}`, run_id: rows[0]!.run_id, type: 'resume', payload: { payload: { response: 'Ada' } } } });
+    expect(answer.statusCode, answer.body).to.equal(200);
+    const done = await api.untilOccurrences(id, 'the occurrence to complete', (r) => r[0]?.status === 'completed');
+    expect(done[0]!.answer).to.equal('Ada');
+    const summary = await until(async () => api.summary(id), { what: 'the automation to be archived', ok: (s) => s.status === 'archived' });
+    expect(summary.current_occurrence).to.equal(null);
+    clock.advance(2 * 3_600_000);
+    expect((await api.summary(id)).status).to.equal('archived');
+    expect(await api.occurrences(id)).to.have.length(1);
+  });
+
+  it("a disabled owner's scheduled fire fails with a sentence (after its retries) and the automation keeps its schedule", async () => {
+    const dan = await createAccount(k, 'dan');
+    await uploadBundleAs(k, dan, 'echo', echoFlow);
+    const danApi = automationsApi(() => k, dan);
+    const id = await danApi.create({ request_id: 'owner-gone', title: 'Orphan', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'x' } }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } }, policy: { retry: { max_attempts: 1, backoff: { initial: '30s', factor: 2, max: '10m' } } } });
+    await danApi.untilOccurrences(id, 'tick 0', (r) => r[0]?.status === 'completed');
+    // A witness of ann's on the same hourly schedule, made after dan's: its tick comes due in the same look, just after.
+    const witness = await api.create({ request_id: 'witness', title: 'Witness', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'w' } }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1h' } } });
+    await api.untilOccurrences(witness, 'the witness tick 0', (r) => r[0]?.status === 'completed');
+    const disabled = await k.inject({ method: 'PUT', url: '/api/gateway/admin/accounts/dan/active', token: k.adminToken, payload: { active: false } });
+    expect(disabled.statusCode, disabled.body).to.equal(200);
+    clock.advance(3_600_000);
+    await api.untilOccurrences(witness, 'the witness tick 1', (r) => r.length === 2 && r[0]!.status === 'completed');
+    // Re-enabled only to read the result with dan's own token; the fire happened while dan was disabled.
+    expect((await k.inject({ method: 'PUT', url: '/api/gateway/admin/accounts/dan/active', token: k.adminToken, payload: { active: true } })).statusCode).to.equal(200);
+    const rows = await danApi.untilOccurrences(id, 'the fire to fail', (r) => r.length === 2 && r[0]!.status === 'failed');
+    expect(rows[0]!.failure!.message).to.match(/owner account 'dan' no longer exists or is disabled/);
+    const summary = await danApi.summary(id);
+    expect(summary.status).to.equal('active');
+    expect(summary).to.have.property('next_fire_at');
+  });
+
   it('an emit_event fires an event-triggered automation once per event, with the event in input_data.trigger', async () => {
     const id = await api.create({ request_id: 'event', title: 'On build', target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'Build finished' } }, trigger: { source_id: 'event', source_version: 1, config: { name: 'build.done' } } });
     const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: ann, payload: { bundle_id: 'echo', session_id: 'builds', input_data: { prompt: 'x' } } });
@@ -161,5 +199,37 @@ describe('engine: a growing automation replays its earlier occurrences', functio
     expect(listed.find((r) => r.run_id === rows[0]!.run_id)).to.deep.include({ session_kind: 'automation', role: 'occurrence' });
     // The first occurrence (a growing one: session_kind automation, role occurrence) is a turn of the session.
     expect(second.session_history).to.deep.include({ seeded: 2, replayed_messages: 2 });
+  });
+});
+
+describe('engine: events queued while an occurrence runs are bounded (scheduler.maxPendingEvents)', function () {
+  this.timeout(180_000);
+  const clock = new TestClock();
+  let k: TestKernel;
+  after(async () => k?.stop());
+
+  it('fires queued events one at a time after the current occurrence; events beyond the bound are dropped', async () => {
+    k = await automationsKernel(clock, { scheduler: { maxPendingEvents: 2 } });
+    const ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'ask', askUserFlow());
+    const api = automationsApi(() => k, ann);
+    const id = await api.create({ request_id: 'flood', title: 'Flood', target: { bundle_ref: 'ask', flow_id: 'ask', input_data: {} }, trigger: { source_id: 'event', source_version: 1, config: { name: 'tick' } } });
+    const start = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token: ann, payload: { bundle_id: 'ask', session_id: 'flood', input_data: {} } });
+    const anchorRun = start.json<{ run_id: string }>().run_id;
+    const emit = async (n: number) => {
+      const res = await k.inject({ method: 'POST', url: '/api/gateway/commands', token: ann, payload: { command_id: `flood-${n}`, run_id: anchorRun, type: 'emit_event', payload: { name: 'tick', payload: { n } } } });
+      expect(res.statusCode, res.body).to.equal(200);
+    };
+    await emit(1);
+    await api.untilOccurrences(id, 'the first event occurrence to wait', (r) => r[0]?.status === 'waiting');
+    for (let n = 2; n <= 6; n++) await emit(n);
+    for (let n = 1; n <= 3; n++) {
+      await api.untilOccurrences(id, `occurrence ${n} to wait`, (r) => r.length === n && r[0]!.status === 'waiting');
+      await api.command(id, 'automation.stop_current');
+      await api.untilOccurrences(id, `occurrence ${n} to be cancelled`, (r) => r.length >= n && r.find((row) => row.index === n)!.status === 'cancelled');
+    }
+    await until(async () => (await api.summary(id)).current_occurrence, { what: 'nothing current', ok: (c) => c === null });
+    const rows = await api.occurrences(id);
+    expect(rows.map((r) => r.index)).to.deep.equal([3, 2, 1]);
   });
 });

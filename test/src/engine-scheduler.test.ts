@@ -119,4 +119,12 @@ describe('engine: the scheduler fires occurrences as tagged root runs', function
     expect(anonymous.statusCode).to.equal(401);
     expect(anonymous.json<{ detail: { reason_code: string } }>().detail.reason_code).to.equal('unauthorized');
   });
+  it('describes the occurrences, attention and seen routes in /openapi.json', async () => {
+    const doc = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>> }>();
+    expect(doc.paths['/api/gateway/automations/{automation_id}/occurrences']).to.have.keys('get');
+    expect(doc.paths['/api/gateway/automations/{automation_id}/attention']).to.have.keys('get');
+    expect(doc.paths['/api/gateway/automations/{automation_id}/seen']).to.have.keys('post');
+    const names = doc.paths['/api/gateway/automations/{automation_id}/occurrences']!.get!.parameters!.map((p) => p.name);
+    expect(names).to.include.members(['automation_id', 'cursor', 'limit']);
+  });
 });

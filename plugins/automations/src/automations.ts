@@ -3,7 +3,7 @@
  * (idempotent by `request_id`), list, read, revisions and commands, each for the calling account
  * only. The routes (routes/automation-routes.ts) and the `POST /commands` claim call it.
  */
-import type { Clock, Principal } from '@keel/plugin-sdk';
+import type { Clock, Logger, Principal } from '@keel/plugin-sdk';
 import type { AutomationLimits } from './config.js';
 import { canonicalJson, sha256 } from './commands/command-digest.js';
 import { AutomationCommands, type CommandInput, type CommandReceipt } from './commands/automation-commands.js';
@@ -23,6 +23,8 @@ export interface AutomationsDeps {
   readers: SummaryReaders;
   clock: Clock;
   limits: AutomationLimits;
+  /** Each created automation and each applied command is logged (the reference's audit annotation `{automation: {automation_id, command}}`). */
+  log: Logger;
   nudge(): void;
 }
 
@@ -49,6 +51,7 @@ export class Automations {
       triggers: deps.triggers,
       definitions: deps.definitions,
       clock: deps.clock,
+      log: deps.log,
       nudge: deps.nudge,
       maxIdLength: deps.limits.maxIdLength,
       maxAutomationsPerAccount: deps.limits.maxAutomationsPerAccount,
@@ -73,6 +76,7 @@ export class Automations {
     }
     const { record, created } = await this.deps.store.create(this.newRecord(owner, requestId, digest, definition, nowMs));
     if (!created) return this.answer(sameRequest(record, digest, requestId), owner);
+    this.deps.log.info('automation created', { automation: { automation_id: automationId, command: 'automation.create' }, account: owner.account });
     this.deps.nudge();
     return this.answer(record, owner);
   }

@@ -3,6 +3,7 @@
  * default. `scheduler` is the engine's; `limits` bound what a client may store or ask for.
  */
 import { defineSchemaFor } from '@keel/plugin-sdk';
+import { DEFAULT_DISCUSSION_SETTINGS, type DiscussionSettings } from './discuss/discussions.js';
 import { schedulerConfigSchema, type SchedulerSettings } from './engine/scheduler-settings.js';
 
 export interface AutomationLimits {
@@ -23,6 +24,7 @@ export interface AutomationLimits {
 export interface AutomationsConfig {
   limits: AutomationLimits;
   scheduler: SchedulerSettings;
+  discussion: DiscussionSettings;
 }
 
 export const DEFAULT_LIMITS: AutomationLimits = {
@@ -53,5 +55,14 @@ export const automationsConfigSchema = defineSchemaFor<AutomationsConfig>()({
     },
     // The engine's settings; their schema and defaults live with the engine (engine/scheduler-settings.ts).
     scheduler: schedulerConfigSchema,
+    discussion: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxTokens: { type: 'integer', minimum: 1, maximum: 10_000_000, default: DEFAULT_DISCUSSION_SETTINGS.maxTokens, description: "A discussion's history window in estimated tokens (its seed and its later turns); a growing automation's context.growing.max_tokens wins" },
+        maxTurnsRead: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_DISCUSSION_SETTINGS.maxTurnsRead, description: "The most turns of a discussion one later turn's replay reads, newest first" },
+      },
+    },
   },
 });

@@ -5,8 +5,11 @@
  */
 import { core, definePlugin } from '@keel/plugin-sdk';
 import { runHooksToken, runLauncherToken } from '@keel/plugin-gateway-runs';
+import { workspacesToken } from '@keel/plugin-workspaces';
 import { Automations } from './automations.js';
+import type { AutomationsCli } from './cli/automations-command.js';
 import { automationsConfigSchema } from './config.js';
+import { composeDiscussions } from './discuss/compose-discussions.js';
 import { AutomationEngine } from './engine/automation-engine.js';
 import { engineRoutes } from './engine/engine-routes.js';
 import { OccurrenceLog } from './engine/occurrence-log.js';
@@ -40,7 +43,14 @@ export const automationsPlugin = definePlugin({
     'automations-paths': { prefix: '/api/gateway/automations', errorFormat: automationErrorFormat, guardUnmatched: true },
     'trigger-sources-paths': { prefix: '/api/gateway/trigger-sources', errorFormat: automationErrorFormat, guardUnmatched: true },
   },
-  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken },
+  commands: {
+    automations: {
+      summary: 'List, show, run now, pause or resume the automations of an account on the data directory (prints JSON; a server picks up run-now by its poll).',
+      usage: 'list|show <id>|run-now <id>|pause <id>|resume <id> [--account <name>] [--status <s,...>] [--archived-only] [--cursor <c>] [--limit <n>] [--command-id <id>]',
+      load: () => import('./cli/automations-command.js'),
+    },
+  },
+  deps: { log: core.logger, storage: core.storage, auth: core.auth, clock: core.clock, runHooks: runHooksToken, launcher: runLauncherToken, workspaces: workspacesToken },
   setup({ config, deps }) {
     const store = new AutomationStore(deps.storage);
     const occurrenceLog = new OccurrenceLog(deps.storage);
@@ -65,12 +75,22 @@ export const automationsPlugin = definePlugin({
       readers: summaryReaders({ log: occurrenceLog, launcher: deps.launcher, clock: deps.clock, ownerZone }),
       clock: deps.clock,
       limits: config.limits,
+      log: deps.log,
       nudge: () => engine.nudge(),
     });
     deps.runHooks.addCommandTarget(automationCommandTarget(automations));
+    const discussions = composeDiscussions({ storage: deps.storage, automations: store, occurrences: occurrenceLog, launcher: deps.launcher, runHooks: deps.runHooks, workspaces: deps.workspaces, clock: deps.clock, log: deps.log, settings: config.discussion, maxIdLength: config.limits.maxIdLength });
+    // What `keel automations` uses: the routes' own service, for a named account.
+    const cli: AutomationsCli = {
+      accountOf: (account) => deps.auth.accountOf(account),
+      list: (principal, query) => automations.list(principal, query),
+      get: (principal, id) => automations.read(principal, id),
+      command: (principal, id, command) => automations.command(principal, id, command),
+    };
     const occurrenceReaders = new OccurrenceReaders(store, occurrenceLog, deps.launcher, ownerZone, () => deps.clock.nowMs());
     return {
-      routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone })],
+      exports: { cli },
+      routes: [...automationRoutes(automations, config.limits), ...engineRoutes(store, occurrenceReaders), ...triggerRoutes({ sources: triggers, clock: deps.clock, ownerZone }), ...discussions.routes],
       start: () => engine.start(),
       stop: () => engine.stop(),
     };

@@ -81,6 +81,11 @@ export type { CommandRequest, CommandTarget, EmittedEvent, EventEmittedListener,
 export { runLauncherToken } from './extensions/run-launcher.js';
 export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';
+/** The history window and its token estimate (reference §5.3–5.4), for plugins that seed a transcript the same way (automations' discussions). */
+export { estimateMessageTokens, TOKEN_ESTIMATOR } from './sessions/token-estimate.js';
+export type { ReplayMessage } from './sessions/token-estimate.js';
+export { windowTurns, truncationLine, WINDOW_POLICY } from './sessions/history-window.js';
+export type { ReplayTurn, WindowReport } from './sessions/history-window.js';
 export { DOCS_QA_BUNDLE_ID, DOCS_QA_MIGRATION } from './sessions/session-kinds.js';
 export type { IsDocsSession, SessionPurpose } from './sessions/session-kinds.js';
 export { agentToolsToken, AgentToolRefusal } from './extensions/agent-tools.js';

@@ -27,9 +27,11 @@ export class TestClock {
   }
 }
 
-export async function automationsKernel(clock: TestClock, options: { dataDir?: string; scheduler?: Record<string, unknown> } = {}): Promise<TestKernel> {
+/** The runs stack with the automations plugin (`withoutAutomations`: the runs stack alone, as if the plugin were not loaded). */
+export async function automationsKernel(clock: TestClock, options: { dataDir?: string; scheduler?: Record<string, unknown>; withoutAutomations?: boolean } = {}): Promise<TestKernel> {
+  const automations = { plugin: automationsPlugin, config: { scheduler: { pollMs: 20, ...options.scheduler } } };
   return createTestKernel({
-    plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, { plugin: automationsPlugin, config: { scheduler: { pollMs: 20, ...options.scheduler } } }],
+    plugins: [inferencePlugin, ledgerPlugin, workspacesPlugin, gatewayRunsPlugin, ...(options.withoutAutomations ? [] : [automations])],
     overrides: [[core.clock, clock]],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });

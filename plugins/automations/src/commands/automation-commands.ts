@@ -8,7 +8,7 @@
  * `stop_current` marks the current occurrence (`stop_command_id`); the engine cancels its run
  * through `runs.launcher` (or drops its pending retry) and records it `cancelled`.
  */
-import type { Clock, Principal } from '@keel/plugin-sdk';
+import type { Clock, Logger, Principal } from '@keel/plugin-sdk';
 import { automationError, automationNotFound, invalidRequest } from '../errors.js';
 import { AUTOMATION_COMMAND_TYPES, type AutomationCommandType, type AutomationRecord, type CommandReceiptRecord } from '../model.js';
 import type { AutomationStore, StoreTransaction } from '../store/automation-store.js';
@@ -32,6 +32,7 @@ export interface CommandsDeps {
   triggers: TriggerSources;
   definitions: DefinitionDeps;
   clock: Clock;
+  log: Logger;
   /** Wakes the engine (a no-op in a process without one: it reads the wake index every `pollMs`). */
   nudge(): void;
   maxIdLength: number;
@@ -87,12 +88,12 @@ export class AutomationCommands {
     if (expected !== null) checkRevision(record, expected, commandId);
     const revised = type === 'automation.revise' ? this.revise(record, payload, principal, at('changes')) : null;
     const nowMs = this.deps.clock.nowMs();
-    let receipt: CommandReceiptRecord | null = null;
-    let duplicate: CommandReceipt | null = null;
-    await this.deps.store.update(automationId, (current, tx) => {
+    // What the transaction decided (set inside it).
+    const decision: { receipt?: CommandReceiptRecord; duplicate?: CommandReceipt } = {};
+    const stored = await this.deps.store.update(automationId, (current, tx) => {
       const raced = tx.receipt(automationId, commandId);
       if (raced) {
-        duplicate = duplicateOrConflict(raced, digest, commandId);
+        decision.duplicate = duplicateOrConflict(raced, digest, commandId);
         return undefined;
       }
       if (expected !== null) checkRevision(current, expected, commandId);
@@ -106,13 +107,16 @@ export class AutomationCommands {
       this.effect(next, type, commandId, nowMs, revised, tx);
       next.command_seq = seq;
       next.updated_at = new Date(nowMs).toISOString();
-      receipt = { command_id: commandId, type, digest, seq, result: 'applied', reason_code: null, message: null, at: next.updated_at };
-      tx.putReceipt(automationId, receipt);
+      decision.receipt = { command_id: commandId, type, digest, seq, result: 'applied', reason_code: null, message: null, at: next.updated_at };
+      tx.putReceipt(automationId, decision.receipt);
       return next;
     });
-    if (duplicate) return duplicate;
+    if (decision.duplicate) return decision.duplicate;
+    const receipt = decision.receipt;
+    if (!stored || !receipt) throw automationNotFound(automationId);
+    this.deps.log.info('automation command applied', { automation: { automation_id: automationId, command: type }, command_id: commandId, seq: receipt.seq, account: principal.account });
     this.deps.nudge();
-    return { command_id: commandId, accepted: true, duplicate: false, seq: receipt!.seq };
+    return { command_id: commandId, accepted: true, duplicate: false, seq: receipt.seq };
   }
 
   private payloadOf(type: AutomationCommandType, payload: unknown, commandId: string): Json {

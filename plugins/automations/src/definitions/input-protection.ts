@@ -37,6 +37,8 @@ export function protectInputData(input: unknown, maxBytes: number): Json {
   }
   const out: Json = {};
   for (const [key, value] of Object.entries(input)) {
+    // An own `__proto__` key (JSON.parse makes one) would set the copy's prototype on assignment.
+    if (key === '__proto__') throw invalidDefinition(`${FIELD}.__proto__`, `${FIELD} may not have a key named __proto__.`);
     if (SERVER_KEYS.has(key) || DERIVED_WORKSPACE_KEYS.has(key)) continue;
     if (key === '_runtime') {
       const runtime = protectRuntime(value);

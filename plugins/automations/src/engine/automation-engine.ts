@@ -45,6 +45,9 @@ export class AutomationEngine {
   private started = false;
   private stopped = false;
   private startedMs = 0;
+  private lastReconcile = 0;
+  /** Automations whose step threw, left alone until this (monotonic ms) so a broken record cannot spin the loop. */
+  private readonly quarantine = new Map<string, number>();
   private wakeUp: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
 
@@ -82,10 +85,13 @@ export class AutomationEngine {
   }
 
   private async loop(): Promise<void> {
-    // Reconcile at start: every automation with a current occurrence is looked at once.
-    for (const record of this.deps.store.all()) {
+    // Reconcile at start: every automation with a current occurrence is looked at once (ids read
+    // first: no read transaction stays open across the steps).
+    const withCurrent: string[] = [];
+    for (const record of this.deps.store.all()) if (record.current) withCurrent.push(record.automation_id);
+    for (const automationId of withCurrent) {
       if (this.stopped) return;
-      if (record.current) await this.guarded(record.automation_id);
+      await this.guarded(automationId);
     }
     while (!this.stopped) {
       const limited = await this.pass();
@@ -93,31 +99,51 @@ export class AutomationEngine {
     }
   }
 
-  /** One look: the due automations, then the running ones. True when the admission limit held some back. */
+  /** One look: the due automations, then (at most once per pollMs) the running ones. True when the admission limit held some back. */
   private async pass(): Promise<boolean> {
     const now = this.deps.clock.nowMs();
     const due = this.deps.store.dueBy(new Date(now).toISOString(), this.deps.settings.batchSize);
     let limited = false;
+    const steps: Promise<void>[] = [];
     for (const record of due) {
       if (this.stopped) break;
       if (this.limiter.waitMs() > 0 && this.wantsAdmission(record, now)) {
         limited = true;
         continue;
       }
-      await this.guarded(record.automation_id);
+      const heldUntil = this.quarantine.get(record.automation_id);
+      if (heldUntil !== undefined) {
+        if (performance.now() < heldUntil) {
+          limited = true;
+          continue;
+        }
+        this.quarantine.delete(record.automation_id);
+      }
+      // Different automations step concurrently (their transactions share commits); one automation's steps are serial.
+      steps.push(this.guarded(record.automation_id));
     }
+    await Promise.all(steps);
+    if (performance.now() - this.lastReconcile >= this.deps.settings.pollMs) {
+      this.lastReconcile = performance.now();
+      await this.reconcileRunning();
+    }
+    return limited;
+  }
+
+  /** Current occurrences whose run ended while no run-end listener heard it (or whose run is gone). */
+  private async reconcileRunning(): Promise<void> {
+    const steps: Promise<void>[] = [];
     for (const automationId of [...this.running]) {
       if (this.stopped) break;
-      const record = this.deps.store.get(automationId);
-      const current = record?.current;
+      const current = this.deps.store.get(automationId)?.current;
       if (!current || current.status !== 'running') {
         this.running.delete(automationId);
         continue;
       }
       const run = this.deps.launcher.outcome(current.run_id);
-      if (!run || isEnded(run.status)) await this.guarded(automationId);
+      if (!run || isEnded(run.status)) steps.push(this.guarded(automationId));
     }
-    return limited;
+    await Promise.all(steps);
   }
 
   private async sleep(limited: boolean): Promise<void> {
@@ -126,7 +152,8 @@ export class AutomationEngine {
     let ms = pollMs;
     const next = this.deps.store.nextWake();
     if (next) ms = Math.min(ms, Math.max(0, Date.parse(next) - this.deps.clock.nowMs()));
-    if (limited) ms = Math.max(ms, Math.min(pollMs, this.limiter.waitMs()));
+    // Held back (admission limit, a quarantined record): wait for the limit rather than spinning on a due wake_at.
+    if (limited) ms = Math.max(ms, Math.min(pollMs, Math.max(10, this.limiter.waitMs())));
     if (ms <= 0) {
       await new Promise((resolve) => setImmediate(resolve));
       return;
@@ -146,7 +173,8 @@ export class AutomationEngine {
   private guarded(automationId: string, work: () => Promise<void> = () => this.step(automationId)): Promise<void> {
     const previous = this.locks.get(automationId) ?? Promise.resolve();
     const next = previous.then(work).catch((err: unknown) => {
-      this.deps.logger.warn('automation step failed', { automation_id: automationId, error: (err as Error).message ?? String(err) });
+      this.quarantine.set(automationId, performance.now() + this.deps.settings.pollMs);
+      this.deps.logger.warn('automation step failed; it is looked at again after scheduler.pollMs', { automation_id: automationId, error: (err as Error).message ?? String(err) });
     });
     this.locks.set(automationId, next);
     void next.then(() => {
@@ -174,7 +202,7 @@ export class AutomationEngine {
       effects.launch = null;
       effects.cancel = null;
       this.plan(next, clock, effects);
-      next.updated_at = JSON.stringify(next) === JSON.stringify(stored) ? stored.updated_at : clock.nowIso;
+      if (engineState(next) !== engineState(stored)) next.updated_at = clock.nowIso;
       return next;
     });
     if (!record) return;
@@ -253,7 +281,8 @@ export class AutomationEngine {
     if (!busy && (record.archive_pending || (canFire && record.pending.some((fire) => fire.kind === 'manual' || record.status === 'active')))) wakes.push(clock.nowMs);
     if (pendingTick && (!busy || record.definition.policy.misfire === 'skip')) wakes.push(Math.max(pendingTick.at_ms, busy ? clock.nowMs + 1 : 0));
     if (limited) wakes.push(clock.nowMs + Math.max(1, this.limiter.waitMs()));
-    record.wake_at = wakes.length ? new Date(Math.min(...wakes)).toISOString() : null;
+    // Never due again at once: whatever is due now was handled by this step (or is held by the limit, above).
+    record.wake_at = wakes.length ? new Date(Math.max(Math.min(...wakes), clock.nowMs + 1)).toISOString() : null;
   }
 
   /** Applies the misfire policy to the schedule's due ticks (skipped rows, at most one admission). */
@@ -366,6 +395,10 @@ export class AutomationEngine {
         await this.guarded(record.automation_id, async () => {
           await store.update(record.automation_id, (stored) => {
             if (stored.status !== 'active' || log.eventFired(stored.automation_id, event.event_id)) return undefined;
+            if (stored.pending.filter((fire) => fire.kind === 'event').length >= this.deps.settings.maxPendingEvents) {
+              this.deps.logger.warn('an event was dropped: the automation has scheduler.maxPendingEvents events queued', { automation_id: stored.automation_id, event_id: event.event_id });
+              return undefined;
+            }
             log.putEventFired(stored.automation_id, event.event_id, clock.nowIso);
             const next = structuredClone(stored);
             next.pending.push({ kind: 'event', event_id: `${binding.source_id}@${binding.source_version}:${binding.binding_id}:${event.event_id}`, requested_at: clock.nowIso, envelope });
@@ -379,6 +412,11 @@ export class AutomationEngine {
     } while (cursor);
     this.nudge();
   }
+}
+
+/** What the engine changes that counts as an update of the automation (not its next wake time). */
+function engineState(record: AutomationRecord): string {
+  return JSON.stringify([record.status, record.current, record.pending.length, record.trigger_state, record.occurrence_count, record.attention_seq, record.archive_pending]);
 }
 
 function isEnded(status: RunOutcome['status']): boolean {

@@ -10,6 +10,8 @@ export interface SchedulerSettings {
   misfireGraceMs: number;
   /** Due automations read from the wake index per look. */
   batchSize: number;
+  /** Event fires one automation keeps queued while its occurrence runs; a further event is dropped (and logged). */
+  maxPendingEvents: number;
 }
 
 export const SCHEDULER_DEFAULTS: SchedulerSettings = {
@@ -18,6 +20,7 @@ export const SCHEDULER_DEFAULTS: SchedulerSettings = {
   maxAdmissionsPerSecond: 200,
   misfireGraceMs: 60_000,
   batchSize: 500,
+  maxPendingEvents: 20,
 };
 
 /** The JSON schema of `scheduler` in the plugin's config (defaults applied by the kernel). */
@@ -31,5 +34,6 @@ export const schedulerConfigSchema = {
     maxAdmissionsPerSecond: { type: 'integer', minimum: 1, maximum: 100_000, default: SCHEDULER_DEFAULTS.maxAdmissionsPerSecond },
     misfireGraceMs: { type: 'integer', minimum: 0, maximum: 86_400_000, default: SCHEDULER_DEFAULTS.misfireGraceMs },
     batchSize: { type: 'integer', minimum: 1, maximum: 100_000, default: SCHEDULER_DEFAULTS.batchSize },
+    maxPendingEvents: { type: 'integer', minimum: 1, maximum: 10_000, default: SCHEDULER_DEFAULTS.maxPendingEvents },
   },
 } as const;

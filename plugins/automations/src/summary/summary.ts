@@ -78,6 +78,7 @@ export function buildSummary(record: AutomationRecord, viewer: string, readers: 
   const nextFireAt = record.status === 'active' && !record.archive_pending ? record.next_fire_at : null;
   const wording = readers.schedule.wording(record, nextFireAt);
   const latest = readers.occurrences.latest(record.automation_id);
+  const attention = readers.attention.block(record, viewer);
   const summary: Record<string, unknown> = {
     automation_id: record.automation_id,
     title: def.title,
@@ -94,8 +95,8 @@ export function buildSummary(record: AutomationRecord, viewer: string, readers: 
     time_zone: wording.time_zone,
     schedule_rule_text: wording.schedule_rule_text,
     schedule_text: wording.schedule_text,
-    attention: readers.attention.block(record, viewer),
-    last_occurrence: latest ? lastOccurrence(latest) : null,
+    attention,
+    last_occurrence: latest ? lastOccurrence(latest, attention.waits) : null,
     last_notification: null,
     paused_reason: record.status === 'paused' ? record.paused_reason : null,
     legacy: false,
@@ -117,11 +118,13 @@ function finishedCount(record: AutomationRecord, latest: OccurrenceRecord | null
   return record.current ? Math.max(0, allocated - 1) : allocated;
 }
 
-function lastOccurrence(occurrence: OccurrenceRecord): Record<string, unknown> {
+/** `status` reads `waiting` while the occurrence (or a run below it) waits for a person (reference §3.6). */
+function lastOccurrence(occurrence: OccurrenceRecord, waits: AttentionWait[]): Record<string, unknown> {
+  const waiting = occurrence.status === 'running' && waits.some((wait) => wait.index === occurrence.index);
   return {
     run_id: occurrence.run_id,
     index: occurrence.index,
-    status: occurrence.status,
+    status: waiting ? 'waiting' : occurrence.status,
     attempts: occurrence.attempts,
     fired_at: occurrence.fired_at,
     finished_at: occurrence.finished_at,

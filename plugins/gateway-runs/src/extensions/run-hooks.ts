@@ -58,6 +58,12 @@ export interface StartPreparation {
    * refuse are logged and left out.
    */
   tags?: LaunchTags;
+  /**
+   * A one-off workspace layer for the run that is not stored in its inputs or variables (issue 15:
+   * a discussion's read-only mount names a folder inside the data folder, which neither a non-admin
+   * nor a run is ever told); when set it is used instead of `input_data.workspace`.
+   */
+  workspace?: Record<string, unknown>;
 }
 
 /**

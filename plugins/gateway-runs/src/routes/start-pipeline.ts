@@ -6,7 +6,7 @@
  */
 import { conflict, type AuthService, type Logger, type Principal } from '@keel/plugin-sdk';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
-import type { RunHooksRegistry } from '../extensions/run-hooks.js';
+import type { RunHooksRegistry, StartPreparation } from '../extensions/run-hooks.js';
 import { applyTags, tagsRefusal } from '../extensions/launch-tags.js';
 import type { LaunchTags } from '../extensions/run-launcher.js';
 import { eventListenerNodes } from '../flow/compile-flow.js';
@@ -77,7 +77,8 @@ export class StartPipeline {
     d.activeRuns.refuseIfFull(principal, listeners);
     d.history.seed({ account: principal.account, sessionId, inputData: run.input_data, vars: run.vars });
     const tags: LaunchTags = { ...(options.tags ?? {}) };
-    await d.hooks.prepareStart({ principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars, tags, ...launch });
+    const preparation: StartPreparation = { principal, sessionId, runId: run.run_id, inputData: run.input_data, vars: run.vars, tags, ...launch };
+    await d.hooks.prepareStart(preparation);
     // A preparer's tags are checked as a launch's are; wrong ones never block the start.
     const refusal = tagsRefusal(tags);
     if (refusal === null) applyTags(run, tags);
@@ -87,7 +88,7 @@ export class StartPipeline {
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, run.input_data.workspace, options.workspaceDoor);
+      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor);
       await d.runtime.createRun(run);
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
