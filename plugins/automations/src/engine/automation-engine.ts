@@ -49,6 +49,8 @@ export class AutomationEngine {
   /** Automations whose step threw, left alone until this (monotonic ms) so a broken record cannot spin the loop. */
   private readonly quarantine = new Map<string, number>();
   private wakeUp: (() => void) | null = null;
+  /** A nudge arrived while the loop was not sleeping: the next sleep is skipped. */
+  private nudged = false;
   private loopDone: Promise<void> | null = null;
 
   constructor(private readonly deps: EngineDeps) {
@@ -69,6 +71,7 @@ export class AutomationEngine {
 
   /** Looks at the wake index now (another part set a `wake_at` to now). */
   nudge(): void {
+    this.nudged = true;
     this.wakeUp?.();
   }
 
@@ -148,6 +151,11 @@ export class AutomationEngine {
 
   private async sleep(limited: boolean): Promise<void> {
     if (this.stopped) return;
+    if (this.nudged) {
+      this.nudged = false;
+      await new Promise((resolve) => setImmediate(resolve));
+      return;
+    }
     const { pollMs } = this.deps.settings;
     let ms = pollMs;
     const next = this.deps.store.nextWake();
@@ -167,6 +175,7 @@ export class AutomationEngine {
       this.wakeUp = done;
     });
     this.wakeUp = null;
+    this.nudged = false;
   }
 
   /** Runs `step` for one automation, one at a time per automation (the loop, run ends and events share it). */
