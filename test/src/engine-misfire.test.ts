@@ -118,3 +118,34 @@ describe('engine: an occurrence whose run ended while no scheduler listened is r
     expect((await api.summary(id)).current_occurrence).to.equal(null);
   });
 });
+
+describe('engine: no stampede after downtime (scheduler.maxAdmissionsPerSecond)', function () {
+  this.timeout(240_000);
+  const clock = new TestClock();
+  const data = tempDir();
+  let k: TestKernel;
+  after(async () => {
+    await k?.stop();
+    data.remove();
+  });
+
+  it('admissions held back by the limit stay due and all fire, each once, while the injected clock stands still', async () => {
+    const scheduler = { maxAdmissionsPerSecond: 1 };
+    k = await automationsKernel(clock, { dataDir: data.dir, scheduler });
+    const ann = await createAccount(k, 'ann');
+    await uploadBundleAs(k, ann, 'echo', echoFlow);
+    const api = automationsApi(() => k, ann);
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      ids.push(await api.create({ request_id: `herd-${n}`, title: `Herd ${n}`, target: { bundle_ref: 'echo', flow_id: 'echo', input_data: { prompt: 'h' } }, trigger: { source_id: 'schedule', source_version: 1, config: { every: '1m' } } }));
+    }
+    for (const id of ids) await api.untilOccurrences(id, `tick 0 of ${id}`, (r) => r[0]?.status === 'completed');
+    await k.stop();
+    clock.advance(5 * MINUTE + 10_000);
+    k = await automationsKernel(clock, { dataDir: data.dir, scheduler });
+    for (const id of ids) {
+      const rows = await api.untilOccurrences(id, `the coalesced fire of ${id}`, (r) => r.length === 2 && r[0]!.status === 'completed');
+      expect(rows[0]!.coalesced).to.deep.include({ first_tick: 1, last_tick: 5, missed_count: 4 });
+    }
+  });
+});

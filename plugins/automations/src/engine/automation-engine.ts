@@ -10,14 +10,12 @@ import type { Clock, Logger, AuthService } from '@keel/plugin-sdk';
 import type { EmittedEvent, LaunchTarget, RunHooks, RunLauncher, RunOutcome } from '@keel/plugin-gateway-runs';
 import type { AutomationStore } from '../store/automation-store.js';
 import type { TriggerSources } from '../triggers/trigger-sources.js';
-import type { TimeSchedule } from '../triggers/trigger-source.js';
-import type { AutomationRecord, CurrentOccurrence, PendingFire } from '../model.js';
+import type { AutomationRecord, CurrentOccurrence } from '../model.js';
 import { AdmissionLimiter } from './admission-limiter.js';
-import { decideDueTicks } from './misfire.js';
 import type { OccurrenceLog } from './occurrence-log.js';
-import { admitFire, cancelWithoutRun, endAttempt, markRunning, nextAttempt, recordSkipped, type TransitionClock } from './occurrence-transitions.js';
+import { endAttempt, markRunning, type TransitionClock } from './occurrence-transitions.js';
 import type { SchedulerSettings } from './scheduler-settings.js';
-import { scheduleStateOf } from './schedule-state.js';
+import { isEnded, StepPlanner, type StepEffects } from './step-planner.js';
 
 export interface EngineDeps {
   store: AutomationStore;
@@ -31,14 +29,9 @@ export interface EngineDeps {
   settings: SchedulerSettings;
 }
 
-/** What a step decided to do outside the transaction. */
-interface StepEffects {
-  launch: CurrentOccurrence | null;
-  cancel: CurrentOccurrence | null;
-}
-
 export class AutomationEngine {
   private readonly limiter: AdmissionLimiter;
+  private readonly planner: StepPlanner;
   private readonly locks = new Map<string, Promise<void>>();
   /** Automations with an attempt running, checked on every poll (runs that ended while no engine listened). */
   private readonly running = new Set<string>();
@@ -55,12 +48,14 @@ export class AutomationEngine {
 
   constructor(private readonly deps: EngineDeps) {
     this.limiter = new AdmissionLimiter(deps.settings.maxAdmissionsPerSecond);
+    this.planner = new StepPlanner({ ...deps, limiter: this.limiter, startedMs: () => this.startedMs });
   }
 
   /** Starts the loop once this process executes runs; registers the run-end and event listeners. */
   start(): void {
-    this.deps.hooks.onRunEnded((run) => this.onRunEnded(run));
-    this.deps.hooks.onEventEmitted((event) => this.onEventEmitted(event));
+    // Told only in the process that executes runs (where the loop runs); nothing once stopped.
+    this.deps.hooks.onRunEnded((run) => (this.stopped ? undefined : this.onRunEnded(run)));
+    this.deps.hooks.onEventEmitted((event) => (this.stopped ? undefined : this.onEventEmitted(event)));
     this.deps.launcher.whenExecuting(() => {
       if (this.started || this.stopped) return;
       this.started = true;
@@ -210,7 +205,7 @@ export class AutomationEngine {
       const next = structuredClone(stored);
       effects.launch = null;
       effects.cancel = null;
-      this.plan(next, clock, effects);
+      this.planner.plan(next, clock, effects);
       if (engineState(next) !== engineState(stored)) next.updated_at = clock.nowIso;
       return next;
     });
@@ -218,122 +213,6 @@ export class AutomationEngine {
     if (effects.cancel) await this.cancelRun(record, effects.cancel);
     if (effects.launch) await this.launch(record, effects.launch);
     if (record.current?.status === 'running' || effects.launch) this.running.add(automationId);
-  }
-
-  /** The decisions of one step, applied to `record` (a copy, inside the transaction). */
-  private plan(record: AutomationRecord, clock: TransitionClock, effects: StepEffects): void {
-    const { log } = this.deps;
-    const schedule = this.scheduleOf(record);
-    let limited = false;
-    const admit = (): boolean => {
-      if (this.limiter.tryTake()) return true;
-      limited = true;
-      return false;
-    };
-
-    // 1. The current occurrence: stop, retry, relaunch after a crash, or notice its run ended.
-    const current = record.current;
-    if (current) {
-      if (current.stop_command_id && (current.status === 'backoff' || (current.status === 'admitted' && !this.deps.launcher.outcome(current.run_id)))) {
-        cancelWithoutRun(record, log, clock);
-      } else if (current.stop_command_id && !current.cancel_sent) {
-        record.current = { ...current, cancel_sent: true };
-        effects.cancel = record.current;
-      } else if (current.status === 'backoff' && Date.parse(current.retry_at ?? '') <= clock.nowMs) {
-        if (admit()) effects.launch = nextAttempt(record, log);
-      } else if (current.status === 'admitted') {
-        effects.launch = current;
-      } else if (current.status === 'running') {
-        const run = this.deps.launcher.outcome(current.run_id);
-        if (run && isEnded(run.status)) endAttempt(record, run, log, clock);
-        else if (!run) endAttempt(record, { status: 'failed', output: null, error: 'The occurrence run no longer exists.' }, log, clock);
-      }
-    }
-
-    // 2. Nothing current: archive, a pending fire (run_now works while paused), or the schedule's due ticks.
-    if (!record.current && !effects.launch) {
-      if (record.archive_pending) {
-        record.status = 'archived';
-        record.archive_pending = false;
-        record.definition = { ...record.definition, archived_at: record.definition.archived_at ?? clock.nowIso };
-        record.pending = [];
-      } else {
-        const index = record.pending.findIndex((fire) => fire.kind === 'manual' || record.status === 'active');
-        if (index >= 0 && (record.status === 'active' || record.status === 'paused')) {
-          if (admit()) {
-            const [fire] = record.pending.splice(index, 1);
-            effects.launch = admitFire(record, fire!, log, clock, { tick: null, scheduled_at: null, coalesced: null });
-          }
-        } else if (record.status === 'active' && schedule) {
-          this.applyDueTicks(record, schedule, clock, false, admit, effects);
-        }
-      }
-    } else if (record.status === 'active' && schedule && record.definition.policy.misfire === 'skip') {
-      // Serial under `skip`: ticks that come due while an occurrence is current are skipped at once.
-      this.applyDueTicks(record, schedule, clock, true, admit, effects);
-    }
-
-    // 3. A time trigger with no tick left and nothing to do: the automation completed.
-    const state = schedule ? scheduleStateOf(record, schedule) : null;
-    if (schedule && state?.exhausted && record.status === 'active' && !record.current && !effects.launch && record.pending.length === 0) {
-      record.status = 'completed';
-    }
-
-    // 4. When to look again.
-    const pendingTick = schedule && state && record.status === 'active' ? schedule.pending(state) : null;
-    record.next_fire_at = pendingTick ? pendingTick.scheduled_at : null;
-    const wakes: number[] = [];
-    const busy = Boolean(record.current) || Boolean(effects.launch);
-    if (record.current?.status === 'backoff' && record.current.retry_at) wakes.push(Date.parse(record.current.retry_at));
-    if (record.current?.stop_command_id && !record.current.cancel_sent) wakes.push(clock.nowMs);
-    const canFire = record.status === 'active' || record.status === 'paused';
-    if (!busy && (record.archive_pending || (canFire && record.pending.some((fire) => fire.kind === 'manual' || record.status === 'active')))) wakes.push(clock.nowMs);
-    if (pendingTick && (!busy || record.definition.policy.misfire === 'skip')) wakes.push(Math.max(pendingTick.at_ms, busy ? clock.nowMs + 1 : 0));
-    if (limited) wakes.push(clock.nowMs + Math.max(1, this.limiter.waitMs()));
-    // Never due again at once: whatever is due now was handled by this step (or is held by the limit, above).
-    record.wake_at = wakes.length ? new Date(Math.max(Math.min(...wakes), clock.nowMs + 1)).toISOString() : null;
-  }
-
-  /** Applies the misfire policy to the schedule's due ticks (skipped rows, at most one admission). */
-  private applyDueTicks(record: AutomationRecord, schedule: TimeSchedule, clock: TransitionClock, busy: boolean, admit: () => boolean, effects: StepEffects): void {
-    const { log, settings } = this.deps;
-    const state = scheduleStateOf(record, schedule);
-    const due = schedule.due(state, clock.nowMs, 1);
-    if (!due) return;
-    const lastRun = log.lastRun(record.automation_id, 5);
-    const decision = decideDueTicks({
-      policy: record.definition.policy.misfire,
-      due: { first: due.first.tick, last: due.latest.tick, firstAtMs: due.first.at_ms, lastAtMs: due.latest.at_ms },
-      nowMs: clock.nowMs,
-      busy,
-      maxCatchUp: settings.maxCatchUp,
-      graceMs: settings.misfireGraceMs,
-      engineStartedMs: this.startedMs,
-      lastFinishedMs: lastRun?.finished_at ? Date.parse(lastRun.finished_at) : null,
-    });
-    if (decision.fire && !admit()) return;
-    if (decision.skipped) recordSkipped(record, decision.skipped, log, clock, schedule.tickAt(decision.skipped.last_tick)?.scheduled_at ?? null);
-    record.trigger_state = { ...schedule.advance(state, decision.nextTick - 1, decision.fire ? 1 : 0) };
-    if (decision.fire) {
-      const tick = schedule.tickAt(decision.fire.tick)!;
-      const binding = record.definition.trigger;
-      const fire: PendingFire = {
-        kind: 'schedule',
-        event_id: `${binding.source_id}@${binding.source_version}:${binding.binding_id}:${tick.tick}`,
-        requested_at: clock.nowIso,
-        envelope: { tick: tick.tick, scheduled_at: tick.scheduled_at },
-      };
-      effects.launch = admitFire(record, fire, log, clock, { tick: tick.tick, scheduled_at: tick.scheduled_at, coalesced: decision.fire.coalesced });
-    }
-  }
-
-  private scheduleOf(record: AutomationRecord): TimeSchedule | undefined {
-    try {
-      return this.deps.sources.schedule(record.definition.trigger);
-    } catch (err) {
-      this.deps.logger.warn('an automation trigger could not be compiled', { automation_id: record.automation_id, error: (err as Error).message });
-      return undefined;
-    }
   }
 
   /** Starts the admitted attempt; a refusal (owner gone, workflow gone, active-run cap) ends the attempt as failed. */
@@ -426,10 +305,6 @@ export class AutomationEngine {
 /** What the engine changes that counts as an update of the automation (not its next wake time). */
 function engineState(record: AutomationRecord): string {
   return JSON.stringify([record.status, record.current, record.pending.length, record.trigger_state, record.occurrence_count, record.attention_seq, record.archive_pending]);
-}
-
-function isEnded(status: RunOutcome['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** A definition's concrete target as the launcher takes it (`bundle_ref` = `id@version`). */
