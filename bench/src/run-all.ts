@@ -13,6 +13,7 @@ benchmarks.push({ name: 'steps (mixed flow)', run: async () => (await import('./
 benchmarks.push({ name: 'hub', run: async () => (await import('./hub/bench-hub.js')).benchHub() });
 benchmarks.push({ name: 'hub search', run: async () => (await import('./hub/bench-search.js')).benchHubSearch() });
 benchmarks.push({ name: 'history', run: async () => (await import('./history/bench-history.js')).benchHistory() });
+benchmarks.push({ name: 'automations', run: async () => (await import('./automations/bench-automations.js')).benchAutomations() });
 benchmarks.push({ name: 'artifacts', run: async () => (await import('./artifacts/bench-artifacts.js')).benchArtifacts() });
 
 for (const { name, run } of benchmarks) {
