@@ -245,8 +245,12 @@ export class AutomationEngine {
     });
     if (!record) return;
     if (effects.cancel) await this.cancelRun(record, effects.cancel);
-    if (effects.launch) await this.launch(record, effects.launch);
     if (record.current?.status === 'running' || effects.launch) this.running.add(automationId);
+    // The launch runs behind this step in the automation's own queue (still one at a time per
+    // automation, awaited by stop()): a pass then waits for one synced commit per fire, not the
+    // launch's and its mark-running commit too, which made the lateness tail (bench/automations).
+    const launch = effects.launch;
+    if (launch) void this.guarded(automationId, () => this.launch(record, launch));
   }
 
   /** Starts the admitted attempt; a refusal (owner gone, workflow gone, active-run cap) ends the attempt as failed. */
