@@ -15,7 +15,6 @@ const OCCURRENCE_CURSOR = /^occ1:([1-9][0-9]{0,15})$/;
 const ATTENTION_CURSOR = /^att1:(0|[1-9][0-9]{0,15})$/;
 /** Items and waits the summary's attention block carries at most. */
 const SUMMARY_ITEMS = 20;
-const EXCERPT_CHARS = 280;
 
 export interface TypedWait {
   run_id: string;
@@ -117,29 +116,6 @@ export class OccurrenceReaders {
   /** The summary's reader (core's `AttentionReader`): the attention block of `account`. */
   block(record: AutomationRecord, account: string): AttentionBlock {
     return this.attention(account, record);
-  }
-
-  /** The summary's `current_occurrence`. */
-  currentOccurrence(record: AutomationRecord): { index: number; run_id: string; attempt: number; status: string } | null {
-    const current = record.current;
-    return current ? { index: current.index, run_id: current.run_id, attempt: current.attempt, status: current.status } : null;
-  }
-
-  /** The summary's `last_occurrence`: the newest occurrence that ran (skipped rows left out). */
-  lastOccurrence(record: AutomationRecord): { run_id: string; index: number; status: string; attempts: number; fired_at: string; finished_at: string | null; excerpt: string; notify: unknown } | null {
-    const row = this.log.lastRun(record.automation_id);
-    if (!row) return null;
-    const wait = isOpen(row.status) ? this.waitOf(row.run_id) : null;
-    return {
-      run_id: row.run_id,
-      index: row.index,
-      status: wait ? 'waiting' : row.status,
-      attempts: row.attempts,
-      fired_at: row.fired_at,
-      finished_at: row.finished_at,
-      excerpt: row.answer.slice(0, EXCERPT_CHARS),
-      notify: row.notify ?? null,
-    };
   }
 
   /** The summary's `attention` block for `account`. */

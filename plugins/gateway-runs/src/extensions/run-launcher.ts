@@ -4,6 +4,7 @@
  * resolution, start checks, the active-run cap, workspace resolution, preparers), never around it.
  */
 import { token, type Principal } from '@keel/plugin-sdk';
+import type { ResolvedWorkflow } from '../routes/start-run.js';
 
 /** What a run is asked to run: a bundle entrypoint, or `@default` with an interface (as `POST /runs/start`). */
 export interface LaunchTarget {
@@ -14,17 +15,8 @@ export interface LaunchTarget {
   registry_scope?: 'tenant_catalog';
 }
 
-/** The workflow a target resolved to (seed 000 §2.1 `resolved_workflow`). */
-export interface LaunchedWorkflow {
-  workflow_id: string;
-  bundle_id: string;
-  bundle_version: string;
-  flow_id: string;
-  registry_scope: string;
-  name: string;
-  source: 'gateway_default' | 'client';
-  interface: string | null;
-}
+/** The workflow a target resolved to (seed 000 §2.1 `resolved_workflow`): what a start resolves. */
+export type LaunchedWorkflow = ResolvedWorkflow;
 
 /** How the run is attributed in `GET /runs` (RunState's optional fields). */
 export interface LaunchTags {
