@@ -71,6 +71,30 @@ describe('hub live socket', function () {
     expect(envelopes(b).some((e) => e.channel === 'ops')).to.equal(false);
   });
 
+  it('follows joins and leaves of a room whose members the fan-out has already looked up', async () => {
+    // The fan-out keeps each channel's member ids in memory; every membership change must reach it.
+    const cal = await hub.seat('cal');
+    const c = await connect(cal);
+    expect((await hub.call('POST', '/channels', ada, { name: 'yard', private: false })).status).to.equal(200);
+    await hub.call('POST', '/channels/yard/messages', ada, { body: 'before cal joined' });
+    expect((await hub.call('POST', '/channels/yard/join', cal, {})).status).to.equal(200);
+    const welcome = (await hub.call('POST', '/channels/yard/messages', ada, { body: 'after cal joined' })).body;
+    await c.until(() => envelopes(c).some((e) => e.id === welcome.id), 'the post after the join');
+    expect(envelopes(c).some((e) => e.body === 'before cal joined')).to.equal(false);
+
+    expect((await hub.call('POST', '/channels/yard/leave', cal, {})).status).to.equal(200);
+    await hub.call('POST', '/channels/yard/messages', ada, { body: 'after cal left' });
+    // A marker in a room cal is still in, posted after: once it is here, the yard post was fanned out.
+    const marker = (await hub.call('POST', '/channels/commons/messages', ada, { body: 'marker after the leave' })).body;
+    await c.until(() => envelopes(c).some((e) => e.id === marker.id), 'the marker');
+    expect(envelopes(c).some((e) => e.body === 'after cal left')).to.equal(false);
+
+    // Back in: delivered again.
+    expect((await hub.call('POST', '/channels/yard/join', cal, {})).status).to.equal(200);
+    const back = (await hub.call('POST', '/channels/yard/messages', ada, { body: 'after cal came back' })).body;
+    await c.until(() => envelopes(c).some((e) => e.id === back.id), 'the post after rejoining');
+  });
+
   it('pushes a retraction as a tombstone envelope, to the author too', async () => {
     const a = await connect(ada);
     const b = await connect(bob);

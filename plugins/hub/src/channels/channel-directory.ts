@@ -116,6 +116,7 @@ export class ChannelDirectory {
   addMemberIn(channel: string, agent: string, role: MemberRecord['role'], at: number): void {
     this.db.members.put([channel, agent], { agent_id: agent, role, joined_at: at });
     this.db.memberships.put([agent, channel], 1);
+    this.db.membershipChanged(channel);
   }
 
   /** Inside a write: `agent` leaves with a notice; its ratings there are withdrawn (and whatever `onLeave` adds). */
@@ -129,6 +130,7 @@ export class ChannelDirectory {
   removeMemberIn(channel: string, agent: string): void {
     this.db.members.remove([channel, agent]);
     this.db.memberships.remove([agent, channel]);
+    this.db.membershipChanged(channel);
   }
 
   setCursorToHead(agent: string, channel: string): void {

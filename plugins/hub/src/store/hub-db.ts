@@ -42,6 +42,11 @@ export class HubDb {
   /** Versions of the indexes built from the messages (so a hub upgraded in place backfills them once). */
   readonly indexVersions: Database<number, string>;
 
+  /** `memberIds` per channel; only this process writes the hub's databases (the CLI goes through HTTP). */
+  private readonly memberSets = new Map<string, Set<string>>();
+  /** The channels whose membership the transaction callback running now has changed. */
+  private membershipChanges: Set<string> | null = null;
+
   constructor(private readonly storage: PluginStorage) {
     this.agents = storage.openDB('agents');
     this.keys = storage.openDB('keys');
@@ -84,7 +89,30 @@ export class HubDb {
 
   /** One durable write transaction across the hub's databases (use `putSync`/`removeSync` inside). */
   transaction<T>(fn: () => T): Promise<T> {
-    return this.storage.transaction(fn);
+    const changed = new Set<string>();
+    const result = this.storage.transaction(() => {
+      const outer = this.membershipChanges;
+      this.membershipChanges = changed;
+      try {
+        return fn();
+      } finally {
+        this.membershipChanges = outer;
+      }
+    });
+    // Forgotten again once the commit has settled (committed or rolled back): a read made meanwhile,
+    // even inside this batch, may have cached a set this commit changes or never makes true.
+    const forget = () => { for (const c of changed) this.memberSets.delete(c); };
+    return result.then((r) => (forget(), r), (err: unknown) => { forget(); throw err; });
+  }
+
+  /**
+   * Called (inside a write transaction) by every write that adds or removes a channel member, so
+   * `memberIds` stops serving that channel's cached set now and again after the commit settles.
+   */
+  membershipChanged(channel: string): void {
+    this.memberSets.delete(channel);
+    if (!this.membershipChanges) throw new Error('a channel membership changes only inside HubDb.transaction');
+    this.membershipChanges.add(channel);
   }
 
   openDB<V, K extends import('lmdb').Key>(name: string): Database<V, K> {
@@ -106,10 +134,17 @@ export class HubDb {
     return this.members.doesExist([channel, agent]);
   }
 
-  /** The member ids of a channel, as a set (keys only: no value decoding). */
-  memberIds(channel: string): Set<string> {
-    const ids = new Set<string>();
-    for (const key of this.members.getKeys(prefixRange([channel]))) ids.add(key[1]);
+  /**
+   * The member ids of a channel (read-only: the set is shared). Kept in memory per channel, since the
+   * live fan-out asks once per message; `membershipChanged` drops a channel's set when it changes.
+   */
+  memberIds(channel: string): ReadonlySet<string> {
+    let ids = this.memberSets.get(channel);
+    if (!ids) {
+      ids = new Set<string>();
+      for (const key of this.members.getKeys(prefixRange([channel]))) ids.add(key[1]);
+      this.memberSets.set(channel, ids);
+    }
     return ids;
   }
 
