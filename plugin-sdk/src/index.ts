@@ -41,5 +41,6 @@ export type { StaticFolderOptions, StaticFile } from './files/static-folder.js';
 export { contentTypeOfName, dispositionHeader, FALLBACK_CONTENT_TYPE, sendFile, writeFileReply } from './files/file-reply.js';
 export type { FileReplyOptions, WriteFileOptions } from './files/file-reply.js';
 export type { ConfinedFile } from './files/confined-file.js';
+export { streamToNewFile } from './files/stream-to-new-file.js';
 export { prefixEnd, prefixRange } from './storage/key-prefix.js';
 export type { PrefixRange, PrefixRangeOptions } from './storage/key-prefix.js';

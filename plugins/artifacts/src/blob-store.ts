@@ -6,12 +6,12 @@
  * the same bytes, so the second copy is simply dropped.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Transform, type TransformCallback } from 'node:stream';
+import { streamToNewFile } from '@keel/plugin-sdk';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -94,7 +94,7 @@ export class BlobStore {
       },
     });
     try {
-      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      await streamToNewFile(source, [meter], tmp, 0o600);
       await fsyncFile(tmp);
     } catch (err) {
       await rm(tmp, { force: true });

@@ -6,11 +6,11 @@
  * ever has the destination's name.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, createWriteStream, type Stats } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { link, lstat, mkdir, open, readlink, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { streamToNewFile } from '@keel/plugin-sdk';
 import { Transform, type TransformCallback } from 'node:stream';
 
 const FOLDER_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -175,8 +175,8 @@ export async function writeIntoFolder(source: Readable, folder: string, name: st
       },
     });
     try {
-      // `wx`: O_EXCL, so the temporary name cannot be a link planted in advance.
-      await pipeline(source, meter, createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+      // `wx` (in streamToNewFile): O_EXCL, so the temporary name cannot be a link planted in advance.
+      await streamToNewFile(source, [meter], tmp, 0o644);
       await syncPath(tmp);
       if (overwrite) {
         await rename(tmp, target);

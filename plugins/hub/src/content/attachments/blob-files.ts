@@ -4,11 +4,10 @@
  * either absent or complete).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { streamToNewFile } from '@keel/plugin-sdk';
 
 export class TooLarge extends Error {}
 
@@ -52,7 +51,7 @@ export class BlobFiles {
       },
     });
     try {
-      await pipeline(body, meter, createWriteStream(scratch));
+      await streamToNewFile(body, [meter], scratch, 0o600);
     } catch (err) {
       await rm(scratch, { force: true });
       throw err;
