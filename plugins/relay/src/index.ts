@@ -1,0 +1,31 @@
+/**
+ * `@keel/plugin-relay`: an OpenAI-shaped model relay (seed 002 §C, §1C; reference relay-protocol.md),
+ * run as its own kernel profile (`keel serve --config config/relay.json`): its `/v1` would clash
+ * with the gateway's. Parts: the bearer gate (`gate/`), traffic logs (`traffic/`), the upstream
+ * account pool (`pool/`), the hosted lane (`hosted/`), the local command-line client lane
+ * (`cli-client/`), the model catalog and local storage (`catalog/`, `storage/`), the routes
+ * (`routes/`) and the status page (`ui/`).
+ */
+import { core, definePlugin } from '@keel/plugin-sdk';
+import { relayConfigSchema } from './config.js';
+import { relayErrorFormat } from './errors.js';
+
+export type { RelayConfig, HostedAccountConfig } from './config.js';
+export type * from './contracts.js';
+export { RelayFailure } from './contracts.js';
+
+export const relayPlugin = definePlugin({
+  id: 'relay',
+  version: '0.1.0',
+  sdk: '^1.0.0',
+  description: 'An OpenAI-shaped model relay: upstream account pool with failover, a local command-line model client, traffic logs',
+  configSchema: relayConfigSchema,
+  defaultPrefix: '/v1',
+  errorFormat: relayErrorFormat,
+  deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
+  setup() {
+    return { routes: [] };
+  },
+});
+
+export default relayPlugin;
