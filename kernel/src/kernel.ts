@@ -358,7 +358,7 @@ export class Kernel {
       source: loaded.source,
       prefix: loaded.prefix,
       mounts: loaded.mounts,
-      pages: (instance.pages ?? []).map((page) => ({ title: page.title, path: joinPath(loaded.prefix, page.path) })),
+      pages: (instance.pages ?? []).map((page) => ({ title: page.title, path: joinPath(loaded.mounts[page.mount ?? 'default'] ?? loaded.prefix, page.path) })),
     }));
   }
 

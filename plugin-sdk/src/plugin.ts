@@ -50,9 +50,11 @@ export interface ServeFlag {
 
 /** A page a person opens in a browser; the kernel's landing page `/` links to it. */
 export interface PluginPage {
-  /** Relative to the plugin's default mount prefix (`/ui/` under `/hub` is `/hub/ui/`). */
+  /** Relative to the prefix of `mount` (`/ui/` under `/hub` is `/hub/ui/`). */
   path: string;
   title: string;
+  /** The mount point the page lives under (default `default`). */
+  mount?: string;
 }
 
 export interface PluginInstance<E> {

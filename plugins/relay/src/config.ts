@@ -2,7 +2,7 @@
  * The relay's settings (config key `relay`), each with a safe default (reference §7, seed §C.8).
  * Sections: `auth` and `gate` (the bearer gate), `hosted` (the upstream account pool), `cli` (the
  * local command-line model client), `logging` (traffic logs and their retention), `uploads` and
- * `conversations` (local storage), `limits` (request bodies).
+ * `conversations` (local storage), `limits` (request bodies), `ui` (the status page).
  */
 import { defineSchemaFor } from '@keel/plugin-sdk';
 
@@ -86,6 +86,12 @@ export interface RelayConfig {
   limits: {
     /** Largest JSON request body, bytes. */
     maxBodyBytes: number;
+  };
+  ui: {
+    /** Serve the status page at `/relay/ui/` (the `ui` mount). */
+    enabled: boolean;
+    /** Most records one `GET /v1/relay/traffic?limit=` answers (and its default). */
+    maxTrafficRecords: number;
   };
 }
 
@@ -208,6 +214,15 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
       default: {},
       properties: {
         maxBodyBytes: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
+      },
+    },
+    ui: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        enabled: { type: 'boolean', default: true },
+        maxTrafficRecords: { type: 'integer', minimum: 1, maximum: 10_000, default: 200 },
       },
     },
   },

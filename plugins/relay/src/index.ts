@@ -9,6 +9,7 @@
 import { core, definePlugin } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import { relayErrorFormat } from './errors.js';
+import { UI_MOUNT, UI_PAGE_PATH, uiRoutes } from './routes/ui-routes.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
@@ -22,9 +23,14 @@ export const relayPlugin = definePlugin({
   configSchema: relayConfigSchema,
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
+  mounts: { [UI_MOUNT]: { prefix: '/relay', errorFormat: relayErrorFormat } },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup() {
-    return { routes: [] };
+  setup({ config, mounts }) {
+    const routes = [];
+    // The status page (ui part): static and public; the data it shows comes from the token-gated /v1/relay/* routes.
+    if (config.ui.enabled) routes.push(...uiRoutes(mounts.default ?? '/v1'));
+    const pages = config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [];
+    return { routes, pages };
   },
 });
 
