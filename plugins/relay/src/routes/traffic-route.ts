@@ -10,7 +10,7 @@ import type { RelayCaller, TrafficRecord } from '../contracts.js';
 
 /** What this route reads of the traffic log (`TrafficLog.recent`). */
 export interface RecentTraffic {
-  /** Up to `n` notable records, newest first. */
+  /** Up to `n` notable records, oldest first (the route answers newest first). */
   recent(n: number): TrafficRecord[];
 }
 
@@ -44,7 +44,7 @@ export function trafficRoute(options: { auth: Authenticator<RelayCaller>; traffi
     },
     handler: ({ query }) => {
       const limit = query.limit ?? Math.min(DEFAULT_TRAFFIC_LIMIT, maxRecords);
-      return { object: 'list', limit, data: traffic.recent(limit).slice(0, limit) };
+      return { object: 'list', limit, data: traffic.recent(limit).slice(-limit).reverse() };
     },
   }) as AnyRoute;
 }
