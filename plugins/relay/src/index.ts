@@ -6,13 +6,18 @@
  * (`cli-client/`), the model catalog and local storage (`catalog/`, `storage/`), the routes
  * (`routes/`) and the status page (`ui/`).
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import path from 'node:path';
+import { core, definePlugin, type RouteAuth } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import { relayErrorFormat } from './errors.js';
+import { loggingRoutes } from './routes/logging-routes.js';
+import { TrafficLog } from './traffic/traffic-log.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
+export { TrafficLog } from './traffic/traffic-log.js';
+export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -23,8 +28,24 @@ export const relayPlugin = definePlugin({
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup() {
-    return { routes: [] };
+  setup({ config, deps }) {
+    const traffic = new TrafficLog({
+      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
+      settings: config.logging,
+      clock: deps.clock,
+      log: deps.log.child({ part: 'traffic' }),
+    });
+    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
+    const relayAuth: RouteAuth = 'admin';
+    return {
+      routes: [...loggingRoutes(traffic, relayAuth)],
+      start() {
+        traffic.start();
+      },
+      async stop() {
+        await traffic.stop();
+      },
+    };
   },
 });
 
