@@ -6,14 +6,20 @@
  * (`cli-client/`), the model catalog and local storage (`catalog/`, `storage/`), the routes
  * (`routes/`) and the status page (`ui/`).
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import path from 'node:path';
+import { core, definePlugin, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import { relayErrorFormat } from './errors.js';
+import { loggingRoutes } from './routes/logging-routes.js';
+import { trafficRoute } from './routes/traffic-route.js';
 import { UI_MOUNT, UI_PAGE_PATH, uiRoutes } from './routes/ui-routes.js';
+import { TrafficLog } from './traffic/traffic-log.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
+export { TrafficLog } from './traffic/traffic-log.js';
+export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -25,12 +31,31 @@ export const relayPlugin = definePlugin({
   errorFormat: relayErrorFormat,
   mounts: { [UI_MOUNT]: { prefix: '/relay', errorFormat: relayErrorFormat } },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup({ config, mounts }) {
-    const routes = [];
+  setup({ config, deps, mounts }) {
+    const traffic = new TrafficLog({
+      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
+      settings: config.logging,
+      clock: deps.clock,
+      log: deps.log.child({ part: 'traffic' }),
+    });
+    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
+    const relayAuth: RouteAuth = 'admin';
     // The status page (ui part): static and public; the data it shows comes from the token-gated /v1/relay/* routes.
-    if (config.ui.enabled) routes.push(...uiRoutes(mounts.default ?? '/v1'));
-    const pages = config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [];
-    return { routes, pages };
+    const ui: AnyRoute[] = config.ui.enabled ? uiRoutes(mounts.default ?? '/v1') : [];
+    return {
+      routes: [
+        ...loggingRoutes(traffic, relayAuth),
+        trafficRoute({ auth: relayAuth, traffic, maxRecords: config.ui.maxTrafficRecords }),
+        ...ui,
+      ],
+      pages: config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [],
+      start() {
+        traffic.start();
+      },
+      async stop() {
+        await traffic.stop();
+      },
+    };
   },
 });
 

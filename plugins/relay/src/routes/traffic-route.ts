@@ -5,8 +5,8 @@
  * (default the smaller of 50 and that). A monitoring read like the status route: it writes no
  * traffic record of its own, so polling the status page never fills the log.
  */
-import { defineSchema, route, type AnyRoute, type Authenticator } from '@keel/plugin-sdk';
-import type { RelayCaller, TrafficRecord } from '../contracts.js';
+import { defineSchema, route, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
+import type { TrafficRecord } from '../contracts.js';
 
 /** What this route reads of the traffic log (`TrafficLog.recent`). */
 export interface RecentTraffic {
@@ -16,7 +16,7 @@ export interface RecentTraffic {
 
 export const DEFAULT_TRAFFIC_LIMIT = 50;
 
-export function trafficRoute(options: { auth: Authenticator<RelayCaller>; traffic: RecentTraffic; maxRecords: number }): AnyRoute {
+export function trafficRoute(options: { auth: RouteAuth; traffic: RecentTraffic; maxRecords: number }): AnyRoute {
   const { auth, traffic, maxRecords } = options;
   return route({
     method: 'GET',
