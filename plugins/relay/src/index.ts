@@ -10,7 +10,10 @@ import path from 'node:path';
 import { core, definePlugin, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import { relayErrorFormat } from './errors.js';
+import { RelayAccountPool } from './pool/account-pool.js';
+import { accountsRoutes } from './routes/accounts-routes.js';
 import { loggingRoutes } from './routes/logging-routes.js';
+import { subscriptionRoutes } from './routes/subscription-routes.js';
 import { trafficRoute } from './routes/traffic-route.js';
 import { UI_MOUNT, UI_PAGE_PATH, uiRoutes } from './routes/ui-routes.js';
 import { TrafficLog } from './traffic/traffic-log.js';
@@ -18,6 +21,10 @@ import { TrafficLog } from './traffic/traffic-log.js';
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
+export { RelayAccountPool } from './pool/account-pool.js';
+export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
+export { slugOf, loadAccounts } from './pool/accounts.js';
+export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
 export { TrafficLog } from './traffic/traffic-log.js';
 export type { LoggingStatus } from './traffic/traffic-log.js';
 
@@ -40,10 +47,15 @@ export const relayPlugin = definePlugin({
     });
     // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
     const relayAuth: RouteAuth = 'admin';
+    const pool = config.hosted.enabled
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
+      : null;
     // The status page (ui part): static and public; the data it shows comes from the token-gated /v1/relay/* routes.
     const ui: AnyRoute[] = config.ui.enabled ? uiRoutes(mounts.default ?? '/v1') : [];
     return {
       routes: [
+        ...accountsRoutes(pool, relayAuth),
+        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
         ...loggingRoutes(traffic, relayAuth),
         trafficRoute({ auth: relayAuth, traffic, maxRecords: config.ui.maxTrafficRecords }),
         ...ui,
@@ -51,8 +63,10 @@ export const relayPlugin = definePlugin({
       pages: config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [],
       start() {
         traffic.start();
+        pool?.start();
       },
       async stop() {
+        pool?.stop();
         await traffic.stop();
       },
     };
