@@ -7,16 +7,24 @@
  * (`routes/`) and the status page (`ui/`).
  */
 import path from 'node:path';
-import { core, definePlugin, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
+import { core, definePlugin, type AnyRoute } from '@keel/plugin-sdk';
+import type { RelayExports } from './cli/relay-cli-services.js';
 import { relayConfigSchema } from './config.js';
+import type { StatusParts } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
+import { relayGate, RELAY_AUTHENTICATOR_NAME } from './gate/relay-gate.js';
+import { loadRelayToken } from './gate/relay-token.js';
 import { RelayAccountPool } from './pool/account-pool.js';
 import { accountsRoutes } from './routes/accounts-routes.js';
 import { loggingRoutes } from './routes/logging-routes.js';
+import { statusRoute } from './routes/status-route.js';
 import { subscriptionRoutes } from './routes/subscription-routes.js';
 import { trafficRoute } from './routes/traffic-route.js';
 import { UI_MOUNT, UI_PAGE_PATH, uiRoutes } from './routes/ui-routes.js';
+import { unpublishedRoutes } from './routes/unpublished-routes.js';
 import { TrafficLog } from './traffic/traffic-log.js';
+
+const RELAY_VERSION = '0.1.0';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
@@ -30,40 +38,61 @@ export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
-  version: '0.1.0',
+  version: RELAY_VERSION,
   sdk: '^1.0.0',
   description: 'An OpenAI-shaped model relay: upstream account pool with failover, a local command-line model client, traffic logs',
   configSchema: relayConfigSchema,
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
+  // Unmatched paths under the prefix need the relay token too (401 before 404/405), through the gate.
+  guardUnmatched: RELAY_AUTHENTICATOR_NAME,
   mounts: { [UI_MOUNT]: { prefix: '/relay', errorFormat: relayErrorFormat } },
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup({ config, deps, mounts }) {
-    const traffic = new TrafficLog({
-      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
-      settings: config.logging,
-      clock: deps.clock,
-      log: deps.log.child({ part: 'traffic' }),
-    });
-    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
-    const relayAuth: RouteAuth = 'admin';
+  commands: {
+    relay: {
+      summary: 'Inspect the relay (status, doctor: settings, token, upstream accounts) or ask the running relay (models, accounts refresh).',
+      usage: 'status|doctor [--skip-response]|models|accounts refresh [--json] [--url <relay /v1 root>]',
+      load: () => import('./cli/relay-command.js'),
+    },
+  },
+  async setup({ config, deps, prefix, mounts }) {
+    const { paths, clock, host, log } = deps;
+    const pluginDir = paths.pluginDir;
+    const logsDir = path.resolve(pluginDir, config.logging.dir);
+    // A one-shot command inspects: it neither creates the token nor refuses to run without one.
+    const token = await loadRelayToken(config.auth, pluginDir, { env: process.env, create: host.mode !== 'cli' });
+    if (token.created) log.info('relay token created', { file: token.file });
+    else if (token.value !== null) log.info('relay token loaded', { source: token.source, file: token.source === 'file' ? token.file : undefined });
+
+    const traffic = new TrafficLog({ logsDir, settings: config.logging, clock, log: log.child({ part: 'traffic' }) });
     const pool = config.hosted.enabled
-      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock, dataDir: pluginDir, warn: (message) => log.warn(message) })
       : null;
-    // The status page (ui part): static and public; the data it shows comes from the token-gated /v1/relay/* routes.
-    const ui: AnyRoute[] = config.ui.enabled ? uiRoutes(mounts.default ?? '/v1') : [];
+    const statusParts: StatusParts = { ...(pool ? { hosted: () => pool.statusOf() } : {}) };
+
+    const gate = relayGate(config, { token: token.value, clock, traffic, prefix });
+    const auth = gate.authenticator;
+    const routes: AnyRoute[] = [];
+    const publishedPaths = () => [...new Set(routes.filter((r) => !unpublished.includes(r) && (r.mount ?? 'default') === 'default').map((r) => `${prefix}${r.path}`))];
+    routes.push(statusRoute({ config, gate, auth, token, parts: statusParts, version: RELAY_VERSION, prefix, pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
+    routes.push(...accountsRoutes(pool, auth));
+    routes.push(...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth }));
+    routes.push(...loggingRoutes(traffic, auth));
+    // The status page (ui part): static and public on the `ui` mount; its data comes from the token-gated routes.
+    routes.push(trafficRoute({ auth, traffic, maxRecords: config.ui.maxTrafficRecords }));
+    if (config.ui.enabled) routes.push(...uiRoutes(mounts.default ?? prefix));
+    const unpublished = unpublishedRoutes({ auth, traffic, maxBodyBytes: config.limits.maxBodyBytes });
+    routes.push(...unpublished);
+
+    const exports: RelayExports = { cli: { config, token, prefix, pluginDir, logsDir, parts: statusParts } };
     return {
-      routes: [
-        ...accountsRoutes(pool, relayAuth),
-        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
-        ...loggingRoutes(traffic, relayAuth),
-        trafficRoute({ auth: relayAuth, traffic, maxRecords: config.ui.maxTrafficRecords }),
-        ...ui,
-      ],
+      routes,
+      exports,
       pages: config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [],
       start() {
         traffic.start();
         pool?.start();
+        if (host.mode !== 'cli') gate.announce(token.created);
       },
       async stop() {
         pool?.stop();

@@ -3,7 +3,7 @@
  * alone, real boot path) over a `RelayUpstream` with the given accounts, and the token the page is
  * given.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin, type HostedAccountConfig } from '@keel/plugin-relay';
@@ -20,8 +20,7 @@ export interface RelayUiHarness {
 /** The relay token: the file the relay created at its first start (`<data>/plugins/relay/relay-token`). */
 export function relayTokenOf(kernel: TestKernel): string {
   const file = path.join(kernel.dataDir, 'plugins', 'relay', 'relay-token');
-  // Until the gate part is merged, the relay's routes take the kernel's admin token.
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : kernel.adminToken;
+  return readFileSync(file, 'utf8').trim();
 }
 
 export async function startRelay(options: {
