@@ -18,7 +18,8 @@ describe('relay status page: GET /v1/relay/traffic', function () {
   this.timeout(60_000);
   let relay: RelayUiHarness;
 
-  const traffic = (query = '', token: string | undefined = relay.token) => relay.kernel.inject({ url: `/v1/relay/traffic${query}`, token });
+  /** `token` null sends none. */
+  const traffic = (query = '', token: string | null = relay.token) => relay.kernel.inject({ url: `/v1/relay/traffic${query}`, token: token ?? undefined });
 
   before(async () => {
     relay = await startRelay({
@@ -30,7 +31,7 @@ describe('relay status page: GET /v1/relay/traffic', function () {
   after(async () => relay?.stop());
 
   it('needs the relay token: none or a wrong one is a 401 in the relay envelope', async () => {
-    for (const token of [undefined, 'not-the-token', `${relay.token}x`]) {
+    for (const token of [null, 'not-the-token', `${relay.token}x`, relay.kernel.adminToken]) {
       const res = await traffic('', token);
       expect(res.statusCode, String(token)).to.equal(401);
       const body = res.json<{ error: { message: string }; detail: string }>();
@@ -74,5 +75,12 @@ describe('relay status page: GET /v1/relay/traffic', function () {
       expect(res.statusCode, query).to.be.oneOf([400, 422]);
       expect(res.json<{ error: { message: string } }>().error.message, query).to.be.a('string').and.not.equal('');
     }
+  });
+
+  it('polling it is monitoring: requests_total does not move', async () => {
+    const total = async () => (await relay.kernel.inject({ url: '/v1/relay/status?activity_only=true', token: relay.token })).json<{ requests_total: number }>().requests_total;
+    const before = await total();
+    for (let i = 0; i < 3; i++) expect((await traffic('?limit=1')).statusCode).to.equal(200);
+    expect(await total()).to.equal(before);
   });
 });
