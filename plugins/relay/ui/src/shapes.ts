@@ -47,6 +47,8 @@ export interface AccountStatus {
   limited_for_seconds?: number;
   limited_kind?: string;
   last_error?: string;
+  /** The windows of the account's last usage report, from the pool's cache (WINDOW shape). */
+  usage_windows?: UsageWindow[];
 }
 
 export interface RelayStatus {
@@ -144,6 +146,12 @@ export function windowsOf(status: SubscriptionStatus | null | undefined): Window
   return [...main, ...extra];
 }
 
+/** The windows the status carries when the usage route did not answer (longest first). */
+function cachedWindows(account: AccountStatus): WindowView[] {
+  if (!Array.isArray(account.usage_windows)) return [];
+  return account.usage_windows.map((w) => windowView(w, null)).filter((w): w is WindowView => w !== null).sort((a, b) => (b.windowSeconds ?? -1) - (a.windowSeconds ?? -1));
+}
+
 /** The usage report of each account by slug (a single-account answer belongs to the only account). */
 function reportsBySlug(answer: SubscriptionAnswer | null, accounts: AccountStatus[]): Map<string, { status?: SubscriptionStatus; error?: string }> {
   const bySlug = new Map<string, { status?: SubscriptionStatus; error?: string }>();
@@ -172,7 +180,7 @@ export function accountViews(status: RelayStatus | null, answer: SubscriptionAns
         ? { kind: str(account.limited_kind) ?? 'hold', remainingSeconds: Math.max(0, (num(account.limited_for_seconds) ?? 0) - ageSeconds), lastError }
         : null,
       lastError,
-      windows: windowsOf(report?.status),
+      windows: report?.status ? windowsOf(report.status) : cachedWindows(account),
       usageError: report?.error ?? null,
       limitReached: str(report?.status?.rate_limit_reached_type),
     };

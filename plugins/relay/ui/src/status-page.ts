@@ -15,6 +15,8 @@ import { tokenForm } from './token-form.js';
 import { trafficList } from './traffic-view.js';
 
 const POLL_MS = 10_000;
+/** The logging route is an ordinary (counted) request: read it on every sixth poll, at start, and on Reload. */
+const LOGGING_EVERY = 6;
 const TRAFFIC_LIMIT = 50;
 
 const BALANCE_LABELS: Record<string, string> = {
@@ -45,10 +47,15 @@ export class StatusPage {
   private readonly accounts = panel('accounts', 'Accounts');
   private readonly traffic = panel('traffic', 'Recent traffic');
   private readonly logging = panel('logging', 'Traffic logs');
-  private readonly form = loggingForm((policy) => this.api.saveLogging(policy));
+  private readonly form = loggingForm(async (policy) => {
+    const saved = await this.api.saveLogging(policy);
+    replaceChildren(this.logging.body, loggingSummary(saved));
+    return saved;
+  });
   private readonly toolbar = el('div', { class: 'rp-toolbar', hidden: true }, this.refreshButton, this.reloadButton, this.forgetButton);
   private timer: ReturnType<typeof setTimeout> | undefined;
   private loading: Promise<void> | null = null;
+  private polls = 0;
 
   constructor(private readonly root: HTMLElement, apiBase: string) {
     this.api = new RelayApi(apiBase, readToken);
@@ -59,7 +66,7 @@ export class StatusPage {
         this.summary, this.actionMessage),
       this.main, this.announcer);
     this.refreshButton.addEventListener('click', () => void this.refreshAccounts());
-    this.reloadButton.addEventListener('click', () => void this.load());
+    this.reloadButton.addEventListener('click', () => void this.load(true));
     this.forgetButton.addEventListener('click', () => this.signOut(null));
     document.addEventListener('visibilitychange', () => {
       if (!document.hidden && readToken()) void this.load();
@@ -88,7 +95,7 @@ export class StatusPage {
     this.toolbar.hidden = false;
     this.main.replaceChildren(this.accounts.section, this.traffic.section, this.logging.section);
     for (const body of [this.accounts.body, this.traffic.body]) replaceChildren(body, el('p', { class: 'rp-muted' }, 'Loading…'));
-    void this.load().then(() => {
+    void this.load(true).then(() => {
       if (focus && readToken()) document.getElementById('page-title')?.focus();
     });
   }
@@ -99,9 +106,9 @@ export class StatusPage {
     this.announcer.textContent = refusal ? 'The relay refused the token.' : 'Token forgotten.';
   }
 
-  /** Reads everything once; the next read is scheduled after this one ends. */
-  load(): Promise<void> {
-    this.loading ??= this.readAll().finally(() => {
+  /** Reads everything once (the logging policy when `withLogging` or its turn); the next read is scheduled after this one ends. */
+  load(withLogging = false): Promise<void> {
+    this.loading ??= this.readAll(withLogging || this.polls++ % LOGGING_EVERY === 0).finally(() => {
       this.loading = null;
       clearTimeout(this.timer);
       if (readToken()) this.timer = setTimeout(() => (document.hidden ? undefined : void this.load()), POLL_MS);
@@ -109,16 +116,16 @@ export class StatusPage {
     return this.loading;
   }
 
-  private async readAll(): Promise<void> {
+  private async readAll(withLogging: boolean): Promise<void> {
     const [status, subscriptions, traffic, logging] = await Promise.allSettled([
-      this.api.status(), this.api.subscriptions(), this.api.traffic(TRAFFIC_LIMIT), this.api.logging(),
+      this.api.status(), this.api.subscriptions(), this.api.traffic(TRAFFIC_LIMIT), withLogging ? this.api.logging() : Promise.resolve(null),
     ]);
     const refused = [status, subscriptions, traffic, logging].find((r) => r.status === 'rejected' && r.reason instanceof RelayApiError && r.reason.status === 401);
     if (refused) return this.signOut((refused as PromiseRejectedResult).reason.message);
     if (!readToken()) return;
     this.renderAccounts(status, subscriptions);
     replaceChildren(this.traffic.body, traffic.status === 'fulfilled' ? trafficList(Array.isArray((traffic.value as TrafficList)?.data) ? traffic.value.data : []) : failure(traffic.reason));
-    this.renderLogging(logging);
+    if (logging.status === 'rejected' || logging.value !== null) this.renderLogging(logging as PromiseSettledResult<LoggingStatus>);
   }
 
   private renderAccounts(status: PromiseSettledResult<RelayStatus>, subscriptions: PromiseSettledResult<SubscriptionAnswer>): void {

@@ -1,6 +1,7 @@
 /**
  * Recent notable traffic (reference §5.3): compatibility adaptations with the ignored parameters,
- * failovers from → to, retries and skipped retries, upstream stream errors; any other kind shows
+ * failovers from → to, retries and skipped retries, upstream stream errors, account choices and
+ * refreshes (with the holds they placed or released); any other kind shows
  * its phase and fields. Newest first.
  */
 import { el } from './dom.js';
@@ -26,6 +27,12 @@ function describe(record: TrafficRecord): { kind: string; title: string; detail:
       const error = r.error as { message?: unknown; code?: unknown } | undefined;
       return { kind: 'stream-error', title: `Stream error${r.model ? ` on ${text(r.model)}` : ''}${r.status !== undefined ? ` (${text(r.status)})` : ''}`, detail: text(error?.message ?? error) };
     }
+    case 'accounts_refresh': {
+      const accounts = Array.isArray(r.accounts) ? (r.accounts as Array<{ account?: unknown; was_limited?: unknown; limited?: unknown }>) : [];
+      const held = accounts.filter((a) => a.limited === true).length;
+      const changes = accounts.filter((a) => a.was_limited !== a.limited).map((a) => `${text(a.account)} ${a.limited ? 'put on hold' : 'released'}`);
+      return { kind: 'refresh', title: `Accounts refreshed: ${accounts.length} probed, ${held} on hold`, detail: changes.join(' · ') };
+    }
     case 'account_selected':
       return { kind: 'selected', title: `Selected ${text(r.account)}${r.attempt ? ` (attempt ${text(r.attempt)})` : ''}`, detail: '' };
     default: {
@@ -35,7 +42,7 @@ function describe(record: TrafficRecord): { kind: string; title: string; detail:
   }
 }
 
-const KIND_LABELS: Record<string, string> = { adaptation: 'adapted', failover: 'failover', retry: 'retry', 'stream-error': 'stream error', selected: 'selected', other: 'event' };
+const KIND_LABELS: Record<string, string> = { adaptation: 'adapted', failover: 'failover', retry: 'retry', 'stream-error': 'stream error', selected: 'selected', refresh: 'refresh', other: 'event' };
 
 export function trafficList(records: TrafficRecord[]): HTMLElement {
   if (records.length === 0) return el('p', { class: 'rp-muted', 'data-testid': 'traffic-empty' }, 'Nothing notable yet: no adaptation, failover, retry or stream error since the relay started.');
