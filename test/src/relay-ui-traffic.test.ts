@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { startRelay, type RelayUiHarness } from './helpers/relay-ui.js';
-import { usageReport } from './helpers/relay-upstream.js';
+import { RelayUpstream, usageReport } from './helpers/relay-upstream.js';
 import { until } from './helpers/until.js';
 
 interface TrafficAnswer {
@@ -22,11 +22,14 @@ describe('relay status page: GET /v1/relay/traffic', function () {
   const traffic = (query = '', token: string | null = relay.token) => relay.kernel.inject({ url: `/v1/relay/traffic${query}`, token: token ?? undefined });
 
   before(async () => {
+    const upstream = new RelayUpstream();
+    await upstream.start();
+    upstream.account('key-ana', { usage: usageReport([{ seconds: 604800, used: 10 }]) });
     relay = await startRelay({
+      upstream,
       accounts: (url) => [{ slug: 'ana', baseUrl: url, apiKey: 'key-ana', usagePath: '/usage' }],
       config: { ui: { maxTrafficRecords: 3 } },
     });
-    relay.upstream.account('key-ana', { usage: usageReport([{ seconds: 604800, used: 10 }]) });
   });
   after(async () => relay?.stop());
 
