@@ -75,7 +75,7 @@ describe('relay status page: GET /v1/relay/traffic', function () {
   it('refuses a limit out of 1..ui.maxTrafficRecords, not an integer, or an unknown parameter', async () => {
     for (const query of ['?limit=0', '?limit=4', '?limit=-1', '?limit=abc', '?limit=1.5', '?limit=1e9', '?limit=2&since=0', '?limit[]=1']) {
       const res = await traffic(query);
-      expect(res.statusCode, query).to.be.oneOf([400, 422]);
+      expect(res.statusCode, query).to.equal(400);
       expect(res.json<{ error: { message: string } }>().error.message, query).to.be.a('string').and.not.equal('');
     }
   });
