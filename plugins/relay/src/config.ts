@@ -86,6 +86,8 @@ export interface RelayConfig {
   limits: {
     /** Largest JSON request body, bytes. */
     maxBodyBytes: number;
+    /** Deepest nesting of objects and arrays in a JSON request body (text routes). */
+    maxJsonDepth: number;
   };
 }
 
@@ -208,6 +210,7 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
       default: {},
       properties: {
         maxBodyBytes: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
+        maxJsonDepth: { type: 'integer', minimum: 8, maximum: 1024, default: 128 },
       },
     },
   },
