@@ -8,11 +8,19 @@
  */
 import { core, definePlugin } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
+import type { TrafficSink } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
+import { RelayAccountPool } from './pool/account-pool.js';
+import { accountsRoutes } from './routes/accounts-routes.js';
+import { subscriptionRoutes } from './routes/subscription-routes.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
+export { RelayAccountPool } from './pool/account-pool.js';
+export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
+export { slugOf, loadAccounts } from './pool/accounts.js';
+export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -23,8 +31,22 @@ export const relayPlugin = definePlugin({
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup() {
-    return { routes: [] };
+  setup({ config, deps }) {
+    // i16-traffic replaces this with its TrafficLog; until then records go nowhere.
+    const traffic: TrafficSink = { write: () => {}, streamLines: false };
+    // i16-gate replaces this with relayGate(config, deps); until then the kernel's admin token guards the routes.
+    const relayAuth = 'admin' as const;
+    const pool = config.hosted.enabled
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
+      : null;
+    return {
+      routes: [
+        ...accountsRoutes(pool, relayAuth),
+        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
+      ],
+      start: () => pool?.start(),
+      stop: () => pool?.stop(),
+    };
   },
 });
 
