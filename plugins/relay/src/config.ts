@@ -83,6 +83,10 @@ export interface RelayConfig {
     maxFileMb: number;
     streamLines: boolean;
     cleanupIntervalSeconds: number;
+    /** Records waiting in memory for the disk, MiB; past it new records are dropped (counted in `dropped_records`). */
+    maxBufferedMb: number;
+    /** Notable records (adaptations, failovers, retries, stream errors, account events) kept in memory for the status page. */
+    recentRecords: number;
   };
   uploads: {
     maxUploadBytes: number;
@@ -200,6 +204,8 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
         maxFileMb: { type: 'integer', minimum: 1, maximum: 10240, default: 50 },
         streamLines: { type: 'boolean', default: false },
         cleanupIntervalSeconds: { type: 'integer', minimum: 1, default: 60 },
+        maxBufferedMb: { type: 'integer', minimum: 1, maximum: 4096, default: 64 },
+        recentRecords: { type: 'integer', minimum: 0, maximum: 10_000, default: 200 },
       },
     },
     uploads: {

@@ -6,13 +6,16 @@
  * (`cli-client/`), the model catalog and local storage (`catalog/`, `storage/`), the routes
  * (`routes/`) and the status page (`ui/`).
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import path from 'node:path';
+import { core, definePlugin, type RouteAuth } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import type { TrafficSink } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
 import { RelayAccountPool } from './pool/account-pool.js';
 import { accountsRoutes } from './routes/accounts-routes.js';
 import { subscriptionRoutes } from './routes/subscription-routes.js';
+import { loggingRoutes } from './routes/logging-routes.js';
+import { TrafficLog } from './traffic/traffic-log.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
@@ -21,6 +24,8 @@ export { RelayAccountPool } from './pool/account-pool.js';
 export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
 export { slugOf, loadAccounts } from './pool/accounts.js';
 export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
+export { TrafficLog } from './traffic/traffic-log.js';
+export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -32,10 +37,14 @@ export const relayPlugin = definePlugin({
   errorFormat: relayErrorFormat,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
   setup({ config, deps }) {
-    // i16-traffic replaces this with its TrafficLog; until then records go nowhere.
-    const traffic: TrafficSink = { write: () => {}, streamLines: false };
-    // i16-gate replaces this with relayGate(config, deps); until then the kernel's admin token guards the routes.
-    const relayAuth = 'admin' as const;
+    const traffic = new TrafficLog({
+      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
+      settings: config.logging,
+      clock: deps.clock,
+      log: deps.log.child({ part: 'traffic' }),
+    });
+    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
+    const relayAuth: RouteAuth = 'admin';
     const pool = config.hosted.enabled
       ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
       : null;
@@ -43,9 +52,16 @@ export const relayPlugin = definePlugin({
       routes: [
         ...accountsRoutes(pool, relayAuth),
         ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
+        ...loggingRoutes(traffic, relayAuth),
       ],
-      start: () => pool?.start(),
-      stop: () => pool?.stop(),
+      start() {
+        traffic.start();
+        pool?.start();
+      },
+      async stop() {
+        pool?.stop();
+        await traffic.stop();
+      },
     };
   },
 });
