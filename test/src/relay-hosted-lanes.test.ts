@@ -275,6 +275,20 @@ describe('relay hosted: the hosted lane', function () {
       }
     });
 
+    it('fails a call whose upstream event is larger than hosted.maxEventBytes with 502', async () => {
+      const bounded = await startRelay([{ apiKey: 'key-a', baseUrl: upstream.url }], { hosted: { maxEventBytes: 1024 } });
+      try {
+        upstream.script('key-a', [{ text: 'x'.repeat(4096), chunks: 1 }]);
+        const answer = await post(bounded, '/chat/completions', { ...chat, stream: true });
+        expect(answer.status).to.equal(502);
+        expect((answer.json.error as Json).code).to.equal('upstream_event_too_large');
+        upstream.script('key-a', [{ text: 'x'.repeat(512), chunks: 1 }]);
+        expect((await post(bounded, '/chat/completions', chat)).status).to.equal(200);
+      } finally {
+        await bounded.kernel.stop();
+      }
+    });
+
     it('closes the upstream stream at once when the client goes away', async () => {
       upstream.script('key-a', [{ stall: true, before: 1 }]);
       const closed = upstream.closedEarly;
