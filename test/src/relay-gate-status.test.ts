@@ -25,7 +25,11 @@ describe('relay status route and unpublished routes', function () {
   it('answers the reference shape: object, app_name, version, requests_total, ready, providers {hosted, cli}, relay, security with the caller\'s client block, storage, supported_routes', async () => {
     const res = await kernel.inject({ url: '/v1/relay/status', token, remoteAddress: '10.2.2.2' });
     expect(res.statusCode, res.body).to.equal(200);
-    const body = res.json<Record<string, any>>();
+    const body = res.json<{
+      object: string; version: string; requests_total: number; ready: Record<string, unknown>; providers: Record<string, unknown>;
+      relay: { token: { present: boolean; source: string; fingerprint: string } };
+      security: Record<string, unknown> & { client: Record<string, unknown> }; supported_routes: string[];
+    }>();
     expect(body).to.include.keys('object', 'app_name', 'version', 'requests_total', 'ready', 'providers', 'relay', 'security', 'storage', 'supported_routes');
     expect(body.object).to.equal('relay.status');
     expect(body.version).to.equal(relayPlugin.version);
