@@ -9,6 +9,8 @@
 import { core, definePlugin } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
 import { relayErrorFormat } from './errors.js';
+import { checkCliGuardrails, CliClient, defaultCliCommand } from './cli-client/cli-client.js';
+import type { TrafficSink } from './contracts.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
@@ -23,8 +25,18 @@ export const relayPlugin = definePlugin({
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup() {
-    return { routes: [] };
+  setup({ config, deps }) {
+    checkCliGuardrails(config);
+    // TODO(lead, at merge): the traffic part's TrafficLog replaces this sink.
+    const traffic: TrafficSink = { write: () => undefined, streamLines: false };
+    // The local command-line client (`cli:` models): its lane, models, status block and subscription answer.
+    const cli = config.cli.enabled ? new CliClient(config, config.cli.command ?? defaultCliCommand(deps.paths.pluginDir), traffic, () => deps.clock.nowMs()) : null;
+    return {
+      exports: { cli },
+      routes: [],
+      start: () => cli?.warm(),
+      stop: () => cli?.stop(),
+    };
   },
 });
 
