@@ -6,15 +6,36 @@
  * (`cli-client/`), the model catalog and local storage (`catalog/`, `storage/`), the routes
  * (`routes/`) and the status page (`ui/`).
  */
-import { core, definePlugin } from '@keel/plugin-sdk';
+import path from 'node:path';
+import { core, definePlugin, type RouteAuth } from '@keel/plugin-sdk';
 import { relayConfigSchema } from './config.js';
+import type { StatusParts, TextLane } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
-import { checkCliGuardrails, CliClient, defaultCliCommand } from './cli-client/cli-client.js';
-import type { TrafficSink } from './contracts.js';
+import { configuredAccounts } from './catalog/configured-accounts.js';
+import { checkCliGuardrails, CliClient, defaultCliCommand, disabledCliStatus } from './cli-client/cli-client.js';
+import { RelayModelCatalog } from './catalog/model-catalog.js';
+import { modelsRoute } from './catalog/models-route.js';
+import { HostedLane } from './hosted/hosted-lane.js';
+import { RelayAccountPool } from './pool/account-pool.js';
+import { accountsRoutes } from './routes/accounts-routes.js';
+import { loggingRoutes } from './routes/logging-routes.js';
+import { subscriptionRoutes } from './routes/subscription-routes.js';
+import { textRoutes } from './routes/text-routes.js';
+import { conversationRoutes } from './storage/conversation-routes.js';
+import { RelayConversations } from './storage/conversation-store.js';
+import { fileRoutes } from './storage/file-routes.js';
+import { RelayFiles } from './storage/file-store.js';
+import { TrafficLog } from './traffic/traffic-log.js';
 
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
+export { RelayAccountPool } from './pool/account-pool.js';
+export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
+export { slugOf, loadAccounts } from './pool/accounts.js';
+export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
+export { TrafficLog } from './traffic/traffic-log.js';
+export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -27,15 +48,61 @@ export const relayPlugin = definePlugin({
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
   setup({ config, deps }) {
     checkCliGuardrails(config);
-    // TODO(lead, at merge): the traffic part's TrafficLog replaces this sink.
-    const traffic: TrafficSink = { write: () => undefined, streamLines: false };
-    // The local command-line client (`cli:` models): its lane, models, status block and subscription answer.
+    const traffic = new TrafficLog({
+      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
+      settings: config.logging,
+      clock: deps.clock,
+      log: deps.log.child({ part: 'traffic' }),
+    });
+    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
+    const relayAuth: RouteAuth = 'admin';
+    const pool = config.hosted.enabled
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
+      : null;
+
+    // cli: the local command-line client (`cli:` models): its lane, models, status block and usage answer.
     const cli = config.cli.enabled ? new CliClient(config, config.cli.command ?? defaultCliCommand(deps.paths.pluginDir), traffic, () => deps.clock.nowMs()) : null;
+
+    // catalog: models (the pool's accounts and agents, the client lane's models, once wired), files, conversations.
+    const catalog = new RelayModelCatalog(
+      { hostedEnabled: config.hosted.enabled, ttlSeconds: config.hosted.modelsCacheTtlSeconds, extraModels: config.hosted.extraModels, timeoutMs: config.hosted.requestTimeoutSeconds * 1000 },
+      pool ? { accounts: () => pool.accounts, endpointOf: (account) => pool.upstreamOf(account) } : configuredAccounts(config.hosted.accounts),
+      cli ?? { enabled: false, models: () => Promise.resolve([]) },
+      traffic,
+      deps.clock,
+    );
+    const files = new RelayFiles(deps.storage, deps.paths.pluginDir, config.uploads, deps.clock);
+    const conversations = new RelayConversations(deps.storage, config.conversations, deps.clock);
+    const status: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }), cli: () => cli?.status() ?? disabledCliStatus() };
+
+    // hosted lane: the text routes' upstream runtime.
+    const hosted: TextLane | undefined = pool
+      ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => deps.clock.nowMs() })
+      : undefined;
+
     return {
-      exports: { cli },
-      routes: [],
-      start: () => cli?.warm(),
-      stop: () => cli?.stop(),
+      routes: [
+        ...accountsRoutes(pool, relayAuth),
+        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, ...(cli ? { cliUsage: () => cli.subscriptionStatus() } : {}), auth: relayAuth }),
+        ...loggingRoutes(traffic, relayAuth),
+        modelsRoute(catalog, relayAuth, traffic),
+        ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
+        ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
+        ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}), ...(cli ? { cli: cli.lane } : {}) }, catalog }),
+      ],
+      exports: { catalog, files, conversations, status },
+      async start() {
+        traffic.start();
+        pool?.start();
+        cli?.warm();
+        await files.start();
+        conversations.start();
+      },
+      async stop() {
+        pool?.stop();
+        cli?.stop();
+        await traffic.stop();
+      },
     };
   },
 });

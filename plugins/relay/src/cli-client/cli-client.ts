@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { StartRefusedError } from '@keel/plugin-sdk';
 import path from 'node:path';
+import type { CliModel, CliModels } from '../catalog/catalog-sources.js';
 import { RelayFailure, type TrafficSink } from '../contracts.js';
 import type { RelayConfig } from '../config.js';
 import { childEnv } from './cli-env.js';
@@ -38,7 +39,8 @@ export function checkCliGuardrails(config: RelayConfig): void {
   }
 }
 
-export class CliClient {
+export class CliClient implements CliModels {
+  readonly enabled = true;
   readonly lane: CliLane;
   private readonly probe: CliProbe;
 
@@ -54,17 +56,17 @@ export class CliClient {
   }
 
   /**
-   * The model ids (`cli:<name>`) for the catalog and routing: discovered from the client (cached
+   * The models (`cli:<name>`) for the catalog and routing: discovered from the client (cached
    * `hosted.modelsCacheTtlSeconds`), extended by `cli.models`, which stay when discovery fails.
    */
-  async models(options: { refresh?: boolean } = {}): Promise<string[]> {
-    return (await this.probe.models(options.refresh === true)).names.map((n) => `${CLI_PREFIX}${n}`);
-  }
-
-  /** Where the model list came from and when (for the catalog's `discovery_source`). */
-  modelsSource(): { source: 'local_client_catalog' | 'configured'; error: string | null; fetched_at: number | null } {
-    const { source, error, fetched_at } = this.probe.cachedModels();
-    return { source, error, fetched_at };
+  async models(options: { refresh?: boolean } = {}): Promise<CliModel[]> {
+    const found = await this.probe.models(options.refresh === true);
+    return found.names.map((name) => ({
+      id: `${CLI_PREFIX}${name}`,
+      upstreamModel: name,
+      resolvedModel: name,
+      source: found.discovered.includes(name) ? 'cli_catalog' as const : 'configured' as const,
+    }));
   }
 
   /** Starts the first readiness probe (the status route never waits for it). */

@@ -32,7 +32,9 @@ export interface Readiness {
 export interface ModelDiscovery {
   /** Upstream names (without the `cli:` prefix), discovered then configured, without repeats. */
   names: string[];
-  source: 'local_client_catalog' | 'configured';
+  /** The names the client listed itself. */
+  discovered: string[];
+  source: 'cli_catalog' | 'configured';
   error: string | null;
   fetched_at: number | null;
 }
@@ -71,7 +73,7 @@ export class CliProbe {
 
   /** The last discovery without starting one (the status route). */
   cachedModels(): ModelDiscovery {
-    return this.discovery ?? { names: [...new Set(this.configuredModels)], source: 'configured', error: null, fetched_at: null };
+    return this.discovery ?? { names: [...new Set(this.configuredModels)], discovered: [], source: 'configured', error: null, fetched_at: null };
   }
 
   private refreshReadiness(): Promise<Readiness> {
@@ -121,10 +123,10 @@ export class CliProbe {
     const configured = this.configuredModels;
     try {
       const names = parseModelList(JSON.parse(await this.run(['models', '--json'], DISCOVERY_TIMEOUT_MS)));
-      return { names: [...new Set([...names, ...configured])], source: 'local_client_catalog', error: null, fetched_at: this.now() };
+      return { names: [...new Set([...names, ...configured])], discovered: names, source: 'cli_catalog', error: null, fetched_at: this.now() };
     } catch (err) {
       // Configured names stay usable when discovery fails; the failure is kept for the status.
-      return { names: [...new Set(configured)], source: 'configured', error: `${this.label()} models --json failed: ${(err as Error).message}`, fetched_at: this.now() };
+      return { names: [...new Set(configured)], discovered: [], source: 'configured', error: `${this.label()} models --json failed: ${(err as Error).message}`, fetched_at: this.now() };
     }
   }
 

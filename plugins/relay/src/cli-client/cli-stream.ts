@@ -7,7 +7,6 @@
  * — the route answers its real status — and becomes the in-band error event once a frame went out.
  */
 import { RelayFailure, type TrafficSink } from '../contracts.js';
-import { snapshotOfJson } from '../traffic/body-snapshot.js';
 import type { CliProcess } from './cli-process.js';
 import { providerFailure } from './cli-process.js';
 import { checkEnvelope, finishReasonOf, inBandError, NO_STRUCTURED_OUTPUT, sseFrame, SSE_DONE, structuredContent, usageOf, type Envelope, type OpenAiUsage, type OutputShape } from './cli-output.js';
@@ -26,8 +25,8 @@ export interface StreamCall {
 export async function* cliStreamFrames(call: StreamCall): AsyncGenerator<string> {
   const { shape, structured, traffic } = call;
   let sent = 0;
+  // (The route writes each frame's `outbound_stream_chunk` record when stream lines are logged.)
   const frame = (value: Record<string, unknown>) => {
-    if (traffic.streamLines) traffic.write({ phase: 'outbound_stream_chunk', request_id: call.requestId, provider: 'cli', body: snapshotOfJson(value) });
     sent += 1;
     return sseFrame(value);
   };
