@@ -180,6 +180,8 @@ describe('relay hosted: text route body rules', function () {
     expect(res.status).to.equal(401);
     const bad = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify(chat) });
     expect(bad.status).to.equal(401);
+    const kernelToken = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${relay.kernel.adminToken}` }, body: JSON.stringify(chat) });
+    expect(kernelToken.status).to.equal(401);
     expect(upstream.generations().every((g) => g.headers.authorization === 'Bearer key-a')).to.equal(true);
   });
 });
