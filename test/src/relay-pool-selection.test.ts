@@ -207,6 +207,20 @@ describe('relay pool: selection, probes and release', () => {
       expect(status(h, 'acct-a')).to.include({ limited: true, limited_kind: 'quota' });
     });
 
+    it('refresh clears nothing up front: during the re-check the held account stays out of selection', async () => {
+      upstream.usage('key-a', usageReport([{ seconds: WEEK, used: 30 }]));
+      const h = pool(2, { balance: 'ordered' });
+      upstream.script('key-a', [quota(900), { text: 'a' }]);
+      await serve(h);
+      upstream.usageDelayMs.set('key-a', 400);
+      const refresh = h.pool.refresh('req_refresh');
+      expect(status(h, 'acct-a').limited, 'still held while the probe runs').to.equal(true);
+      expect(await serve(h), 'live traffic keeps off the held account').to.equal('acct-b');
+      const statuses = await refresh;
+      expect(statuses.find((s) => s.slug === 'acct-a')).to.include({ limited: false });
+      expect(h.sink.of('accounts_refresh')[0]).to.deep.include({ request_id: 'req_refresh', accounts: [{ account: 'acct-a', was_limited: true, limited: false }, { account: 'acct-b', was_limited: false, limited: false }] });
+    });
+
     it('probes go through a cache: a second unforced probe within usageCacheSeconds costs no call', async () => {
       upstream.usage('key-a', usageReport([{ seconds: WEEK, used: 30 }]));
       const h = pool(2);
