@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
-import relayPlugin from '@keel/plugin-relay';
+import { definePlugin } from '@keel/plugin-sdk';
+import relayPlugin, { RelayFailure, subscriptionRoutes, type CliUsageStatus } from '@keel/plugin-relay';
 import { RelayUpstream, usageReport } from './helpers/relay-upstream.js';
 
 const WEEK = 604_800;
@@ -189,6 +190,26 @@ describe('relay pool routes', () => {
       expect(other.body.error.message).to.match(/provider=hosted/);
       const disabled = await relay([], { enabled: false });
       expect((await disabled.call('GET', '/v1/subscription/status')).status).to.equal(501);
+    });
+
+    it('provider=cli answers what the local client part provides, and its failure with its own status', async () => {
+      let usage: CliUsageStatus = async () => ({ object: 'subscription_status', provider: 'cli', rate_limits: { default: null, additional: [] } });
+      const plugin = definePlugin({
+        id: 'relay-cli-probe', version: '0.0.0', sdk: '^1.0.0', defaultPrefix: '/v1',
+        setup: () => ({ routes: subscriptionRoutes({ pool: null, cliEnabled: true, cliUsage: () => usage(), auth: 'admin' }) }),
+      });
+      const kernel = await createTestKernel({ plugins: [plugin] });
+      kernels.push(kernel);
+      const ok = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: kernel.adminToken });
+      expect(ok.statusCode).to.equal(200);
+      expect(ok.json<Json>()).to.include({ provider: 'cli' });
+      usage = async () => { throw new RelayFailure(503, { message: 'The local command-line client is not available.', type: 'provider_unavailable', code: 'provider_unavailable' }); };
+      const down = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: kernel.adminToken });
+      expect(down.statusCode).to.equal(503);
+      expect(down.json<Json>()).to.deep.include({ detail: 'The local command-line client is not available.' });
+      expect(down.json<Json>().error.code).to.equal('provider_unavailable');
+      const hosted = await kernel.inject({ url: '/v1/subscription/status', token: kernel.adminToken });
+      expect(hosted.statusCode, 'hosted runtime off').to.equal(501);
     });
 
     it('needs the relay credential, and hostile query values are refused or answered, never crash', async () => {
