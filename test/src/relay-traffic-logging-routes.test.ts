@@ -288,6 +288,7 @@ describe('relay traffic: GET/PUT /v1/relay/logging', function () {
     });
 
     it('answers 503 when the saved policy cannot be replaced, removing its temp file', async function () {
+      expect((await putLogging(k, { retention_days: 4 })).statusCode).to.equal(200);
       const policyPath = path.join(logsDirOf(k), '.retention.json');
       const before = readFileSync(policyPath);
       if (!immutable(policyPath, true)) this.skip();
