@@ -56,6 +56,14 @@ async function putLogging(k: TestKernel, payload: unknown): Promise<InjectRespon
   return k.inject({ method: 'PUT', url: '/v1/relay/logging', token: tokenOf(k), headers: { 'content-type': 'application/json' }, payload: body });
 }
 
+function logFiles(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => /^\d{4}\/\d{2}\/\d{2}-\d{2}(\.[0-9a-f]{32})?\.log$/.test(name)).map((name) => path.join(dir, name));
+}
+
+function logRecords(dir: string): Array<Record<string, unknown>> {
+  return logFiles(dir).flatMap((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
+}
+
 function tempFiles(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.includes('.tmp')) : [];
 }
@@ -175,6 +183,27 @@ describe('relay traffic: GET/PUT /v1/relay/logging', function () {
       const res = await putLogging(k, '{"retention_days": ');
       expect(res.statusCode, res.body).to.equal(400);
       expect(readFileSync(policyPath).equals(before)).to.equal(true);
+    });
+
+    it('logs its requests and answers with the token redacted', async () => {
+      const res = await putLogging(k, { retention_days: 13 });
+      expect(res.statusCode, res.body).to.equal(200);
+      const isMine = (r: Record<string, unknown>): boolean => r.phase === 'inbound_request' && JSON.stringify((r.body as { json?: unknown }).json) === '{"retention_days":13}';
+      const records = await until(() => logRecords(logsDirOf(k)), {
+        what: 'the PUT\'s inbound and outbound records',
+        ok: (rs) => rs.some((r) => isMine(r) && rs.some((o) => o.phase === 'outbound_response' && o.request_id === r.request_id)),
+      });
+      const inbound = records.find(isMine)!;
+      expect(inbound).to.include({ method: 'PUT', path: '/v1/relay/logging', client_ip: '127.0.0.1' });
+      expect(inbound.request_id).to.match(/^req_[0-9a-f]{32}$/);
+      expect((inbound.headers as Record<string, unknown>).authorization).to.equal('[REDACTED]');
+      const outbound = records.find((r) => r.phase === 'outbound_response' && r.request_id === inbound.request_id)!;
+      expect(outbound.status_code).to.equal(200);
+      expect((outbound.body as { json: { policy: { retention_days: number } } }).json.policy.retention_days).to.equal(13);
+      const refused = await putLogging(k, { retention_days: -5 });
+      expect(refused.statusCode).to.equal(422);
+      await until(() => logRecords(logsDirOf(k)), { what: 'the 422 outbound record', ok: (rs) => rs.some((r) => r.phase === 'outbound_response' && r.status_code === 422) });
+      for (const file of logFiles(logsDirOf(k))) expect(readFileSync(file, 'utf8')).not.to.contain(tokenOf(k));
     });
 
     it('lists both routes in /openapi.json', async () => {
