@@ -315,6 +315,32 @@ describe('relay traffic: the log writer and its cleanup', function () {
     expect(traffic.status()).to.deep.include({ policy: { retention_days: 3, max_total_mb: 500, max_file_mb: 5 }, policy_source: 'saved' });
   });
 
+  it('rotates a current file already over max_file_mb at start (a smaller limit, an older version)', async () => {
+    const current = oldFile(hourFile(logsDir, clock.nowMs()), MIB + 100, 0);
+    const traffic = open({ maxFileMb: 1, maxTotalMb: 10 });
+    traffic.start();
+    await until(() => traffic.status(), { what: 'the start pass', ok: (s) => s.last_cleanup_at !== null });
+    expect(existsSync(current)).to.equal(false);
+    const rotated = allLogFiles(logsDir);
+    expect(rotated).to.have.length(1);
+    expect(path.basename(rotated[0]!)).to.match(/^\d{2}-\d{2}\.[0-9a-f]{32}\.log$/);
+    expect(statSync(rotated[0]!).size).to.equal(MIB + 100);
+  });
+
+  it('picks up a policy another process saved within one interval when idle, and cleans by it', async () => {
+    const traffic = open({ cleanupIntervalSeconds: 1 });
+    traffic.start();
+    await until(() => traffic.status(), { what: 'the start pass', ok: (s) => s.last_cleanup_at !== null });
+    const other = new TrafficLog({ logsDir, settings: settings(), clock, log: quietLogger() });
+    await other.updatePolicy({ retention_days: 2 });
+    await other.stop();
+    // Older than the new limit, younger than the old one: only the adopted policy deletes it.
+    const old = oldFile(path.join(logsDir, '2019/03/04-05.log'), 10, 3 * 86_400_000);
+    const status = await until(() => traffic.status(), { what: 'the idle process to adopt the saved policy', ok: (s) => s.policy_source === 'saved' && s.deleted_files === 1 });
+    expect(status.policy.retention_days).to.equal(2);
+    expect(existsSync(old)).to.equal(false);
+  });
+
   it('keeps the last notable records for recent(n), redacted, oldest first', async () => {
     const traffic = open({ recentRecords: 3 });
     traffic.write({ phase: 'inbound_request', request_id: 'r0' });
