@@ -291,6 +291,13 @@ describe('relay catalog: storage with the hosted runtime off', function () {
     }
   });
 
+  it('documents every route in /openapi.json, the upload as multipart with the field file', async () => {
+    const doc = (await k.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> } }>> }>();
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/v1'))).to.include.members(['/v1/models', '/v1/files', '/v1/files/{id}', '/v1/files/{id}/content', '/v1/conversations', '/v1/conversations/{id}']);
+    expect(doc.paths['/v1/files']!.post!.requestBody!.content['multipart/form-data']!.schema.required).to.deep.equal(['file']);
+    expect(Object.keys(doc.paths['/v1/conversations/{id}']!)).to.include.members(['get', 'post', 'delete']);
+  });
+
   it('lists only the client models', async () => {
     const res = await k.inject({ url: '/v1/models', token: k.adminToken });
     expect(res.statusCode).to.equal(200);
