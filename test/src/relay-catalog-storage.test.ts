@@ -180,6 +180,13 @@ describe('relay catalog: local files', function () {
     expect(tmpFiles()).to.deep.equal([]);
   });
 
+  it('answers GET /v1/models with 503 no_hosted_accounts when no account is configured and no client model exists', async () => {
+    const res = await k.inject({ url: '/v1/models', token: k.adminToken });
+    expect(res.statusCode).to.equal(503);
+    expect(errorOf(res).error.code).to.equal('no_hosted_accounts');
+    expect(errorOf(res).error.message).to.match(/hosted\.accounts/);
+  });
+
   it('refuses every files route without a token', async () => {
     expect((await upload([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }], '', null)).statusCode).to.equal(401);
     expect((await k.inject({ url: '/v1/files' })).statusCode).to.equal(401);
