@@ -175,6 +175,12 @@ describe('relay catalog: local files', function () {
     expect(text.statusCode).to.equal(400);
     const other = await upload([{ name: 'attachment', filename: 'a.txt', bytes: Buffer.from('a') }]);
     expect(other.statusCode).to.equal(400);
+    const longField = await upload([{ name: 'purpose', value: 'x'.repeat(5000) }, { name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }]);
+    expect(longField.statusCode).to.equal(400);
+    expect(errorOf(longField).error.code).to.equal('field_too_large');
+    const twoFiles = await upload([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }, { name: 'file', filename: 'b.txt', bytes: Buffer.from('b') }]);
+    expect(twoFiles.statusCode).to.equal(400);
+    expect((await k.inject({ url: '/v1/files', token: k.adminToken })).json<{ data: unknown[] }>().data).to.deep.equal([]);
     const notMultipart = await k.inject({ method: 'POST', url: '/v1/files', token: k.adminToken, payload: { file: 'x' } });
     expect(notMultipart.statusCode).to.equal(400);
     expect(tmpFiles()).to.deep.equal([]);
