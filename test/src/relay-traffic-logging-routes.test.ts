@@ -12,6 +12,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE } from './helpers/relay-gate.js';
 import { until } from './helpers/until.js';
 
 const STATUS_FIELDS = ['policy', 'policy_source', 'policy_path', 'logs_dir', 'usage_bytes', 'file_count', 'over_budget', 'cleanup_interval_seconds', 'last_cleanup_at', 'deleted_files', 'deleted_bytes', 'oversized_records', 'dropped_records', 'last_error'];
@@ -31,7 +32,7 @@ interface Status {
 }
 
 async function relayKernel(logging: Record<string, unknown> = {}): Promise<TestKernel> {
-  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: { logging } }] });
+  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, logging } }] });
 }
 
 /**
@@ -342,7 +343,7 @@ describe('relay traffic: GET/PUT /v1/relay/logging', function () {
       scratch = mkdtempSync(path.join(os.tmpdir(), 'relay-logs-file-'));
       logsFile = path.join(scratch, 'logs');
       writeFileSync(logsFile, 'not a folder');
-      k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { logging: { dir: logsFile } } }] });
+      k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, logging: { dir: logsFile } } }] });
     });
     after(async () => {
       await k?.stop();
