@@ -7,10 +7,15 @@
  * (`routes/`) and the status page (`ui/`).
  */
 import path from 'node:path';
-import { core, definePlugin, type RouteAuth } from '@keel/plugin-sdk';
+import { core, definePlugin, type AnyRoute } from '@keel/plugin-sdk';
+import type { RelayExports } from './cli/relay-cli-services.js';
 import { relayConfigSchema } from './config.js';
 import type { StatusParts, TextLane } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
+import { relayGate, RELAY_AUTHENTICATOR_NAME } from './gate/relay-gate.js';
+import { loadRelayToken } from './gate/relay-token.js';
+import { statusRoute } from './routes/status-route.js';
+import { unpublishedRoutes } from './routes/unpublished-routes.js';
 import { configuredAccounts } from './catalog/configured-accounts.js';
 import { checkCliGuardrails, CliClient, defaultCliCommand, disabledCliStatus } from './cli-client/cli-client.js';
 import { RelayModelCatalog } from './catalog/model-catalog.js';
@@ -36,26 +41,47 @@ export { slugOf, loadAccounts } from './pool/accounts.js';
 export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
 export { TrafficLog } from './traffic/traffic-log.js';
 export type { LoggingStatus } from './traffic/traffic-log.js';
+export { accountsRoutes } from './routes/accounts-routes.js';
+export { subscriptionRoutes } from './routes/subscription-routes.js';
+export type { SubscriptionRoutesOptions, CliUsageStatus } from './routes/subscription-routes.js';
+
+const RELAY_VERSION = '0.1.0';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
-  version: '0.1.0',
+  version: RELAY_VERSION,
   sdk: '^1.0.0',
   description: 'An OpenAI-shaped model relay: upstream account pool with failover, a local command-line model client, traffic logs',
   configSchema: relayConfigSchema,
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
+  // Unmatched paths under the prefix need the relay token too (401 before 404/405), through the gate.
+  guardUnmatched: RELAY_AUTHENTICATOR_NAME,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup({ config, deps }) {
+  commands: {
+    relay: {
+      summary: 'Inspect the relay (status, doctor: settings, token, upstream accounts) or ask the running relay (models, accounts refresh).',
+      usage: 'status|doctor [--skip-response]|models|accounts refresh [--json] [--url <relay /v1 root>]',
+      load: () => import('./cli/relay-command.js'),
+    },
+  },
+  async setup({ config, deps, prefix }) {
     checkCliGuardrails(config);
+    const logsDir = path.resolve(deps.paths.pluginDir, config.logging.dir);
     const traffic = new TrafficLog({
-      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
+      logsDir,
       settings: config.logging,
       clock: deps.clock,
       log: deps.log.child({ part: 'traffic' }),
     });
-    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
-    const relayAuth: RouteAuth = 'admin';
+
+    // gate: the relay token and the bearer gate of every /v1 route (and of unmatched /v1 paths).
+    // A one-shot command (`keel relay ...`) inspects: it neither creates the token nor refuses to run without one.
+    const token = await loadRelayToken(config.auth, deps.paths.pluginDir, { env: process.env, create: deps.host.mode !== 'cli' });
+    if (token.created) deps.log.info('relay token created', { file: token.file });
+    else if (token.value !== null) deps.log.info('relay token loaded', { source: token.source, file: token.source === 'file' ? token.file : undefined });
+    const gate = relayGate(config, { token: token.value, clock: deps.clock, traffic, prefix });
+    const relayAuth = gate.authenticator;
     const pool = config.hosted.enabled
       ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
       : null;
@@ -74,27 +100,42 @@ export const relayPlugin = definePlugin({
     const files = new RelayFiles(deps.storage, deps.paths.pluginDir, config.uploads, deps.clock);
     const conversations = new RelayConversations(deps.storage, config.conversations, deps.clock);
     const status: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }), cli: () => cli?.status() ?? disabledCliStatus() };
+    if (pool) status.hosted = () => pool.statusOf();
 
     // hosted lane: the text routes' upstream runtime.
     const hosted: TextLane | undefined = pool
       ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => deps.clock.nowMs() })
       : undefined;
 
+    // gate: the status route (composed from `status`) and the routes the relay does not serve (501).
+    const unpublished = unpublishedRoutes({ auth: relayAuth, traffic, maxBodyBytes: config.limits.maxBodyBytes });
+    const routes: AnyRoute[] = [];
+    const publishedPaths = () => [...new Set(routes.filter((r) => (r.mount ?? 'default') === 'default' && !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
+    routes.push(statusRoute({ config, gate, auth: relayAuth, token, parts: status, version: RELAY_VERSION, prefix, pluginDir: deps.paths.pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
+    routes.push(...unpublished);
+    const cliServices: RelayExports['cli'] = { config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status };
+
+    routes.push(
+      ...accountsRoutes(pool, relayAuth),
+      ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, ...(cli ? { cliUsage: () => cli.subscriptionStatus() } : {}), auth: relayAuth }),
+      ...loggingRoutes(traffic, relayAuth),
+      modelsRoute(catalog, relayAuth, traffic),
+      ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
+      ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
+      ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}), ...(cli ? { cli: cli.lane } : {}) }, catalog }),
+    );
+
     return {
-      routes: [
-        ...accountsRoutes(pool, relayAuth),
-        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, ...(cli ? { cliUsage: () => cli.subscriptionStatus() } : {}), auth: relayAuth }),
-        ...loggingRoutes(traffic, relayAuth),
-        modelsRoute(catalog, relayAuth, traffic),
-        ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
-        ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
-        ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}), ...(cli ? { cli: cli.lane } : {}) }, catalog }),
-      ],
-      exports: { catalog, files, conversations, status },
+      routes,
+      exports: { catalog, files, conversations, status, cli: cliServices },
       async start() {
         traffic.start();
-        pool?.start();
-        cli?.warm();
+        // A one-shot `keel relay ...` inspects: no gate record, no upstream probes, no client subprocess.
+        if (deps.host.mode !== 'cli') {
+          gate.announce(token.created);
+          pool?.start();
+          cli?.warm();
+        }
         await files.start();
         conversations.start();
       },

@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './relay-gate.js';
 
 export interface RelayKernel {
   kernel: TestKernel;
@@ -22,12 +23,13 @@ export async function startRelay(accounts: Array<{ apiKey: string; baseUrl: stri
       plugin: relayPlugin,
       config: {
         hosted: { accounts: accounts.map((a, i) => ({ email: a.email ?? `acct${i}@example.com`, baseUrl: a.baseUrl, apiKey: a.apiKey })), retryAttempts: 0, ...hosted },
+        gate: OPEN_GATE,
         ...rest,
       },
     }],
   });
   const { url } = await kernel.listen();
-  return { kernel, url, token: kernel.adminToken };
+  return { kernel, url, token: relayTokenOf(kernel) };
 }
 
 export interface RelayAnswer {

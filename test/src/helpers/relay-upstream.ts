@@ -25,7 +25,9 @@ export type UpstreamReply =
   /** Waits `ms` before the first byte, then answers `then`. */
   | { delayMs: number; then: UpstreamReply }
   /** Never answers (until the client goes). */
-  | { hang: true };
+  | { hang: true }
+  /** Sends `before` content deltas, then holds the stream open without another byte (until the client goes). */
+  | { stall: true; before: number; text?: string };
 
 export interface UsageWindow {
   used_percent: number | null;
@@ -70,6 +72,8 @@ export class RelayUpstream {
   closedEarly = 0;
   /** Usage reports served (`GET /usage`), by account. */
   readonly usageCalls = new Map<string, number>();
+  /** Milliseconds an account's usage report waits before it is answered (a slow probe), by API key. */
+  readonly usageDelayMs = new Map<string, number>();
   private readonly accounts = new Map<string, UpstreamAccountState>();
   private server: Server | undefined;
   url = '';
@@ -160,9 +164,13 @@ export class RelayUpstream {
       if (req.method === 'GET' && path === '/usage') {
         this.usageCalls.set(key, (this.usageCalls.get(key) ?? 0) + 1);
         const usage = account.usage;
-        if (usage === null) return json(res, 404, { error: { message: 'no usage here', type: 'invalid_request_error', code: null } });
-        if ('status' in usage && typeof usage.status === 'number') return json(res, usage.status, { error: usage.error });
-        return json(res, 200, usage);
+        const delay = this.usageDelayMs.get(key) ?? 0;
+        if (delay > 0) {
+          const timer = setTimeout(() => answerUsage(res, usage), delay);
+          res.on('close', () => clearTimeout(timer));
+          return;
+        }
+        return answerUsage(res, usage);
       }
       if (req.method === 'POST' && (path === '/chat/completions' || path === '/completions')) {
         const reply = account.replies.length > 1 ? account.replies.shift()! : account.replies[0]!;
@@ -188,7 +196,7 @@ export class RelayUpstream {
       : { id: 'up-1', object: 'text_completion', created: 1, model, choices: [{ index: 0, text: (delta.content as string | undefined) ?? '', logprobs: null, finish_reason: finish }] })}\n\n`;
     const pieces = (text: string, n: number) => Array.from({ length: n }, (_, i) => text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
     if (!stream) {
-      if ('text' in reply && !('drop' in reply) && !('streamError' in reply)) {
+      if ('text' in reply && !('drop' in reply) && !('streamError' in reply) && !('stall' in reply)) {
         const usage = { prompt_tokens: reply.usage?.prompt_tokens ?? 5, completion_tokens: reply.usage?.completion_tokens ?? 3 };
         return json(res, 200, kind === 'chat'
           ? { id: 'up-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish ?? 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
@@ -203,6 +211,10 @@ export class RelayUpstream {
     if ('toolCall' in reply) {
       res.write(frame({ tool_calls: [{ index: 0, id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } }] }, null));
       res.end(`${frame({}, 'tool_calls')}data: [DONE]\n\n`);
+      return;
+    }
+    if ('stall' in reply) {
+      for (const piece of pieces(reply.text ?? 'partial answer', Math.max(reply.before, 1)).slice(0, reply.before)) res.write(frame({ content: piece }, null));
       return;
     }
     if ('streamError' in reply || 'drop' in reply) {
@@ -230,4 +242,10 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 export function usageReport(windows: Array<{ seconds: number; used: number; resetIn?: number }>, extra: Partial<UsageReport> = {}): UsageReport {
   const [primary, secondary] = windows.map((w) => ({ used_percent: w.used, limit_window_seconds: w.seconds, reset_after_seconds: w.resetIn ?? w.seconds, reset_at: Math.floor(Date.now() / 1000) + (w.resetIn ?? w.seconds) }));
   return { plan_type: 'plus', rate_limit: { allowed: true, limit_reached: windows.some((w) => w.used >= 100), primary_window: primary ?? null, secondary_window: secondary ?? null }, ...extra };
+}
+
+function answerUsage(res: ServerResponse, usage: UsageAccountAnswer): void {
+  if (usage === null) return json(res, 404, { error: { message: 'no usage here', type: 'invalid_request_error', code: null } });
+  if ('status' in usage && typeof usage.status === 'number') return json(res, usage.status, { error: usage.error });
+  json(res, 200, usage);
 }
