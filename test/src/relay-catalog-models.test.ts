@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { core, type Clock } from '@keel/plugin-sdk';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './helpers/relay-gate.js';
 import { RelayUpstream } from './helpers/relay-upstream.js';
 
 /**
@@ -30,7 +31,7 @@ class ManualClock implements Clock {
 }
 
 function relayKernel(relay: Record<string, unknown>, clock = new ManualClock()) {
-  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: relay }], overrides: [[core.clock, clock]] });
+  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, ...relay } }], overrides: [[core.clock, clock]] });
 }
 
 const accounts = (url: string) => [
@@ -46,7 +47,7 @@ describe('relay catalog: GET /v1/models', function () {
   const clock = new ManualClock();
   let k: TestKernel;
   const models = async (query = '') => {
-    const res = await k.inject({ url: `/v1/models${query}`, token: k.adminToken });
+    const res = await k.inject({ url: `/v1/models${query}`, token: relayTokenOf(k) });
     expect(res.statusCode, res.body).to.equal(200);
     return res.json<{ object: string; data: ModelRecord[] }>();
   };
@@ -215,7 +216,7 @@ describe('relay catalog: GET /v1/models without client models', function () {
     await k?.stop();
     await upstream.stop();
   });
-  const get = () => k.inject({ url: '/v1/models', token: k.adminToken });
+  const get = () => k.inject({ url: '/v1/models', token: relayTokenOf(k) });
 
   it('reads every catalog on every request when the TTL is 0', async () => {
     const before = upstream.catalogReads();
@@ -251,7 +252,7 @@ describe('relay catalog: GET /v1/models without client models', function () {
   it('answers 502 when the upstream cannot be reached', async () => {
     const down = await relayKernel({ hosted: { accounts: [{ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'x' }] }, cli: { enabled: false } });
     try {
-      const res = await down.inject({ url: '/v1/models', token: down.adminToken });
+      const res = await down.inject({ url: '/v1/models', token: relayTokenOf(down) });
       expect(res.statusCode).to.equal(502);
       expect(res.json<{ error: { code: string } }>().error.code).to.equal('upstream_unreachable');
     } finally {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './helpers/relay-gate.js';
 import { form } from './helpers/artifacts.js';
 
 /**
@@ -14,11 +15,11 @@ import { form } from './helpers/artifacts.js';
 describe('relay catalog: storage across a restart', function () {
   this.timeout(120_000);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'relay-catalog-restart-'));
-  const config = { hosted: { accounts: [] }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 1500, maxFiles: 10 } };
+  const config = { gate: OPEN_GATE, hosted: { accounts: [] }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 1500, maxFiles: 10 } };
   const boot = () => createTestKernel({ dataDir, plugins: [{ plugin: relayPlugin, config }] });
   const upload = (k: TestKernel, name: string, bytes: Buffer) => {
     const body = form([{ name: 'file', filename: name, bytes }]);
-    return k.inject({ method: 'POST', url: '/v1/files', token: k.adminToken, payload: body.payload, headers: body.headers });
+    return k.inject({ method: 'POST', url: '/v1/files', token: relayTokenOf(k), payload: body.payload, headers: body.headers });
   };
   let k: TestKernel | undefined;
   after(async () => {
@@ -29,7 +30,7 @@ describe('relay catalog: storage across a restart', function () {
   it('keeps files and conversations, counts them against the limits, and sweeps crash leftovers', async () => {
     k = await boot();
     const file = (await upload(k, 'kept.bin', Buffer.alloc(1000, 1))).json<{ id: string }>();
-    const conv = (await k.inject({ method: 'POST', url: '/v1/conversations', token: k.adminToken, payload: { metadata: { a: 1 } } })).json<{ id: string }>();
+    const conv = (await k.inject({ method: 'POST', url: '/v1/conversations', token: relayTokenOf(k), payload: { metadata: { a: 1 } } })).json<{ id: string }>();
     await k.stop();
 
     const filesDir = path.join(dataDir, 'plugins', 'relay', 'files');
@@ -41,10 +42,10 @@ describe('relay catalog: storage across a restart', function () {
     k = await boot();
     expect(existsSync(strayBytes)).to.equal(false);
     expect(existsSync(strayTmp)).to.equal(false);
-    const list = (await k.inject({ url: '/v1/files', token: k.adminToken })).json<{ data: Array<{ id: string }> }>();
+    const list = (await k.inject({ url: '/v1/files', token: relayTokenOf(k) })).json<{ data: Array<{ id: string }> }>();
     expect(list.data.map((f) => f.id)).to.deep.equal([file.id]);
-    expect((await k.inject({ url: `/v1/files/${file.id}/content`, token: k.adminToken })).rawPayload).to.deep.equal(Buffer.alloc(1000, 1));
-    expect((await k.inject({ url: `/v1/conversations/${conv.id}`, token: k.adminToken })).json()).to.deep.include({ id: conv.id, metadata: { a: 1 } });
+    expect((await k.inject({ url: `/v1/files/${file.id}/content`, token: relayTokenOf(k) })).rawPayload).to.deep.equal(Buffer.alloc(1000, 1));
+    expect((await k.inject({ url: `/v1/conversations/${conv.id}`, token: relayTokenOf(k) })).json()).to.deep.include({ id: conv.id, metadata: { a: 1 } });
     const over = await upload(k, 'over.bin', Buffer.alloc(600, 2));
     expect(over.statusCode).to.equal(413);
     expect((await upload(k, 'fits.bin', Buffer.alloc(500, 2))).statusCode).to.equal(200);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './helpers/relay-gate.js';
 import { form, type Part } from './helpers/artifacts.js';
 
 /**
@@ -29,7 +30,7 @@ describe('relay catalog: local files', function () {
   let k: TestKernel;
   const filesDir = () => path.join(k.dataDir, 'plugins', 'relay', 'files');
   const tmpFiles = () => (existsSync(path.join(filesDir(), 'tmp')) ? readdirSync(path.join(filesDir(), 'tmp')) : []);
-  const upload = (parts: Part[], query = '', token: string | null = k.adminToken) => {
+  const upload = (parts: Part[], query = '', token: string | null = relayTokenOf(k)) => {
     const body = form(parts);
     return k.inject({ method: 'POST', url: `/v1/files${query}`, token: token ?? undefined, payload: body.payload, headers: body.headers });
   };
@@ -38,13 +39,13 @@ describe('relay catalog: local files', function () {
     expect(res.statusCode, res.body).to.equal(200);
     return res.json<FileRecord>();
   };
-  const remove = (id: string) => k.inject({ method: 'DELETE', url: `/v1/files/${id}`, token: k.adminToken });
+  const remove = (id: string) => k.inject({ method: 'DELETE', url: `/v1/files/${id}`, token: relayTokenOf(k) });
   const removeAll = async () => {
-    for (const f of (await k.inject({ url: '/v1/files', token: k.adminToken })).json<{ data: FileRecord[] }>().data) expect((await remove(f.id)).statusCode).to.equal(200);
+    for (const f of (await k.inject({ url: '/v1/files', token: relayTokenOf(k) })).json<{ data: FileRecord[] }>().data) expect((await remove(f.id)).statusCode).to.equal(200);
   };
 
   before(async () => {
-    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { hosted: { accounts: [] }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 2048, maxFiles: 3 } } }] });
+    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { accounts: [] }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 2048, maxFiles: 3 } } }] });
   });
   after(() => k?.stop());
   afterEach(removeAll);
@@ -71,14 +72,14 @@ describe('relay catalog: local files', function () {
   it('lists, reads and deletes files; a deleted id is 404 everywhere', async () => {
     const one = await put('one.json', '{"a":1}', 'application/json');
     const two = await put('two.bin', Buffer.from([0, 1, 2]), 'application/octet-stream');
-    const list = await k.inject({ url: '/v1/files', token: k.adminToken });
+    const list = await k.inject({ url: '/v1/files', token: relayTokenOf(k) });
     expect(list.json<{ object: string; data: FileRecord[] }>()).to.deep.equal({ object: 'list', data: [one, two] });
-    expect((await k.inject({ url: `/v1/files/${one.id}`, token: k.adminToken })).json()).to.deep.equal(one);
+    expect((await k.inject({ url: `/v1/files/${one.id}`, token: relayTokenOf(k) })).json()).to.deep.equal(one);
     const deleted = await remove(one.id);
     expect(deleted.json()).to.deep.equal({ id: one.id, object: 'file', deleted: true });
     expect(existsSync(path.join(filesDir(), one.id))).to.equal(false);
     for (const url of [`/v1/files/${one.id}`, `/v1/files/${one.id}/content`]) {
-      const res = await k.inject({ url, token: k.adminToken });
+      const res = await k.inject({ url, token: relayTokenOf(k) });
       expect(res.statusCode).to.equal(404);
       expect(errorOf(res).error).to.include({ type: 'not_found_error', code: 'file_not_found' });
     }
@@ -87,7 +88,7 @@ describe('relay catalog: local files', function () {
 
   it('serves content with the stored type, as an attachment, nosniff and sandboxed', async () => {
     const record = await put('page.html', '<script>alert(1)</script>', 'text/html');
-    const res = await k.inject({ url: `/v1/files/${record.id}/content`, token: k.adminToken });
+    const res = await k.inject({ url: `/v1/files/${record.id}/content`, token: relayTokenOf(k) });
     expect(res.statusCode).to.equal(200);
     expect(res.body).to.equal('<script>alert(1)</script>');
     expect(res.headers['content-type']).to.match(/^text\/html/);
@@ -115,19 +116,19 @@ describe('relay catalog: local files', function () {
     await removeAll();
     const spaced = await put('  report\t final.pdf  ', 'x');
     expect(spaced.filename).to.equal('report final.pdf');
-    const res = await k.inject({ url: `/v1/files/${spaced.id}/content`, token: k.adminToken });
+    const res = await k.inject({ url: `/v1/files/${spaced.id}/content`, token: relayTokenOf(k) });
     expect(res.headers['content-disposition']).to.match(/^attachment; filename="report final\.pdf"$/);
   });
 
   it('answers 404 for hostile and unknown ids without touching the store', async () => {
     for (const id of ['file_' + '0'.repeat(32), 'file_XYZ', '..%2F..%2Fetc%2Fpasswd', 'tmp', 'file_' + 'a'.repeat(31) + 'G', '%00', 'x'.repeat(300)]) {
       for (const [method, suffix] of [['GET', ''], ['GET', '/content'], ['DELETE', '']] as const) {
-        const res = await k.inject({ method, url: `/v1/files/${id}${suffix}`, token: k.adminToken });
+        const res = await k.inject({ method, url: `/v1/files/${id}${suffix}`, token: relayTokenOf(k) });
         expect(res.statusCode, `${method} ${id}${suffix}: ${res.body}`).to.be.oneOf([404, 400]);
         expect(res.body).to.not.match(/ENOENT|stack|\/tmp\//);
       }
     }
-    const res = await k.inject({ url: `/v1/files/file_${'0'.repeat(32)}`, token: k.adminToken });
+    const res = await k.inject({ url: `/v1/files/file_${'0'.repeat(32)}`, token: relayTokenOf(k) });
     expect(res.statusCode).to.equal(404);
   });
 
@@ -180,14 +181,14 @@ describe('relay catalog: local files', function () {
     expect(errorOf(longField).error.code).to.equal('field_too_large');
     const twoFiles = await upload([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }, { name: 'file', filename: 'b.txt', bytes: Buffer.from('b') }]);
     expect(twoFiles.statusCode).to.equal(400);
-    expect((await k.inject({ url: '/v1/files', token: k.adminToken })).json<{ data: unknown[] }>().data).to.deep.equal([]);
-    const notMultipart = await k.inject({ method: 'POST', url: '/v1/files', token: k.adminToken, payload: { file: 'x' } });
+    expect((await k.inject({ url: '/v1/files', token: relayTokenOf(k) })).json<{ data: unknown[] }>().data).to.deep.equal([]);
+    const notMultipart = await k.inject({ method: 'POST', url: '/v1/files', token: relayTokenOf(k), payload: { file: 'x' } });
     expect(notMultipart.statusCode).to.equal(400);
     expect(tmpFiles()).to.deep.equal([]);
   });
 
   it('answers GET /v1/models with 503 no_hosted_accounts when no account is configured and no client model exists', async () => {
-    const res = await k.inject({ url: '/v1/models', token: k.adminToken });
+    const res = await k.inject({ url: '/v1/models', token: relayTokenOf(k) });
     expect(res.statusCode).to.equal(503);
     expect(errorOf(res).error.code).to.equal('no_hosted_accounts');
     expect(errorOf(res).error.message).to.match(/hosted\.accounts/);
@@ -204,9 +205,9 @@ describe('relay catalog: local files', function () {
 describe('relay catalog: local conversations', function () {
   this.timeout(120_000);
   let k: TestKernel;
-  const post = (url: string, payload: unknown) => k.inject({ method: 'POST', url, token: k.adminToken, payload: payload as Record<string, unknown> });
+  const post = (url: string, payload: unknown) => k.inject({ method: 'POST', url, token: relayTokenOf(k), payload: payload as Record<string, unknown> });
   before(async () => {
-    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { hosted: { accounts: [] }, conversations: { maxConversations: 3, maxItems: 2, maxMetadataBytes: 64 } } }] });
+    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { accounts: [] }, conversations: { maxConversations: 3, maxItems: 2, maxMetadataBytes: 64 } } }] });
   });
   after(() => k?.stop());
 
@@ -216,16 +217,16 @@ describe('relay catalog: local conversations', function () {
     const record = created.json<{ id: string; created_at: number; updated_at: number }>();
     expect(record.id).to.match(/^conv_[0-9a-f]{32}$/);
     expect(record).to.deep.equal({ id: record.id, object: 'conversation', created_at: record.created_at, updated_at: record.created_at, latest_response_id: null, metadata: { topic: 'demo' }, seed_items: [{ type: 'message', role: 'user', content: 'hi' }] });
-    expect((await k.inject({ url: `/v1/conversations/${record.id}`, token: k.adminToken })).json()).to.deep.equal(record);
+    expect((await k.inject({ url: `/v1/conversations/${record.id}`, token: relayTokenOf(k) })).json()).to.deep.equal(record);
     const updated = await post(`/v1/conversations/${record.id}`, { metadata: { topic: 'changed' } });
     expect(updated.statusCode).to.equal(200);
     expect(updated.json()).to.deep.include({ id: record.id, metadata: { topic: 'changed' }, seed_items: [{ type: 'message', role: 'user', content: 'hi' }] });
-    const deleted = await k.inject({ method: 'DELETE', url: `/v1/conversations/${record.id}`, token: k.adminToken });
+    const deleted = await k.inject({ method: 'DELETE', url: `/v1/conversations/${record.id}`, token: relayTokenOf(k) });
     expect(deleted.json()).to.deep.equal({ id: record.id, object: 'conversation.deleted', deleted: true });
     for (const res of [
-      await k.inject({ url: `/v1/conversations/${record.id}`, token: k.adminToken }),
+      await k.inject({ url: `/v1/conversations/${record.id}`, token: relayTokenOf(k) }),
       await post(`/v1/conversations/${record.id}`, { metadata: {} }),
-      await k.inject({ method: 'DELETE', url: `/v1/conversations/${record.id}`, token: k.adminToken }),
+      await k.inject({ method: 'DELETE', url: `/v1/conversations/${record.id}`, token: relayTokenOf(k) }),
     ]) {
       expect(res.statusCode).to.equal(404);
       expect(errorOf(res).error.code).to.equal('conversation_not_found');
@@ -235,15 +236,15 @@ describe('relay catalog: local conversations', function () {
   it('creates an empty conversation from an empty body', async () => {
     const created = await post('/v1/conversations', {});
     expect(created.json()).to.deep.include({ metadata: {}, seed_items: [], latest_response_id: null });
-    await k.inject({ method: 'DELETE', url: `/v1/conversations/${created.json<{ id: string }>().id}`, token: k.adminToken });
+    await k.inject({ method: 'DELETE', url: `/v1/conversations/${created.json<{ id: string }>().id}`, token: relayTokenOf(k) });
   });
 
   it('answers 404 for hostile and unknown ids', async () => {
     for (const id of ['conv_' + '0'.repeat(32), 'conv_../../x', '..%2F..%2Fdb', 'CONV_' + 'a'.repeat(32), 'x'.repeat(300)]) {
-      const res = await k.inject({ url: `/v1/conversations/${id}`, token: k.adminToken });
+      const res = await k.inject({ url: `/v1/conversations/${id}`, token: relayTokenOf(k) });
       expect(res.statusCode, `${id}: ${res.body}`).to.be.oneOf([404, 400]);
     }
-    expect((await k.inject({ url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: k.adminToken })).statusCode).to.equal(404);
+    expect((await k.inject({ url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: relayTokenOf(k) })).statusCode).to.equal(404);
   });
 
   it('refuses bad bodies: metadata over conversations.maxMetadataBytes, too many items, unknown fields, non-objects', async () => {
@@ -264,7 +265,7 @@ describe('relay catalog: local conversations', function () {
     const refused = await post('/v1/conversations', {});
     expect(refused.statusCode).to.equal(413);
     expect(errorOf(refused).error.code).to.equal('too_many_conversations');
-    await k.inject({ method: 'DELETE', url: `/v1/conversations/${ids[0]}`, token: k.adminToken });
+    await k.inject({ method: 'DELETE', url: `/v1/conversations/${ids[0]}`, token: relayTokenOf(k) });
     expect((await post('/v1/conversations', {})).statusCode).to.equal(200);
   });
 
@@ -278,22 +279,22 @@ describe('relay catalog: storage with the hosted runtime off', function () {
   this.timeout(120_000);
   let k: TestKernel;
   before(async () => {
-    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { hosted: { enabled: false }, cli: { models: ['keel-tiny-chat'] } } }] });
+    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { enabled: false }, cli: { models: ['keel-tiny-chat'] } } }] });
   });
   after(() => k?.stop());
 
   it('answers 501 on every files and conversations route, before looking at the id', async () => {
     const body = form([{ name: 'file', filename: 'a.txt', bytes: Buffer.from('a') }]);
     const answers = [
-      await k.inject({ method: 'POST', url: '/v1/files', token: k.adminToken, payload: body.payload, headers: body.headers }),
-      await k.inject({ url: '/v1/files', token: k.adminToken }),
-      await k.inject({ url: '/v1/files/not-an-id', token: k.adminToken }),
-      await k.inject({ url: `/v1/files/file_${'0'.repeat(32)}/content`, token: k.adminToken }),
-      await k.inject({ method: 'DELETE', url: `/v1/files/file_${'0'.repeat(32)}`, token: k.adminToken }),
-      await k.inject({ method: 'POST', url: '/v1/conversations', token: k.adminToken, payload: {} }),
-      await k.inject({ url: '/v1/conversations/whatever', token: k.adminToken }),
-      await k.inject({ method: 'POST', url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: k.adminToken, payload: { metadata: {} } }),
-      await k.inject({ method: 'DELETE', url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: k.adminToken }),
+      await k.inject({ method: 'POST', url: '/v1/files', token: relayTokenOf(k), payload: body.payload, headers: body.headers }),
+      await k.inject({ url: '/v1/files', token: relayTokenOf(k) }),
+      await k.inject({ url: '/v1/files/not-an-id', token: relayTokenOf(k) }),
+      await k.inject({ url: `/v1/files/file_${'0'.repeat(32)}/content`, token: relayTokenOf(k) }),
+      await k.inject({ method: 'DELETE', url: `/v1/files/file_${'0'.repeat(32)}`, token: relayTokenOf(k) }),
+      await k.inject({ method: 'POST', url: '/v1/conversations', token: relayTokenOf(k), payload: {} }),
+      await k.inject({ url: '/v1/conversations/whatever', token: relayTokenOf(k) }),
+      await k.inject({ method: 'POST', url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: relayTokenOf(k), payload: { metadata: {} } }),
+      await k.inject({ method: 'DELETE', url: `/v1/conversations/conv_${'0'.repeat(32)}`, token: relayTokenOf(k) }),
     ];
     for (const res of answers) {
       expect(res.statusCode, res.body).to.equal(501);
@@ -312,7 +313,7 @@ describe('relay catalog: storage with the hosted runtime off', function () {
   });
 
   it('lists only the client models', async () => {
-    const res = await k.inject({ url: '/v1/models', token: k.adminToken });
+    const res = await k.inject({ url: '/v1/models', token: relayTokenOf(k) });
     expect(res.statusCode).to.equal(200);
     expect(res.json<{ data: Array<{ id: string }> }>().data.map((m) => m.id)).to.deep.equal(['cli:keel-tiny-chat']);
   });

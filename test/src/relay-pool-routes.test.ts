@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { definePlugin } from '@keel/plugin-sdk';
 import relayPlugin, { RelayFailure, subscriptionRoutes, type CliUsageStatus } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './helpers/relay-gate.js';
 import { RelayUpstream, usageReport } from './helpers/relay-upstream.js';
 
 const WEEK = 604_800;
@@ -34,9 +35,9 @@ describe('relay pool routes', () => {
   });
 
   async function relay(accounts: Array<Record<string, unknown>>, hosted: Record<string, unknown> = {}, cli: Record<string, unknown> = { enabled: false }) {
-    const kernel = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { hosted: { accounts, ...hosted }, cli } }] });
+    const kernel = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { accounts, ...hosted }, cli } }] });
     kernels.push(kernel);
-    const call = async (method: string, url: string, token: string | null = kernel.adminToken) => {
+    const call = async (method: string, url: string, token: string | null = relayTokenOf(kernel)) => {
       const res = await kernel.inject({ method, url, ...(token ? { token } : {}) });
       return { status: res.statusCode, body: res.json<Json>() };
     };
@@ -201,15 +202,15 @@ describe('relay pool routes', () => {
       });
       const kernel = await createTestKernel({ plugins: [plugin] });
       kernels.push(kernel);
-      const ok = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: kernel.adminToken });
+      const ok = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: relayTokenOf(kernel) });
       expect(ok.statusCode).to.equal(200);
       expect(ok.json<Json>()).to.include({ provider: 'cli' });
       usage = async () => { throw new RelayFailure(503, { message: 'The local command-line client is not available.', type: 'provider_unavailable', code: 'provider_unavailable' }); };
-      const down = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: kernel.adminToken });
+      const down = await kernel.inject({ url: '/v1/subscription/status?provider=cli', token: relayTokenOf(kernel) });
       expect(down.statusCode).to.equal(503);
       expect(down.json<Json>()).to.deep.include({ detail: 'The local command-line client is not available.' });
       expect(down.json<Json>().error.code).to.equal('provider_unavailable');
-      const hosted = await kernel.inject({ url: '/v1/subscription/status', token: kernel.adminToken });
+      const hosted = await kernel.inject({ url: '/v1/subscription/status', token: relayTokenOf(kernel) });
       expect(hosted.statusCode, 'hosted runtime off').to.equal(501);
     });
 

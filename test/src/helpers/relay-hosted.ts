@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './relay-gate.js';
 
 export interface RelayKernel {
   kernel: TestKernel;
@@ -25,14 +26,13 @@ export async function startRelay(accounts: Array<{ apiKey: string; baseUrl: stri
       plugin: relayPlugin,
       config: {
         hosted: { accounts: accounts.map((a, i) => ({ email: a.email ?? `acct${i}@example.com`, baseUrl: a.baseUrl, apiKey: a.apiKey })), retryAttempts: 0, ...hosted },
-        gate: { rateLimitPerMinute: 100_000, rateLimitBurst: 100_000, concurrentRequestsPerIp: 64, ...gate },
+        gate: { ...OPEN_GATE, ...gate },
         ...rest,
       },
     }],
   });
   const { url } = await kernel.listen();
-  const token = (await readFile(path.join(kernel.dataDir, 'plugins', 'relay', 'relay-token'), 'utf8')).trim();
-  return { kernel, url, token };
+  return { kernel, url, token: relayTokenOf(kernel) };
 }
 
 export interface RelayAnswer {
