@@ -102,6 +102,8 @@ export interface RelayConfig {
   limits: {
     /** Largest JSON request body, bytes. */
     maxBodyBytes: number;
+    /** Deepest nesting of objects and arrays in a JSON request body (text routes). */
+    maxJsonDepth: number;
   };
   ui: {
     /** Serve the status page at `/relay/ui/` (the `ui` mount). */
@@ -238,6 +240,7 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
       default: {},
       properties: {
         maxBodyBytes: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
+        maxJsonDepth: { type: 'integer', minimum: 8, maximum: 1024, default: 128 },
       },
     },
     ui: {

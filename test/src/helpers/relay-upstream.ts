@@ -25,7 +25,9 @@ export type UpstreamReply =
   /** Waits `ms` before the first byte, then answers `then`. */
   | { delayMs: number; then: UpstreamReply }
   /** Never answers (until the client goes). */
-  | { hang: true };
+  | { hang: true }
+  /** Sends `before` content deltas, then holds the stream open without another byte (until the client goes). */
+  | { stall: true; before: number; text?: string };
 
 export interface UsageWindow {
   used_percent: number | null;
@@ -54,6 +56,12 @@ export interface SeenUpstreamRequest {
 
 interface UpstreamAccountState {
   models: string[];
+  /** More fields of a catalog entry, by model id (`display_name`, `description`, ...). */
+  modelInfo: Map<string, Record<string, unknown>>;
+  /** `GET /models` fails with this status and error while set. */
+  modelsFailure: { status: number; error: Record<string, unknown> } | null;
+  /** `GET /models` answers after this many milliseconds. */
+  modelsDelayMs: number;
   usage: UsageReport | { status: number; error: Record<string, unknown> } | null;
   replies: UpstreamReply[];
 }
@@ -72,7 +80,7 @@ export class RelayUpstream {
 
   /** Adds (or resets) an account: its API key, catalog and first script. */
   account(apiKey: string, options: { models?: string[]; usage?: UsageReport | null; replies?: UpstreamReply[] } = {}): this {
-    this.accounts.set(apiKey, { models: options.models ?? ['gpt-test'], usage: options.usage ?? null, replies: [...(options.replies ?? [{ text: 'hello from upstream' }])] });
+    this.accounts.set(apiKey, { models: options.models ?? ['gpt-test'], modelInfo: new Map(), modelsFailure: null, modelsDelayMs: 0, usage: options.usage ?? null, replies: [...(options.replies ?? [{ text: 'hello from upstream' }])] });
     return this;
   }
 
@@ -88,6 +96,23 @@ export class RelayUpstream {
 
   models(apiKey: string, models: string[]): void {
     this.state(apiKey).models = models;
+  }
+
+  /** Adds fields to one entry of an account's catalog. */
+  describeModel(apiKey: string, id: string, fields: Record<string, unknown>): void {
+    this.state(apiKey).modelInfo.set(id, fields);
+  }
+
+  /** Makes `GET /models` of an account fail with a status (null: answer again), or answer late. */
+  modelsAnswer(apiKey: string, options: { failure?: { status: number; error: Record<string, unknown> } | null; delayMs?: number }): void {
+    const state = this.state(apiKey);
+    if (options.failure !== undefined) state.modelsFailure = options.failure;
+    if (options.delayMs !== undefined) state.modelsDelayMs = options.delayMs;
+  }
+
+  /** `GET /models` requests seen, for one account or all. */
+  catalogReads(apiKey?: string): number {
+    return this.requests.filter((r) => r.method === 'GET' && r.path === '/models' && (apiKey === undefined || r.account === apiKey)).length;
   }
 
   generations(apiKey?: string): SeenUpstreamRequest[] {
@@ -127,7 +152,15 @@ export class RelayUpstream {
       }
       this.requests.push({ account: key, method: req.method ?? '', path, headers: req.headers, body });
       if (!account) return json(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
-      if (req.method === 'GET' && path === '/models') return json(res, 200, { object: 'list', data: account.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'upstream' })) });
+      if (req.method === 'GET' && path === '/models') {
+        const answer = () => {
+          if (account.modelsFailure) return json(res, account.modelsFailure.status, { error: account.modelsFailure.error });
+          json(res, 200, { object: 'list', data: account.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'upstream', ...account.modelInfo.get(id) })) });
+        };
+        if (account.modelsDelayMs > 0) setTimeout(answer, account.modelsDelayMs);
+        else answer();
+        return;
+      }
       if (req.method === 'GET' && path === '/usage') {
         this.usageCalls.set(key, (this.usageCalls.get(key) ?? 0) + 1);
         const usage = account.usage;
@@ -163,7 +196,7 @@ export class RelayUpstream {
       : { id: 'up-1', object: 'text_completion', created: 1, model, choices: [{ index: 0, text: (delta.content as string | undefined) ?? '', logprobs: null, finish_reason: finish }] })}\n\n`;
     const pieces = (text: string, n: number) => Array.from({ length: n }, (_, i) => text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
     if (!stream) {
-      if ('text' in reply && !('drop' in reply) && !('streamError' in reply)) {
+      if ('text' in reply && !('drop' in reply) && !('streamError' in reply) && !('stall' in reply)) {
         const usage = { prompt_tokens: reply.usage?.prompt_tokens ?? 5, completion_tokens: reply.usage?.completion_tokens ?? 3 };
         return json(res, 200, kind === 'chat'
           ? { id: 'up-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish ?? 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
@@ -178,6 +211,10 @@ export class RelayUpstream {
     if ('toolCall' in reply) {
       res.write(frame({ tool_calls: [{ index: 0, id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } }] }, null));
       res.end(`${frame({}, 'tool_calls')}data: [DONE]\n\n`);
+      return;
+    }
+    if ('stall' in reply) {
+      for (const piece of pieces(reply.text ?? 'partial answer', Math.max(reply.before, 1)).slice(0, reply.before)) res.write(frame({ content: piece }, null));
       return;
     }
     if ('streamError' in reply || 'drop' in reply) {
