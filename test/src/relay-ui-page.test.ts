@@ -3,7 +3,8 @@
  * listening test kernel) over two upstream accounts on the scripted upstream, each with a usage
  * report, one of them exhausted (so the pool holds it): token entry (a wrong token refused with the
  * relay's sentence), the accounts with their windows and the hold, which account serves next and
- * how much is left, a refresh that releases the hold on evidence, the logging form with a 422 shown
+ * how much is left, a refresh that releases the hold on evidence, a real call's adaptation and
+ * failover in recent traffic, the logging form with a 422 shown
  * and a valid save, keyboard navigation, 1280×800 and phone width. Screenshots of every step go to
  * `KEEL_SCREENSHOTS` (default: a temp folder) for a person to look at.
  */
@@ -141,6 +142,32 @@ describe('relay status page in Chromium', function () {
     await shot('4-refreshed');
   });
 
+  it('recent traffic shows a real call\'s adaptation (ignored parameters) and its failover from → to; the failed account is held', async () => {
+    // bo (20% weekly) is picked first and fails with a 500: the pool fails over to ana and holds bo (transient).
+    relay.upstream.script('key-bo', [{ status: 500, error: { message: 'upstream exploded', type: 'server_error', code: null } }]);
+    const res = await relay.kernel.inject({
+      method: 'POST', url: '/v1/chat/completions', token: relay.token,
+      payload: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2, max_tokens: 50 },
+    });
+    expect(res.statusCode, res.body).to.equal(200);
+    expect(relay.upstream.generations('key-bo')).to.have.length(1);
+    expect(relay.upstream.generations('key-ana')).to.have.length(1);
+    await page.getByTestId('reload').click();
+    const adaptation = page.locator('[data-testid="traffic-record"][data-phase="compatibility_adaptation"]');
+    await adaptation.first().waitFor();
+    expect(await adaptation.first().textContent()).to.include('Ignored parameters: temperature, max_tokens');
+    const failover = page.locator('[data-testid="traffic-record"][data-phase="account_failover"]');
+    await failover.first().waitFor();
+    expect(await failover.first().textContent()).to.include('Failover bo → ana');
+    const hold = card('bo').getByTestId('account-hold');
+    await hold.waitFor();
+    expect(await hold.getAttribute('data-kind')).to.equal('transient');
+    expect(await hold.getByTestId('hold-last-error').textContent()).to.include('500');
+    expect(await page.getByTestId('serves-next-summary').textContent()).to.equal('ana');
+    expect(Number(await page.getByTestId('requests-total').textContent()), 'the call counts').to.be.at.least(1);
+    await shot('5-traffic');
+  });
+
   it('the logging form shows the relay\'s 422 verbatim, keeps the policy, then saves a valid one', async () => {
     await page.getByTestId('logging-summary').waitFor();
     expect(await page.getByTestId('logging-retention').textContent()).to.equal('7 days');
@@ -159,7 +186,7 @@ describe('relay status page in Chromium', function () {
     expect(refusal.statusCode).to.equal(422);
     expect(await error.textContent()).to.equal(`Not saved: ${refusal.json<{ error: { message: string } }>().error.message}`);
     expect((await api('GET', '/v1/relay/logging')).json<{ policy_source: string }>().policy_source, 'nothing saved').to.equal('config');
-    await shot('5-logging-422');
+    await shot('6-logging-422');
 
     await page.getByLabel('Keep logs for (days, 0 = no age limit)').fill('3');
     await page.getByLabel('Largest file (MiB)').fill('20');
@@ -168,7 +195,7 @@ describe('relay status page in Chromium', function () {
     expect(await error.isHidden()).to.equal(true);
     expect(await page.getByTestId('logging-retention').textContent()).to.equal('3 days');
     expect((await api('GET', '/v1/relay/logging')).json<{ policy: unknown }>().policy).to.deep.equal({ retention_days: 3, max_total_mb: 1024, max_file_mb: 20 });
-    await shot('6-logging-saved');
+    await shot('7-logging-saved');
   });
 
   it('keyboard: Tab reaches every control in order, Enter and Space work them; inputs and meters have names', async () => {
@@ -216,7 +243,7 @@ describe('relay status page in Chromium', function () {
     const refresh = await page.getByTestId('refresh-accounts').boundingBox();
     expect(refresh!.y + refresh!.height).to.be.below(DESKTOP.height);
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).to.equal(true);
-    await shot('7-desktop');
+    await shot('8-desktop');
 
     await page.setViewportSize(PHONE);
     await until(page, 'document.documentElement.scrollWidth <= window.innerWidth').catch(() => undefined);
@@ -229,7 +256,7 @@ describe('relay status page in Chromium', function () {
       const box = await card(slug).boundingBox();
       expect(box!.x + box!.width, slug).to.be.at.most(PHONE.width);
     }
-    await shot('8-phone');
+    await shot('9-phone');
     await page.setViewportSize(DESKTOP);
   });
 
