@@ -86,4 +86,11 @@ describe('relay status page: GET /v1/relay/traffic', function () {
     for (let i = 0; i < 3; i++) expect((await traffic('?limit=1')).statusCode).to.equal(200);
     expect(await total()).to.equal(before);
   });
+
+  it('is in /openapi.json with its bounded limit; the page files are not (but the page is)', async () => {
+    const doc = (await relay.kernel.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { parameters?: Array<{ name: string; schema: { maximum?: number } }> }>> }>();
+    const limit = doc.paths['/v1/relay/traffic']!.get!.parameters!.find((p) => p.name === 'limit')!;
+    expect(limit.schema.maximum).to.equal(3);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/relay/'))).to.deep.equal(['/relay/ui']);
+  });
 });
