@@ -163,6 +163,10 @@ describe('relay status page in Chromium', function () {
     await hold.waitFor();
     expect(await hold.getAttribute('data-kind')).to.equal('transient');
     expect(await hold.getByTestId('hold-last-error').textContent()).to.include('500');
+    // The countdown of a 30 s hold runs between reads.
+    const shown = await hold.getByTestId('hold-remaining').textContent();
+    expect(shown).to.match(/^\d+s left$/);
+    await waitForAsync(async () => (await hold.getByTestId('hold-remaining').textContent()) !== shown, 15_000, 'the hold countdown to tick');
     expect(await page.getByTestId('serves-next-summary').textContent()).to.equal('ana');
     expect(Number(await page.getByTestId('requests-total').textContent()), 'the call counts').to.be.at.least(1);
     await shot('5-traffic');
