@@ -54,6 +54,8 @@ interface StartedStream {
   account: UpstreamAccount;
   head: UpstreamChunk[];
   items: AsyncGenerator<UpstreamItem>;
+  /** After the success terminal: the socket goes back to the account's keep-alive agent. */
+  finish(): void;
   close(): void;
 }
 
@@ -141,7 +143,7 @@ export class HostedLane implements TextLane {
           }
           if (item.kind === 'failure') throw this.streamFailure(item, call);
           head.push(item.chunk);
-          if (isContent(item.chunk)) return { account, head, items, close: () => stream.close() };
+          if (isContent(item.chunk)) return { account, head, items, finish: () => stream.finish(), close: () => stream.close() };
         }
       } catch (err) {
         stream.close();
@@ -166,6 +168,7 @@ export class HostedLane implements TextLane {
         if (item.kind === 'failure') throw this.streamFailure(item, call);
         if (item.kind === 'done') {
           if (answer.finish === null) throw incompleteStream();
+          started.finish();
           this.succeeded(account, answer, call, responseId);
           return { account, answer };
         }
@@ -205,6 +208,7 @@ export class HostedLane implements TextLane {
         }
         if (item.kind === 'done') {
           if (answer.finish === null) break;
+          started.finish();
           this.succeeded(started.account, answer, call);
           yield DONE_FRAME;
           return;
@@ -235,6 +239,7 @@ export class HostedLane implements TextLane {
         }
         if (item.kind === 'done') {
           if (answer.finish === null) break;
+          started.finish();
           this.succeeded(started.account, answer, call, writer.id);
           const frames = writer.completed();
           if (call.conversationId) await this.deps.conversations?.appendTurn(call.conversationId, input, writer.outputItems, writer.id);
