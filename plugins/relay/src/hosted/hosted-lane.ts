@@ -46,8 +46,8 @@ export interface HostedLaneDeps {
   now(): number;
 }
 
-/** A `CallInfo` the lane adds its upstream waiting time to (for `x-relay-overhead-ms`). */
-type TimedCall = CallInfo & { upstreamWaitMs?: number };
+/** A call whose upstream waiting time the lane adds up (`upstreamWaitMs`, for `x-relay-overhead-ms`). */
+type TimedCall = CallInfo;
 
 /** An upstream stream past its first content event, on the account that served it. */
 interface StartedStream {
