@@ -46,9 +46,6 @@ export interface HostedLaneDeps {
   now(): number;
 }
 
-/** A call whose upstream waiting time the lane adds up (`upstreamWaitMs`, for `x-relay-overhead-ms`). */
-type TimedCall = CallInfo;
-
 /** An upstream stream past its first content event, on the account that served it. */
 interface StartedStream {
   account: UpstreamAccount;
@@ -81,7 +78,7 @@ export class HostedLane implements TextLane {
     return this.responses(body, call);
   }
 
-  private async chatLike(path: string, upstreamBody: Record<string, unknown>, body: Record<string, unknown>, call: TimedCall, object: 'chat.completion' | 'text_completion'): Promise<LaneAnswer> {
+  private async chatLike(path: string, upstreamBody: Record<string, unknown>, body: Record<string, unknown>, call: CallInfo, object: 'chat.completion' | 'text_completion'): Promise<LaneAnswer> {
     if (!call.stream) {
       const { answer } = await this.deps.pool.run(this.poolRequest(call), (account) => this.collect(account, path, upstreamBody, call));
       return { kind: 'json', status: 200, body: object === 'chat.completion' ? this.chatCompletion(answer, call) : this.textCompletion(answer, call) };
@@ -91,7 +88,7 @@ export class HostedLane implements TextLane {
     return { kind: 'stream', frames: closing(this.chunkFrames(started, call, includeUsage), started) };
   }
 
-  private async responses(body: Record<string, unknown>, call: TimedCall): Promise<LaneAnswer> {
+  private async responses(body: Record<string, unknown>, call: CallInfo): Promise<LaneAnswer> {
     const input = inputItemsOf(body.input);
     let history: unknown[] = [];
     if (call.conversationId) {
@@ -121,7 +118,7 @@ export class HostedLane implements TextLane {
   }
 
   /** Opens the upstream stream on `account` and reads it to its first content event. */
-  private async start(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: TimedCall): Promise<StartedStream> {
+  private async start(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo): Promise<StartedStream> {
     const endpoint = this.deps.endpoints.upstreamOf(account);
     this.deps.traffic.write({ phase: 'upstream_request', request_id: call.requestId, method: 'POST', url: endpoint.baseUrl + path, account: account.slug, session_id: call.conversationId ?? null, body });
     const began = performance.now();
@@ -155,7 +152,7 @@ export class HostedLane implements TextLane {
   }
 
   /** Reads a whole upstream answer inside the attempt: a success terminal or a classified failure. */
-  private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: TimedCall, responseId?: string): Promise<Collected> {
+  private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo, responseId?: string): Promise<Collected> {
     const started = await this.start(account, path, body, call);
     const began = performance.now();
     const answer = new AnswerAccumulator();
