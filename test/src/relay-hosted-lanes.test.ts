@@ -94,6 +94,16 @@ describe('relay hosted: the hosted lane', function () {
     expect(JSON.stringify(mine)).to.not.include('key-a');
   });
 
+  it('reuses the account\'s keep-alive connection across calls, streamed and not', async () => {
+    await post(relay, '/chat/completions', chat);
+    const before = upstream.connections;
+    for (let i = 0; i < 6; i++) {
+      expect((await post(relay, '/chat/completions', { ...chat, stream: i % 2 === 0 })).status).to.equal(200);
+      expect((await post(relay, '/responses', { model: 'gpt-test', input: 'x', stream: i % 2 === 1 })).status).to.equal(200);
+    }
+    expect(upstream.connections - before).to.be.at.most(1);
+  });
+
   describe('completions', () => {
     it('answers a text_completion, stream and not', async () => {
       const whole = await post(relay, '/completions', { model: 'gpt-test', prompt: ['Once'] });
