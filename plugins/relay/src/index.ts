@@ -116,7 +116,10 @@ export const relayPlugin = definePlugin({
     const publishedPaths = () => [...new Set(routes.filter((r) => (r.mount ?? 'default') === 'default' && !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
     routes.push(statusRoute({ config, gate, auth: relayAuth, token, parts: status, version: RELAY_VERSION, prefix, pluginDir: deps.paths.pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
     routes.push(...unpublished);
-    const cliServices: RelayExports['cli'] = { config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status };
+    const cliServices: RelayExports['cli'] = {
+      config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status,
+      ...(cli ? { probeCli: async () => (await cli.readiness(), cli.status()) } : {}),
+    };
 
     routes.push(
       ...accountsRoutes(pool, relayAuth),
