@@ -158,7 +158,9 @@ export class StatusPage {
       ? el('div', { class: 'rp-accounts' }, ...views.map((v) => accountCard(v, next?.slug === v.slug && views.length > 1, readAt)))
       : relay ? el('p', { class: 'rp-muted', 'data-testid': 'no-accounts' }, hosted?.enabled === false ? 'Hosted accounts are disabled on this relay.' : 'No upstream account is configured.') : null;
     replaceChildren(this.accounts.body, ...problems, strategy, cards, cliNote);
-    this.announcer.textContent = `Updated: ${views.length} account${views.length === 1 ? '' : 's'}, ${held.length} on hold.`;
+    // Said only when it changes: a screen reader should not hear the same line every poll.
+    const news = `${views.length} account${views.length === 1 ? '' : 's'}, ${held.length} on hold${next ? `, ${next.slug} serves next` : ''}.`;
+    if (this.announcer.textContent !== news) this.announcer.textContent = news;
   }
 
   private renderLogging(logging: PromiseSettledResult<LoggingStatus>): void {
