@@ -52,7 +52,8 @@ describe('relay status page in Chromium', function () {
         { slug: 'ana', email: 'ana@example.com', baseUrl: url, apiKey: 'key-ana', usagePath: '/usage' },
         { slug: 'bo', email: 'bo@example.com', baseUrl: url, apiKey: 'key-bo', usagePath: '/usage' },
       ],
-      config: { hosted: { balance: 'balanced' } },
+      // A transient hold long enough to be seen on a loaded machine.
+      config: { hosted: { balance: 'balanced', transientHoldSeconds: 120 } },
     });
     base = (await relay.kernel.listen()).url;
     // A refresh probes both accounts now (the warm start does it too, in the background): bo's exhausted report holds it.
@@ -163,9 +164,9 @@ describe('relay status page in Chromium', function () {
     await hold.waitFor();
     expect(await hold.getAttribute('data-kind')).to.equal('transient');
     expect(await hold.getByTestId('hold-last-error').textContent()).to.include('500');
-    // The countdown of a 30 s hold runs between reads.
+    // The countdown of a 2 min hold runs between reads.
     const shown = await hold.getByTestId('hold-remaining').textContent();
-    expect(shown).to.match(/^\d+s left$/);
+    expect(shown).to.match(/^(\dm( \d+s)?|\d+s) left$/);
     await waitForAsync(async () => (await hold.getByTestId('hold-remaining').textContent()) !== shown, 15_000, 'the hold countdown to tick');
     expect(await page.getByTestId('serves-next-summary').textContent()).to.equal('ana');
     expect(Number(await page.getByTestId('requests-total').textContent()), 'the call counts').to.be.at.least(1);
