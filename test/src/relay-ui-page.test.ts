@@ -3,8 +3,8 @@
  * listening test kernel) over two upstream accounts on the scripted upstream, each with a usage
  * report, one of them exhausted (so the pool holds it): token entry (a wrong token refused with the
  * relay's sentence), the accounts with their windows and the hold, which account serves next and
- * how much is left, a refresh that releases the hold on evidence, a real call's adaptation and
- * failover in recent traffic, the logging form with a 422 shown
+ *  how much is left, a refresh that releases the hold on evidence, real calls' adaptation,
+ * failover, in-band stream error and retry in recent traffic, the logging form with a 422 shown
  * and a valid save, keyboard navigation, 1280×800 and phone width. Screenshots of every step go to
  * `KEEL_SCREENSHOTS` (default: a temp folder) for a person to look at.
  */
@@ -53,7 +53,7 @@ describe('relay status page in Chromium', function () {
         { slug: 'bo', email: 'bo@example.com', baseUrl: url, apiKey: 'key-bo', usagePath: '/usage' },
       ],
       // A transient hold long enough to be seen on a loaded machine.
-      config: { hosted: { balance: 'balanced', transientHoldSeconds: 120 } },
+      config: { hosted: { balance: 'balanced', transientHoldSeconds: 120, retryAttempts: 2, retryBackoffSeconds: [0.1] } },
     });
     base = (await relay.kernel.listen()).url;
     // A refresh probes both accounts now (the warm start does it too, in the background): bo's exhausted report holds it.
@@ -171,6 +171,29 @@ describe('relay status page in Chromium', function () {
     expect(await page.getByTestId('serves-next-summary').textContent()).to.equal('ana');
     expect(Number(await page.getByTestId('requests-total').textContent()), 'the call counts').to.be.at.least(1);
     await shot('5-traffic');
+  });
+
+  it('recent traffic shows a stream that failed after its first byte and a retried pass', async () => {
+    // ana serves (bo is held): its stream fails in-band after two deltas.
+    relay.upstream.script('key-ana', [{ streamError: { message: 'model overloaded', type: 'server_error', code: 'overloaded' }, before: 2 }, { status: 503, error: { message: 'try again soon', type: 'server_error', code: null } }, { text: 'fine now' }]);
+    const streamed = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${relay.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(streamed.status).to.equal(200);
+    expect(await streamed.text()).to.include('model overloaded').and.not.include('[DONE]');
+    // Then ana answers 503 and bo 500: the whole pass fails and is retried; ana answers the retry.
+    const retried = await relay.kernel.inject({ method: 'POST', url: '/v1/chat/completions', token: relay.token, payload: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(retried.statusCode, retried.body).to.equal(200);
+    expect(retried.body).to.include('fine now');
+    await page.getByTestId('reload').click();
+    const streamError = page.locator('[data-testid="traffic-record"][data-phase="upstream_stream_error"]');
+    await streamError.first().waitFor();
+    expect(await streamError.first().textContent()).to.include('Stream error on gpt-test').and.include('model overloaded');
+    const retry = page.locator('[data-testid="traffic-record"][data-phase="retry_backoff"]');
+    await retry.first().waitFor();
+    expect(await retry.first().textContent()).to.match(/Retry 1\/2 after 0\.1 s \(status 50[03]\)/);
+    await shot('5b-stream-error-and-retry');
   });
 
   it('the logging form shows the relay\'s 422 verbatim, keeps the policy, then saves a valid one', async () => {
