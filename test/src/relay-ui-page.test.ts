@@ -3,7 +3,7 @@
  * listening test kernel) over two upstream accounts on the scripted upstream, each with a usage
  * report, one of them exhausted (so the pool holds it): token entry (a wrong token refused with the
  * relay's sentence), the accounts with their windows and the hold, which account serves next and
- *  how much is left, a refresh that releases the hold on evidence, real calls' adaptation,
+ * how much is left, a refresh that releases the hold on evidence, real calls' adaptation,
  * failover, in-band stream error and retry in recent traffic, the logging form with a 422 shown
  * and a valid save, keyboard navigation, 1280×800 and phone width. Screenshots of every step go to
  * `KEEL_SCREENSHOTS` (default: a temp folder) for a person to look at.
