@@ -91,7 +91,9 @@ describe('relay hosted: the hosted lane', function () {
     const upstreamRequest = mine.find((r) => r.phase === 'upstream_request')!;
     expect(upstreamRequest).to.include({ method: 'POST', url: `${upstream.url}/chat/completions` });
     expect(mine.find((r) => r.phase === 'outbound_usage')).to.deep.include({ provider: 'hosted', model: 'gpt-test', usage: { prompt_tokens: 2, completion_tokens: 9, total_tokens: 11 } });
+    expect(phases.filter((p) => p === 'provider_resolution')).to.have.length(1);
     expect(JSON.stringify(mine)).to.not.include('key-a');
+    expect(JSON.stringify(mine)).to.not.include(relay.token);
   });
 
   it('reuses the account\'s keep-alive connection across calls, streamed and not', async () => {
