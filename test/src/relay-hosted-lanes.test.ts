@@ -106,6 +106,33 @@ describe('relay hosted: the hosted lane', function () {
     expect(upstream.connections - before).to.be.at.most(1);
   });
 
+  it('expands local files by id (text inlined, image as a data URL) and refuses an unknown id with 422', async () => {
+    const upload = async (name: string, type: string, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type }), name);
+      const res = await fetch(`${relay.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${relay.token}` }, body: form });
+      expect(res.status).to.equal(200);
+      return String(((await res.json()) as Json).id);
+    };
+    const textId = await upload('notes.txt', 'text/plain', Buffer.from('the notes'));
+    const imageId = await upload('dot.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const answer = await post(relay, '/chat/completions', { model: 'gpt-test', messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'file', file: { file_id: textId } }] }] });
+    expect(answer.status, answer.text).to.equal(200);
+    const sent = (upstream.generations('key-a').at(-1)!.body.messages as Json[])[0]!.content as Json[];
+    expect(sent[1]!.type).to.equal('text');
+    expect(String(sent[1]!.text)).to.match(/^Uploaded file `notes\.txt` \(text\/plain[^)]*\):\n\nthe notes$/);
+
+    expect((await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_image', file_id: imageId }] }] })).status).to.equal(200);
+    const image = ((upstream.generations('key-a').at(-1)!.body.messages as Json[])[0]!.content as Json[])[0]!;
+    expect(image).to.deep.equal({ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw==' } });
+
+    const unknown = await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_00000000000000000000000000000000' }] }] });
+    expect(unknown.status).to.equal(422);
+    expect((unknown.json.error as Json).message).to.equal('Unknown local file id `file_00000000000000000000000000000000`. Upload it first with `POST /v1/files`.');
+    const notImage = await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_image', file_id: textId }] }] });
+    expect(notImage.status).to.equal(422);
+  });
+
   describe('completions', () => {
     it('answers a text_completion, stream and not', async () => {
       const whole = await post(relay, '/completions', { model: 'gpt-test', prompt: ['Once'] });
