@@ -132,9 +132,9 @@ export const relayPlugin = definePlugin({
       routes,
       exports: { catalog, files, conversations, status, cli: cliServices },
       async start() {
-        traffic.start();
-        // A one-shot `keel relay ...` inspects: no gate record, no upstream probes, no client subprocess.
+        // A one-shot `keel relay ...` inspects: no traffic log, no gate record, no upstream probes, no client subprocess.
         if (deps.host.mode !== 'cli') {
+          traffic.start();
           gate.announce(token.created);
           pool?.start();
           cli?.warm();
