@@ -78,6 +78,32 @@ describe('relay hosted: the hosted lane', function () {
     });
   });
 
+  it('writes the records of a call: inbound, upstream request, usage, outbound', async () => {
+    upstream.script('key-a', [{ text: 'recorded answer', usage: { prompt_tokens: 2, completion_tokens: 9 } }]);
+    const answer = await post(relay, '/chat/completions', { ...chat, messages: [{ role: 'user', content: 'record me' }] });
+    const id = String(answer.json.id);
+    const records = await until(() => trafficRecords(relay), { what: 'the outbound_response record', ok: (rs) => rs.some((r) => r.phase === 'outbound_response' && r.id === id) });
+    const requestId = records.find((r) => r.phase === 'outbound_response' && r.id === id)!.request_id;
+    const mine = records.filter((r) => r.request_id === requestId);
+    const phases = mine.map((r) => r.phase);
+    expect(phases).to.include.members(['inbound_request', 'provider_resolution', 'upstream_request', 'upstream_usage', 'outbound_usage', 'outbound_response']);
+    expect(String(requestId)).to.match(/^req_[0-9a-f]{32}$/);
+    const upstreamRequest = mine.find((r) => r.phase === 'upstream_request')!;
+    expect(upstreamRequest).to.include({ method: 'POST', url: `${upstream.url}/chat/completions` });
+    expect(mine.find((r) => r.phase === 'outbound_usage')).to.deep.include({ provider: 'hosted', model: 'gpt-test', usage: { prompt_tokens: 2, completion_tokens: 9, total_tokens: 11 } });
+    expect(JSON.stringify(mine)).to.not.include('key-a');
+  });
+
+  it('reuses the account\'s keep-alive connection across calls, streamed and not', async () => {
+    await post(relay, '/chat/completions', chat);
+    const before = upstream.connections;
+    for (let i = 0; i < 6; i++) {
+      expect((await post(relay, '/chat/completions', { ...chat, stream: i % 2 === 0 })).status).to.equal(200);
+      expect((await post(relay, '/responses', { model: 'gpt-test', input: 'x', stream: i % 2 === 1 })).status).to.equal(200);
+    }
+    expect(upstream.connections - before).to.be.at.most(1);
+  });
+
   describe('completions', () => {
     it('answers a text_completion, stream and not', async () => {
       const whole = await post(relay, '/completions', { model: 'gpt-test', prompt: ['Once'] });

@@ -39,11 +39,11 @@ export { RelayAccountPool } from './pool/account-pool.js';
 export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
 export { slugOf, loadAccounts } from './pool/accounts.js';
 export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
-export { TrafficLog } from './traffic/traffic-log.js';
-export type { LoggingStatus } from './traffic/traffic-log.js';
 export { accountsRoutes } from './routes/accounts-routes.js';
 export { subscriptionRoutes } from './routes/subscription-routes.js';
 export type { SubscriptionRoutesOptions, CliUsageStatus } from './routes/subscription-routes.js';
+export { TrafficLog } from './traffic/traffic-log.js';
+export type { LoggingStatus } from './traffic/traffic-log.js';
 
 const RELAY_VERSION = '0.1.0';
 

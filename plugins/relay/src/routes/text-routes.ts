@@ -86,7 +86,7 @@ async function handle(deps: TextRoutesDeps, name: TextRoute, koa: Koa.Context, r
     body: snapshotOfBytes(raw ?? Buffer.alloc(0), koa.get('content-type') || undefined),
   });
   const headers: Record<string, string> = {};
-  const call: CallInfo & { upstreamWaitMs?: number } = { requestId, route: name, model: '', upstreamModel: '', stream: false, signal };
+  const call: CallInfo = { requestId, route: name, model: '', upstreamModel: '', stream: false, signal };
   const overhead = () => String(Math.max(0, performance.now() - began - (call.upstreamWaitMs ?? 0)).toFixed(3));
   try {
     const body = parseJsonBody(raw, deps.settings.limits.maxJsonDepth);
