@@ -121,9 +121,9 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expect(chunks.at(-1)!.usage).to.deep.equal({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
   });
 
-  it('gives the client only the allow-listed environment: no API keys, no relay token', async () => {
+  it('gives the client only the allow-listed environment: no API keys, no other secrets, not the relay token', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { OPENAI_API_KEY: 'sk-secret-openai', ANTHROPIC_API_KEY: 'sk-ant-secret', RELAY_TOKEN: 'relay-secret', SOME_SERVICE_AUTH_TOKEN: 'tok-secret', LC_ALL: 'C.UTF-8' });
+    Object.assign(process.env, { OPENAI_API_KEY: 'sk-secret-openai', ANTHROPIC_API_KEY: 'sk-ant-secret', DEPLOY_TOKEN: 'deploy-secret', SOME_SERVICE_AUTH_TOKEN: 'tok-secret', LC_ALL: 'C.UTF-8' });
     try {
       const relay = await relayFor('report');
       const answer = await post(relay, '/completions', { model: 'cli:fake', prompt: 'x' });
@@ -131,7 +131,8 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
       const text = (answer.json.choices as Array<{ text: string }>)[0]!.text;
       const env = (JSON.parse(text) as { env: Record<string, string> }).env;
       expect(text).to.not.match(/secret/);
-      expect(env).to.not.have.any.keys('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'RELAY_TOKEN', 'SOME_SERVICE_AUTH_TOKEN');
+      expect(env).to.not.have.any.keys('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'DEPLOY_TOKEN', 'SOME_SERVICE_AUTH_TOKEN');
+      expect(text).to.not.include(relay.token);
       expect(env.PATH).to.equal(process.env.PATH);
       expect(env.LC_ALL).to.equal('C.UTF-8');
 
@@ -139,9 +140,9 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
       const keyed = await relayFor('report', { stripApiKeyEnv: false });
       const keyedEnv = (JSON.parse((( await post(keyed, '/completions', { model: 'cli:fake', prompt: 'x' })).json.choices as Array<{ text: string }>)[0]!.text) as { env: Record<string, string> }).env;
       expect(keyedEnv.ANTHROPIC_API_KEY).to.equal('sk-ant-secret');
-      expect(keyedEnv).to.not.have.property('RELAY_TOKEN');
+      expect(keyedEnv).to.not.have.property('DEPLOY_TOKEN');
     } finally {
-      for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'RELAY_TOKEN', 'SOME_SERVICE_AUTH_TOKEN', 'LC_ALL']) {
+      for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'DEPLOY_TOKEN', 'SOME_SERVICE_AUTH_TOKEN', 'LC_ALL']) {
         if (saved[name] === undefined) delete process.env[name];
         else process.env[name] = saved[name];
       }
@@ -159,19 +160,47 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expectError(await post(await relayFor('prose-under-schema'), '/chat/completions', chat({ response_format: { type: 'json_object' } })), 502, 'provider_failure', /no schema-conforming output/);
   });
 
-  it('runs at most cli.maxConcurrentRequests clients at once', async () => {
+  it('runs at most cli.maxConcurrentRequests clients at once; the others wait (queued_requests in the status)', async () => {
     const relay = await relayFor('wait-for-go', { maxConcurrentRequests: 1 });
     const answers = Promise.all([post(relay, '/chat/completions', chat()), post(relay, '/chat/completions', chat())]);
-    const mine = () => calls().filter((c) => c.mode === 'wait-for-go');
-    await until(() => mine().some((c) => c.event === 'start'), { what: 'one client started', deadline: 30_000 });
-    // Released now: without the semaphore both clients were already running and waiting for this file.
+    const cliStatus = async () => ((await getJson(relay, '/relay/status')).providers as { cli: { active_requests: number; queued_requests: number } }).cli;
+    await until(cliStatus, { what: 'one call running and one waiting for the slot', ok: (s) => s.active_requests === 1 && s.queued_requests === 1, deadline: 30_000 });
     writeFileSync(path.join(standIn.dir, 'go'), '');
     const [a, b] = await answers;
     expect([a.status, b.status]).to.deep.equal([200, 200]);
-    const starts = mine().filter((c) => c.event === 'start').sort((x, y) => x.at - y.at);
-    const firstEnd = mine().find((c) => c.event === 'end' && c.pid === starts[0]!.pid)!;
+    const mine = calls().filter((c) => c.mode === 'wait-for-go');
+    const starts = mine.filter((c) => c.event === 'start').sort((x, y) => x.at - y.at);
+    const firstEnd = mine.find((c) => c.event === 'end' && c.pid === starts[0]!.pid)!;
     expect(starts).to.have.length(2);
     expect(starts[1]!.at).to.be.at.least(firstEnd.at);
+  });
+
+  it('reports the providers.cli status block: ready, version, auth and models from the cached probes', async () => {
+    const relay = await relayFor('plain');
+    const cli = await until(async () => ((await getJson(relay, '/relay/status')).providers as { cli: Record<string, unknown> }).cli, { what: 'the first readiness probe', ok: (c) => c.checked_at !== null, deadline: 30_000 });
+    expect(cli).to.deep.include({ enabled: true, local_only: true, stateless_only: true, ready_for_requests: true, cli_installed: true, cli_version: '9.9.9 (stand-in)', logged_in: true, auth_method: 'none', api_provider: 'stand-in', email: 'me@example.com', subscription_type: 'local', max_concurrent_requests: 2 });
+    const loggedOut = await relayFor('logged-out');
+    const out = await until(async () => ((await getJson(loggedOut, '/relay/status')).providers as { cli: Record<string, unknown> }).cli, { what: 'the first readiness probe', ok: (c) => c.checked_at !== null, deadline: 30_000 });
+    expect(out).to.deep.include({ ready_for_requests: false, cli_installed: true, logged_in: false });
+    expect((out.notes as string[]).join(' ')).to.match(/not signed in/);
+    const missing = await startRelay([], { hosted: { enabled: false }, cli: { command: ['/nonexistent/keel-relay-client'] } });
+    relays.push(missing);
+    const gone = await until(async () => ((await getJson(missing, '/relay/status')).providers as { cli: Record<string, unknown> }).cli, { what: 'the first readiness probe', ok: (c) => c.checked_at !== null, deadline: 30_000 });
+    expect(gone).to.deep.include({ ready_for_requests: false, cli_installed: false });
+    const disabled = await startRelay([], { hosted: { enabled: false }, cli: { enabled: false } });
+    relays.push(disabled);
+    expect(((await getJson(disabled, '/relay/status')).providers as { cli: Record<string, unknown> }).cli).to.deep.include({ enabled: false, ready_for_requests: false });
+  });
+
+  it('refuses to start with cli.enabled and gate.trustXForwardedFor both on', async () => {
+    let refused: unknown;
+    try {
+      relays.push(await startRelay([], { hosted: { enabled: false }, gate: { trustXForwardedFor: true } }));
+    } catch (err) {
+      refused = err;
+    }
+    expect(String(refused)).to.match(/cli\.enabled and gate\.trustXForwardedFor cannot both be on/);
+    relays.push(await startRelay([], { hosted: { enabled: false }, cli: { enabled: false }, gate: { trustXForwardedFor: true } }));
   });
 
   it('writes provider_request and provider_response records', async () => {
@@ -185,6 +214,11 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expect(request.command).to.include('--model');
   });
 });
+
+async function getJson(relay: RelayKernel, route: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${relay.url}/v1${route}`, { headers: { authorization: `Bearer ${relay.token}` } });
+  return (await res.json()) as Record<string, unknown>;
+}
 
 function alive(pid: number): boolean {
   try {

@@ -104,6 +104,7 @@ export class CliClient implements CliModels {
       models_source: models.source,
       checked_at: r ? new Date(r.checked_at).toISOString() : null,
       active_requests: this.lane.active,
+      queued_requests: this.lane.queued,
       max_concurrent_requests: this.config.cli.maxConcurrentRequests,
       command: this.command,
       notes,

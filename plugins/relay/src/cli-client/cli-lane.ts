@@ -43,6 +43,11 @@ export class CliLane implements TextLane {
     return this.semaphore.inUse;
   }
 
+  /** Calls waiting for a free slot (for the status). */
+  get queued(): number {
+    return this.semaphore.queued;
+  }
+
   async answer(body: Record<string, unknown>, call: CallInfo): Promise<LaneAnswer> {
     const plan = planCliCall(body, call.route, this.settings.maxSchemaBytes);
     const argv = [...this.command, ...cliArguments(plan, call.upstreamModel, call.stream)];
