@@ -137,6 +137,7 @@ export class CliClient implements CliModels {
 
   stop(): void {
     this.lane.stop();
+    this.probe.stop();
   }
 }
 
