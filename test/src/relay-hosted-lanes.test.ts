@@ -344,6 +344,23 @@ describe('relay hosted: the hosted lane', function () {
       }
     });
 
+    it('gives up on a silent upstream after hosted.requestTimeoutSeconds with 502, and closes it', async () => {
+      const impatient = await startRelay([{ apiKey: 'key-a', baseUrl: upstream.url }], { hosted: { requestTimeoutSeconds: 1 } });
+      try {
+        upstream.script('key-a', [{ delayMs: 10_000, then: { text: 'too late' } }]);
+        const closed = upstream.closedEarly;
+        const answer = await post(impatient, '/chat/completions', { ...chat, stream: true });
+        expect(answer.status).to.equal(502);
+        expect((answer.json.error as Json).message).to.match(/Upstream connection failed: no answer within 1 s/);
+        upstream.script('key-a', [{ stall: true, before: 1 }]);
+        const stalled = framesOf((await post(impatient, '/chat/completions', { ...chat, stream: true })).text);
+        expect(parse(stalled.at(-1)!.data).error).to.deep.include({ code: 'upstream_connection_failed' });
+        await until(() => upstream.closedEarly, { what: 'the stalled upstream stream to be closed', ok: (n) => n > closed });
+      } finally {
+        await impatient.kernel.stop();
+      }
+    });
+
     it('closes the upstream stream at once when the client goes away', async () => {
       upstream.script('key-a', [{ stall: true, before: 1 }]);
       const closed = upstream.closedEarly;
