@@ -89,6 +89,29 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expect(last.error.code).to.equal('provider_timeout');
   });
 
+  it('kills the client when the HTTP client goes away, streaming or not', async () => {
+    const relay = await relayFor('delta-then-hang', { timeoutSeconds: 600 });
+    const streaming = new AbortController();
+    const res = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', signal: streaming.signal, headers: { authorization: `Bearer ${relay.token}`, 'content-type': 'application/json' }, body: JSON.stringify(chat({ stream: true })) });
+    expect(res.status).to.equal(200);
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).to.match(/partial/);
+    const streamPid = Number(readFileSync(path.join(standIn.dir, 'stream-hang.pid'), 'utf8'));
+    expect(alive(streamPid)).to.equal(true);
+    streaming.abort();
+    await until(() => !alive(streamPid), { what: 'the streaming client was killed', deadline: 20_000 });
+
+    const hanging = await relayFor('hang', { timeoutSeconds: 600 });
+    const pidFile = path.join(standIn.dir, 'hang.pid');
+    writeFileSync(pidFile, '');
+    const waiting = new AbortController();
+    const call = fetch(`${hanging.url}/v1/chat/completions`, { method: 'POST', signal: waiting.signal, headers: { authorization: `Bearer ${hanging.token}`, 'content-type': 'application/json' }, body: JSON.stringify(chat()) }).catch(() => null);
+    const pid = await until(() => Number(readFileSync(pidFile, 'utf8')), { what: 'the non-stream client started', deadline: 30_000 });
+    waiting.abort();
+    await call;
+    await until(() => !alive(pid), { what: 'the non-stream client was killed', deadline: 20_000 });
+  });
+
   it('passes the argv of reference §4.3, the prompt on stdin, a fresh temporary cwd removed after the call', async () => {
     const relay = await relayFor('report');
     const answer = await post(relay, '/chat/completions', {

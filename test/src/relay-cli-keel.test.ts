@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { framesOf, post, startRelay, type RelayKernel } from './helpers/relay-hosted.js';
+import { until } from './helpers/until.js';
 
 // The relay's cli lane on its default client (`cli.command` null: this Keel's own `keel prompt` on
 // the bundled tiny model, real engine and worker threads), through the relay's HTTP API.
@@ -89,6 +90,13 @@ describe('relay cli: the default local client (keel prompt on the tiny model)', 
     expect(status.status, JSON.stringify(status.json)).to.equal(200);
     expect(status.json).to.deep.include({ object: 'subscription_status', provider: 'cli', rate_limit_reached_type: null, rate_limits: { default: null, additional: [] } });
     expect((status.json.source as { api_provider: string }).api_provider).to.equal('local');
+  });
+
+  it('reports keel prompt as installed, signed in (nothing to sign in to) and ready in providers.cli of the status', async () => {
+    const cli = await until(async () => ((await get('/relay/status')).json.providers as { cli: Record<string, unknown> }).cli, { what: 'the first readiness probe', ok: (c) => c.checked_at !== null, deadline: 60_000 });
+    expect(cli).to.deep.include({ enabled: true, ready_for_requests: true, cli_installed: true, logged_in: true, auth_method: 'none', api_provider: 'local' });
+    expect(cli.cli_version).to.match(/\(keel prompt\)$/);
+    expect(cli.models).to.include('cli:keel-tiny-chat');
   });
 
   it('refuses an unknown cli model with 422 naming it', async () => {

@@ -139,9 +139,9 @@ export const relayPlugin = definePlugin({
       exports: { catalog, files, conversations, status, cli: cliServices },
       pages: config.ui.enabled ? [{ path: UI_PAGE_PATH, title: 'Relay status', mount: UI_MOUNT }] : [],
       async start() {
-        traffic.start();
-        // A one-shot `keel relay ...` inspects: no gate record, no upstream probes, no client subprocess.
+        // A one-shot `keel relay ...` inspects: no traffic log, no gate record, no upstream probes, no client subprocess.
         if (deps.host.mode !== 'cli') {
+          traffic.start();
           gate.announce(token.created);
           pool?.start();
           cli?.warm();

@@ -43,6 +43,7 @@ process.stdin.on('end', () => {
       setInterval(() => {}, 1000);
       return;
     case 'delta-then-hang':
+      if (dir) fs.writeFileSync(dir + '/stream-hang.pid', String(process.pid));
       delta('partial ');
       setInterval(() => {}, 1000);
       return;

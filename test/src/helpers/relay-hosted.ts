@@ -32,7 +32,8 @@ export async function startRelay(accounts: Array<{ apiKey: string; baseUrl: stri
     }],
   });
   const { url } = await kernel.listen();
-  return { kernel, url, token: relayTokenOf(kernel) };
+  // RELAY_TOKEN in the environment wins over the token file (a test may set it).
+  return { kernel, url, token: process.env.RELAY_TOKEN || relayTokenOf(kernel) };
 }
 
 export interface RelayAnswer {

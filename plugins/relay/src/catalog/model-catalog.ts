@@ -65,7 +65,8 @@ export class RelayModelCatalog implements ModelCatalog {
   /** Where `model` goes (reference §1.3), with a `provider_resolution` record. */
   async route(model: string, requestId: string): Promise<ModelRoute> {
     const prefixed = CLI_PREFIX.test(model);
-    if (this.cli.enabled) {
+    // Client ids are always prefixed: a hosted call never waits on the client's model discovery.
+    if (this.cli.enabled && prefixed) {
       const name = prefixed ? model.slice(4) : null;
       const found = (await this.cliModels(false)).find((m) => m.id === model || (name !== null && m.upstreamModel === name));
       if (found) return this.resolved({ provider: 'cli', upstreamModel: found.upstreamModel }, model, requestId);
