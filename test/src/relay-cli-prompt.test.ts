@@ -73,6 +73,18 @@ describe('keel prompt: a local command-line model client', function () {
     expect(JSON.parse(json)).to.deep.equal(result.structured_output);
   });
 
+  it('always ends: an answer is capped at the model context (a free-text schema field once generated forever)', async () => {
+    const schema = JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+    const run = await runKeelWithInput([...base, '-p', '--model', 'keel-tiny-chat', '--json-schema', schema, '--output-format', 'json'], 'Give me JSON', {}, undefined, 150_000);
+    const [envelope] = lines(run.stdout);
+    if (run.code === 0) expect(envelope!.structured_output).to.have.property('city');
+    else {
+      expect(run.code).to.equal(1);
+      expect(envelope).to.deep.include({ is_error: true });
+      expect(envelope!.result).to.match(/stopped before it formed JSON matching the schema \(stop reason max_tokens\)/);
+    }
+  });
+
   it('reports failures as is_error envelopes with exit 1: unknown model, unsupported effort, empty prompt, bad schema', async () => {
     const cases: Array<[string[], string, RegExp]> = [
       [['--model', 'no-such-model'], 'hello', /no-such-model/],
