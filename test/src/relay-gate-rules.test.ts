@@ -208,7 +208,7 @@ describe('relay gate: the failed-auth block', function () {
   });
 
   it('reads the first X-Forwarded-For entry when trustXForwardedFor is on, and shows it as the status\'s client ip', async () => {
-    // The local client lane refuses a relay that trusts forwarded addresses (reference §4.1): off here.
+    // The local client refuses to run behind a trusted proxy (its guardrail): off here.
     const kernel = await bootRelay({ gate: { failedAuthMaxAttempts: 2, trustXForwardedFor: true }, cli: { enabled: false } });
     try {
       const token = tokenOf(kernel);

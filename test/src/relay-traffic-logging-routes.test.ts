@@ -12,7 +12,6 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
-import { OPEN_GATE } from './helpers/relay-gate.js';
 import { until } from './helpers/until.js';
 
 const STATUS_FIELDS = ['policy', 'policy_source', 'policy_path', 'logs_dir', 'usage_bytes', 'file_count', 'over_budget', 'cleanup_interval_seconds', 'last_cleanup_at', 'deleted_files', 'deleted_bytes', 'oversized_records', 'dropped_records', 'last_error'];
@@ -31,17 +30,17 @@ interface Status {
   last_error: string | null;
 }
 
+/** The gate's request budget raised: these tests send many requests from one address. */
+const ROOMY_GATE = { rateLimitPerMinute: 100_000, rateLimitBurst: 10_000 };
+
 async function relayKernel(logging: Record<string, unknown> = {}): Promise<TestKernel> {
-  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, logging } }] });
+  return createTestKernel({ plugins: [{ plugin: relayPlugin, config: { logging, gate: ROOMY_GATE } }] });
 }
 
-/**
- * The relay's token: the gate's token file once the gate part is wired, else (until then) the
- * kernel's admin token, which the logging routes take meanwhile.
- */
+/** The relay's token, from the file the gate creates at first start. */
 function tokenOf(k: TestKernel): string {
   const file = path.join(k.dataDir, 'plugins', 'relay', 'relay-token');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : k.adminToken;
+  return readFileSync(file, 'utf8').trim();
 }
 
 function logsDirOf(k: TestKernel): string {
@@ -343,7 +342,7 @@ describe('relay traffic: GET/PUT /v1/relay/logging', function () {
       scratch = mkdtempSync(path.join(os.tmpdir(), 'relay-logs-file-'));
       logsFile = path.join(scratch, 'logs');
       writeFileSync(logsFile, 'not a folder');
-      k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, logging: { dir: logsFile } } }] });
+      k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { logging: { dir: logsFile }, gate: ROOMY_GATE } }] });
     });
     after(async () => {
       await k?.stop();

@@ -355,6 +355,21 @@ describe('relay traffic: the log writer and its cleanup', function () {
     expect(traffic.recent(1).map((r) => r.request_id)).to.deep.equal(['r4']);
   });
 
+  it('drops and counts records past logging.maxBufferedMb waiting for the disk, and says why', async () => {
+    const traffic = open({ maxBufferedMb: 1, maxFileMb: 10, maxTotalMb: 100 });
+    const blob = 'q'.repeat(400 * 1024);
+    for (let i = 0; i < 3; i += 1) traffic.write({ phase: 'big', n: i, blob });
+    expect(traffic.status().dropped_records).to.equal(1);
+    expect(traffic.status().last_error).to.contain('logging.maxBufferedMb');
+    await traffic.flush();
+    expect(linesOf(hourFile(logsDir, clock.nowMs())).map((r) => r.n)).to.deep.equal([0, 1]);
+  });
+
+  it('exposes logging.streamLines as the sink\'s streamLines flag', () => {
+    expect(open({ streamLines: true }).streamLines).to.equal(true);
+    expect(new TrafficLog({ logsDir, settings: settings(), clock, log: quietLogger() }).streamLines).to.equal(false);
+  });
+
   it('never throws from write, even for a record JSON cannot hold; the record is counted as dropped', async () => {
     const traffic = open();
     const cyclic: Record<string, unknown> = { phase: 'bad' };

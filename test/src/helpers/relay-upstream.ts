@@ -70,6 +70,8 @@ export class RelayUpstream {
   readonly requests: SeenUpstreamRequest[] = [];
   /** Streams whose client went away before the end (the relay must close them, reference §8 item 28). */
   closedEarly = 0;
+  /** TCP connections accepted (keep-alive reuse shows as fewer connections than calls). */
+  connections = 0;
   /** Usage reports served (`GET /usage`), by account. */
   readonly usageCalls = new Map<string, number>();
   /** Milliseconds an account's usage report waits before it is answered (a slow probe), by API key. */
@@ -121,6 +123,7 @@ export class RelayUpstream {
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => this.handle(req, res));
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1`;
     return this.url;
