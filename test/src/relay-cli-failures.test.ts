@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { framesOf, post, startRelay, trafficRecords, type RelayKernel } from './helpers/relay-hosted.js';
 import { makeStandIn, type StandIn } from './helpers/relay-cli-standin.js';
@@ -18,6 +18,7 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
   });
   after(async () => {
     await Promise.all(relays.map((r) => r.kernel.stop()));
+    rmSync(standIn.dir, { recursive: true, force: true });
   });
 
   async function relayFor(mode: string, cli: Record<string, unknown> = {}, rest: Record<string, unknown> = {}): Promise<RelayKernel> {
