@@ -45,7 +45,7 @@ describe('relay catalog: local files', function () {
   };
 
   before(async () => {
-    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { accounts: [] }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 2048, maxFiles: 3 } } }] });
+    k = await createTestKernel({ plugins: [{ plugin: relayPlugin, config: { gate: OPEN_GATE, hosted: { accounts: [] }, cli: { enabled: false }, uploads: { maxUploadBytes: 1024, maxTotalUploadBytes: 2048, maxFiles: 3 } } }] });
   });
   after(() => k?.stop());
   afterEach(removeAll);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { framesOf, post, startRelay, trafficRecords, type RelayKernel } from './helpers/relay-hosted.js';
 import { makeStandIn, type StandIn } from './helpers/relay-cli-standin.js';
@@ -18,6 +18,7 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
   });
   after(async () => {
     await Promise.all(relays.map((r) => r.kernel.stop()));
+    rmSync(standIn.dir, { recursive: true, force: true });
   });
 
   async function relayFor(mode: string, cli: Record<string, unknown> = {}, rest: Record<string, unknown> = {}): Promise<RelayKernel> {
@@ -142,6 +143,15 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expect(streamedReport.stdin).to.equal('Human: one\n\nAssistant: two\n\nHuman: three\n\nAssistant:');
     expect(chunks.at(-2)!.choices[0]!.finish_reason).to.equal('length');
     expect(chunks.at(-1)!.usage).to.deep.equal({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
+
+    // A streamed completion: text_completion chunks, the final one with finish_reason, no usage chunk.
+    const completion = await post(relay, '/completions', { model: 'cli:fake', prompt: 'once', stream: true, stream_options: { include_usage: true } });
+    const data = framesOf(completion.text).map((f) => f.data);
+    expect(data.at(-1)).to.equal('[DONE]');
+    const pieces = data.slice(0, -1).map((d) => JSON.parse(d) as { id: string; object: string; choices: Array<{ text: string; logprobs: null; finish_reason: string | null }> });
+    expect(pieces.every((p) => p.object === 'text_completion' && p.id.startsWith('cmpl_') && p.choices.length === 1)).to.equal(true);
+    expect((JSON.parse(pieces[0]!.choices[0]!.text) as { stdin: string }).stdin).to.equal('once');
+    expect(pieces.at(-1)!.choices[0]).to.deep.equal({ text: '', index: 0, logprobs: null, finish_reason: 'length' });
   });
 
   it('gives the client only the allow-listed environment: no API keys, no other secrets, not the relay token', async () => {

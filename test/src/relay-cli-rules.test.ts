@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { post, startRelay, type RelayAnswer, type RelayKernel } from './helpers/relay-hosted.js';
 import { makeStandIn, type StandIn } from './helpers/relay-cli-standin.js';
@@ -18,6 +18,7 @@ describe('relay cli: request rules of the local client', function () {
   });
   after(async () => {
     await relay?.kernel.stop();
+    rmSync(standIn.dir, { recursive: true, force: true });
   });
 
   const callCount = () => {
