@@ -208,6 +208,25 @@ describe('relay cli: failures, argv and environment with stand-in clients', func
     expect(starts[1]!.at).to.be.at.least(firstEnd.at);
   });
 
+  it('counts the time spent waiting for the client as upstream time, not as x-relay-overhead-ms', async () => {
+    const go = path.join(standIn.dir, 'go');
+    rmSync(go, { force: true });
+    const relay = await relayFor('wait-for-go');
+    const began = Date.now();
+    const answer = post(relay, '/chat/completions', chat());
+    await until(() => calls().some((c) => c.mode === 'wait-for-go' && c.event === 'start' && c.at >= began), { what: 'the client to start' });
+    // The client is held at least this long after it started: all of it is the client's time.
+    const held = Date.now();
+    await until(() => Date.now() - held >= 1500, { what: '1.5 s of the client being held', every: 100 });
+    writeFileSync(go, '');
+    const done = await answer;
+    rmSync(go, { force: true });
+    expect(done.status).to.equal(200);
+    const overhead = Number(done.headers.get('x-relay-overhead-ms'));
+    expect(overhead).to.be.at.least(0);
+    expect(overhead, 'the relay overhead excludes the client time').to.be.below(Date.now() - began - 1500);
+  });
+
   it('reports the providers.cli status block: ready, version, auth and models from the cached probes', async () => {
     const relay = await relayFor('plain');
     const cli = await until(async () => ((await getJson(relay, '/relay/status')).providers as { cli: Record<string, unknown> }).cli, { what: 'the first readiness probe', ok: (c) => c.checked_at !== null, deadline: 30_000 });

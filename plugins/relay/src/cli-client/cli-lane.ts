@@ -55,7 +55,11 @@ export class CliLane implements TextLane {
     checkArgvSize(argv, env);
     this.traffic.write({ phase: 'provider_request', request_id: call.requestId, provider: 'cli', model: call.model, command: argv, body: snapshotOfJson({ prompt: plan.prompt, system_prompt: plan.systemPrompt }) });
 
+    // The wait for a slot and for the client itself is the upstream's time, not the relay's overhead.
+    const began = performance.now();
+    const waited = () => (call.upstreamWaitMs = (call.upstreamWaitMs ?? 0) + (performance.now() - began));
     const release = await this.semaphore.acquire(call.signal).catch(() => {
+      waited();
       throw providerFailure(499, 'client_disconnected', 'The client went away before the local client started.');
     });
     let run: CliProcess;
@@ -63,6 +67,7 @@ export class CliLane implements TextLane {
       run = await CliProcess.start(argv, { env, stdin: plan.prompt, signal: call.signal });
     } catch (err) {
       release();
+      waited();
       throw err;
     }
     this.live.add(run);
@@ -72,14 +77,14 @@ export class CliLane implements TextLane {
     });
     const shape = new OutputShape(call.route, call.model);
     const timeoutMs = this.settings.timeoutSeconds * 1000;
-    if (!call.stream) return this.collect(run, shape, plan, timeoutMs, call.requestId);
+    if (!call.stream) return this.collect(run, shape, plan, timeoutMs, call.requestId).finally(waited);
 
     const frames = cliStreamFrames({
       run, shape, structured: plan.schema !== null, timeoutMs, requestId: call.requestId, traffic: this.traffic, exitMessage,
       includeUsage: (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
     });
     // The first frame decides: a failure before it is thrown here as a real status.
-    const first = await frames.next();
+    const first = await frames.next().finally(waited);
     return { kind: 'stream', frames: continueWith(first, frames) };
   }
 
