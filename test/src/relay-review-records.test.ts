@@ -59,3 +59,28 @@ describe('relay review: upstream error and stream-line records', function () {
     expect(await recordsOf(quiet, 'outbound_stream_chunk')).to.deep.equal([]);
   });
 });
+
+describe('relay review: the upload\'s inbound record', function () {
+  this.timeout(60_000);
+  let relay: RelayKernel;
+
+  before(async () => {
+    relay = await startRelay([{ apiKey: 'key-unused', baseUrl: 'http://127.0.0.1:9' }]);
+  });
+  after(async () => {
+    await relay?.kernel.stop();
+  });
+
+  it('logs a multipart upload as {kind: multipart_upload, filename, purpose, content_type, bytes, sha256}, never its bytes', async () => {
+    const form = new FormData();
+    form.append('purpose', 'assistants');
+    form.append('file', new Blob(['secret file text']), 'notes.txt');
+    const res = await fetch(`${relay.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${relay.token}` }, body: form });
+    expect(res.status).to.equal(200);
+    const records = await until(() => trafficRecords(relay), { what: 'the upload\'s inbound_request', ok: (rs) => rs.some((r) => r.phase === 'inbound_request' && r.path === '/v1/files') });
+    const inbound = records.find((r) => r.phase === 'inbound_request' && r.path === '/v1/files')!;
+    expect(inbound.body).to.deep.include({ kind: 'multipart_upload', filename: 'notes.txt', purpose: 'assistants', content_type: 'text/plain', bytes: 16 });
+    expect((inbound.body as Json).sha256).to.match(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(records)).to.not.include('secret file text');
+  });
+});
