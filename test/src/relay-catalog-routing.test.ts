@@ -3,7 +3,7 @@ import type { Clock } from '@keel/plugin-sdk';
 import { RelayFailure, type TrafficRecord } from '@keel/plugin-relay';
 import { RelayModelCatalog, type CatalogSettings } from '../../plugins/relay/dist/catalog/model-catalog.js';
 import { configuredAccounts } from '../../plugins/relay/dist/catalog/configured-accounts.js';
-import { configuredCliModels } from '../../plugins/relay/dist/catalog/configured-cli-models.js';
+import { configuredCliModels } from './helpers/relay-cli-models.js';
 import { RelayUpstream } from './helpers/relay-upstream.js';
 
 /**
