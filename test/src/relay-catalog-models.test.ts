@@ -163,6 +163,18 @@ describe('relay catalog: GET /v1/models', function () {
     await models('?refresh=true');
   });
 
+  it('reports the cache in the status\'s providers.hosted.models_cache: fresh within the TTL, expired after it', async () => {
+    const cache = async () => {
+      const res = await k.inject({ url: '/v1/relay/status', token: relayTokenOf(k) });
+      return res.json<{ providers: { hosted: { models_cache: Record<string, unknown> } } }>().providers.hosted.models_cache;
+    };
+    await models('?refresh=true');
+    expect(await cache()).to.deep.equal({ configured: true, enabled: true, ttl_seconds: 300, state: 'fresh', age_seconds: 0, expires_in_seconds: 300, cached_model_count: 4 });
+    clock.ms += 301_000;
+    expect(await cache()).to.deep.include({ state: 'expired', age_seconds: 301, expires_in_seconds: null });
+    await models('?refresh=true');
+  });
+
   it('reads each catalog once for concurrent misses (single flight)', async () => {
     clock.ms += 400_000;
     upstream.modelsAnswer('key-a', { delayMs: 300 });

@@ -3,8 +3,7 @@ import type { Clock } from '@keel/plugin-sdk';
 import { RelayFailure, type TrafficRecord } from '@keel/plugin-relay';
 import { RelayModelCatalog, type CatalogSettings } from '../../plugins/relay/dist/catalog/model-catalog.js';
 import { configuredAccounts } from '../../plugins/relay/dist/catalog/configured-accounts.js';
-import { configuredCliModels } from '../../plugins/relay/dist/catalog/configured-cli-models.js';
-import { cliClientModels, type CliModelLister } from '../../plugins/relay/dist/catalog/cli-client-models.js';
+import { configuredCliModels } from './helpers/relay-cli-models.js';
 import { RelayUpstream } from './helpers/relay-upstream.js';
 
 /**
@@ -128,32 +127,5 @@ describe('relay catalog: model routing', function () {
     expect(await catalog.accountsServing('o3', 'r')).to.deep.equal(['bob']);
     expect(await catalog.accountsServing('gpt-unlisted', 'r')).to.deep.equal(['alice', 'bob']);
     expect(await catalog.accountsServing('nope', 'r')).to.deep.equal([]);
-  });
-});
-
-describe('relay catalog: the local client lane\'s models', function () {
-  this.timeout(30_000);
-  const clock: Clock = { now: () => new Date(), nowMs: () => Date.now() };
-  const cliConfig = (models: string[]) => ({ enabled: true, command: null, models, timeoutSeconds: 600, maxConcurrentRequests: 2, stripApiKeyEnv: true, maxSchemaBytes: 200_000 });
-  const catalogWith = (lister: CliModelLister, models: string[]) => new RelayModelCatalog(
-    { hostedEnabled: false, ttlSeconds: 300, extraModels: [], timeoutMs: 1000 },
-    configuredAccounts([]),
-    cliClientModels(lister, cliConfig(models)),
-    { write: () => undefined, streamLines: false },
-    clock,
-  );
-
-  it('lists discovered names as cli_catalog and configured ones as configured, passing refresh through', async () => {
-    const refreshes: Array<boolean | undefined> = [];
-    const lister: CliModelLister = { models: async ({ refresh }) => (refreshes.push(refresh), ['cli:keel-tiny-chat', 'cli:extra']), modelsSource: () => ({ source: 'local_client_catalog' }) };
-    const records = await catalogWith(lister, ['extra']).list(true, 'r');
-    expect(records.map((r) => [r.id, r.relay.discovery_source, r.relay.upstream_model])).to.deep.equal([['cli:keel-tiny-chat', 'cli_catalog', 'keel-tiny-chat'], ['cli:extra', 'configured', 'extra']]);
-    expect(refreshes).to.deep.equal([true]);
-    expect(await catalogWith(lister, []).route('cli-keel-tiny-chat', 'r')).to.deep.equal({ provider: 'cli', upstreamModel: 'keel-tiny-chat' });
-  });
-
-  it('marks every name configured when discovery failed', async () => {
-    const lister: CliModelLister = { models: async () => ['cli:keel-tiny-chat'], modelsSource: () => ({ source: 'configured' }) };
-    expect((await catalogWith(lister, ['keel-tiny-chat']).list(false, 'r'))[0]!.relay.discovery_source).to.equal('configured');
   });
 });

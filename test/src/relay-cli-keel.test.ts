@@ -20,11 +20,11 @@ describe('relay cli: the default local client (keel prompt on the tiny model)', 
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
 
-  it('discovers the client models: GET /v1/models lists cli:keel-tiny-chat', async () => {
-    const models = await get('/models');
+  it('discovers the client models: GET /v1/models lists cli:keel-tiny-chat, from the client catalog (cli.models is empty)', async () => {
+    const models = await get('/models?refresh=true');
     expect(models.status, JSON.stringify(models.json)).to.equal(200);
-    const ids = (models.json.data as Array<{ id: string }>).map((m) => m.id);
-    expect(ids).to.include('cli:keel-tiny-chat');
+    const tiny = (models.json.data as Array<{ id: string; relay: { discovery_source: string } }>).find((m) => m.id === 'cli:keel-tiny-chat');
+    expect(tiny?.relay.discovery_source, JSON.stringify(models.json)).to.equal('cli_catalog');
   });
 
   it('answers a chat completion (non-stream) with the model text and usage', async () => {

@@ -83,6 +83,7 @@ describe('relay cli: request rules of the local client', function () {
   it('takes only text messages of the four roles, with a user or assistant turn', async () => {
     await expectRefused('/chat/completions', chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }] }), 422, /text-only/, 'unsupported_for_provider');
     await expectRefused('/chat/completions', chat({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }), 422, /text-only/);
+    await expectRefused('/chat/completions', chat({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file_1' } }] }] }), 422, /text-only/);
     await expectRefused('/chat/completions', chat({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'r' }] }), 422, /tool_calls|role/);
     await expectRefused('/chat/completions', chat({ messages: [{ role: 'function', name: 'f', content: 'x' }] }), 422, /./);
     await expectRefused('/chat/completions', chat({ messages: [{ role: 'system', content: 'only a system prompt' }] }), 422, /at least one user or assistant message/, 'unsupported_for_provider');

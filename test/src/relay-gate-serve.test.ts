@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { runKeel, startServer, type ServerProcess } from './helpers/cli.js';
 import { repoRoot, tempDir } from './helpers/paths.js';
-import { RelayUpstream } from './helpers/relay-upstream.js';
+import { RelayUpstream, usageReport } from './helpers/relay-upstream.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -158,12 +158,14 @@ describe('keel relay models and accounts refresh against a running relay with an
   before(async () => {
     tmp = tempDir();
     upstream.account('models-key', { models: ['gpt-test', 'gpt-other'] });
+    // A second account whose usage report shows its weekly window spent: refresh keeps it held.
+    upstream.account('spent-key', { models: ['gpt-test'], usage: usageReport([{ seconds: 604_800, used: 100, resetIn: 7200 }]) });
     await upstream.start();
     const port = await freePort();
     file = path.join(tmp.dir, 'relay.json');
     writeFileSync(file, JSON.stringify({
       server: { port, logLevel: 'warn' },
-      plugins: [{ use: path.join(repoRoot, 'plugins', 'relay', 'dist', 'index.js'), config: { hosted: { accounts: [{ email: 'main@example.com', baseUrl: upstream.url, apiKey: 'models-key' }] }, cli: { enabled: false } } }],
+      plugins: [{ use: path.join(repoRoot, 'plugins', 'relay', 'dist', 'index.js'), config: { hosted: { accounts: [{ email: 'main@example.com', baseUrl: upstream.url, apiKey: 'models-key' }, { email: 'spent@example.com', baseUrl: upstream.url, apiKey: 'spent-key', usagePath: '/usage' }] }, cli: { enabled: false } } }],
     }));
     server = await startServer(['--config', file, '--data-dir', path.join(tmp.dir, 'data')], { RELAY_TOKEN: '' });
   });
@@ -184,10 +186,21 @@ describe('keel relay models and accounts refresh against a running relay with an
     expect((JSON.parse(raw.stdout) as { data: Array<{ id: string }> }).data.map((m) => m.id)).to.include.members(['gpt-test', 'gpt-other']);
   });
 
-  it('accounts refresh prints each account as available', async () => {
+  it('accounts refresh prints an account with capacity as available', async () => {
     const result = await relay('accounts', 'refresh');
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout).to.contain('Accounts Refreshed').and.to.match(/main(@example\.com)?[^:]*: available/);
+  });
+
+  it('accounts refresh prints an account whose fresh report shows no capacity as still at limit, with its reset', async () => {
+    const result = await relay('accounts', 'refresh');
+    expect(result.code, result.stderr).to.equal(0);
+    const line = result.stdout.split('\n').find((l) => l.includes('spent@example.com')) ?? '';
+    const seconds = Number(/still at limit \(resets in ~(\d+)s\)/.exec(line)?.[1]);
+    expect(seconds, result.stdout).to.be.within(1, 7200);
+    const json = await relay('accounts', 'refresh', '--json');
+    expect(json.code, json.stderr).to.equal(0);
+    expect(json.stdout).to.contain('spent@example.com');
   });
 
   it('--url names another relay: one that does not answer is "No running relay"', async () => {

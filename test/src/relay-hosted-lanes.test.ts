@@ -294,7 +294,9 @@ describe('relay hosted: the hosted lane', function () {
       expect(frames.some((f) => f.data === '[DONE]')).to.equal(false);
       expect(parse(frames.at(-1)!.data)).to.deep.equal({ error: { message: 'boom', type: 'server_error', param: null, code: 'server_error' } });
       expect(contentOf(answer.text)).to.equal('partial answer'.slice(0, contentOf(answer.text).length)).and.not.equal('');
-      await until(() => trafficRecords(relay), { what: 'an upstream_stream_error record', ok: (rs) => rs.some((r) => r.phase === 'upstream_stream_error' && (r.error as Json)?.message === 'boom') });
+      const records = await until(() => trafficRecords(relay), { what: 'an upstream_stream_error record', ok: (rs) => rs.some((r) => r.phase === 'upstream_stream_error' && (r.error as Json)?.message === 'boom') });
+      // Reference §5.3: event, response_id, model, status, error.
+      expect(records.find((r) => r.phase === 'upstream_stream_error' && (r.error as Json)?.message === 'boom')).to.deep.include({ event: 'error', response_id: null, model: 'gpt-test', status: 502 });
     });
 
     it('ends a stream cut after content with incomplete_stream and no [DONE] (completions); 502 when not streaming', async () => {

@@ -96,7 +96,7 @@ describe('relay hosted: a Keel kernel on the tiny model as the upstream, and the
     expect(final?.output_text ?? ((final?.output[0] as { content?: Array<{ text: string }> } | undefined)?.content?.[0]?.text)).to.equal(deltas);
   });
 
-  it('hands the openai client the upstream error with its real status', async () => {
+  it('hands the openai client the upstream error with its real status, code and resets_in_seconds', async () => {
     const scripted = new RelayUpstream();
     scripted.account('key-q', { replies: [{ status: 429, error: { message: 'You hit your usage limit.', type: 'usage_limit_reached', code: 'usage_limit_reached', resets_in_seconds: 90 } }] });
     await scripted.start();
@@ -107,6 +107,7 @@ describe('relay hosted: a Keel kernel on the tiny model as the upstream, and the
       expect(failure).to.be.instanceOf(OpenAI.APIError);
       expect((failure as InstanceType<typeof OpenAI.APIError>).status).to.equal(429);
       expect((failure as InstanceType<typeof OpenAI.APIError>).code).to.equal('usage_limit_reached');
+      expect((failure as InstanceType<typeof OpenAI.APIError>).error).to.deep.include({ type: 'usage_limit_reached', resets_in_seconds: 90 });
     } finally {
       await limited.kernel.stop();
       await scripted.stop();

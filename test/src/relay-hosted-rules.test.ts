@@ -153,6 +153,14 @@ describe('relay hosted: text route body rules', function () {
     expect(answer.headers.get('x-relay-overhead-ms')).to.match(/^\d+(\.\d+)?$/);
   });
 
+  it('strips and discloses max_output_tokens on /v1/responses (decided over the seed\'s refusal: SDK defaults must work)', async () => {
+    const answer = await post(relay, '/responses', { model: 'gpt-test', input: 'x', max_output_tokens: 50 });
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.headers.get('x-relay-ignored-parameters')).to.equal('max_output_tokens');
+    const sent = upstream.generations().at(-1)!.body;
+    for (const name of ['max_output_tokens', 'max_tokens', 'max_completion_tokens']) expect(sent).to.not.have.property(name);
+  });
+
   it('sends no disclosure header when nothing was stripped', async () => {
     const answer = await post(relay, '/chat/completions', chat);
     expect(answer.headers.get('x-relay-ignored-parameters')).to.equal(null);

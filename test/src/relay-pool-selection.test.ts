@@ -240,6 +240,27 @@ describe('relay pool: selection, probes and release', () => {
       expect(upstream.usageCalls.get('key-a')).to.equal(1);
     });
 
+    it('leaves a usage endpoint that answered 429 alone for usageBackoffSeconds, refreshes included (reference §8 item 24)', async () => {
+      upstream.usage('key-a', { status: 429, error: { message: 'Too many usage checks.', type: 'rate_limit_error', code: 'rate_limited' } });
+      const h = pool(2, { usageBackoffSeconds: 0.3 });
+      const first = await h.pool.probe(h.pool.accounts[0]!, true);
+      expect(first).to.include({ ok: false, status: 429 });
+      expect(await h.pool.probe(h.pool.accounts[0]!, true)).to.equal(first);
+      await h.pool.refresh('req_refresh');
+      expect(upstream.usageCalls.get('key-a')).to.equal(1);
+      upstream.usage('key-a', usageReport([{ seconds: WEEK, used: 30 }]));
+      await until(async () => (await h.pool.probe(h.pool.accounts[0]!, true)).ok, { what: 'a probe after the backoff', ok: (ok) => ok });
+      expect(upstream.usageCalls.get('key-a')).to.equal(2);
+    });
+
+    it('takes the usage endpoint\'s resets_in_seconds over usageBackoffSeconds', async () => {
+      upstream.usage('key-a', { status: 429, error: { message: 'Too many usage checks.', type: 'rate_limit_error', code: 'rate_limited', resets_in_seconds: 3600 } });
+      const h = pool(2, { usageBackoffSeconds: 0 });
+      await h.pool.probe(h.pool.accounts[0]!, true);
+      await h.pool.probe(h.pool.accounts[0]!, true);
+      expect(upstream.usageCalls.get('key-a')).to.equal(1);
+    });
+
     it('warm start probes every account and fetches catalogs, holding exhausted accounts before the first request', async () => {
       upstream.usage('key-a', usageReport([{ seconds: WEEK, used: 100, resetIn: 7200 }]));
       upstream.usage('key-b', usageReport([{ seconds: WEEK, used: 10 }]));

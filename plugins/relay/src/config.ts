@@ -53,6 +53,8 @@ export interface RelayConfig {
     maxEventBytes: number;
     /** How long one account's usage report is reused before the next probe (refresh and warm-up bypass it). */
     usageCacheSeconds: number;
+    /** After a usage endpoint answers 429, how long it is not asked again (its `resets_in_seconds` wins when given): hammering it earns lockouts. */
+    usageBackoffSeconds: number;
     /** A longest-window percentage older than this is no routing signal (`balanced` ignores it). */
     usageSignalMaxAgeSeconds: number;
     /** Background usage probing of every account (pools of 2 or more accounts). */
@@ -178,6 +180,7 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
         requestTimeoutSeconds: { type: 'integer', minimum: 1, default: 120 },
         maxEventBytes: { type: 'integer', minimum: 1024, default: 4 * 1024 * 1024 },
         usageCacheSeconds: { type: 'number', minimum: 0, maximum: 86400, default: 60 },
+        usageBackoffSeconds: { type: 'number', minimum: 0, maximum: 86400, default: 300 },
         usageSignalMaxAgeSeconds: { type: 'number', minimum: 1, maximum: 86400, default: 900 },
         refreshIntervalSeconds: { type: 'number', minimum: 1, maximum: 86400, default: 300 },
         transientHoldSeconds: { type: 'number', minimum: 0.01, maximum: 3600, default: 30 },

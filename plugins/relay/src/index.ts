@@ -103,7 +103,7 @@ export const relayPlugin = definePlugin({
     const files = new RelayFiles(deps.storage, deps.paths.pluginDir, config.uploads, deps.clock);
     const conversations = new RelayConversations(deps.storage, config.conversations, deps.clock);
     const status: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }), cli: () => cli?.status() ?? disabledCliStatus() };
-    if (pool) status.hosted = () => pool.statusOf();
+    if (pool) status.hosted = () => ({ ...pool.statusOf(), models_cache: catalog.cacheStatus() });
 
     // hosted lane: the text routes' upstream runtime.
     const hosted: TextLane | undefined = pool

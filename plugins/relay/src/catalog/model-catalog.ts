@@ -85,6 +85,27 @@ export class RelayModelCatalog implements ModelCatalog {
     throw refusal(`The model \`${model}\` is in neither the hosted catalog nor hosted.extraModels.${hint} GET /v1/models lists the available ids.`, 'model_not_found', { suggestions });
   }
 
+  /**
+   * `providers.hosted.models_cache` of the status (reference §1.7 MODELS_CACHE), from the cached
+   * account catalogs only (never a read): the oldest one decides the age and whether it expired.
+   */
+  cacheStatus(): Record<string, unknown> {
+    const ttlSeconds = this.settings.ttlSeconds;
+    const cached = this.hosted.accounts().map((a) => this.cache.get(a.slug)).filter((c): c is CachedCatalog => c !== undefined);
+    const oldest = cached.length ? Math.min(...cached.map((c) => c.fetchedAtMs)) : null;
+    const age = oldest === null ? null : Math.max(0, (this.clock.nowMs() - oldest) / 1000);
+    const state = !this.settings.hostedEnabled ? 'provider_disabled' : ttlSeconds === 0 ? 'disabled' : age === null ? 'empty' : age < ttlSeconds ? 'fresh' : 'expired';
+    return {
+      configured: this.hosted.accounts().length > 0,
+      enabled: this.settings.hostedEnabled && ttlSeconds > 0,
+      ttl_seconds: ttlSeconds,
+      state,
+      age_seconds: age === null ? null : round(age),
+      expires_in_seconds: state === 'fresh' ? round(ttlSeconds - age!) : null,
+      cached_model_count: new Set(cached.flatMap((c) => c.entries.map((e) => e.id))).size,
+    };
+  }
+
   /** The slugs of the accounts whose catalog lists `model` (cached catalogs; null when none could be read). */
   async accountsServing(model: string, requestId: string): Promise<string[] | null> {
     const hosted = await this.hostedCatalog(false, requestId);

@@ -24,9 +24,11 @@ import {
   type TrafficSink,
   type UpstreamAccount,
 } from '../contracts.js';
+import { snapshotOfBytes } from '../traffic/body-snapshot.js';
 import { failureOfEvent, incompleteStream } from '../upstream/failure-classifier.js';
 import { openUpstreamStream } from '../upstream/upstream-client.js';
 import type { EndpointSource } from '../upstream/upstream-endpoint.js';
+import type { SseMessage } from '../upstream/sse-messages.js';
 import { AnswerAccumulator, chatUsage } from './answer-accumulator.js';
 import { upstreamChatBody } from './chat-request.js';
 import { upstreamCompletionsBody } from './completions-request.js';
@@ -120,7 +122,8 @@ export class HostedLane implements TextLane {
   /** Opens the upstream stream on `account` and reads it to its first content event. */
   private async start(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo): Promise<StartedStream> {
     const endpoint = this.deps.endpoints.upstreamOf(account);
-    this.deps.traffic.write({ phase: 'upstream_request', request_id: call.requestId, method: 'POST', url: endpoint.baseUrl + path, account: account.slug, session_id: call.conversationId ?? null, body });
+    const url = endpoint.baseUrl + path;
+    this.deps.traffic.write({ phase: 'upstream_request', request_id: call.requestId, method: 'POST', url, account: account.slug, session_id: call.conversationId ?? null, body });
     const began = performance.now();
     try {
       const stream = await openUpstreamStream(endpoint, path, body, {
@@ -128,8 +131,11 @@ export class HostedLane implements TextLane {
         timeoutMs: this.deps.settings.requestTimeoutSeconds * 1000,
         maxEventBytes: this.deps.settings.maxEventBytes,
         ...(call.conversationId ? { headers: { session_id: call.conversationId } } : {}),
+        onErrorAnswer: (status, text, contentType) => this.deps.traffic.write({
+          phase: 'upstream_response_error', request_id: call.requestId, method: 'POST', url, account: account.slug, status_code: status, body: snapshotOfBytes(Buffer.from(text, 'utf8'), contentType),
+        }),
       });
-      const items = upstreamItems(stream.events);
+      const items = upstreamItems(this.deps.traffic.streamLines ? loggedLines(stream.events, this.deps.traffic, call.requestId) : stream.events);
       const head: UpstreamChunk[] = [];
       try {
         for (;;) {
@@ -324,3 +330,10 @@ function errorOf(err: unknown): OpenAiErrorObject {
   return { message: 'The upstream response failed.', type: 'upstream_error', code: 'upstream_error' };
 }
 
+/** The upstream's events, each also written as an `upstream_stream_line` record (opt-in `logging.streamLines`). */
+async function* loggedLines(events: AsyncGenerator<SseMessage>, traffic: TrafficSink, requestId: string): AsyncGenerator<SseMessage> {
+  for await (const message of events) {
+    traffic.write({ phase: 'upstream_stream_line', request_id: requestId, line: `${message.event ? `event: ${message.event}\n` : ''}data: ${message.data}` });
+    yield message;
+  }
+}

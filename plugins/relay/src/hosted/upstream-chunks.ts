@@ -83,9 +83,3 @@ export function isContent(chunk: UpstreamChunk): boolean {
     || (Array.isArray(choice.delta?.tool_calls) && choice.delta.tool_calls.length > 0)
     || (choice.finish_reason !== null && choice.finish_reason !== undefined));
 }
-
-/** A chunk's finish reason, when it has one. */
-export function finishOf(chunk: UpstreamChunk): string | null {
-  for (const choice of chunk.choices ?? []) if (typeof choice.finish_reason === 'string') return choice.finish_reason;
-  return null;
-}

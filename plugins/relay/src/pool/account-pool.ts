@@ -23,7 +23,7 @@ type HostedConfig = RelayConfig['hosted'];
 /** What one usage probe found. */
 export type ProbeResult =
   | { ok: true; report: Record<string, unknown>; windows: UsageWindow[]; startedAt: number; capturedAtMs: number }
-  | { ok: false; status: number | null; message: string; startedAt: number };
+  | { ok: false; status: number | null; message: string; startedAt: number; backoffSeconds?: number };
 
 interface AccountState {
   hold: Hold | null;
@@ -32,6 +32,8 @@ interface AccountState {
   /** The longest window's percentage and when it was observed (monotonic ms). */
   signal: { usedPercent: number; observedAt: number } | null;
   lastProbe: { result: ProbeResult; at: number } | null;
+  /** No usage probe before this (monotonic ms): the usage endpoint answered 429 (reference §8 item 24). */
+  usageBackoffUntil: number;
   probing: { promise: Promise<ProbeResult>; startedAt: number } | null;
   /** Lower-cased model ids of the account's catalog; empty when unknown (every model allowed). */
   catalog: { models: Set<string>; at: number } | null;
@@ -69,7 +71,7 @@ export class RelayAccountPool implements AccountPool {
     for (const reason of skipped) options.warn(reason);
     this.accounts = accounts;
     for (const account of accounts) {
-      this.states.set(account.slug, { hold: null, lastSelected: -1, signal: null, lastProbe: null, probing: null, catalog: null, catalogFetch: null, accountId: null });
+      this.states.set(account.slug, { hold: null, lastSelected: -1, signal: null, lastProbe: null, usageBackoffUntil: 0, probing: null, catalog: null, catalogFetch: null, accountId: null });
     }
     this.tallies = new WindowTally(join(options.dataDir, 'window-tokens.json'), (err) => options.warn(`the relay's token tally could not be saved or read: ${String(err)}`));
     this.schedule = new RetrySchedule(options.config.retryAttempts, options.config.retryBackoffSeconds);
@@ -293,12 +295,15 @@ export class RelayAccountPool implements AccountPool {
     const state = this.state(account);
     const now = performance.now();
     if (!force && state.lastProbe && now - state.lastProbe.at < this.config.usageCacheSeconds * 1000) return Promise.resolve(state.lastProbe.result);
+    // A rate-limited usage endpoint is not asked again before its backoff ends, even by a refresh: holds stay (no evidence).
+    if (state.lastProbe && now < state.usageBackoffUntil) return Promise.resolve(state.lastProbe.result);
     // A forced probe may join one in flight only if that one started after the current hold (it is evidence about it).
     if (state.probing && (!force || state.probing.startedAt >= (state.hold?.since ?? -Infinity))) return state.probing.promise;
     const startedAt = performance.now();
     const promise = this.fetchUsage(account, startedAt).then((result) => {
       state.lastProbe = { result, at: performance.now() };
       if (result.ok) this.applyReport(account, result);
+      else if (result.backoffSeconds !== undefined) state.usageBackoffUntil = performance.now() + result.backoffSeconds * 1000;
       return result;
     }).finally(() => {
       if (state.probing?.promise === promise) state.probing = null;
@@ -322,6 +327,7 @@ export class RelayAccountPool implements AccountPool {
     if (account.usagePath === null) return { ok: false, status: null, message: `account ${account.slug} reports no usage (no usagePath configured)`, startedAt };
     try {
       const result = await upstreamGet(account, account.usagePath, this.config.probeTimeoutSeconds * 1000);
+      if (result.status === 429) return { ok: false, status: 429, message: upstreamErrorMessage(result), startedAt, backoffSeconds: usageBackoffOf(result.body, this.config.usageBackoffSeconds) };
       if (result.status < 200 || result.status >= 300) return { ok: false, status: result.status, message: upstreamErrorMessage(result), startedAt };
       const report = result.body;
       if (typeof report !== 'object' || report === null || Array.isArray(report)) return { ok: false, status: 502, message: 'the usage report is not a JSON object', startedAt };
@@ -469,4 +475,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** How long to leave a rate-limited usage endpoint alone: its error's positive `resets_in_seconds`, else the setting. */
+function usageBackoffOf(body: unknown, fallbackSeconds: number): number {
+  const error = (body as { error?: { resets_in_seconds?: unknown } } | null)?.error;
+  const resets = error?.resets_in_seconds;
+  return typeof resets === 'number' && Number.isFinite(resets) && resets > 0 ? resets : fallbackSeconds;
 }

@@ -19,6 +19,8 @@ export interface UpstreamCallOptions {
   /** Largest single SSE event, in characters. */
   maxEventBytes: number;
   headers?: Record<string, string>;
+  /** Told an error answer's status and body (kept to 64 KiB) before it becomes the failure, for the traffic log. */
+  onErrorAnswer?: (status: number, body: string, contentType: string | undefined) => void;
 }
 
 /** The largest error body kept from an upstream error answer. */
@@ -78,6 +80,7 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
         readErrorBody(res)
           .then((text) => {
             done();
+            options.onErrorAnswer?.(status, text, res.headers['content-type']);
             const retryAfter = res.headers['retry-after'];
             reject(failureOfStatus(status, text, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
           })
