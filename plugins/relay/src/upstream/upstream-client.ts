@@ -79,7 +79,7 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
           .then((text) => {
             done();
             const retryAfter = res.headers['retry-after'];
-            reject(failureOfStatus(status, text, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
+            reject(failureOfStatus(status, withoutKey(text, endpoint.apiKey), typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
           })
           .catch((err: unknown) => {
             done();
@@ -133,6 +133,11 @@ async function readErrorBody(res: IncomingMessage): Promise<string> {
     size += chunk.length;
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An upstream may echo the account's key in its error ("Incorrect API key provided: sk-..."): never relay it. */
+function withoutKey(text: string, apiKey: string): string {
+  return apiKey ? text.split(apiKey).join('[REDACTED]') : text;
 }
 
 function isRelayFailure(err: unknown): err is RelayFailure {
