@@ -34,4 +34,13 @@ describe('relay attack: an upstream error echoing the API key', function () {
     const records = await until(() => trafficRecords(relay), { what: 'the outbound record', deadline: 30_000, ok: (r) => r.some((x) => x.phase === 'outbound_response') });
     expect(JSON.stringify(records)).not.to.contain(apiKey);
   });
+
+  it('masks the key in an in-stream error event (streamed and not)', async () => {
+    for (const stream of [true, false]) {
+      upstream.script(apiKey, [{ streamError: { message: `quota gone for ${apiKey}`, type: 'server_error', code: null }, before: 1 }]);
+      const answer = await post(relay, '/chat/completions', { model: 'gpt-test', stream, messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.text, `stream ${stream}`).to.contain('quota gone for');
+      expect(answer.text, `stream ${stream}`).not.to.contain(apiKey);
+    }
+  });
 });

@@ -105,16 +105,19 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
         res.once('close', () => clearTimeout(timer));
         res.resume();
       };
-      resolve({ events: eventsOf(res, options, () => failure, close), finish, close });
+      resolve({ events: eventsOf(res, endpoint.apiKey, options, () => failure, close), finish, close });
     });
     req.end(payload);
   });
 }
 
-async function* eventsOf(res: IncomingMessage, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
+async function* eventsOf(res: IncomingMessage, apiKey: string, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
   res.setEncoding('utf8');
   try {
-    yield* sseMessages(res as AsyncIterable<string>, options.maxEventBytes);
+    // An in-stream error event may echo the key as well.
+    for await (const message of sseMessages(res as AsyncIterable<string>, options.maxEventBytes)) {
+      yield message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message;
+    }
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
