@@ -39,7 +39,7 @@ export interface HostedLaneDeps {
   /** Each account's endpoint (`pool.upstreamOf`). */
   endpoints: EndpointSource;
   traffic: TrafficSink;
-  settings: Pick<RelayConfig['hosted'], 'requestTimeoutSeconds' | 'maxEventBytes'>;
+  settings: Pick<RelayConfig['hosted'], 'requestTimeoutSeconds' | 'maxEventBytes' | 'maxAnswerChars'>;
   conversations?: ConversationStore;
   files?: FileStore;
   /** Wall clock in ms (`created` fields). */
@@ -109,7 +109,7 @@ export class HostedLane implements TextLane {
       return { kind: 'json', status: 200, body: responseObject(id, createdAt, echo, answer, output) };
     }
     const started = await this.deps.pool.run(this.poolRequest(call), (account) => this.start(account, '/chat/completions', upstreamBody, call));
-    const writer = new ResponsesEventWriter(id, createdAt, echo, new AnswerAccumulator());
+    const writer = new ResponsesEventWriter(id, createdAt, echo, new AnswerAccumulator(this.deps.settings.maxAnswerChars));
     return { kind: 'stream', frames: closing(this.responseFrames(started, call, writer, input), started) };
   }
 
@@ -155,7 +155,7 @@ export class HostedLane implements TextLane {
   private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo, responseId?: string): Promise<Collected> {
     const started = await this.start(account, path, body, call);
     const began = performance.now();
-    const answer = new AnswerAccumulator();
+    const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
     try {
       for (const chunk of started.head) answer.add(chunk);
       for (;;) {
@@ -179,7 +179,7 @@ export class HostedLane implements TextLane {
 
   /** Chat and completions chunks to the client, in order; the end is `[DONE]` only after a success terminal. */
   private async *chunkFrames(started: StartedStream, call: CallInfo, includeUsage: boolean): AsyncGenerator<string> {
-    const answer = new AnswerAccumulator();
+    const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
     const frameOf = (chunk: UpstreamChunk): string | null => {
       answer.add(chunk);
       const usageOnly = (chunk.choices ?? []).length === 0;
