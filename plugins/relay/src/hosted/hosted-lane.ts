@@ -34,6 +34,9 @@ import { newResponseId, outputItemsOf, responseEchoOf, responseObject, Responses
 import { inputItemsOf, upstreamChatOfResponses } from './responses-request.js';
 import { isContent, upstreamItems, type UpstreamChunk, type UpstreamItem, type UpstreamUsage } from './upstream-chunks.js';
 
+/** Role-only chunks are held until the first content (reference §2.8); an upstream sending only those must not grow memory. */
+const MAX_CHUNKS_BEFORE_CONTENT = 1000;
+
 export interface HostedLaneDeps {
   pool: AccountPool;
   /** Each account's endpoint (`pool.upstreamOf`). */
@@ -140,6 +143,9 @@ export class HostedLane implements TextLane {
           }
           if (item.kind === 'failure') throw this.streamFailure(item, call);
           head.push(item.chunk);
+          if (head.length > MAX_CHUNKS_BEFORE_CONTENT) {
+            throw new RelayFailure(502, { message: `The upstream sent ${MAX_CHUNKS_BEFORE_CONTENT} events without any content.`, type: 'upstream_error', code: 'upstream_no_content' });
+          }
           if (isContent(item.chunk)) return { account, head, items, finish: () => stream.finish(), close: () => stream.close() };
         }
       } catch (err) {
