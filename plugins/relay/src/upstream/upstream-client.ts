@@ -132,8 +132,10 @@ async function readErrorBody(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res as AsyncIterable<Buffer>) {
-    if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
+    chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
     size += chunk.length;
+    // Enough to classify: an error body without end must not hold the call (leaving the loop closes the response).
+    if (size >= MAX_ERROR_BODY_BYTES) break;
   }
   return Buffer.concat(chunks).toString('utf8');
 }
