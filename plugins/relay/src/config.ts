@@ -51,6 +51,8 @@ export interface RelayConfig {
     requestTimeoutSeconds: number;
     /** Largest single upstream SSE event, bytes (a larger one fails the call with 502). */
     maxEventBytes: number;
+    /** Longest answer (text, refusal, tool calls) the relay adds up from one upstream stream, characters (502 beyond). */
+    maxAnswerChars: number;
     /** How long one account's usage report is reused before the next probe (refresh and warm-up bypass it). */
     usageCacheSeconds: number;
     /** After a usage endpoint answers 429, how long it is not asked again (its `resets_in_seconds` wins when given): hammering it earns lockouts. */
@@ -179,6 +181,7 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
         retryBackoffSeconds: { type: 'array', items: { type: 'number', minimum: 0, maximum: 3600 }, maxItems: 10, default: DEFAULT_RETRY_BACKOFF_SECONDS },
         requestTimeoutSeconds: { type: 'integer', minimum: 1, default: 120 },
         maxEventBytes: { type: 'integer', minimum: 1024, default: 4 * 1024 * 1024 },
+        maxAnswerChars: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024 },
         usageCacheSeconds: { type: 'number', minimum: 0, maximum: 86400, default: 60 },
         usageBackoffSeconds: { type: 'number', minimum: 0, maximum: 86400, default: 300 },
         usageSignalMaxAgeSeconds: { type: 'number', minimum: 1, maximum: 86400, default: 900 },

@@ -14,7 +14,7 @@ export type HostedSettings = RelayConfig['hosted'];
 export function hostedSettings(accounts: HostedAccountConfig[], overrides: Partial<HostedSettings> = {}): HostedSettings {
   return {
     enabled: true, accounts, balance: 'balanced', modelsCacheTtlSeconds: 300, extraModels: [], accountCooldownSeconds: 300,
-    retryAttempts: 0, retryBackoffSeconds: [0.05, 0.1], requestTimeoutSeconds: 30, maxEventBytes: 4 * 1024 * 1024,
+    retryAttempts: 0, retryBackoffSeconds: [0.05, 0.1], requestTimeoutSeconds: 30, maxEventBytes: 4 * 1024 * 1024, maxAnswerChars: 16 * 1024 * 1024,
     usageCacheSeconds: 60, usageBackoffSeconds: 300, usageSignalMaxAgeSeconds: 900, refreshIntervalSeconds: 300, transientHoldSeconds: 30,
     maxAffinityPins: 5000, probeTimeoutSeconds: 10,
     ...overrides,

@@ -3,6 +3,7 @@
  * calls (merged by index, their argument pieces joined), the finish reason and the usage. Used by
  * the non-stream reconstruction (reference §2.7) and by the Responses rebuild.
  */
+import { RelayFailure } from '../contracts.js';
 import type { UpstreamChunk, UpstreamUsage } from './upstream-chunks.js';
 
 export interface AccumulatedToolCall {
@@ -22,6 +23,10 @@ export class AnswerAccumulator {
   usage: UpstreamUsage | null = null;
   readonly toolCalls: AccumulatedToolCall[] = [];
   private readonly callsByIndex = new Map<number, AccumulatedToolCall>();
+  /** Characters of text, refusal and tool calls held so far: an upstream that never stops must not grow memory without end. */
+  private size = 0;
+
+  constructor(private readonly maxChars = Number.POSITIVE_INFINITY) {}
 
   /** The tool call with the upstream's `index`, once a piece of it arrived. */
   toolCallAt(index: number): AccumulatedToolCall | undefined {
@@ -35,10 +40,10 @@ export class AnswerAccumulator {
     if (typeof chunk.system_fingerprint === 'string') this.systemFingerprint = chunk.system_fingerprint;
     if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {
-      if (typeof choice.text === 'string') this.text += choice.text;
+      if (typeof choice.text === 'string') this.text += this.counted(choice.text);
       const delta = choice.delta;
-      if (typeof delta?.content === 'string') this.text += delta.content;
-      if (typeof delta?.refusal === 'string') this.refusal = (this.refusal ?? '') + delta.refusal;
+      if (typeof delta?.content === 'string') this.text += this.counted(delta.content);
+      if (typeof delta?.refusal === 'string') this.refusal = (this.refusal ?? '') + this.counted(delta.refusal);
       for (const call of delta?.tool_calls ?? []) this.addToolCall(call);
       if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
     }
@@ -49,14 +54,23 @@ export class AnswerAccumulator {
     const index = typeof call.index === 'number' ? call.index : this.toolCalls.length;
     let entry = this.callsByIndex.get(index);
     if (!entry) {
+      this.counted(' '.repeat(64)); // each call costs its bookkeeping, so endless empty calls are bounded too
       // An upstream that names no call id gets `call_<n>` (reference §2.3).
       entry = { id: call.id || `call_${this.toolCalls.length}`, name: '', arguments: '' };
       this.callsByIndex.set(index, entry);
       this.toolCalls.push(entry);
     }
-    if (typeof call.function?.name === 'string') entry.name += call.function.name;
-    if (typeof call.function?.arguments === 'string') entry.arguments += call.function.arguments;
+    if (typeof call.function?.name === 'string') entry.name += this.counted(call.function.name);
+    if (typeof call.function?.arguments === 'string') entry.arguments += this.counted(call.function.arguments);
     return entry;
+  }
+
+  private counted(piece: string): string {
+    this.size += piece.length;
+    if (this.size > this.maxChars) {
+      throw new RelayFailure(502, { message: `The upstream's answer is longer than ${this.maxChars} characters (the setting hosted.maxAnswerChars).`, type: 'upstream_error', code: 'upstream_answer_too_large' });
+    }
+    return piece;
   }
 }
 

@@ -36,12 +36,15 @@ import { newResponseId, outputItemsOf, responseEchoOf, responseObject, Responses
 import { inputItemsOf, upstreamChatOfResponses } from './responses-request.js';
 import { isContent, upstreamItems, type UpstreamChunk, type UpstreamItem, type UpstreamUsage } from './upstream-chunks.js';
 
+/** Role-only chunks are held until the first content (reference §2.8); an upstream sending only those must not grow memory. */
+const MAX_CHUNKS_BEFORE_CONTENT = 1000;
+
 export interface HostedLaneDeps {
   pool: AccountPool;
   /** Each account's endpoint (`pool.upstreamOf`). */
   endpoints: EndpointSource;
   traffic: TrafficSink;
-  settings: Pick<RelayConfig['hosted'], 'requestTimeoutSeconds' | 'maxEventBytes'>;
+  settings: Pick<RelayConfig['hosted'], 'requestTimeoutSeconds' | 'maxEventBytes' | 'maxAnswerChars'>;
   conversations?: ConversationStore;
   files?: FileStore;
   /** Wall clock in ms (`created` fields). */
@@ -111,7 +114,7 @@ export class HostedLane implements TextLane {
       return { kind: 'json', status: 200, body: responseObject(id, createdAt, echo, answer, output) };
     }
     const started = await this.deps.pool.run(this.poolRequest(call), (account) => this.start(account, '/chat/completions', upstreamBody, call));
-    const writer = new ResponsesEventWriter(id, createdAt, echo, new AnswerAccumulator());
+    const writer = new ResponsesEventWriter(id, createdAt, echo, new AnswerAccumulator(this.deps.settings.maxAnswerChars));
     return { kind: 'stream', frames: closing(this.responseFrames(started, call, writer, input), started) };
   }
 
@@ -146,6 +149,9 @@ export class HostedLane implements TextLane {
           }
           if (item.kind === 'failure') throw this.streamFailure(item, call);
           head.push(item.chunk);
+          if (head.length > MAX_CHUNKS_BEFORE_CONTENT) {
+            throw new RelayFailure(502, { message: `The upstream sent ${MAX_CHUNKS_BEFORE_CONTENT} events without any content.`, type: 'upstream_error', code: 'upstream_no_content' });
+          }
           if (isContent(item.chunk)) return { account, head, items, finish: () => stream.finish(), close: () => stream.close() };
         }
       } catch (err) {
@@ -161,7 +167,7 @@ export class HostedLane implements TextLane {
   private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo, responseId?: string): Promise<Collected> {
     const started = await this.start(account, path, body, call);
     const began = performance.now();
-    const answer = new AnswerAccumulator();
+    const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
     try {
       for (const chunk of started.head) answer.add(chunk);
       for (;;) {
@@ -185,7 +191,7 @@ export class HostedLane implements TextLane {
 
   /** Chat and completions chunks to the client, in order; the end is `[DONE]` only after a success terminal. */
   private async *chunkFrames(started: StartedStream, call: CallInfo, includeUsage: boolean): AsyncGenerator<string> {
-    const answer = new AnswerAccumulator();
+    const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
     const frameOf = (chunk: UpstreamChunk): string | null => {
       answer.add(chunk);
       const usageOnly = (chunk.choices ?? []).length === 0;

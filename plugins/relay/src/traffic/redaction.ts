@@ -11,7 +11,12 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEYS = new Set([
   'authorization', 'cookie', 'set-cookie', 'access_token', 'refresh_token', 'id_token', 'api_key',
   'code', 'bearer_token', 'relay_token', 'file_data',
+  // Other spellings clients use for a key (Anthropic, Azure, proxies): the credential in clear otherwise.
+  'x-api-key', 'api-key', 'proxy-authorization',
 ]);
+
+/** Query parameters that carry a credential (`?api_key=`, `?token=`): their values are scrubbed from a logged query string. */
+const SECRET_QUERY_PARAMS = /^(?:api[-_]?key|key|token|access_token|bearer_token|relay_token|auth|authorization|password|secret)$/i;
 
 const NON_ASCII = /[\u007f-\uffff]/g;
 
@@ -27,12 +32,26 @@ export function serializeRecord(record: object): string {
     if (key === '') return value;
     const lower = key.toLowerCase();
     if (lower === 'error' && typeof value === 'object' && value !== null) errorObjects.add(value);
+    if (lower === 'query' && typeof value === 'string') return redactQuery(value);
     if (!SECRET_KEYS.has(lower) || value === null || value === undefined) return value;
     if (lower === 'code' && isErrorObject(this, errorObjects)) return value;
     return REDACTED;
   });
   // JSON.stringify leaves non-ASCII characters only inside strings, so escaping the whole line is exact.
   return text.replace(NON_ASCII, escapeChar);
+}
+
+/** The query string with the values of credential parameters replaced (the names stay, for the operator). */
+function redactQuery(query: string): string {
+  return query.split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch { /* a malformed escape: match the raw name */ }
+    return equals >= 0 && SECRET_QUERY_PARAMS.test(decoded.trim()) ? `${name}=${REDACTED}` : pair;
+  }).join('&');
 }
 
 function isErrorObject(holder: unknown, errorObjects: WeakSet<object>): boolean {

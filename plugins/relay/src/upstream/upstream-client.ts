@@ -82,7 +82,7 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
             done();
             options.onErrorAnswer?.(status, text, res.headers['content-type']);
             const retryAfter = res.headers['retry-after'];
-            reject(failureOfStatus(status, text, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
+            reject(failureOfStatus(status, withoutKey(text, endpoint.apiKey), typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
           })
           .catch((err: unknown) => {
             done();
@@ -108,16 +108,19 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
         res.once('close', () => clearTimeout(timer));
         res.resume();
       };
-      resolve({ events: eventsOf(res, options, () => failure, close), finish, close });
+      resolve({ events: eventsOf(res, endpoint.apiKey, options, () => failure, close), finish, close });
     });
     req.end(payload);
   });
 }
 
-async function* eventsOf(res: IncomingMessage, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
+async function* eventsOf(res: IncomingMessage, apiKey: string, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
   res.setEncoding('utf8');
   try {
-    yield* sseMessages(res as AsyncIterable<string>, options.maxEventBytes);
+    // An in-stream error event may echo the key as well.
+    for await (const message of sseMessages(res as AsyncIterable<string>, options.maxEventBytes)) {
+      yield message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message;
+    }
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
@@ -132,10 +135,17 @@ async function readErrorBody(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res as AsyncIterable<Buffer>) {
-    if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
+    chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
     size += chunk.length;
+    // Enough to classify: an error body without end must not hold the call (leaving the loop closes the response).
+    if (size >= MAX_ERROR_BODY_BYTES) break;
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An upstream may echo the account's key in its error ("Incorrect API key provided: sk-..."): never relay it. */
+function withoutKey(text: string, apiKey: string): string {
+  return apiKey ? text.split(apiKey).join('[REDACTED]') : text;
 }
 
 function isRelayFailure(err: unknown): err is RelayFailure {
