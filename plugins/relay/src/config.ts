@@ -51,6 +51,18 @@ export interface RelayConfig {
     requestTimeoutSeconds: number;
     /** Largest single upstream SSE event, bytes (a larger one fails the call with 502). */
     maxEventBytes: number;
+    /** How long one account's usage report is reused before the next probe (refresh and warm-up bypass it). */
+    usageCacheSeconds: number;
+    /** A longest-window percentage older than this is no routing signal (`balanced` ignores it). */
+    usageSignalMaxAgeSeconds: number;
+    /** Background usage probing of every account (pools of 2 or more accounts). */
+    refreshIntervalSeconds: number;
+    /** Longest hold after a 5xx or transport failure (capped by `accountCooldownSeconds`). */
+    transientHoldSeconds: number;
+    /** Conversations pinned to the account that served them (the oldest pin goes first). */
+    maxAffinityPins: number;
+    /** Time limit of one usage or catalog call to an upstream account. */
+    probeTimeoutSeconds: number;
   };
   cli: {
     enabled: boolean;
@@ -71,6 +83,10 @@ export interface RelayConfig {
     maxFileMb: number;
     streamLines: boolean;
     cleanupIntervalSeconds: number;
+    /** Records waiting in memory for the disk, MiB; past it new records are dropped (counted in `dropped_records`). */
+    maxBufferedMb: number;
+    /** Notable records (adaptations, failovers, retries, stream errors, account events) kept in memory for the status page. */
+    recentRecords: number;
   };
   uploads: {
     maxUploadBytes: number;
@@ -86,6 +102,8 @@ export interface RelayConfig {
   limits: {
     /** Largest JSON request body, bytes. */
     maxBodyBytes: number;
+    /** Deepest nesting of objects and arrays in a JSON request body (text routes). */
+    maxJsonDepth: number;
   };
 }
 
@@ -148,11 +166,17 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
         balance: { type: 'string', enum: ['balanced', 'round_robin', 'ordered'], default: 'balanced' },
         modelsCacheTtlSeconds: { type: 'integer', minimum: 0, default: 300 },
         extraModels: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 200, default: [] },
-        accountCooldownSeconds: { type: 'integer', minimum: 1, default: 300 },
+        accountCooldownSeconds: { type: 'number', minimum: 0.01, maximum: 86400, default: 300 },
         retryAttempts: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
         retryBackoffSeconds: { type: 'array', items: { type: 'number', minimum: 0, maximum: 3600 }, maxItems: 10, default: DEFAULT_RETRY_BACKOFF_SECONDS },
         requestTimeoutSeconds: { type: 'integer', minimum: 1, default: 120 },
         maxEventBytes: { type: 'integer', minimum: 1024, default: 4 * 1024 * 1024 },
+        usageCacheSeconds: { type: 'number', minimum: 0, maximum: 86400, default: 60 },
+        usageSignalMaxAgeSeconds: { type: 'number', minimum: 1, maximum: 86400, default: 900 },
+        refreshIntervalSeconds: { type: 'number', minimum: 1, maximum: 86400, default: 300 },
+        transientHoldSeconds: { type: 'number', minimum: 0.01, maximum: 3600, default: 30 },
+        maxAffinityPins: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 5000 },
+        probeTimeoutSeconds: { type: 'number', minimum: 0.1, maximum: 600, default: 15 },
       },
     },
     cli: {
@@ -180,6 +204,8 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
         maxFileMb: { type: 'integer', minimum: 1, maximum: 10240, default: 50 },
         streamLines: { type: 'boolean', default: false },
         cleanupIntervalSeconds: { type: 'integer', minimum: 1, default: 60 },
+        maxBufferedMb: { type: 'integer', minimum: 1, maximum: 4096, default: 64 },
+        recentRecords: { type: 'integer', minimum: 0, maximum: 10_000, default: 200 },
       },
     },
     uploads: {
@@ -208,6 +234,7 @@ export const relayConfigSchema = defineSchemaFor<RelayConfig>()({
       default: {},
       properties: {
         maxBodyBytes: { type: 'integer', minimum: 1024, default: 32 * 1024 * 1024 },
+        maxJsonDepth: { type: 'integer', minimum: 8, maximum: 1024, default: 128 },
       },
     },
   },

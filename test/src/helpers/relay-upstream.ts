@@ -54,6 +54,12 @@ export interface SeenUpstreamRequest {
 
 interface UpstreamAccountState {
   models: string[];
+  /** More fields of a catalog entry, by model id (`display_name`, `description`, ...). */
+  modelInfo: Map<string, Record<string, unknown>>;
+  /** `GET /models` fails with this status and error while set. */
+  modelsFailure: { status: number; error: Record<string, unknown> } | null;
+  /** `GET /models` answers after this many milliseconds. */
+  modelsDelayMs: number;
   usage: UsageReport | { status: number; error: Record<string, unknown> } | null;
   replies: UpstreamReply[];
 }
@@ -70,7 +76,7 @@ export class RelayUpstream {
 
   /** Adds (or resets) an account: its API key, catalog and first script. */
   account(apiKey: string, options: { models?: string[]; usage?: UsageReport | null; replies?: UpstreamReply[] } = {}): this {
-    this.accounts.set(apiKey, { models: options.models ?? ['gpt-test'], usage: options.usage ?? null, replies: [...(options.replies ?? [{ text: 'hello from upstream' }])] });
+    this.accounts.set(apiKey, { models: options.models ?? ['gpt-test'], modelInfo: new Map(), modelsFailure: null, modelsDelayMs: 0, usage: options.usage ?? null, replies: [...(options.replies ?? [{ text: 'hello from upstream' }])] });
     return this;
   }
 
@@ -86,6 +92,23 @@ export class RelayUpstream {
 
   models(apiKey: string, models: string[]): void {
     this.state(apiKey).models = models;
+  }
+
+  /** Adds fields to one entry of an account's catalog. */
+  describeModel(apiKey: string, id: string, fields: Record<string, unknown>): void {
+    this.state(apiKey).modelInfo.set(id, fields);
+  }
+
+  /** Makes `GET /models` of an account fail with a status (null: answer again), or answer late. */
+  modelsAnswer(apiKey: string, options: { failure?: { status: number; error: Record<string, unknown> } | null; delayMs?: number }): void {
+    const state = this.state(apiKey);
+    if (options.failure !== undefined) state.modelsFailure = options.failure;
+    if (options.delayMs !== undefined) state.modelsDelayMs = options.delayMs;
+  }
+
+  /** `GET /models` requests seen, for one account or all. */
+  catalogReads(apiKey?: string): number {
+    return this.requests.filter((r) => r.method === 'GET' && r.path === '/models' && (apiKey === undefined || r.account === apiKey)).length;
   }
 
   generations(apiKey?: string): SeenUpstreamRequest[] {
@@ -125,7 +148,15 @@ export class RelayUpstream {
       }
       this.requests.push({ account: key, method: req.method ?? '', path, headers: req.headers, body });
       if (!account) return json(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
-      if (req.method === 'GET' && path === '/models') return json(res, 200, { object: 'list', data: account.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'upstream' })) });
+      if (req.method === 'GET' && path === '/models') {
+        const answer = () => {
+          if (account.modelsFailure) return json(res, account.modelsFailure.status, { error: account.modelsFailure.error });
+          json(res, 200, { object: 'list', data: account.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'upstream', ...account.modelInfo.get(id) })) });
+        };
+        if (account.modelsDelayMs > 0) setTimeout(answer, account.modelsDelayMs);
+        else answer();
+        return;
+      }
       if (req.method === 'GET' && path === '/usage') {
         this.usageCalls.set(key, (this.usageCalls.get(key) ?? 0) + 1);
         const usage = account.usage;

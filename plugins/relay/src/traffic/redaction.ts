@@ -1,0 +1,41 @@
+/**
+ * A traffic record as one log line (reference §5.1, §5.2): compact JSON, ASCII-escaped, with secrets
+ * replaced by `"[REDACTED]"` at any depth. Keys are matched case-insensitively. `code` stays readable
+ * inside error objects (the value of an `error` key, or an object with a string `message`), because
+ * blanket redaction hid the error codes operators need (reference §8 item 7); an OAuth `code`
+ * elsewhere is still scrubbed. Only the log line is affected, never what a client receives.
+ */
+
+export const REDACTED = '[REDACTED]';
+
+const SECRET_KEYS = new Set([
+  'authorization', 'cookie', 'set-cookie', 'access_token', 'refresh_token', 'id_token', 'api_key',
+  'code', 'bearer_token', 'relay_token', 'file_data',
+]);
+
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+function escapeChar(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** The record's log line (without the newline). Throws only for values JSON cannot hold (cycles, BigInt). */
+export function serializeRecord(record: object): string {
+  // Objects reached under an `error` key: their `code` is an error code, not a secret.
+  const errorObjects = new WeakSet<object>();
+  const text = JSON.stringify(record, function redact(this: unknown, key: string, value: unknown) {
+    if (key === '') return value;
+    const lower = key.toLowerCase();
+    if (lower === 'error' && typeof value === 'object' && value !== null) errorObjects.add(value);
+    if (!SECRET_KEYS.has(lower) || value === null || value === undefined) return value;
+    if (lower === 'code' && isErrorObject(this, errorObjects)) return value;
+    return REDACTED;
+  });
+  // JSON.stringify leaves non-ASCII characters only inside strings, so escaping the whole line is exact.
+  return text.replace(NON_ASCII, escapeChar);
+}
+
+function isErrorObject(holder: unknown, errorObjects: WeakSet<object>): boolean {
+  if (typeof holder !== 'object' || holder === null || Array.isArray(holder)) return false;
+  return errorObjects.has(holder) || typeof (holder as { message?: unknown }).message === 'string';
+}

@@ -1,0 +1,126 @@
+/**
+ * The upstream HTTP client of the hosted lane: one POST on the account's keep-alive agent
+ * (`node:http`/`node:https`, never the global fetch, which caps near 5k req/s), always a stream.
+ * An error status becomes a `RelayFailure` with the upstream's object verbatim; a transport failure
+ * (DNS, connect, TLS, reset, no byte for `timeoutMs`) a 502 "Upstream connection failed: …". The
+ * call is closed at once when `signal` aborts (the client went away) or the reader stops early.
+ */
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RelayFailure } from '../contracts.js';
+import { connectionFailure, failureOfStatus } from './failure-classifier.js';
+import { sseMessages, type SseMessage } from './sse-messages.js';
+import type { UpstreamEndpoint } from './upstream-endpoint.js';
+
+export interface UpstreamCallOptions {
+  signal: AbortSignal;
+  /** Longest silence of the upstream socket (before the answer and between events). */
+  timeoutMs: number;
+  /** Largest single SSE event, in characters. */
+  maxEventBytes: number;
+  headers?: Record<string, string>;
+}
+
+/** The largest error body kept from an upstream error answer. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** An open upstream event stream: its events in order; `close()` ends the call (idempotent). */
+export interface UpstreamStream {
+  events: AsyncGenerator<SseMessage>;
+  close(): void;
+}
+
+/**
+ * POSTs `body` as JSON to `endpoint.baseUrl + path` and resolves once the answer's headers came:
+ * with the event stream on 2xx, rejecting with the classified failure otherwise.
+ */
+export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, body: unknown, options: UpstreamCallOptions): Promise<UpstreamStream> {
+  const url = new URL(endpoint.baseUrl + path);
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    if (options.signal.aborted) return reject(connectionFailure('the client went away before the call'));
+    let failure: RelayFailure | null = null;
+    let req: ClientRequest;
+    const fail = (reason: RelayFailure) => {
+      failure ??= reason;
+      req.destroy();
+    };
+    const onAbort = () => fail(connectionFailure('the client went away'));
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => options.signal.removeEventListener('abort', onAbort);
+    req = send(url, {
+      method: 'POST',
+      agent: endpoint.agent,
+      headers: {
+        authorization: `Bearer ${endpoint.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'content-length': String(payload.length),
+        ...options.headers,
+      },
+    });
+    req.setTimeout(options.timeoutMs, () => fail(connectionFailure(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      done();
+      reject(failure ?? connectionFailure(describe(err)));
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 502;
+      if (status >= 400) {
+        readErrorBody(res)
+          .then((text) => {
+            done();
+            const retryAfter = res.headers['retry-after'];
+            reject(failureOfStatus(status, text, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
+          })
+          .catch((err: unknown) => {
+            done();
+            reject(failure ?? connectionFailure(describe(err as Error)));
+          });
+        return;
+      }
+      const close = () => {
+        done();
+        res.destroy();
+        req.destroy();
+      };
+      resolve({ events: eventsOf(res, options, () => failure, close), close });
+    });
+    req.end(payload);
+  });
+}
+
+async function* eventsOf(res: IncomingMessage, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
+  res.setEncoding('utf8');
+  try {
+    yield* sseMessages(res as AsyncIterable<string>, options.maxEventBytes);
+  } catch (err) {
+    throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
+  } finally {
+    // A reader that stops early (the client went away, a terminal was read) closes the call at once.
+    close();
+  }
+  const late = failure();
+  if (late) throw late;
+}
+
+async function readErrorBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isRelayFailure(err: unknown): err is RelayFailure {
+  return err instanceof Error && err.name === 'RelayFailure';
+}
+
+function describe(err: NodeJS.ErrnoException | Error): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message = err.message || 'the connection failed';
+  return code && !message.includes(code) ? `${code} ${message}` : message;
+}
