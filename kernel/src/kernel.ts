@@ -15,7 +15,7 @@ import Koa from 'koa';
 import type { RootDatabase } from 'lmdb';
 import {
   core, gatewayErrorFormat, providedValues,
-  type AnyPlugin, type AnyRoute, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
+  type AnyPlugin, type AnyRoute, type Authenticator, type Clock, type ErrorFormatter, type HostInfo, type Logger, type PluginInstance, type Token,
 } from '@keel/plugin-sdk';
 import { AccountStore } from './auth/account-store.js';
 import { BootError } from './boot-error.js';
@@ -97,8 +97,17 @@ function mountErrorFormat(plugin: AnyPlugin, mount: string): ErrorFormatter {
   return declared ?? plugin.errorFormat ?? gatewayErrorFormat;
 }
 
-function mountGuardsUnmatched(plugin: AnyPlugin, mount: string): boolean {
-  return (mount === 'default' ? plugin.guardUnmatched : plugin.mounts?.[mount]?.guardUnmatched) === true;
+/** What guards a mount's unmatched paths: nothing (false), the kernel's token (true), or the name of one of the plugin's authenticators. */
+function mountGuardsUnmatched(plugin: AnyPlugin, mount: string): boolean | string {
+  const guard = mount === 'default' ? plugin.guardUnmatched : plugin.mounts?.[mount]?.guardUnmatched;
+  return typeof guard === 'string' ? guard : guard === true;
+}
+
+/** The plugin's own authenticator a `guardUnmatched` names (one of its routes' `auth`), or a boot error. */
+function guardAuthenticator(pluginId: string, name: string, mounted: MountedRoute[]): Authenticator<unknown> {
+  const found = mounted.find((m) => m.pluginId === pluginId && typeof m.route.auth === 'object' && m.route.auth.name === name);
+  if (!found) throw new BootError(`plugin '${pluginId}' guards unmatched paths with the authenticator '${name}', which none of its routes uses as auth; name one of its routes' authenticators.`);
+  return found.route.auth as Authenticator<unknown>;
 }
 
 /** Places a route under its mount point; a route naming a mount its plugin lacks is a boot error. */
@@ -381,7 +390,11 @@ export class Kernel {
     this.app.use(this.streams.middleware());
     this.app.use(router.routes());
     const tokenPaths = new Set(this.mounted.filter((m) => (m.route.auth ?? 'user') === 'user' || m.route.auth === 'admin').map((m) => m.fullPath));
-    const guarded = this.running.flatMap((r) => Object.entries(r.loaded.mounts).filter(([name]) => mountGuardsUnmatched(r.loaded.plugin, name)).map(([, prefix]) => prefix));
+    const guarded = this.running.flatMap((r) => Object.entries(r.loaded.mounts).flatMap(([name, prefix]) => {
+      const guard = mountGuardsUnmatched(r.loaded.plugin, name);
+      if (guard === false) return [];
+      return [{ prefix, authenticator: guard === true ? null : guardAuthenticator(r.loaded.plugin.id, guard, this.mounted) }];
+    }));
     this.app.use(unmatchedRoutes(router, auth, tokenPaths, guarded));
   }
 

@@ -6,7 +6,7 @@
  * answers the refusal in the mount's error shape. The handler gets the authenticator's principal,
  * typed and never null; the OpenAPI document lists the scheme on the route.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unauthorized, type HttpError } from './errors.js';
 
 /** Where callers send the credential, as OpenAPI 3.1 names it (`components.securitySchemes`). */
@@ -28,8 +28,12 @@ export interface Authenticator<P> {
    * else the `invalid` one, and the bad credential counts as a failed sign-in against the source
    * (429 once its burst is used). Throw an `HttpError` to refuse otherwise, uncounted: a known but
    * blocked caller (403), a credential of another kind (401 in your own words).
+   *
+   * `response` is the answer being made to `request` (absent on a WebSocket upgrade): an
+   * authenticator that holds something for the request's lifetime (a concurrency slot) releases it
+   * when `response` closes. The request's own `close` comes as soon as its body is read.
    */
-  authenticate(credential: string | null, request: IncomingMessage): P | null | Promise<P | null>;
+  authenticate(credential: string | null, request: IncomingMessage, response?: ServerResponse): P | null | Promise<P | null>;
   /** The 401 sentences (defaults say where to send the credential). */
   readonly refusals?: { missing?: string; invalid?: string };
 }
@@ -60,8 +64,8 @@ export function credentialOf(scheme: SecurityScheme, request: IncomingMessage): 
  * called before refusing a credential that is no one's (the kernel counts it there); a socket route
  * calls this too, so an upgrade and a route check one kind of key one way.
  */
-export async function admit<P>(authenticator: Authenticator<P>, credential: string | null, request: IncomingMessage, onInvalid: () => void = () => {}): Promise<P> {
-  const principal = await authenticator.authenticate(credential, request);
+export async function admit<P>(authenticator: Authenticator<P>, credential: string | null, request: IncomingMessage, onInvalid: () => void = () => {}, response?: ServerResponse): Promise<P> {
+  const principal = await authenticator.authenticate(credential, request, response);
   if (principal !== null) return principal;
   if (credential === null) throw refusal(authenticator, 'missing');
   onInvalid();

@@ -15,6 +15,11 @@ export interface CommandContext<E = unknown> {
   /** The data directory the config names (after `--data-dir` and `KEEL_DATA_DIR`). */
   dataDir: string;
   /**
+   * Where `keel serve` on this config listens (`server.host`, `server.port`): a command that talks
+   * to the running server over HTTP starts there. Absent under an older host.
+   */
+  server?: { host: string; port: number };
+  /**
    * Sets this plugin up, with the plugins it depends on, on the data directory without a listener
    * (host mode `cli`, log level `warn`), and resolves to its `exports`. The host stops it when the
    * command returns. Call it only when the command needs the plugin's storage or services.

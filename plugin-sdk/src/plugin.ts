@@ -32,8 +32,12 @@ export interface SetupContext<C, D extends DepsMap> {
 export interface MountPoint {
   prefix: string;
   errorFormat?: ErrorFormatter;
-  /** Unmatched paths under the prefix need a valid bearer token: without one they answer 401 before 404 or 405 (see `PluginDefinition.guardUnmatched`). */
-  guardUnmatched?: boolean;
+  /**
+   * Unmatched paths under the prefix need a valid credential: without one they answer 401 before 404
+   * or 405 (see `PluginDefinition.guardUnmatched`). `true`: the kernel's bearer token; a string: the
+   * name of one of this plugin's authenticators (a route's `auth`), which checks them instead.
+   */
+  guardUnmatched?: boolean | string;
 }
 
 /**
@@ -101,8 +105,11 @@ export interface PluginDefinition<C = unknown, D extends DepsMap = DepsMap, E = 
    * Unmatched paths under the default prefix need a valid bearer token: without one they answer 401
    * before 404 or 405 (also spelled with double slashes, dot segments or encoded slashes), so an
    * anonymous caller cannot map which routes exist. Set it on prefixes whose routes need a token.
+   * `true` asks for the kernel's bearer token; a string names one of this plugin's authenticators
+   * (`Authenticator.name` of a route's `auth`: the relay's token), which then guards them, with its
+   * own refusals, throttling and side effects, exactly as on its routes.
    */
-  guardUnmatched?: boolean;
+  guardUnmatched?: boolean | string;
   /** Further mount points besides `default` (which is `defaultPrefix` with `errorFormat` and `guardUnmatched`). */
   mounts?: Record<string, MountPoint>;
   /**

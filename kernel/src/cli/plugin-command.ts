@@ -49,6 +49,7 @@ export async function runPluginCommand(name: string, argv: string[]): Promise<nu
   const ctx: CommandContext = {
     args: rest,
     dataDir: loaded.config.server.dataDir,
+    server: { host: loaded.config.server.host, port: loaded.config.server.port },
     boot: () => booted.exports(),
     serve: (options) => booted.serve(options),
     stdout: process.stdout,

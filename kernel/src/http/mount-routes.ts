@@ -195,12 +195,13 @@ export function missingCredential(): Error {
 
 /**
  * A plugin authenticator's principal: a source throttled for failed sign-ins is refused before its
- * credential is looked at, and a credential that is no one's counts against the source.
+ * credential is looked at, and a credential that is no one's counts against the source. Also what
+ * guards the unmatched paths of a mount whose `guardUnmatched` names the authenticator.
  */
-async function pluginPrincipal(authenticator: Authenticator<unknown>, ctx: Koa.Context, auth: TokenAuthService): Promise<unknown> {
+export async function pluginPrincipal(authenticator: Authenticator<unknown>, ctx: Koa.Context, auth: TokenAuthService): Promise<unknown> {
   const credential = credentialOf(authenticator.scheme, ctx.req);
   if (credential !== null) auth.refuseThrottledSource(ctx);
-  return admit(authenticator, credential, ctx.req, () => auth.recordFailedAuthentication(ctx, authenticator.name));
+  return admit(authenticator, credential, ctx.req, () => auth.recordFailedAuthentication(ctx, authenticator.name), ctx.res);
 }
 
 /** A body that could not be read, explained: bad JSON and broken uploads name themselves, size limits keep their 413. */

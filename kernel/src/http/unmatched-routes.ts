@@ -3,14 +3,22 @@
  * method, 404 otherwise, except that an anonymous caller learns nothing about paths that need a
  * token. Without a valid token, anything a guarded mount prefix could cover (`guardUnmatched`; also
  * spelled with double slashes, dot segments or encoded slashes) and any method on a path whose routes
- * need a token (however spelled) answer 401 before 404 or 405.
+ * need a token (however spelled) answer 401 before 404 or 405. A prefix guarded by a plugin's
+ * authenticator (`guardUnmatched: '<authenticator name>'`) asks for that authenticator's credential
+ * instead, checked as on the plugin's routes (the longest guarded prefix covering the path decides).
  */
 import path from 'node:path';
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { methodNotAllowed, notFound } from '@keel/plugin-sdk';
+import { methodNotAllowed, notFound, type Authenticator } from '@keel/plugin-sdk';
 import type { TokenAuthService } from '../auth/auth-service.js';
-import { missingCredential } from './mount-routes.js';
+import { missingCredential, pluginPrincipal } from './mount-routes.js';
+
+/** A mount prefix whose unmatched paths need a credential: the kernel's token (`authenticator` null) or a plugin's. */
+export interface GuardedPrefix {
+  prefix: string;
+  authenticator: Authenticator<unknown> | null;
+}
 
 /** The path as a lenient server or proxy might read it: decoded, slashes collapsed, dot segments resolved, lower case. */
 export function looselyNormalizedPath(raw: string): string {
@@ -27,16 +35,22 @@ export function looselyNormalizedPath(raw: string): string {
  * The last middleware. `tokenPaths` are the registered paths (as the router holds them) of routes
  * that need a token; `guardedPrefixes` the mount prefixes whose unmatched paths need one.
  */
-export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPaths: ReadonlySet<string>, guardedPrefixes: readonly string[]): Koa.Middleware {
-  const guarded = [...new Set(guardedPrefixes.map((p) => looselyNormalizedPath(p).replace(/\/+$/, '')))];
-  const underGuard = (normalized: string) => guarded.some((prefix) => prefix === '' || normalized === prefix || normalized.startsWith(`${prefix}/`));
+export function unmatchedRoutes(router: Router, auth: TokenAuthService, tokenPaths: ReadonlySet<string>, guardedPrefixes: ReadonlyArray<string | GuardedPrefix>): Koa.Middleware {
+  // Longest first: a plugin's guard on `/v1/x` wins over a kernel guard on `/v1`.
+  const guarded = guardedPrefixes
+    .map((g) => (typeof g === 'string' ? { prefix: g, authenticator: null } : g))
+    .map((g) => ({ prefix: looselyNormalizedPath(g.prefix).replace(/\/+$/, ''), authenticator: g.authenticator }))
+    .sort((a, b) => b.prefix.length - a.prefix.length);
+  const guardOf = (normalized: string) => guarded.find(({ prefix }) => prefix === '' || normalized === prefix || normalized.startsWith(`${prefix}/`));
   return async (ctx) => {
     const layers = router.match(ctx.path, '').path;
     const allowed = [...new Set(layers.flatMap((layer) => layer.methods))];
     const normalized = looselyNormalizedPath(ctx.path);
     const tokenRoute = (layer: (typeof layers)[number]) => typeof layer.path === 'string' && tokenPaths.has(layer.path);
+    const guard = guardOf(normalized);
+    if (guard?.authenticator) await pluginPrincipal(guard.authenticator, ctx, auth);
     // `//v1/models` is no route, but a lenient proxy would send it to one: answer as that route would.
-    const needsToken = underGuard(normalized) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
+    const needsToken = (guard !== undefined && !guard.authenticator) || layers.some(tokenRoute) || router.match(normalized, '').path.some(tokenRoute);
     if (needsToken) {
       const credential = auth.credentialOf(ctx);
       if (!credential) throw missingCredential();

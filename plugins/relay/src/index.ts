@@ -7,10 +7,15 @@
  * (`routes/`) and the status page (`ui/`).
  */
 import path from 'node:path';
-import { core, definePlugin, type RouteAuth } from '@keel/plugin-sdk';
+import { core, definePlugin, type AnyRoute } from '@keel/plugin-sdk';
+import type { RelayExports } from './cli/relay-cli-services.js';
 import { relayConfigSchema } from './config.js';
 import type { StatusParts, TextLane } from './contracts.js';
 import { relayErrorFormat } from './errors.js';
+import { relayGate, RELAY_AUTHENTICATOR_NAME } from './gate/relay-gate.js';
+import { loadRelayToken } from './gate/relay-token.js';
+import { statusRoute } from './routes/status-route.js';
+import { unpublishedRoutes } from './routes/unpublished-routes.js';
 import { configuredAccounts } from './catalog/configured-accounts.js';
 import { configuredCliModels } from './catalog/configured-cli-models.js';
 import { RelayModelCatalog } from './catalog/model-catalog.js';
@@ -27,6 +32,8 @@ import { fileRoutes } from './storage/file-routes.js';
 import { RelayFiles } from './storage/file-store.js';
 import { TrafficLog } from './traffic/traffic-log.js';
 
+const RELAY_VERSION = '0.1.0';
+
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
@@ -39,24 +46,36 @@ export type { LoggingStatus } from './traffic/traffic-log.js';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
-  version: '0.1.0',
+  version: RELAY_VERSION,
   sdk: '^1.0.0',
   description: 'An OpenAI-shaped model relay: upstream account pool with failover, a local command-line model client, traffic logs',
   configSchema: relayConfigSchema,
   defaultPrefix: '/v1',
   errorFormat: relayErrorFormat,
+  // Unmatched paths under the prefix need the relay token too (401 before 404/405), through the gate.
+  guardUnmatched: RELAY_AUTHENTICATOR_NAME,
   deps: { log: core.logger, storage: core.storage, paths: core.paths, clock: core.clock, host: core.host },
-  setup({ config, deps }) {
-    const traffic = new TrafficLog({
-      logsDir: path.resolve(deps.paths.pluginDir, config.logging.dir),
-      settings: config.logging,
-      clock: deps.clock,
-      log: deps.log.child({ part: 'traffic' }),
-    });
-    // Until the relay gate lands (part `gate`), the relay's own routes take the kernel's admin token.
-    const relayAuth: RouteAuth = 'admin';
+  commands: {
+    relay: {
+      summary: 'Inspect the relay (status, doctor: settings, token, upstream accounts) or ask the running relay (models, accounts refresh).',
+      usage: 'status|doctor [--skip-response]|models|accounts refresh [--json] [--url <relay /v1 root>]',
+      load: () => import('./cli/relay-command.js'),
+    },
+  },
+  async setup({ config, deps, prefix }) {
+    const { paths, clock, host, log } = deps;
+    const pluginDir = paths.pluginDir;
+    const logsDir = path.resolve(pluginDir, config.logging.dir);
+    // A one-shot command inspects: it neither creates the token nor refuses to run without one.
+    const token = await loadRelayToken(config.auth, pluginDir, { env: process.env, create: host.mode !== 'cli' });
+    if (token.created) log.info('relay token created', { file: token.file });
+    else if (token.value !== null) log.info('relay token loaded', { source: token.source, file: token.source === 'file' ? token.file : undefined });
+
+    const traffic = new TrafficLog({ logsDir, settings: config.logging, clock, log: log.child({ part: 'traffic' }) });
+    const gate = relayGate(config, { token: token.value, clock, traffic, prefix });
+    const relayAuth = gate.authenticator;
     const pool = config.hosted.enabled
-      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock, dataDir: pluginDir, warn: (message) => log.warn(message) })
       : null;
 
     // catalog: models (the pool's accounts and agents, the client lane's models, once wired), files, conversations.
@@ -65,33 +84,42 @@ export const relayPlugin = definePlugin({
       pool ? { accounts: () => pool.accounts, endpointOf: (account) => pool.upstreamOf(account) } : configuredAccounts(config.hosted.accounts),
       configuredCliModels(config.cli),
       traffic,
-      deps.clock,
+      clock,
     );
-    const files = new RelayFiles(deps.storage, deps.paths.pluginDir, config.uploads, deps.clock);
-    const conversations = new RelayConversations(deps.storage, config.conversations, deps.clock);
-    const status: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }) };
+    const files = new RelayFiles(deps.storage, pluginDir, config.uploads, clock);
+    const conversations = new RelayConversations(deps.storage, config.conversations, clock);
+    const statusParts: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }) };
 
     // hosted lane: the text routes' upstream runtime.
     const hosted: TextLane | undefined = pool
-      ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => deps.clock.nowMs() })
+      ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => clock.nowMs() })
       : undefined;
 
+    const routes: AnyRoute[] = [];
+    const publishedPaths = () => [...new Set(routes.filter((r) => !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
+    routes.push(statusRoute({ config, gate, auth: gate.authenticator, token, parts: statusParts, version: RELAY_VERSION, prefix, pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
+    routes.push(
+      ...accountsRoutes(pool, relayAuth),
+      ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
+      ...loggingRoutes(traffic, relayAuth),
+      modelsRoute(catalog, relayAuth, traffic),
+      ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
+      ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
+      ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}) }, catalog }),
+    );
+    const unpublished = unpublishedRoutes({ auth: gate.authenticator, traffic, maxBodyBytes: config.limits.maxBodyBytes });
+    routes.push(...unpublished);
+
+    const exports: RelayExports & Record<string, unknown> = { cli: { config, token, prefix, pluginDir, logsDir, parts: statusParts }, catalog, files, conversations, status: statusParts };
     return {
-      routes: [
-        ...accountsRoutes(pool, relayAuth),
-        ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
-        ...loggingRoutes(traffic, relayAuth),
-        modelsRoute(catalog, relayAuth, traffic),
-        ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
-        ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
-        ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}) }, catalog }),
-      ],
-      exports: { catalog, files, conversations, status },
+      routes,
+      exports,
       async start() {
         traffic.start();
         pool?.start();
         await files.start();
         conversations.start();
+        if (host.mode !== 'cli') gate.announce(token.created);
       },
       async stop() {
         pool?.stop();

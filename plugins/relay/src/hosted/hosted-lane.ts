@@ -27,12 +27,12 @@ import {
 import { failureOfEvent, incompleteStream } from '../upstream/failure-classifier.js';
 import { openUpstreamStream } from '../upstream/upstream-client.js';
 import type { EndpointSource } from '../upstream/upstream-endpoint.js';
-import { AnswerAccumulator, chatUsage, tallyOf, type UpstreamUsage } from './answer-accumulator.js';
+import { AnswerAccumulator, chatUsage, tallyOf } from './answer-accumulator.js';
 import { upstreamChatBody } from './chat-request.js';
 import { upstreamCompletionsBody } from './completions-request.js';
 import { newResponseId, outputItemsOf, responseEchoOf, responseObject, ResponsesEventWriter } from './responses-output.js';
 import { inputItemsOf, upstreamChatOfResponses } from './responses-request.js';
-import { isContent, upstreamItems, type UpstreamChunk, type UpstreamItem } from './upstream-chunks.js';
+import { isContent, upstreamItems, type UpstreamChunk, type UpstreamItem, type UpstreamUsage } from './upstream-chunks.js';
 
 export interface HostedLaneDeps {
   pool: AccountPool;
