@@ -82,5 +82,12 @@ const server = http.createServer((req, res) => {
   req.resume();
 });
 
+// How many connections the sides opened: a relay that does not keep its upstream connections alive shows here.
+let connections = 0;
+server.on('connection', () => connections++);
+
 const port = await listenLoopback(server);
-serveAsChild(port, () => closeServer(server));
+serveAsChild(port, async () => {
+  console.log(`  upstream: ${served} chat calls over ${connections} connections`);
+  await closeServer(server);
+});

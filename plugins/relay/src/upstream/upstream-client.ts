@@ -82,6 +82,12 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
       }
       const close = () => {
         done();
+        // A whole answer keeps its connection: drained, the socket goes back to the account's
+        // keep-alive agent. Only an answer cut short (client gone, early stop, failure) is destroyed.
+        if (res.complete && !res.destroyed) {
+          res.resume();
+          return;
+        }
         res.destroy();
         req.destroy();
       };
@@ -94,7 +100,9 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
 async function* eventsOf(res: IncomingMessage, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
   res.setEncoding('utf8');
   try {
-    yield* sseMessages(res as AsyncIterable<string>, options.maxEventBytes);
+    // `destroyOnReturn: false`: a reader that stops at the terminal event must not destroy a
+    // complete answer's socket (`close` decides, below).
+    yield* sseMessages(res.iterator({ destroyOnReturn: false }) as AsyncIterable<string>, options.maxEventBytes);
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
