@@ -43,7 +43,7 @@ import { mountSocket, SocketHost, type UpgradeHandler } from './http/socket-upgr
 import { RequestTracker } from './http/request-tracker.js';
 import { securityHeaders } from './http/security-headers.js';
 import { StreamRegistry } from './http/stream-registry.js';
-import { unmatchedRoutes } from './http/unmatched-routes.js';
+import { looselyNormalizedPath, unmatchedRoutes } from './http/unmatched-routes.js';
 import { createLogger, type LogSink } from './logging/logger.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import { loadPluginsReporting, type LoadedPlugin, type PluginRequest } from './plugins/load-plugins.js';
@@ -404,7 +404,9 @@ export class Kernel {
       .flatMap((r) => Object.entries(r.loaded.mounts).map(([name, prefix]) => ({ prefix, format: mountErrorFormat(r.loaded.plugin, name) })))
       .filter((m) => m.prefix !== '/')
       .sort((a, b) => b.prefix.length - a.prefix.length);
-    return (p) => prefixes.find((x) => p === x.prefix || p.startsWith(`${x.prefix}/`))?.format ?? gatewayErrorFormat;
+    const covering = (p: string) => prefixes.find((x) => p === x.prefix || p.startsWith(`${x.prefix}/`));
+    // `//v1/x` or `/V1/x` is guarded as `/v1/x` (unmatched-routes): its refusal takes that mount's shape too.
+    return (p) => (covering(p) ?? covering(looselyNormalizedPath(p)))?.format ?? gatewayErrorFormat;
   }
 
   private async stopInternal(): Promise<void> {

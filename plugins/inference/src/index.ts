@@ -55,6 +55,13 @@ export const inferencePlugin = definePlugin({
   configSchema: inferenceConfigSchema,
   defaultPrefix: '/api/gateway',
   guardUnmatched: true,
+  commands: {
+    prompt: {
+      summary: 'Answer one prompt read from stdin with a local model, as a command-line model client (JSON result or stream-json events); also --version, auth status --json, models --json.',
+      usage: '-p --model <id> [--system-prompt T] [--effort low|medium|high|xhigh|max] [--json-schema S] [--output-format json|stream-json] [--include-partial-messages] [--verbose] | --version | auth status [--json] | models [--json]',
+      load: () => import('./cli/prompt-command.js'),
+    },
+  },
   mounts: {
     openai: { prefix: '/v1', errorFormat: openaiErrorFormat },
     legacy: { prefix: '/core/v1', errorFormat: openaiErrorFormat },

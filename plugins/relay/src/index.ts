@@ -17,7 +17,7 @@ import { loadRelayToken } from './gate/relay-token.js';
 import { statusRoute } from './routes/status-route.js';
 import { unpublishedRoutes } from './routes/unpublished-routes.js';
 import { configuredAccounts } from './catalog/configured-accounts.js';
-import { configuredCliModels } from './catalog/configured-cli-models.js';
+import { checkCliGuardrails, CliClient, defaultCliCommand, disabledCliStatus } from './cli-client/cli-client.js';
 import { RelayModelCatalog } from './catalog/model-catalog.js';
 import { modelsRoute } from './catalog/models-route.js';
 import { HostedLane } from './hosted/hosted-lane.js';
@@ -32,8 +32,6 @@ import { fileRoutes } from './storage/file-routes.js';
 import { RelayFiles } from './storage/file-store.js';
 import { TrafficLog } from './traffic/traffic-log.js';
 
-const RELAY_VERSION = '0.1.0';
-
 export type { RelayConfig, HostedAccountConfig } from './config.js';
 export type * from './contracts.js';
 export { RelayFailure } from './contracts.js';
@@ -43,6 +41,8 @@ export { slugOf, loadAccounts } from './pool/accounts.js';
 export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
 export { TrafficLog } from './traffic/traffic-log.js';
 export type { LoggingStatus } from './traffic/traffic-log.js';
+
+const RELAY_VERSION = '0.1.0';
 
 export const relayPlugin = definePlugin({
   id: 'relay',
@@ -63,66 +63,82 @@ export const relayPlugin = definePlugin({
     },
   },
   async setup({ config, deps, prefix }) {
-    const { paths, clock, host, log } = deps;
-    const pluginDir = paths.pluginDir;
-    const logsDir = path.resolve(pluginDir, config.logging.dir);
-    // A one-shot command inspects: it neither creates the token nor refuses to run without one.
-    const token = await loadRelayToken(config.auth, pluginDir, { env: process.env, create: host.mode !== 'cli' });
-    if (token.created) log.info('relay token created', { file: token.file });
-    else if (token.value !== null) log.info('relay token loaded', { source: token.source, file: token.source === 'file' ? token.file : undefined });
+    checkCliGuardrails(config);
+    const logsDir = path.resolve(deps.paths.pluginDir, config.logging.dir);
+    const traffic = new TrafficLog({
+      logsDir,
+      settings: config.logging,
+      clock: deps.clock,
+      log: deps.log.child({ part: 'traffic' }),
+    });
 
-    const traffic = new TrafficLog({ logsDir, settings: config.logging, clock, log: log.child({ part: 'traffic' }) });
-    const gate = relayGate(config, { token: token.value, clock, traffic, prefix });
+    // gate: the relay token and the bearer gate of every /v1 route (and of unmatched /v1 paths).
+    // A one-shot command (`keel relay ...`) inspects: it neither creates the token nor refuses to run without one.
+    const token = await loadRelayToken(config.auth, deps.paths.pluginDir, { env: process.env, create: deps.host.mode !== 'cli' });
+    if (token.created) deps.log.info('relay token created', { file: token.file });
+    else if (token.value !== null) deps.log.info('relay token loaded', { source: token.source, file: token.source === 'file' ? token.file : undefined });
+    const gate = relayGate(config, { token: token.value, clock: deps.clock, traffic, prefix });
     const relayAuth = gate.authenticator;
     const pool = config.hosted.enabled
-      ? new RelayAccountPool({ config: config.hosted, traffic, clock, dataDir: pluginDir, warn: (message) => log.warn(message) })
+      ? new RelayAccountPool({ config: config.hosted, traffic, clock: deps.clock, dataDir: deps.paths.pluginDir, warn: (message) => deps.log.warn(message) })
       : null;
+
+    // cli: the local command-line client (`cli:` models): its lane, models, status block and usage answer.
+    const cli = config.cli.enabled ? new CliClient(config, config.cli.command ?? defaultCliCommand(deps.paths.pluginDir), traffic, () => deps.clock.nowMs()) : null;
 
     // catalog: models (the pool's accounts and agents, the client lane's models, once wired), files, conversations.
     const catalog = new RelayModelCatalog(
       { hostedEnabled: config.hosted.enabled, ttlSeconds: config.hosted.modelsCacheTtlSeconds, extraModels: config.hosted.extraModels, timeoutMs: config.hosted.requestTimeoutSeconds * 1000 },
       pool ? { accounts: () => pool.accounts, endpointOf: (account) => pool.upstreamOf(account) } : configuredAccounts(config.hosted.accounts),
-      configuredCliModels(config.cli),
+      cli ?? { enabled: false, models: () => Promise.resolve([]) },
       traffic,
-      clock,
+      deps.clock,
     );
-    const files = new RelayFiles(deps.storage, pluginDir, config.uploads, clock);
-    const conversations = new RelayConversations(deps.storage, config.conversations, clock);
-    const statusParts: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }) };
+    const files = new RelayFiles(deps.storage, deps.paths.pluginDir, config.uploads, deps.clock);
+    const conversations = new RelayConversations(deps.storage, config.conversations, deps.clock);
+    const status: StatusParts = { storage: () => ({ ...files.stats(), ...conversations.stats() }), cli: () => cli?.status() ?? disabledCliStatus() };
+    if (pool) status.hosted = () => pool.statusOf();
 
     // hosted lane: the text routes' upstream runtime.
     const hosted: TextLane | undefined = pool
-      ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => clock.nowMs() })
+      ? new HostedLane({ pool, endpoints: pool, traffic, settings: config.hosted, conversations, files, now: () => deps.clock.nowMs() })
       : undefined;
 
+    // gate: the status route (composed from `status`) and the routes the relay does not serve (501).
+    const unpublished = unpublishedRoutes({ auth: relayAuth, traffic, maxBodyBytes: config.limits.maxBodyBytes });
     const routes: AnyRoute[] = [];
-    const publishedPaths = () => [...new Set(routes.filter((r) => !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
-    routes.push(statusRoute({ config, gate, auth: gate.authenticator, token, parts: statusParts, version: RELAY_VERSION, prefix, pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
+    const publishedPaths = () => [...new Set(routes.filter((r) => (r.mount ?? 'default') === 'default' && !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
+    routes.push(statusRoute({ config, gate, auth: relayAuth, token, parts: status, version: RELAY_VERSION, prefix, pluginDir: deps.paths.pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
+    routes.push(...unpublished);
+    const cliServices: RelayExports['cli'] = { config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status };
+
     routes.push(
       ...accountsRoutes(pool, relayAuth),
-      ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, auth: relayAuth }),
+      ...subscriptionRoutes({ pool, cliEnabled: config.cli.enabled, ...(cli ? { cliUsage: () => cli.subscriptionStatus() } : {}), auth: relayAuth }),
       ...loggingRoutes(traffic, relayAuth),
       modelsRoute(catalog, relayAuth, traffic),
       ...fileRoutes({ files, hostedEnabled: config.hosted.enabled, maxUploadBytes: config.uploads.maxUploadBytes, auth: relayAuth, traffic }),
       ...conversationRoutes({ conversations, hostedEnabled: config.hosted.enabled, maxBodyBytes: config.limits.maxBodyBytes, auth: relayAuth, traffic }),
-      ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}) }, catalog }),
+      ...textRoutes({ auth: relayAuth, settings: config, traffic, lanes: { ...(hosted ? { hosted } : {}), ...(cli ? { cli: cli.lane } : {}) }, catalog }),
     );
-    const unpublished = unpublishedRoutes({ auth: gate.authenticator, traffic, maxBodyBytes: config.limits.maxBodyBytes });
-    routes.push(...unpublished);
 
-    const exports: RelayExports & Record<string, unknown> = { cli: { config, token, prefix, pluginDir, logsDir, parts: statusParts }, catalog, files, conversations, status: statusParts };
     return {
       routes,
-      exports,
+      exports: { catalog, files, conversations, status, cli: cliServices },
       async start() {
         traffic.start();
-        pool?.start();
+        // A one-shot `keel relay ...` inspects: no gate record, no upstream probes, no client subprocess.
+        if (deps.host.mode !== 'cli') {
+          gate.announce(token.created);
+          pool?.start();
+          cli?.warm();
+        }
         await files.start();
         conversations.start();
-        if (host.mode !== 'cli') gate.announce(token.created);
       },
       async stop() {
         pool?.stop();
+        cli?.stop();
         await traffic.stop();
       },
     };

@@ -25,7 +25,9 @@ export type UpstreamReply =
   /** Waits `ms` before the first byte, then answers `then`. */
   | { delayMs: number; then: UpstreamReply }
   /** Never answers (until the client goes). */
-  | { hang: true };
+  | { hang: true }
+  /** Sends `before` content deltas, then holds the stream open without another byte (until the client goes). */
+  | { stall: true; before: number; text?: string };
 
 export interface UsageWindow {
   used_percent: number | null;
@@ -188,7 +190,7 @@ export class RelayUpstream {
       : { id: 'up-1', object: 'text_completion', created: 1, model, choices: [{ index: 0, text: (delta.content as string | undefined) ?? '', logprobs: null, finish_reason: finish }] })}\n\n`;
     const pieces = (text: string, n: number) => Array.from({ length: n }, (_, i) => text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
     if (!stream) {
-      if ('text' in reply && !('drop' in reply) && !('streamError' in reply)) {
+      if ('text' in reply && !('drop' in reply) && !('streamError' in reply) && !('stall' in reply)) {
         const usage = { prompt_tokens: reply.usage?.prompt_tokens ?? 5, completion_tokens: reply.usage?.completion_tokens ?? 3 };
         return json(res, 200, kind === 'chat'
           ? { id: 'up-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: reply.finish ?? 'stop' }], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
@@ -203,6 +205,10 @@ export class RelayUpstream {
     if ('toolCall' in reply) {
       res.write(frame({ tool_calls: [{ index: 0, id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } }] }, null));
       res.end(`${frame({}, 'tool_calls')}data: [DONE]\n\n`);
+      return;
+    }
+    if ('stall' in reply) {
+      for (const piece of pieces(reply.text ?? 'partial answer', Math.max(reply.before, 1)).slice(0, reply.before)) res.write(frame({ content: piece }, null));
       return;
     }
     if ('streamError' in reply || 'drop' in reply) {

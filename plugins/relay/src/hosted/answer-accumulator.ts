@@ -84,9 +84,3 @@ export function responsesUsage(usage: UpstreamUsage | null): Record<string, unkn
     total_tokens: usage.total_tokens ?? input + output,
   };
 }
-
-/** What the pool's window tally counts. */
-export function tallyOf(usage: UpstreamUsage | null): { input_tokens: number; output_tokens: number; cached_input_tokens: number } | null {
-  if (!usage) return null;
-  return { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0, cached_input_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 };
-}

@@ -27,7 +27,7 @@ import {
 import { failureOfEvent, incompleteStream } from '../upstream/failure-classifier.js';
 import { openUpstreamStream } from '../upstream/upstream-client.js';
 import type { EndpointSource } from '../upstream/upstream-endpoint.js';
-import { AnswerAccumulator, chatUsage, tallyOf } from './answer-accumulator.js';
+import { AnswerAccumulator, chatUsage } from './answer-accumulator.js';
 import { upstreamChatBody } from './chat-request.js';
 import { upstreamCompletionsBody } from './completions-request.js';
 import { newResponseId, outputItemsOf, responseEchoOf, responseObject, ResponsesEventWriter } from './responses-output.js';
@@ -63,9 +63,9 @@ interface Collected {
   answer: AnswerAccumulator;
 }
 
-/** The pool's optional window tally (the pool part offers it). */
+/** The pool's window tally of the tokens used through the relay, when the pool offers one. */
 interface TallyingPool {
-  tally?(account: UpstreamAccount, model: string, usage: { input_tokens: number; output_tokens: number; cached_input_tokens: number }): void;
+  tally?(slug: string, model: string, usage: unknown): void;
 }
 
 const DONE_FRAME = 'data: [DONE]\n\n';
@@ -264,9 +264,8 @@ export class HostedLane implements TextLane {
     const status = answer.finish === 'length' || answer.finish === 'content_filter' ? 'incomplete' : 'completed';
     this.deps.traffic.write({ phase: 'upstream_usage', request_id: call.requestId, response_id: answer.id, model: answer.model ?? call.upstreamModel, status, usage, account: account.slug });
     this.deps.traffic.write({ phase: 'outbound_usage', request_id: call.requestId, response_id: responseId ?? answer.id, model: call.model, usage: chatUsage(usage) ?? null, provider: 'hosted' });
-    const tally = tallyOf(usage);
     const pool = this.deps.pool as AccountPool & TallyingPool;
-    if (tally && typeof pool.tally === 'function') pool.tally(account, call.upstreamModel, tally);
+    if (usage && typeof pool.tally === 'function') pool.tally(account.slug, call.upstreamModel, usage);
   }
 
   private chatCompletion(answer: AnswerAccumulator, call: CallInfo): Record<string, unknown> {

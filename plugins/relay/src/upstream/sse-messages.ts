@@ -18,7 +18,11 @@ export async function* sseMessages(body: AsyncIterable<string>, maxEventChars: n
   let tooLarge = false;
   const parser = createParser({
     maxBufferSize: maxEventChars,
-    onEvent: (event: EventSourceMessage) => ready.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
+    onEvent: (event: EventSourceMessage) => {
+      // The parser bounds what it buffers; an event that arrived whole in one read is measured here.
+      if (event.data.length > maxEventChars) tooLarge = true;
+      else ready.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data });
+    },
     // Unknown fields and bad `retry` values are ignored, as a browser would; only the size bound stops the stream.
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') tooLarge = true;

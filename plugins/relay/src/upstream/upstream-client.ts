@@ -35,21 +35,13 @@ export interface UpstreamStream {
  * with the event stream on 2xx, rejecting with the classified failure otherwise.
  */
 export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, body: unknown, options: UpstreamCallOptions): Promise<UpstreamStream> {
-  const url = new URL(endpoint.baseUrl + path);
+  const url = new URL(endpoint.baseUrl.replace(/\/+$/, '') + path);
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(connectionFailure('the client went away before the call'));
     let failure: RelayFailure | null = null;
-    let req: ClientRequest;
-    const fail = (reason: RelayFailure) => {
-      failure ??= reason;
-      req.destroy();
-    };
-    const onAbort = () => fail(connectionFailure('the client went away'));
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    const done = () => options.signal.removeEventListener('abort', onAbort);
-    req = send(url, {
+    const req: ClientRequest = send(url, {
       method: 'POST',
       agent: endpoint.agent,
       headers: {
@@ -60,6 +52,13 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
         ...options.headers,
       },
     });
+    const fail = (reason: RelayFailure) => {
+      failure ??= reason;
+      req.destroy();
+    };
+    const onAbort = () => fail(connectionFailure('the client went away'));
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => options.signal.removeEventListener('abort', onAbort);
     req.setTimeout(options.timeoutMs, () => fail(connectionFailure(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)));
     req.on('error', (err: NodeJS.ErrnoException) => {
       done();
