@@ -75,6 +75,8 @@ export class RelayUpstream {
   private readonly accounts = new Map<string, UpstreamAccountState>();
   private server: Server | undefined;
   url = '';
+  /** TCP connections the relay opened to this upstream (a relay that keeps them alive opens few). */
+  connections = 0;
 
   /** Adds (or resets) an account: its API key, catalog and first script. */
   account(apiKey: string, options: { models?: string[]; usage?: UsageReport | null; replies?: UpstreamReply[] } = {}): this {
@@ -119,6 +121,7 @@ export class RelayUpstream {
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => this.handle(req, res));
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1`;
     return this.url;

@@ -24,7 +24,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'keel-bench-relay-'));
 const { config } = buildConfig({
   server: { dataDir, logLevel: 'warn', port: 0 },
   plugins: [{
-    use: '@keel/plugin-relay',
+    // BENCH_RELAY_PLUGIN: an absolute path to another build of the relay plugin (to measure a candidate fix).
+    use: process.env.BENCH_RELAY_PLUGIN || '@keel/plugin-relay',
     config: {
       gate: { rateLimitPerMinute: UNLIMITED, rateLimitBurst: UNLIMITED, concurrentRequestsPerIp: 4096 },
       hosted: { accounts: [{ slug: 'bench', baseUrl: base, apiKey: key }] },
