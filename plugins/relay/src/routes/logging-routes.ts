@@ -8,7 +8,9 @@
  * The body is read raw and parsed here: the kernel's strict JSON reader would answer a non-object
  * body with 400, and the policy's rule is 422.
  */
-import { badRequest, defineSchema, route, serviceUnavailable, unprocessable, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
+import { randomUUID } from 'node:crypto';
+import { badRequest, defineSchema, isHttpError, route, serviceUnavailable, unprocessable, type AnyRoute, type RouteAuth, type RouteContext } from '@keel/plugin-sdk';
+import { snapshotOfBytes, snapshotOfJson } from '../traffic/body-snapshot.js';
 import type { TrafficLog } from '../traffic/traffic-log.js';
 import { InvalidPolicyError, PolicyStorageError, POLICY_RANGES } from '../traffic/retention-policy.js';
 
@@ -66,6 +68,31 @@ function parseBody(raw: unknown): unknown {
   }
 }
 
+/**
+ * Runs `answer` between the request's `inbound_request` and `outbound_response` records (these are
+ * not monitoring routes, reference §1.1). The request id is the gate's (`RelayCaller.requestId`)
+ * when the route's auth is the relay gate, else a fresh `req_<32 hex>`.
+ */
+async function logged(traffic: TrafficLog, ctx: RouteContext<unknown, unknown, unknown, unknown>, answer: () => Promise<unknown>): Promise<unknown> {
+  const caller = ctx.principal as { requestId?: unknown; clientIp?: unknown } | null;
+  const requestId = typeof caller?.requestId === 'string' ? caller.requestId : `req_${randomUUID().replace(/-/g, '')}`;
+  const { koa } = ctx;
+  traffic.write({
+    phase: 'inbound_request', request_id: requestId, method: koa.method, path: koa.path, query: koa.querystring,
+    headers: koa.request.headers, client_ip: typeof caller?.clientIp === 'string' ? caller.clientIp : koa.ip,
+    body: Buffer.isBuffer(ctx.body) ? snapshotOfBytes(ctx.body, koa.get('content-type') || undefined) : { kind: 'empty', bytes: 0 },
+  });
+  try {
+    const result = await answer();
+    traffic.write({ phase: 'outbound_response', request_id: requestId, status_code: 200, body: snapshotOfJson(result) });
+    return result;
+  } catch (err) {
+    const status = isHttpError(err) ? err.status : 500;
+    traffic.write({ phase: 'outbound_response', request_id: requestId, status_code: status, body: snapshotOfJson({ error: { message: (err as Error).message, code: isHttpError(err) ? err.code ?? null : null } }) });
+    throw err;
+  }
+}
+
 /** The two routes, behind `auth` (the relay gate's authenticator). */
 export function loggingRoutes(traffic: TrafficLog, auth: RouteAuth): AnyRoute[] {
   return [
@@ -77,7 +104,7 @@ export function loggingRoutes(traffic: TrafficLog, auth: RouteAuth): AnyRoute[] 
       tags: ['relay'],
       auth,
       responses: { 200: { schema: statusSchema } },
-      handler: async () => traffic.describe().catch(storageFailure),
+      handler: async (ctx) => logged(traffic, ctx, () => traffic.describe().catch(storageFailure)),
     }),
     route({
       method: 'PUT',
@@ -89,7 +116,7 @@ export function loggingRoutes(traffic: TrafficLog, auth: RouteAuth): AnyRoute[] 
       bodyKind: 'raw',
       bodyLimitBytes: MAX_POLICY_BODY_BYTES,
       responses: { 200: { schema: statusSchema } },
-      handler: async ({ body }) => traffic.updatePolicy(parseBody(body as unknown)).catch(storageFailure),
+      handler: async (ctx) => logged(traffic, ctx, async () => traffic.updatePolicy(parseBody(ctx.body as unknown)).catch(storageFailure)),
     }),
   ] as AnyRoute[];
 }

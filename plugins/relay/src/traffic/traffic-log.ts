@@ -88,6 +88,7 @@ export class TrafficLog implements TrafficSink {
   private file: OpenFile | null = null;
   private hourPath: string | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   private cleanupDue = false;
   private cleanupFailed = false;
@@ -192,6 +193,10 @@ export class TrafficLog implements TrafficSink {
   /** Starts the background maintenance: a pass now and every `cleanupIntervalSeconds` (including when idle). */
   start(): void {
     if (this.timer) return;
+    this.stopped = false;
+    if (this.policy.max_file_mb > this.policy.max_total_mb) {
+      this.log.warn(`traffic log: logging.maxFileMb (${this.policy.max_file_mb}) is above logging.maxTotalMb (${this.policy.max_total_mb}): the total budget cannot hold one full file; lower maxFileMb`);
+    }
     void this.serial(() => this.maintain());
     this.timer = setInterval(() => void this.serial(() => this.maintain()), this.settings.cleanupIntervalSeconds * 1000);
     this.timer.unref();
@@ -201,6 +206,7 @@ export class TrafficLog implements TrafficSink {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopped = true;
     await this.flush();
     await this.serial(() => this.closeFile());
   }
@@ -283,6 +289,8 @@ export class TrafficLog implements TrafficSink {
       chunkBytes += bytes;
     }
     await writeChunk();
+    // Records written while the plugin stops are appended, and the file is not left open.
+    if (this.stopped) await this.closeFile();
   }
 
   /** The line itself, or an omission record when it alone is larger than a file may be. */
