@@ -13,7 +13,9 @@ async function whoami(url: string, key: string): Promise<{ status: number; body:
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe('keel hub register', () => {
+describe('keel hub register', function () {
+  // Four keel processes in a row: on a loaded 2-core machine each start takes seconds.
+  this.timeout(180_000);
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir()));
   afterEach(() => tmp.remove());

@@ -147,3 +147,53 @@ describe('keel relay doctor against upstream accounts', function () {
     expect(upstream.generations().length).to.equal(before);
   });
 });
+
+describe('keel relay models and accounts refresh against a running relay with an upstream account', function () {
+  this.timeout(180_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let server: ServerProcess | undefined;
+  let file: string;
+  const upstream = new RelayUpstream();
+
+  before(async () => {
+    tmp = tempDir();
+    upstream.account('models-key', { models: ['gpt-test', 'gpt-other'] });
+    await upstream.start();
+    const port = await freePort();
+    file = path.join(tmp.dir, 'relay.json');
+    writeFileSync(file, JSON.stringify({
+      server: { port, logLevel: 'warn' },
+      plugins: [{ use: path.join(repoRoot, 'plugins', 'relay', 'dist', 'index.js'), config: { hosted: { accounts: [{ email: 'main@example.com', baseUrl: upstream.url, apiKey: 'models-key' }] }, cli: { enabled: false } } }],
+    }));
+    server = await startServer(['--config', file, '--data-dir', path.join(tmp.dir, 'data')], { RELAY_TOKEN: '' });
+  });
+  after(async () => {
+    await server?.stop();
+    await upstream.stop();
+    tmp?.remove();
+  });
+
+  const relay = (...words: string[]) => runKeel(['relay', ...words, '--config', file, '--data-dir', path.join(tmp.dir, 'data')], { RELAY_TOKEN: '' });
+
+  it('models lists the relay\'s catalog by provider, and --json prints the raw list', async () => {
+    const human = await relay('models');
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.contain('Models').and.to.contain('gpt-test').and.to.contain('gpt-other');
+    const raw = await relay('models', '--json');
+    expect(raw.code, raw.stderr).to.equal(0);
+    expect((JSON.parse(raw.stdout) as { data: Array<{ id: string }> }).data.map((m) => m.id)).to.include.members(['gpt-test', 'gpt-other']);
+  });
+
+  it('accounts refresh prints each account as available', async () => {
+    const result = await relay('accounts', 'refresh');
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.contain('Accounts Refreshed').and.to.match(/main(@example\.com)?[^:]*: available/);
+  });
+
+  it('--url names another relay: one that does not answer is "No running relay"', async () => {
+    const port = await freePort();
+    const result = await relay('models', '--url', `http://127.0.0.1:${port}/v1`);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.contain(`No running relay at http://127.0.0.1:${port}/v1.`);
+  });
+});

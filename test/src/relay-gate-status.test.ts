@@ -7,6 +7,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { relayTokenOf } from './helpers/relay-gate.js';
+import { RelayUpstream } from './helpers/relay-upstream.js';
 
 const UNSUPPORTED = 'This subscription-backed server does not expose a verified upstream implementation for this route yet.';
 
@@ -87,5 +89,34 @@ describe('relay status route and unpublished routes', function () {
     const doc = (await kernel.inject({ url: '/openapi.json' })).json<{ components: { securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, { security?: unknown[] }>> }>();
     expect(doc.components.securitySchemes.relayToken).to.include({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/v1/relay/status']!.get!.security).to.deep.equal([{ relayToken: [] }]);
+  });
+});
+
+describe('relay status composed from the other parts', function () {
+  this.timeout(60_000);
+  const upstream = new RelayUpstream();
+  let kernel: TestKernel;
+
+  before(async () => {
+    upstream.account('status-key', { models: ['gpt-test'] });
+    await upstream.start();
+    kernel = await createTestKernel({
+      plugins: [{ plugin: relayPlugin, config: { hosted: { accounts: [{ slug: 'main', email: 'main@example.com', baseUrl: upstream.url, apiKey: 'status-key' }] }, cli: { enabled: false } } }],
+      config: { server: { logLevel: 'silent' } },
+    });
+  });
+  after(async () => {
+    await kernel?.stop();
+    await upstream.stop();
+  });
+
+  it('shows the pool\'s accounts under providers.hosted, the storage counts, the disabled cli, and hosted ready when an account is', async () => {
+    const res = await kernel.inject({ url: '/v1/relay/status', token: relayTokenOf(kernel) });
+    const body = res.json<{ ready: { providers: { hosted: boolean; cli: boolean }; any_provider: boolean }; providers: { hosted: { accounts: Array<{ slug: string }> }; cli: { enabled: boolean } }; storage: Record<string, number> }>();
+    expect(body.providers.hosted.accounts.map((a) => a.slug)).to.deep.equal(['main']);
+    expect(body.providers.cli.enabled).to.equal(false);
+    expect(body.storage).to.include.keys('file_count', 'total_bytes', 'conversation_count');
+    expect(body.ready.providers).to.deep.equal({ hosted: true, cli: false });
+    expect(body.ready.any_provider).to.equal(true);
   });
 });

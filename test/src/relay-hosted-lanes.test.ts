@@ -78,6 +78,61 @@ describe('relay hosted: the hosted lane', function () {
     });
   });
 
+  it('writes the records of a call: inbound, upstream request, usage, outbound', async () => {
+    upstream.script('key-a', [{ text: 'recorded answer', usage: { prompt_tokens: 2, completion_tokens: 9 } }]);
+    const answer = await post(relay, '/chat/completions', { ...chat, messages: [{ role: 'user', content: 'record me' }] });
+    const id = String(answer.json.id);
+    const records = await until(() => trafficRecords(relay), { what: 'the outbound_response record', ok: (rs) => rs.some((r) => r.phase === 'outbound_response' && r.id === id) });
+    const requestId = records.find((r) => r.phase === 'outbound_response' && r.id === id)!.request_id;
+    const mine = records.filter((r) => r.request_id === requestId);
+    const phases = mine.map((r) => r.phase);
+    expect(phases).to.include.members(['inbound_request', 'provider_resolution', 'upstream_request', 'upstream_usage', 'outbound_usage', 'outbound_response']);
+    expect(String(requestId)).to.match(/^req_[0-9a-f]{32}$/);
+    const upstreamRequest = mine.find((r) => r.phase === 'upstream_request')!;
+    expect(upstreamRequest).to.include({ method: 'POST', url: `${upstream.url}/chat/completions` });
+    expect(mine.find((r) => r.phase === 'outbound_usage')).to.deep.include({ provider: 'hosted', model: 'gpt-test', usage: { prompt_tokens: 2, completion_tokens: 9, total_tokens: 11 } });
+    expect(phases.filter((p) => p === 'provider_resolution')).to.have.length(1);
+    expect(JSON.stringify(mine)).to.not.include('key-a');
+    expect(JSON.stringify(mine)).to.not.include(relay.token);
+  });
+
+  it('reuses the account\'s keep-alive connection across calls, streamed and not', async () => {
+    await post(relay, '/chat/completions', chat);
+    const before = upstream.connections;
+    for (let i = 0; i < 6; i++) {
+      expect((await post(relay, '/chat/completions', { ...chat, stream: i % 2 === 0 })).status).to.equal(200);
+      expect((await post(relay, '/responses', { model: 'gpt-test', input: 'x', stream: i % 2 === 1 })).status).to.equal(200);
+    }
+    expect(upstream.connections - before).to.be.at.most(1);
+  });
+
+  it('expands local files by id (text inlined, image as a data URL) and refuses an unknown id with 422', async () => {
+    const upload = async (name: string, type: string, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type }), name);
+      const res = await fetch(`${relay.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${relay.token}` }, body: form });
+      expect(res.status).to.equal(200);
+      return String(((await res.json()) as Json).id);
+    };
+    const textId = await upload('notes.txt', 'text/plain', Buffer.from('the notes'));
+    const imageId = await upload('dot.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const answer = await post(relay, '/chat/completions', { model: 'gpt-test', messages: [{ role: 'user', content: [{ type: 'text', text: 'read' }, { type: 'file', file: { file_id: textId } }] }] });
+    expect(answer.status, answer.text).to.equal(200);
+    const sent = (upstream.generations('key-a').at(-1)!.body.messages as Json[])[0]!.content as Json[];
+    expect(sent[1]!.type).to.equal('text');
+    expect(String(sent[1]!.text)).to.match(/^Uploaded file `notes\.txt` \(text\/plain[^)]*\):\n\nthe notes$/);
+
+    expect((await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_image', file_id: imageId }] }] })).status).to.equal(200);
+    const image = ((upstream.generations('key-a').at(-1)!.body.messages as Json[])[0]!.content as Json[])[0]!;
+    expect(image).to.deep.equal({ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw==' } });
+
+    const unknown = await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_00000000000000000000000000000000' }] }] });
+    expect(unknown.status).to.equal(422);
+    expect((unknown.json.error as Json).message).to.equal('Unknown local file id `file_00000000000000000000000000000000`. Upload it first with `POST /v1/files`.');
+    const notImage = await post(relay, '/responses', { model: 'gpt-test', input: [{ role: 'user', content: [{ type: 'input_image', file_id: textId }] }] });
+    expect(notImage.status).to.equal(422);
+  });
+
   describe('completions', () => {
     it('answers a text_completion, stream and not', async () => {
       const whole = await post(relay, '/completions', { model: 'gpt-test', prompt: ['Once'] });
@@ -286,6 +341,23 @@ describe('relay hosted: the hosted lane', function () {
         expect((await post(bounded, '/chat/completions', chat)).status).to.equal(200);
       } finally {
         await bounded.kernel.stop();
+      }
+    });
+
+    it('gives up on a silent upstream after hosted.requestTimeoutSeconds with 502, and closes it', async () => {
+      const impatient = await startRelay([{ apiKey: 'key-a', baseUrl: upstream.url }], { hosted: { requestTimeoutSeconds: 1 } });
+      try {
+        upstream.script('key-a', [{ delayMs: 10_000, then: { text: 'too late' } }]);
+        const closed = upstream.closedEarly;
+        const answer = await post(impatient, '/chat/completions', { ...chat, stream: true });
+        expect(answer.status).to.equal(502);
+        expect((answer.json.error as Json).message).to.match(/Upstream connection failed: no answer within 1 s/);
+        upstream.script('key-a', [{ stall: true, before: 1 }]);
+        const stalled = framesOf((await post(impatient, '/chat/completions', { ...chat, stream: true })).text);
+        expect(parse(stalled.at(-1)!.data).error).to.deep.include({ code: 'upstream_connection_failed' });
+        await until(() => upstream.closedEarly, { what: 'the stalled upstream stream to be closed', ok: (n) => n > closed });
+      } finally {
+        await impatient.kernel.stop();
       }
     });
 

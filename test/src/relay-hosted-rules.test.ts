@@ -175,11 +175,23 @@ describe('relay hosted: text route body rules', function () {
     expect(sent.headers.authorization).to.equal('Bearer key-a');
   });
 
+  it('lists the three text routes in /openapi.json under the relay token scheme', async () => {
+    const doc = (await (await fetch(`${relay.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown[]; description?: string }>> };
+    for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses']) {
+      const operation = doc.paths[path]?.post;
+      expect(operation, path).to.not.equal(undefined);
+      expect(operation!.description).to.include('x-relay-ignored-parameters');
+      expect(JSON.stringify(operation!.security)).to.not.include('bearerAuth');
+    }
+  });
+
   it('refuses a call without the relay credential', async () => {
     const res = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chat) });
     expect(res.status).to.equal(401);
     const bad = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify(chat) });
     expect(bad.status).to.equal(401);
+    const kernelToken = await fetch(`${relay.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${relay.kernel.adminToken}` }, body: JSON.stringify(chat) });
+    expect(kernelToken.status).to.equal(401);
     expect(upstream.generations().every((g) => g.headers.authorization === 'Bearer key-a')).to.equal(true);
   });
 });

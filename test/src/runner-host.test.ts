@@ -63,7 +63,8 @@ describe('GET /api/gateway/host/runner', () => {
     expect(hang.process).to.equal('server');
     expect(hang.dump_path).to.be.a('string');
     expect(hang.file).to.contain('kernel-probe-plugin.js');
-    expect(hang.top_frame).to.match(/blockFor|probeBlockingHandler/);
+    // Any frame of the probe's blocking loop: it also polls for the dump (dumpsIn) while it blocks.
+    expect(hang.top_frame).to.match(/blockFor|probeBlockingHandler|dumpsIn/);
     expect(hang.line).to.be.a('number');
     const health = await kernel.inject({ url: '/api/health' });
     expect(health.json<{ watchdog: { limit_s: number } }>().watchdog.limit_s).to.equal(0.5);

@@ -65,6 +65,12 @@ export interface CallInfo {
   signal: AbortSignal;
   /** A local conversation id the request belongs to (affinity, history), if any. */
   conversationId?: string;
+  /**
+   * Milliseconds the lane spent waiting on its upstream (added up by the lane, read by the route for
+   * `x-relay-overhead-ms`, which reports the relay's own time without it). A lane that does not add to
+   * it has its whole time counted as overhead.
+   */
+  upstreamWaitMs?: number;
 }
 
 /**

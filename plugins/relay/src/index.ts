@@ -39,6 +39,9 @@ export { RelayAccountPool } from './pool/account-pool.js';
 export type { AccountPoolOptions, ProbeResult } from './pool/account-pool.js';
 export { slugOf, loadAccounts } from './pool/accounts.js';
 export type { PoolAccount, UpstreamTarget } from './pool/accounts.js';
+export { accountsRoutes } from './routes/accounts-routes.js';
+export { subscriptionRoutes } from './routes/subscription-routes.js';
+export type { SubscriptionRoutesOptions, CliUsageStatus } from './routes/subscription-routes.js';
 export { TrafficLog } from './traffic/traffic-log.js';
 export type { LoggingStatus } from './traffic/traffic-log.js';
 
@@ -110,7 +113,10 @@ export const relayPlugin = definePlugin({
     const publishedPaths = () => [...new Set(routes.filter((r) => (r.mount ?? 'default') === 'default' && !unpublished.includes(r)).map((r) => `${prefix}${r.path}`))];
     routes.push(statusRoute({ config, gate, auth: relayAuth, token, parts: status, version: RELAY_VERSION, prefix, pluginDir: deps.paths.pluginDir, logsDir, supportedRoutes: publishedPaths }) as AnyRoute);
     routes.push(...unpublished);
-    const cliServices: RelayExports['cli'] = { config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status };
+    const cliServices: RelayExports['cli'] = {
+      config, token, prefix, pluginDir: deps.paths.pluginDir, logsDir, parts: status,
+      ...(cli ? { probeCli: async () => (await cli.readiness(), cli.status()) } : {}),
+    };
 
     routes.push(
       ...accountsRoutes(pool, relayAuth),
@@ -126,9 +132,9 @@ export const relayPlugin = definePlugin({
       routes,
       exports: { catalog, files, conversations, status, cli: cliServices },
       async start() {
-        traffic.start();
-        // A one-shot `keel relay ...` inspects: no gate record, no upstream probes, no client subprocess.
+        // A one-shot `keel relay ...` inspects: no traffic log, no gate record, no upstream probes, no client subprocess.
         if (deps.host.mode !== 'cli') {
+          traffic.start();
           gate.announce(token.created);
           pool?.start();
           cli?.warm();

@@ -119,3 +119,27 @@ export async function startRunner(args: string[], env: NodeJS.ProcessEnv = {}, c
     throw err;
   }
 }
+
+/** Runs `keel ...` to its exit with `input` written to its stdin (then closed); killed after `deadlineMs`. */
+export async function runKeelWithInput(args: string[], input: string, env: NodeJS.ProcessEnv = {}, cwd = repoRoot, deadlineMs = PROCESS_DEADLINE_MS): Promise<CliResult> {
+  const child = spawn(process.execPath, [keelBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin!.on('error', () => undefined);
+  child.stdin!.end(input);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`keel ${args.join(' ')} did not exit within ${deadlineMs / 1000} s:\n${stdout}${stderr}`));
+    }, deadlineMs);
+  });
+  try {
+    const code = await Promise.race([new Promise<number | null>((resolve) => child.once('close', resolve)), hung]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { OPEN_GATE, relayTokenOf } from './relay-gate.js';
 
 export interface RelayKernel {
   kernel: TestKernel;
@@ -14,20 +15,25 @@ export interface RelayKernel {
   token: string;
 }
 
-/** A relay with one hosted account per `{apiKey, baseUrl}`; no retries unless `hosted` says so. */
+/**
+ * A relay with one hosted account per `{apiKey, baseUrl}`; no retries unless `hosted` says so, and a
+ * gate wide enough for a test's burst of calls. The token is the relay's own (its token file).
+ */
 export async function startRelay(accounts: Array<{ apiKey: string; baseUrl: string; email?: string }>, settings: Record<string, unknown> = {}): Promise<RelayKernel> {
-  const { hosted, ...rest } = settings as { hosted?: Record<string, unknown> };
+  const { hosted, gate, ...rest } = settings as { hosted?: Record<string, unknown>; gate?: Record<string, unknown> };
   const kernel = await createTestKernel({
     plugins: [{
       plugin: relayPlugin,
       config: {
         hosted: { accounts: accounts.map((a, i) => ({ email: a.email ?? `acct${i}@example.com`, baseUrl: a.baseUrl, apiKey: a.apiKey })), retryAttempts: 0, ...hosted },
+        gate: { ...OPEN_GATE, ...gate },
         ...rest,
       },
     }],
   });
   const { url } = await kernel.listen();
-  return { kernel, url, token: kernel.adminToken };
+  // RELAY_TOKEN in the environment wins over the token file (a test may set it).
+  return { kernel, url, token: process.env.RELAY_TOKEN || relayTokenOf(kernel) };
 }
 
 export interface RelayAnswer {

@@ -70,8 +70,12 @@ export class RelayUpstream {
   readonly requests: SeenUpstreamRequest[] = [];
   /** Streams whose client went away before the end (the relay must close them, reference §8 item 28). */
   closedEarly = 0;
+  /** TCP connections accepted (keep-alive reuse shows as fewer connections than calls). */
+  connections = 0;
   /** Usage reports served (`GET /usage`), by account. */
   readonly usageCalls = new Map<string, number>();
+  /** Milliseconds an account's usage report waits before it is answered (a slow probe), by API key. */
+  readonly usageDelayMs = new Map<string, number>();
   private readonly accounts = new Map<string, UpstreamAccountState>();
   private server: Server | undefined;
   url = '';
@@ -165,9 +169,13 @@ export class RelayUpstream {
       if (req.method === 'GET' && path === '/usage') {
         this.usageCalls.set(key, (this.usageCalls.get(key) ?? 0) + 1);
         const usage = account.usage;
-        if (usage === null) return json(res, 404, { error: { message: 'no usage here', type: 'invalid_request_error', code: null } });
-        if ('status' in usage && typeof usage.status === 'number') return json(res, usage.status, { error: usage.error });
-        return json(res, 200, usage);
+        const delay = this.usageDelayMs.get(key) ?? 0;
+        if (delay > 0) {
+          const timer = setTimeout(() => answerUsage(res, usage), delay);
+          res.on('close', () => clearTimeout(timer));
+          return;
+        }
+        return answerUsage(res, usage);
       }
       if (req.method === 'POST' && (path === '/chat/completions' || path === '/completions')) {
         const reply = account.replies.length > 1 ? account.replies.shift()! : account.replies[0]!;
@@ -239,4 +247,10 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 export function usageReport(windows: Array<{ seconds: number; used: number; resetIn?: number }>, extra: Partial<UsageReport> = {}): UsageReport {
   const [primary, secondary] = windows.map((w) => ({ used_percent: w.used, limit_window_seconds: w.seconds, reset_after_seconds: w.resetIn ?? w.seconds, reset_at: Math.floor(Date.now() / 1000) + (w.resetIn ?? w.seconds) }));
   return { plan_type: 'plus', rate_limit: { allowed: true, limit_reached: windows.some((w) => w.used >= 100), primary_window: primary ?? null, secondary_window: secondary ?? null }, ...extra };
+}
+
+function answerUsage(res: ServerResponse, usage: UsageAccountAnswer): void {
+  if (usage === null) return json(res, 404, { error: { message: 'no usage here', type: 'invalid_request_error', code: null } });
+  if ('status' in usage && typeof usage.status === 'number') return json(res, usage.status, { error: usage.error });
+  json(res, 200, usage);
 }

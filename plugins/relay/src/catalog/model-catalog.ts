@@ -36,6 +36,8 @@ const MAX_SUGGESTIONS = 5;
 export class RelayModelCatalog implements ModelCatalog {
   private readonly cache = new Map<string, CachedCatalog>();
   private readonly inflight = new Map<string, Promise<CatalogEntry[]>>();
+  /** The last merge and the account catalogs it was made of: routing a request on cached catalogs does not merge again. */
+  private lastMerge: { accounts: readonly UpstreamAccount[]; catalogs: Array<CatalogEntry[] | null>; result: HostedCatalog } | null = null;
 
   constructor(
     private readonly settings: CatalogSettings,
@@ -63,7 +65,8 @@ export class RelayModelCatalog implements ModelCatalog {
   /** Where `model` goes (reference §1.3), with a `provider_resolution` record. */
   async route(model: string, requestId: string): Promise<ModelRoute> {
     const prefixed = CLI_PREFIX.test(model);
-    if (this.cli.enabled) {
+    // Client ids are always prefixed: a hosted call never waits on the client's model discovery.
+    if (this.cli.enabled && prefixed) {
       const name = prefixed ? model.slice(4) : null;
       const found = (await this.cliModels(false)).find((m) => m.id === model || (name !== null && m.upstreamModel === name));
       if (found) return this.resolved({ provider: 'cli', upstreamModel: found.upstreamModel }, model, requestId);
@@ -109,6 +112,15 @@ export class RelayModelCatalog implements ModelCatalog {
       return { ok: false, failure: new RelayFailure(503, { message: 'No hosted account is configured: add one under hosted.accounts, or turn the hosted runtime off (hosted.enabled false).', type: 'server_error', code: 'no_hosted_accounts', param: null }) };
     }
     const results = await Promise.allSettled(accounts.map((account) => this.accountCatalog(account, refresh, requestId)));
+    const catalogs = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
+    const last = this.lastMerge;
+    if (last && last.accounts === accounts && catalogs.every((c, i) => c !== null && c === last.catalogs[i])) return last.result;
+    const merged = this.merge(accounts, results);
+    this.lastMerge = merged.ok ? { accounts, catalogs, result: merged } : null;
+    return merged;
+  }
+
+  private merge(accounts: readonly UpstreamAccount[], results: Array<PromiseSettledResult<CatalogEntry[]>>): HostedCatalog {
     const ids: string[] = [];
     const entries = new Map<string, CatalogEntry | null>();
     const supported = new Map<string, number>();

@@ -65,7 +65,8 @@ export class CliClient implements CliModels {
       id: `${CLI_PREFIX}${name}`,
       upstreamModel: name,
       resolvedModel: name,
-      source: found.discovered.includes(name) ? 'cli_catalog' as const : 'configured' as const,
+      // A name the setting lists counts as configured even when the client lists it too.
+      source: found.discovered.includes(name) && !this.config.cli.models.includes(name) ? 'cli_catalog' as const : 'configured' as const,
     }));
   }
 
@@ -104,6 +105,7 @@ export class CliClient implements CliModels {
       models_source: models.source,
       checked_at: r ? new Date(r.checked_at).toISOString() : null,
       active_requests: this.lane.active,
+      queued_requests: this.lane.queued,
       max_concurrent_requests: this.config.cli.maxConcurrentRequests,
       command: this.command,
       notes,
@@ -136,6 +138,7 @@ export class CliClient implements CliModels {
 
   stop(): void {
     this.lane.stop();
+    this.probe.stop();
   }
 }
 

@@ -43,6 +43,11 @@ export class CliLane implements TextLane {
     return this.semaphore.inUse;
   }
 
+  /** Calls waiting for a free slot (for the status). */
+  get queued(): number {
+    return this.semaphore.queued;
+  }
+
   async answer(body: Record<string, unknown>, call: CallInfo): Promise<LaneAnswer> {
     const plan = planCliCall(body, call.route, this.settings.maxSchemaBytes);
     const argv = [...this.command, ...cliArguments(plan, call.upstreamModel, call.stream)];
@@ -124,14 +129,28 @@ function exitMessage(code: number | null, envelope: Envelope | null, stderr: str
   return `The local command-line client exited with ${code === null ? 'a signal' : `code ${code}`}.`;
 }
 
-async function* continueWith(first: IteratorResult<string>, rest: AsyncGenerator<string>): AsyncGenerator<string> {
-  try {
-    if (first.done) return;
-    yield first.value;
-    yield* rest;
-  } finally {
-    await rest.return(undefined);
-  }
+/**
+ * The frames from the first one on. Not a generator: a route that gives up before reading any
+ * frame (`return()` on a fresh iterator) must still stop the client, which a generator that never
+ * started would not do.
+ */
+function continueWith(first: IteratorResult<string>, rest: AsyncGenerator<string>): AsyncIterableIterator<string> {
+  let pending: IteratorResult<string> | null = first;
+  const iterator: AsyncIterableIterator<string> = {
+    next: async () => {
+      if (!pending) return rest.next();
+      const value = pending;
+      pending = null;
+      return value;
+    },
+    return: async () => {
+      pending = null;
+      await rest.return(undefined);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
 
 export { RelayFailure };

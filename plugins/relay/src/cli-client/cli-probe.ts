@@ -6,7 +6,7 @@
  * while the cached one is returned. Models are cached for `hosted.modelsCacheTtlSeconds` (0: every
  * call asks), the configured `cli.models` extend the discovered list and are the fallback.
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +44,8 @@ export class CliProbe {
   private readinessRun: Promise<Readiness> | null = null;
   private discovery: ModelDiscovery | null = null;
   private discoveryRun: Promise<ModelDiscovery> | null = null;
+  private readonly running = new Set<ChildProcess>();
+  private stopped = false;
 
   constructor(
     private readonly command: string[],
@@ -74,6 +76,12 @@ export class CliProbe {
   /** The last discovery without starting one (the status route). */
   cachedModels(): ModelDiscovery {
     return this.discovery ?? { names: [...new Set(this.configuredModels)], discovered: [], source: 'configured', error: null, fetched_at: null };
+  }
+
+  /** Kills the probes still running and starts no more (the plugin stops). */
+  stop(): void {
+    this.stopped = true;
+    for (const child of this.running) child.kill('SIGKILL');
   }
 
   private refreshReadiness(): Promise<Readiness> {
@@ -136,16 +144,19 @@ export class CliProbe {
 
   /** One probe command in a throwaway working directory, with the call's environment, 5 s at most. */
   private async run(args: string[], timeoutMs = PROBE_TIMEOUT_MS): Promise<string> {
+    if (this.stopped) throw new Error('the relay is stopping');
     const cwd = await mkdtemp(path.join(os.tmpdir(), 'keel-relay-probe-'));
     try {
       return await new Promise<string>((resolve, reject) => {
-        execFile(this.command[0]!, [...this.command.slice(1), ...args], { cwd, env: this.env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (err, stdout, stderr) => {
+        const child = execFile(this.command[0]!, [...this.command.slice(1), ...args], { cwd, env: this.env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (err, stdout, stderr) => {
           if (err) {
             const e = err as NodeJS.ErrnoException & { killed?: boolean };
             const why = e.code === 'ENOENT' ? 'not installed or not on PATH' : e.killed ? `no answer within ${timeoutMs / 1000} s` : (String(stderr).trim().split('\n').pop() || e.message).slice(0, 300);
             reject(new Error(why));
           } else resolve(String(stdout));
         });
+        this.running.add(child);
+        child.once('close', () => this.running.delete(child));
       });
     } finally {
       await rm(cwd, { recursive: true, force: true }).catch(() => undefined);

@@ -9,6 +9,11 @@ export class Semaphore {
     return this.active;
   }
 
+  /** Callers waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   /** Resolves to the release function once a slot is free; rejects when `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));

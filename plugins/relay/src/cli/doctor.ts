@@ -74,7 +74,7 @@ export async function runDoctor(cli: RelayCliServices, options: { skipResponse: 
 
   if (!config.cli.enabled) checks.push({ name: 'cli', status: 'skip', message: 'The cli runtime is off.' });
   else {
-    const cliStatus = cli.parts.cli?.();
+    const cliStatus = cli.probeCli ? await cli.probeCli().catch((err: unknown) => ({ ready_for_requests: false, notes: [(err as Error).message] })) : cli.parts.cli?.();
     if (!cliStatus) checks.push({ name: 'cli', status: 'skip', message: 'The local command-line client is not part of this build.' });
     else checks.push(cliStatus.ready_for_requests === true
       ? { name: 'cli', status: 'pass', message: 'The local command-line client is ready.', data: cliStatus }

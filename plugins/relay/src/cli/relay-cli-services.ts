@@ -15,6 +15,8 @@ export interface RelayCliServices {
   pluginDir: string;
   logsDir: string;
   parts: StatusParts;
+  /** Runs the local client's readiness check (a subprocess, for `doctor`) and answers its status block; absent when the client is off. */
+  probeCli?: () => Promise<Record<string, unknown>>;
 }
 
 export interface RelayExports {

@@ -17,6 +17,9 @@ interface Entry {
   blockedUntil: number;
 }
 
+/** Addresses tracked at most: past it the oldest entry goes (only a spray of forged addresses gets there). */
+export const MAX_TRACKED_ADDRESSES = 100_000;
+
 export class FailedAuthBlock {
   private readonly entries = new Map<string, Entry>();
   private nextSweepAt = 0;
@@ -36,7 +39,10 @@ export class FailedAuthBlock {
     const now = this.clock.nowMs();
     this.sweep(now);
     let entry = this.entries.get(ip);
-    if (!entry) this.entries.set(ip, (entry = { failures: [], blockedUntil: 0 }));
+    if (!entry) {
+      if (this.entries.size >= MAX_TRACKED_ADDRESSES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(ip, (entry = { failures: [], blockedUntil: 0 }));
+    }
     entry.failures = this.inWindow(entry, now);
     entry.failures.push(now);
     if (entry.failures.length < this.settings.maxAttempts) return { blocked: false, blockSeconds: 0 };

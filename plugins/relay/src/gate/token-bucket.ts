@@ -4,6 +4,7 @@
  * Runs before the token check, so unauthenticated traffic spends the bucket too.
  */
 import type { Clock } from '@keel/plugin-sdk';
+import { MAX_TRACKED_ADDRESSES } from './failed-auth-block.js';
 
 interface Bucket {
   tokens: number;
@@ -26,6 +27,7 @@ export class TokenBuckets {
     const bucket = this.refilled(ip, now);
     if (bucket.tokens < 1) return false;
     bucket.tokens -= 1;
+    if (!this.buckets.has(ip) && this.buckets.size >= MAX_TRACKED_ADDRESSES) this.buckets.delete(this.buckets.keys().next().value!);
     this.buckets.set(ip, bucket);
     return true;
   }

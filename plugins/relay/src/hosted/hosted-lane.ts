@@ -46,14 +46,13 @@ export interface HostedLaneDeps {
   now(): number;
 }
 
-/** A `CallInfo` the lane adds its upstream waiting time to (for `x-relay-overhead-ms`). */
-type TimedCall = CallInfo & { upstreamWaitMs?: number };
-
 /** An upstream stream past its first content event, on the account that served it. */
 interface StartedStream {
   account: UpstreamAccount;
   head: UpstreamChunk[];
   items: AsyncGenerator<UpstreamItem>;
+  /** After the success terminal: the socket goes back to the account's keep-alive agent. */
+  finish(): void;
   close(): void;
 }
 
@@ -79,7 +78,7 @@ export class HostedLane implements TextLane {
     return this.responses(body, call);
   }
 
-  private async chatLike(path: string, upstreamBody: Record<string, unknown>, body: Record<string, unknown>, call: TimedCall, object: 'chat.completion' | 'text_completion'): Promise<LaneAnswer> {
+  private async chatLike(path: string, upstreamBody: Record<string, unknown>, body: Record<string, unknown>, call: CallInfo, object: 'chat.completion' | 'text_completion'): Promise<LaneAnswer> {
     if (!call.stream) {
       const { answer } = await this.deps.pool.run(this.poolRequest(call), (account) => this.collect(account, path, upstreamBody, call));
       return { kind: 'json', status: 200, body: object === 'chat.completion' ? this.chatCompletion(answer, call) : this.textCompletion(answer, call) };
@@ -89,7 +88,7 @@ export class HostedLane implements TextLane {
     return { kind: 'stream', frames: closing(this.chunkFrames(started, call, includeUsage), started) };
   }
 
-  private async responses(body: Record<string, unknown>, call: TimedCall): Promise<LaneAnswer> {
+  private async responses(body: Record<string, unknown>, call: CallInfo): Promise<LaneAnswer> {
     const input = inputItemsOf(body.input);
     let history: unknown[] = [];
     if (call.conversationId) {
@@ -119,7 +118,7 @@ export class HostedLane implements TextLane {
   }
 
   /** Opens the upstream stream on `account` and reads it to its first content event. */
-  private async start(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: TimedCall): Promise<StartedStream> {
+  private async start(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo): Promise<StartedStream> {
     const endpoint = this.deps.endpoints.upstreamOf(account);
     this.deps.traffic.write({ phase: 'upstream_request', request_id: call.requestId, method: 'POST', url: endpoint.baseUrl + path, account: account.slug, session_id: call.conversationId ?? null, body });
     const began = performance.now();
@@ -141,7 +140,7 @@ export class HostedLane implements TextLane {
           }
           if (item.kind === 'failure') throw this.streamFailure(item, call);
           head.push(item.chunk);
-          if (isContent(item.chunk)) return { account, head, items, close: () => stream.close() };
+          if (isContent(item.chunk)) return { account, head, items, finish: () => stream.finish(), close: () => stream.close() };
         }
       } catch (err) {
         stream.close();
@@ -153,7 +152,7 @@ export class HostedLane implements TextLane {
   }
 
   /** Reads a whole upstream answer inside the attempt: a success terminal or a classified failure. */
-  private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: TimedCall, responseId?: string): Promise<Collected> {
+  private async collect(account: UpstreamAccount, path: string, body: Record<string, unknown>, call: CallInfo, responseId?: string): Promise<Collected> {
     const started = await this.start(account, path, body, call);
     const began = performance.now();
     const answer = new AnswerAccumulator();
@@ -166,6 +165,7 @@ export class HostedLane implements TextLane {
         if (item.kind === 'failure') throw this.streamFailure(item, call);
         if (item.kind === 'done') {
           if (answer.finish === null) throw incompleteStream();
+          started.finish();
           this.succeeded(account, answer, call, responseId);
           return { account, answer };
         }
@@ -205,6 +205,7 @@ export class HostedLane implements TextLane {
         }
         if (item.kind === 'done') {
           if (answer.finish === null) break;
+          started.finish();
           this.succeeded(started.account, answer, call);
           yield DONE_FRAME;
           return;
@@ -235,6 +236,7 @@ export class HostedLane implements TextLane {
         }
         if (item.kind === 'done') {
           if (answer.finish === null) break;
+          started.finish();
           this.succeeded(started.account, answer, call, writer.id);
           const frames = writer.completed();
           if (call.conversationId) await this.deps.conversations?.appendTurn(call.conversationId, input, writer.outputItems, writer.id);

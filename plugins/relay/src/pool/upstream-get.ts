@@ -38,13 +38,7 @@ export function upstreamGet(account: PoolAccount, path: string, timeoutMs: numbe
       });
       res.on('error', reject);
       res.on('end', () => {
-        let body: unknown = null;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          body = null;
-        }
-        resolve({ status: res.statusCode ?? 0, body });
+        resolve({ status: res.statusCode ?? 0, body: parseJson(Buffer.concat(chunks).toString('utf8')) });
       });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url.host} within ${timeoutMs / 1000} s`)));
@@ -57,4 +51,12 @@ export function upstreamGet(account: PoolAccount, path: string, timeoutMs: numbe
 export function upstreamErrorMessage(result: UpstreamGetResult): string {
   const error = (result.body as { error?: { message?: unknown } } | null)?.error;
   return typeof error?.message === 'string' ? `status ${result.status}: ${error.message.slice(0, 160)}` : `status ${result.status}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -54,7 +54,7 @@ export function statusOf(deps: StatusRouteDeps, clientIp: string): Record<string
   const cli = deps.parts.cli?.() ?? (config.cli.enabled
     ? { enabled: true, ready_for_requests: false, notes: ['The local command-line client is not part of this build.'] }
     : { enabled: false, ready_for_requests: false, notes: ['Set relay.cli.enabled to true to serve cli: models.'] });
-  const hostedReady = config.hosted.enabled && hosted.ready_for_requests === true;
+  const hostedReady = config.hosted.enabled && (hosted.ready_for_requests === true || anyAccountReady(hosted.accounts));
   const cliReady = config.cli.enabled && cli.ready_for_requests === true;
   const tokenReady = !config.auth.requireBearerAuth || token.value !== null;
   return {
@@ -78,4 +78,9 @@ export function statusOf(deps: StatusRouteDeps, clientIp: string): Record<string
     storage: deps.parts.storage?.() ?? null,
     supported_routes: deps.supportedRoutes(),
   };
+}
+
+/** The pool's fragment lists its accounts (reference §3.10): hosted is ready when one of them is. */
+function anyAccountReady(accounts: unknown): boolean {
+  return Array.isArray(accounts) && accounts.some((a) => (a as { ready_for_requests?: unknown }).ready_for_requests === true);
 }

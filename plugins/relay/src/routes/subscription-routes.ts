@@ -5,9 +5,11 @@
  * `provider=cli` answers the local client's usage when that part provides it. A monitoring route.
  */
 import { defineSchema, HttpError, notFound, route, type AnyRoute, type RouteAuth } from '@keel/plugin-sdk';
+import { RelayFailure } from '../contracts.js';
+import { failureReply } from '../errors.js';
 import type { RelayAccountPool } from '../pool/account-pool.js';
 
-/** The local client's usage status (the cli part supplies it). */
+/** The local client's usage status (the cli part supplies it); a `RelayFailure` is answered with its status. */
 export type CliUsageStatus = () => Promise<Record<string, unknown>>;
 
 export interface SubscriptionRoutesOptions {
@@ -73,8 +75,13 @@ function pickAccount(pool: RelayAccountPool, id: string | undefined) {
   throw notFound(`Unknown account "${id.slice(0, 100)}": the accounts are ${found.matches.join(', ')}.`, { code: 'unknown_account', field: 'query.account' });
 }
 
-async function cliStatus(options: SubscriptionRoutesOptions): Promise<Record<string, unknown>> {
+async function cliStatus(options: SubscriptionRoutesOptions): Promise<unknown> {
   if (!options.cliEnabled) throw new HttpError(501, 'The local command-line client is disabled (relay.cli.enabled is false): enable it to see its usage.', { code: 'unsupported_error' });
   if (!options.cliUsage) throw new HttpError(501, 'The local command-line client reports no usage windows in this build.', { code: 'unsupported_error' });
-  return options.cliUsage();
+  try {
+    return await options.cliUsage();
+  } catch (err) {
+    if (err instanceof RelayFailure) return failureReply(err);
+    throw err;
+  }
 }

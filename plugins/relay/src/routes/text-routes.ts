@@ -86,7 +86,7 @@ async function handle(deps: TextRoutesDeps, name: TextRoute, koa: Koa.Context, r
     body: snapshotOfBytes(raw ?? Buffer.alloc(0), koa.get('content-type') || undefined),
   });
   const headers: Record<string, string> = {};
-  const call: CallInfo & { upstreamWaitMs?: number } = { requestId, route: name, model: '', upstreamModel: '', stream: false, signal };
+  const call: CallInfo = { requestId, route: name, model: '', upstreamModel: '', stream: false, signal };
   const overhead = () => String(Math.max(0, performance.now() - began - (call.upstreamWaitMs ?? 0)).toFixed(3));
   try {
     const body = parseJsonBody(raw, deps.settings.limits.maxJsonDepth);
@@ -123,12 +123,11 @@ async function handle(deps: TextRoutesDeps, name: TextRoute, koa: Koa.Context, r
   }
 }
 
-/** Where a model goes: the catalog's answer, else by prefix (reference §1.3). */
+/** Where a model goes: the catalog's answer (it writes the `provider_resolution` record), else by prefix (reference §1.3). */
 async function routeModel(deps: TextRoutesDeps, model: string, requestId: string): Promise<ModelRoute> {
+  if (deps.catalog) return deps.catalog.route(model, requestId);
   let target: ModelRoute;
-  if (deps.catalog) {
-    target = await deps.catalog.route(model, requestId);
-  } else if (model.startsWith('cli:') || model.startsWith('cli-')) {
+  if (model.startsWith('cli:') || model.startsWith('cli-')) {
     if (!deps.settings.cli.enabled) throw unprocessable('The local command-line client runtime is disabled for this relay.', { code: 'unsupported_for_provider', field: 'model' });
     target = { provider: 'cli', upstreamModel: model.slice(4) };
   } else {

@@ -6,6 +6,7 @@
 import mime from 'mime-types';
 
 const MAX_FILENAME_CHARS = 255;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
 const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 const GENERIC_TYPES = new Set(['application/octet-stream', 'text/plain']);

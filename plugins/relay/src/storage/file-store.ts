@@ -27,6 +27,11 @@ export interface FileRecord {
   content_type: string;
 }
 
+/** The record as stored: the wire record plus its upload order (milliseconds, strictly increasing). */
+interface StoredFile extends FileRecord {
+  order: number;
+}
+
 /** Bytes written to a temporary file, not yet a file: `commit` or `discard` it. */
 export interface ReceivedBytes {
   readonly size: number;
@@ -38,14 +43,15 @@ export interface ReceivedBytes {
 export class RelayFiles implements FileStore {
   readonly folder: string;
   private readonly tmp: string;
-  private readonly records: Database<FileRecord, string>;
+  private readonly records: Database<StoredFile, string>;
+  private lastOrder = 0;
   private count = 0;
   private totalBytes = 0;
   private reservedFiles = 0;
   private reservedBytes = 0;
 
   constructor(storage: PluginStorage, pluginDir: string, private readonly limits: RelayConfig['uploads'], private readonly clock: Clock) {
-    this.records = storage.openDB<FileRecord, string>('files');
+    this.records = storage.openDB<StoredFile, string>('files');
     this.folder = path.join(pluginDir, 'files');
     this.tmp = path.join(this.folder, 'tmp');
   }
@@ -57,6 +63,7 @@ export class RelayFiles implements FileStore {
     this.count = 0;
     this.totalBytes = 0;
     for (const { value } of this.records.getRange()) {
+      this.lastOrder = Math.max(this.lastOrder, value.order);
       this.count++;
       this.totalBytes += value.bytes;
     }
@@ -69,13 +76,14 @@ export class RelayFiles implements FileStore {
     return { file_count: this.count, total_bytes: this.totalBytes };
   }
 
-  /** Oldest first. */
+  /** In upload order. */
   list(): FileRecord[] {
-    return [...this.records.getRange()].map((e) => e.value).sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+    return [...this.records.getRange()].map((e) => e.value).sort((a, b) => a.order - b.order).map(wire);
   }
 
   get(id: string): FileRecord | null {
-    return FILE_ID.test(id) ? this.records.get(id) ?? null : null;
+    const stored = FILE_ID.test(id) ? this.records.get(id) : undefined;
+    return stored ? wire(stored) : null;
   }
 
   async read(id: string): Promise<{ filename: string; content_type: string; bytes: Buffer } | null> {
@@ -140,9 +148,11 @@ export class RelayFiles implements FileStore {
         this.reservedFiles++;
         settled = true;
         try {
-          const record: FileRecord = { id: newFileId(), object: 'file', bytes: size, created_at: Math.floor(this.clock.nowMs() / 1000), filename: meta.filename, purpose: meta.purpose, status: 'processed', content_type: meta.contentType };
+          const now = this.clock.nowMs();
+          this.lastOrder = Math.max(this.lastOrder + 1, now);
+          const record: FileRecord = { id: newFileId(), object: 'file', bytes: size, created_at: Math.floor(now / 1000), filename: meta.filename, purpose: meta.purpose, status: 'processed', content_type: meta.contentType };
           await rename(tmp, path.join(this.folder, record.id));
-          await this.records.put(record.id, record);
+          await this.records.put(record.id, { ...record, order: this.lastOrder });
           this.count++;
           this.totalBytes += size;
           return record;
@@ -164,4 +174,9 @@ export class RelayFiles implements FileStore {
   private overBudget() {
     return payloadTooLarge(`The file does not fit in the room left for local files (${formatBytes(Math.max(0, this.limits.maxTotalUploadBytes - this.totalBytes - this.reservedBytes))} of ${formatBytes(this.limits.maxTotalUploadBytes)}, setting uploads.maxTotalUploadBytes); delete files with DELETE /v1/files/{id} first.`, { code: 'storage_full', headers: { connection: 'close' } });
   }
+}
+
+function wire(stored: StoredFile): FileRecord {
+  const { order: _order, ...record } = stored;
+  return record;
 }

@@ -24,11 +24,19 @@ export interface UpstreamCallOptions {
 /** The largest error body kept from an upstream error answer. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-/** An open upstream event stream: its events in order; `close()` ends the call (idempotent). */
+/**
+ * An open upstream event stream: its events in order. `finish()` after the success terminal lets the
+ * rest of the body drain so the socket goes back to the keep-alive agent; `close()` ends the call at
+ * once (a failure, the client gone) unless it finished. Both are idempotent.
+ */
 export interface UpstreamStream {
   events: AsyncGenerator<SseMessage>;
+  finish(): void;
   close(): void;
 }
+
+/** How long a finished stream may take to end its body before its socket is dropped instead. */
+const FINISH_GRACE_MS = 1000;
 
 /**
  * POSTs `body` as JSON to `endpoint.baseUrl + path` and resolves once the answer's headers came:
@@ -79,18 +87,25 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
           });
         return;
       }
+      let finished = false;
       const close = () => {
         done();
-        // A whole answer keeps its connection: drained, the socket goes back to the account's
-        // keep-alive agent. Only an answer cut short (client gone, early stop, failure) is destroyed.
-        if (res.complete && !res.destroyed) {
-          res.resume();
-          return;
-        }
+        if (finished || res.complete) return;
         res.destroy();
         req.destroy();
       };
-      resolve({ events: eventsOf(res, options, () => failure, close), close });
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        done();
+        if (res.complete) return;
+        const timer = setTimeout(() => req.destroy(), FINISH_GRACE_MS);
+        timer.unref();
+        res.once('end', () => clearTimeout(timer));
+        res.once('close', () => clearTimeout(timer));
+        res.resume();
+      };
+      resolve({ events: eventsOf(res, options, () => failure, close), finish, close });
     });
     req.end(payload);
   });
@@ -99,9 +114,7 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
 async function* eventsOf(res: IncomingMessage, options: UpstreamCallOptions, failure: () => RelayFailure | null, close: () => void): AsyncGenerator<SseMessage> {
   res.setEncoding('utf8');
   try {
-    // `destroyOnReturn: false`: a reader that stops at the terminal event must not destroy a
-    // complete answer's socket (`close` decides, below).
-    yield* sseMessages(res.iterator({ destroyOnReturn: false }) as AsyncIterable<string>, options.maxEventBytes);
+    yield* sseMessages(res as AsyncIterable<string>, options.maxEventBytes);
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
