@@ -79,8 +79,6 @@ export class RelayUpstream {
   private readonly accounts = new Map<string, UpstreamAccountState>();
   private server: Server | undefined;
   url = '';
-  /** TCP connections the relay opened to this upstream (a relay that keeps them alive opens few). */
-  connections = 0;
 
   /** Adds (or resets) an account: its API key, catalog and first script. */
   account(apiKey: string, options: { models?: string[]; usage?: UsageReport | null; replies?: UpstreamReply[] } = {}): this {
