@@ -15,6 +15,7 @@ benchmarks.push({ name: 'hub search', run: async () => (await import('./hub/benc
 benchmarks.push({ name: 'history', run: async () => (await import('./history/bench-history.js')).benchHistory() });
 benchmarks.push({ name: 'automations', run: async () => (await import('./automations/bench-automations.js')).benchAutomations() });
 benchmarks.push({ name: 'artifacts', run: async () => (await import('./artifacts/bench-artifacts.js')).benchArtifacts() });
+benchmarks.push({ name: 'relay', run: async () => (await import('./relay/bench-relay.js')).benchRelay() });
 
 for (const { name, run } of benchmarks) {
   console.log(`\n=== ${name} ===`);

@@ -68,7 +68,8 @@ export type SseCloseReason = 'client' | 'server' | 'slow_consumer' | 'aborted';
 
 export class SseStream {
   private readonly res: Koa.Context['res'];
-  private readonly controller = new AbortController();
+  /** Made on the first `signal` read: aborting one nobody holds would only build a DOMException per stream. */
+  private controller: AbortController | null = null;
   private readonly heartbeat: NodeJS.Timeout | undefined;
   private readonly maxBuffered: number;
   private readonly pauseBytes: number;
@@ -112,6 +113,10 @@ export class SseStream {
 
   /** Aborted when the stream closes for any reason; producers should stop on it. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort();
+    }
     return this.controller.signal;
   }
 
@@ -137,12 +142,12 @@ export class SseStream {
       const done = () => {
         this.res.off('drain', done);
         socket?.off('drain', done);
-        this.controller.signal.removeEventListener('abort', done);
+        this.signal.removeEventListener('abort', done);
         resolve();
       };
       this.res.once('drain', done);
       socket?.once('drain', done);
-      this.controller.signal.addEventListener('abort', done, { once: true });
+      this.signal.addEventListener('abort', done, { once: true });
     });
   }
 
@@ -172,7 +177,7 @@ export class SseStream {
     this.reason = reason;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.release();
-    this.controller.abort();
+    this.controller?.abort();
     this.resolveDone(reason);
   }
 }

@@ -11,7 +11,7 @@
  * address the gate sees (X-Forwarded-For when trusted). The kernel's throttle still refuses, before
  * the gate, a socket peer it throttled for bad kernel tokens.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineAuthenticator, tooManyRequests, unauthorized, type Authenticator, type Clock } from '@keel/plugin-sdk';
 import type { RelayConfig } from '../config.js';
@@ -56,6 +56,7 @@ export function relayGate(config: RelayConfig, deps: RelayGateDeps): RelayGate {
   const buckets = new TokenBuckets(gate.rateLimitPerMinute, gate.rateLimitBurst, deps.clock);
   const expected = deps.token === null ? null : digest(deps.token);
   let requestsTotal = 0;
+  const requestIds = new RandomHexIds();
 
   const reject = (requestId: string, clientIp: string, reason: string, code: string, retryAfter: number, sentence: string): Error => {
     deps.traffic.write({ phase: 'endpoint_rejected', request_id: requestId, client_ip: clientIp, reason, status_code: 429, retry_after_seconds: retryAfter });
@@ -76,7 +77,7 @@ export function relayGate(config: RelayConfig, deps: RelayGateDeps): RelayGate {
 
   const authenticate = (credential: string | null, request: IncomingMessage, response?: ServerResponse): RelayCaller => {
     const clientIp = clientIpOf(request, gate.trustXForwardedFor);
-    const requestId = `req_${randomBytes(16).toString('hex')}`;
+    const requestId = `req_${requestIds.next()}`;
     const blockedFor = block.blockedFor(clientIp);
     if (blockedFor > 0) {
       throw reject(requestId, clientIp, 'auth_block_active', 'ip_temporarily_blocked', blockedFor,
@@ -160,4 +161,23 @@ function holdSlot(slots: ConcurrencySlots, ip: string, request: IncomingMessage,
   const target = response ?? request;
   if (response?.closed ?? request.destroyed) return release();
   target.once('close', release);
+}
+
+/**
+ * 32-hex request ids cut from a pooled buffer of crypto-random bytes: one `randomFillSync` per 256
+ * ids instead of one `randomBytes` call per request (it showed in the relay's CPU profile).
+ */
+class RandomHexIds {
+  private readonly pool = Buffer.alloc(16 * 256);
+  private offset = this.pool.length;
+
+  next(): string {
+    if (this.offset === this.pool.length) {
+      randomFillSync(this.pool);
+      this.offset = 0;
+    }
+    const id = this.pool.toString('hex', this.offset, this.offset + 16);
+    this.offset += 16;
+    return id;
+  }
 }

@@ -167,7 +167,9 @@ function outboundRecord(requestId: string, status: number, body: unknown): Recor
 async function writeStream(koa: Koa.Context, answer: Extract<LaneAnswer, { kind: 'stream' }>, headers: Record<string, string>, signal: AbortSignal, traffic: TrafficSink, requestId: string): Promise<void> {
   const frames = answer.frames[Symbol.asyncIterator]();
   let sse;
+  const corked = corkPerTick(koa.res);
   try {
+    corked.cork();
     sse = openSse(koa, { headers, signal });
   } catch (err) {
     // Refused before any byte (too many open streams): the lane's upstream closes now.
@@ -182,10 +184,33 @@ async function writeStream(koa: Koa.Context, answer: Extract<LaneAnswer, { kind:
       if (sse.closed) break;
       if (sse.backedUp) await sse.drained();
       if (traffic.streamLines) traffic.write({ phase: 'outbound_stream_chunk', request_id: requestId, body: snapshotOfBytes(Buffer.from(frame, 'utf8'), 'text/event-stream') });
+      corked.cork();
       if (!sse.send(Buffer.from(frame, 'utf8'))) break;
     }
   } finally {
     await frames.return?.();
     sse.close();
   }
+}
+
+/**
+ * Frames ready in the same tick leave in one socket write: the response is corked at the first write
+ * of a tick and uncorked when the tick's work is done (`process.nextTick` runs after the promise
+ * jobs queued meanwhile). Nothing waits for later data: every frame is on the wire by the end of
+ * the tick it was written in, as before; only the syscalls (headers, frames, the end) are merged.
+ */
+function corkPerTick(res: Koa.Context['res']): { cork(): void } {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
+  return {
+    cork() {
+      if (corked || res.destroyed) return;
+      corked = true;
+      res.cork();
+      process.nextTick(uncork);
+    },
+  };
 }

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
+import { relayPlugin } from '@keel/plugin-relay';
+import { serializeRecord } from '../../plugins/relay/dist/traffic/redaction.js';
+import { RelayUpstream } from './helpers/relay-upstream.js';
+
+// What the relay benchmark found on the hot path (bench/RESULTS.md, issue 16): the upstream client
+// destroyed every answer's connection (a TCP connect per call), and the fixes kept every rule.
+describe('relay bench: hot path', function () {
+  this.timeout(120_000);
+  let upstream: RelayUpstream;
+  let kernel: TestKernel;
+  let url: string;
+  let token: string;
+
+  before(async () => {
+    upstream = new RelayUpstream();
+    upstream.account('key-a', { replies: [{ text: 'hello from upstream', chunks: 4 }] });
+    await upstream.start();
+    kernel = await createTestKernel({
+      plugins: [{ plugin: relayPlugin, config: { hosted: { accounts: [{ email: 'a@example.com', baseUrl: upstream.url, apiKey: 'key-a' }], retryAttempts: 0 }, cli: { enabled: false } } }],
+    });
+    url = (await kernel.listen()).url;
+    token = process.env.RELAY_TOKEN || (await readFile(path.join(kernel.dataDir, 'plugins', 'relay', 'relay-token'), 'utf8')).trim();
+  });
+  after(async () => {
+    await kernel?.stop();
+    await upstream?.stop();
+  });
+
+  async function chat(stream: boolean): Promise<{ status: number; text: string; overhead: string | null }> {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream }),
+    });
+    return { status: res.status, text: await res.text(), overhead: res.headers.get('x-relay-overhead-ms') };
+  }
+
+  it('keeps its upstream connection alive across calls, JSON and stream', async () => {
+    const first = await chat(false);
+    expect(first.status, first.text).to.equal(200);
+    const opened = upstream.connections;
+    for (let i = 0; i < 3; i++) {
+      const json = await chat(false);
+      expect(json.status, json.text).to.equal(200);
+      expect((JSON.parse(json.text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).to.equal('hello from upstream');
+      const stream = await chat(true);
+      expect(stream.status, stream.text).to.equal(200);
+      expect(stream.text.trimEnd().endsWith('data: [DONE]')).to.equal(true);
+    }
+    // Six more calls, one at a time: the agent's free socket serves every one (before: one connect per call).
+    expect(upstream.connections).to.equal(opened);
+  });
+
+  it('sends a stream answer whole and in order, with the overhead header', async () => {
+    const answer = await chat(true);
+    expect(answer.overhead).to.match(/^\d+(\.\d+)?$/);
+    const deltas = answer.text.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as { choices: Array<{ delta?: { content?: string } }> });
+    expect(deltas.map((d) => d.choices[0]?.delta?.content ?? '').join('')).to.equal('hello from upstream');
+    expect(answer.text.trimEnd().endsWith('data: [DONE]')).to.equal(true);
+  });
+});
+
+describe('relay bench: traffic record serialisation without the replacer pass', () => {
+  it('writes a record without secret keys exactly as JSON, non-ASCII escaped', () => {
+    const record = { phase: 'upstream_request', request_id: 'req_1', body: { messages: [{ role: 'user', content: 'héllo' }], n: 1, ok: true, none: null } };
+    expect(serializeRecord(record)).to.equal(JSON.stringify(record).replace('é', '\\u00e9'));
+  });
+
+  it('still redacts secret keys at any depth and in any case', () => {
+    const line = serializeRecord({ phase: 'inbound_request', headers: { Authorization: 'Bearer sk-secret', COOKIE: 'a=b' }, body: { deep: [{ api_key: 'k1', Refresh_Token: 't' }] } });
+    expect(line).not.to.match(/sk-secret|a=b|k1|"t"/);
+    expect(line).to.equal('{"phase":"inbound_request","headers":{"Authorization":"[REDACTED]","COOKIE":"[REDACTED]"},"body":{"deep":[{"api_key":"[REDACTED]","Refresh_Token":"[REDACTED]"}]}}');
+  });
+
+  it('keeps error codes readable and scrubs a code elsewhere', () => {
+    const line = serializeRecord({ error: { message: 'm', code: 'rate_limit_exceeded' }, oauth: { code: 'abc' } });
+    expect(line).to.equal('{"error":{"message":"m","code":"rate_limit_exceeded"},"oauth":{"code":"[REDACTED]"}}');
+  });
+
+  it('leaves a secret key name inside a string value alone', () => {
+    const record = { phase: 'inbound_request', body: { raw: '{"authorization":"x"}' } };
+    expect(serializeRecord(record)).to.equal(JSON.stringify(record));
+  });
+});
