@@ -76,6 +76,7 @@ export function relayGate(config: RelayConfig, deps: RelayGateDeps): RelayGate {
   };
 
   const authenticate = (credential: string | null, request: IncomingMessage, response?: ServerResponse): RelayCaller => {
+    if (response) stampOverhead(response);
     const clientIp = clientIpOf(request, gate.trustXForwardedFor);
     const requestId = `req_${requestIds.next()}`;
     const blockedFor = block.blockedFor(clientIp);
@@ -143,6 +144,23 @@ export function relayGate(config: RelayConfig, deps: RelayGateDeps): RelayGate {
     },
   };
 }
+
+/**
+ * Every answer of a gated path carries `x-relay-overhead-ms` (the issue's "overhead header on every
+ * response"), the refusals of the gate included: stamped when the head goes out, unless the route set
+ * its own (the text routes subtract the time spent waiting for the upstream; elsewhere it is the time
+ * since the gate saw the request).
+ */
+function stampOverhead(response: ServerResponse): void {
+  const began = performance.now();
+  const writeHead = response.writeHead;
+  response.writeHead = function stamped(this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    if (!this.headersSent && !this.hasHeader(OVERHEAD_HEADER)) this.setHeader(OVERHEAD_HEADER, (performance.now() - began).toFixed(3));
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
+const OVERHEAD_HEADER = 'x-relay-overhead-ms';
 
 /** Equal-length digests, so the comparison takes the same time whatever the token's length. */
 function digest(token: string): Buffer {
