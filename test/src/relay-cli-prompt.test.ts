@@ -47,6 +47,12 @@ describe('keel prompt: a local command-line model client', function () {
     expect(envelope).to.not.have.property('structured_output');
   });
 
+  it('takes a system prompt or schema that begins with a dash (the relay passes the client\'s text as the next word)', async () => {
+    const run = await runKeelWithInput([...base, '-p', '--model', 'keel-tiny-chat', ...RELAY_FLAGS, '--system-prompt', '- be brief', '--output-format', 'json'], 'What is the capital of France?');
+    expect(run.code, run.stderr).to.equal(0);
+    expect(lines(run.stdout)[0]).to.deep.include({ type: 'result', is_error: false });
+  });
+
   it('streams text deltas, the message delta, the assistant message and the result (stream-json)', async () => {
     const run = await runKeelWithInput([...base, '-p', '--model', 'keel-tiny-chat', '--system-prompt', 'You are a pirate.', '--output-format', 'stream-json', '--include-partial-messages', '--verbose'], 'What is the capital of France?');
     expect(run.code, run.stderr).to.equal(0);

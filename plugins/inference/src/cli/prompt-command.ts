@@ -146,10 +146,26 @@ async function listModels(ctx: CommandContext<PromptExports>, json: boolean, acc
 
 function parse(args: string[]) {
   try {
-    return parseArgs({ args, strict: true, allowPositionals: true, options: OPTIONS });
+    return parseArgs({ args: joinStringValues(args), strict: true, allowPositionals: true, options: OPTIONS });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+/**
+ * `--system-prompt "- be brief"` as `--system-prompt=- be brief`: a string option takes the next word
+ * whatever it starts with (parseArgs refuses a value beginning with `-` as ambiguous), as relays pass
+ * a client's system prompt and schema there.
+ */
+function joinStringValues(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : '';
+    const option = (OPTIONS as Record<string, { type: string }>)[name];
+    if (option?.type === 'string' && i + 1 < args.length) joined.push(`--${name}=${args[++i]!}`);
+    else joined.push(args[i]!);
+  }
+  return joined;
 }
 
 async function readStdin(): Promise<string> {
