@@ -80,9 +80,11 @@ export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, bod
         readErrorBody(res)
           .then((text) => {
             done();
-            options.onErrorAnswer?.(status, text, res.headers['content-type']);
+            // An upstream that echoes its key must not put it in the log or the client's answer.
+            const masked = withoutKey(text, endpoint.apiKey);
+            options.onErrorAnswer?.(status, masked, res.headers['content-type']);
             const retryAfter = res.headers['retry-after'];
-            reject(failureOfStatus(status, withoutKey(text, endpoint.apiKey), typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
+            reject(failureOfStatus(status, masked, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : {}));
           })
           .catch((err: unknown) => {
             done();
