@@ -42,6 +42,8 @@ const PLAIN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export class WorkspacePolicy implements WorkspaceService {
   private readonly runs: Database<RunWorkspace, string>;
+  /** Records queued by a `commit: 'with_caller'` start and not yet durable (LMDB shows a put only once committed). */
+  private readonly unwritten = new Map<string, { ws: RunWorkspace; written: Promise<void> }>();
 
   constructor(
     readonly dataDir: string,
@@ -104,7 +106,11 @@ export class WorkspacePolicy implements WorkspaceService {
 
   /** What a root run was recorded to work under, or null (a run from before this plugin, or none). */
   recorded(rootRunId: string): RunWorkspace | null {
-    return this.runs.get(rootRunId) ?? null;
+    return this.unwritten.get(rootRunId)?.ws ?? this.runs.get(rootRunId) ?? null;
+  }
+
+  recordWritten(rootRunId: string): Promise<void> {
+    return this.unwritten.get(rootRunId)?.written ?? Promise.resolve();
   }
 
   async resolveRunStart(input: RunStartWorkspace): Promise<RunWorkspace> {
@@ -142,7 +148,21 @@ export class WorkspacePolicy implements WorkspaceService {
     // What a run is told never names the data folder (its own rows there are shown relative to it).
     const summary = summaryOf(this.caps.masked(chosen.layer ?? visibleGateway(ctx)));
     const ws: RunWorkspace = { level: chosen.level, summary, ...(clamped.length ? { clamped } : {}), kind: folder.kind, path: folder.path, layer: chosen.layer, cap: chosen.cap ?? null };
-    await this.runs.put(input.rootRunId, ws);
+    const put = this.runs.put(input.rootRunId, ws);
+    if (input.commit !== 'with_caller') {
+      await put;
+      return ws;
+    }
+    const written = put.then(
+      () => void this.unwritten.delete(input.rootRunId),
+      (err: unknown) => {
+        this.unwritten.delete(input.rootRunId);
+        throw err;
+      },
+    );
+    // Whoever awaits recordWritten sees a failure; nobody waiting must not make it an unhandled rejection.
+    written.catch(() => undefined);
+    this.unwritten.set(input.rootRunId, { ws, written });
     return ws;
   }
 

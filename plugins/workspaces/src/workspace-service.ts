@@ -59,6 +59,13 @@ export interface RunStartWorkspace {
   accessMode?: unknown;
   /** 'refuse': HTTP doors (400 workspace_refused); 'clamp': automation occurrences etc. */
   door: 'refuse' | 'clamp';
+  /**
+   * `with_caller`: the record is queued, not awaited, so the caller's own commit in the same event
+   * turn (the run's creation) carries it: one synced commit instead of two. `recorded()` answers it
+   * meanwhile; the caller awaits `recordWritten(rootRunId)` with its commit. Default `own`: the
+   * record is durable when `resolveRunStart` resolves.
+   */
+  commit?: 'own' | 'with_caller';
 }
 
 /** → 400 `{detail: {reason: 'workspace_refused', message, path}}`. */
@@ -102,6 +109,11 @@ export interface WorkspaceService {
   judge(ws: RunWorkspace, account: string, root: string, real: string, need: 'ro' | 'rw', shown: string): Promise<Access>;
   /** What `resolveRunStart` recorded for a root run (kept here, where no flow can change it), or null. */
   recorded(rootRunId: string): RunWorkspace | null;
+  /**
+   * Resolves once the record of a `commit: 'with_caller'` start is durable (at once when none is
+   * pending); rejects when its write failed. Optional for other providers of the token.
+   */
+  recordWritten?(rootRunId: string): Promise<void>;
   /**
    * A real path as a run or a non-admin may be told it: inside the data folder relative to it
    * (`workspaces/session-…/x`), any other path as it is. Optional for other providers of the token.

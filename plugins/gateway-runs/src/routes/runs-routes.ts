@@ -16,7 +16,7 @@ import { bundleListResponse } from './listing-responses.js';
 import { newScheduledRun, scheduleBody, scheduleRunResponse } from './schedule-run.js';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry } from '../extensions/run-hooks.js';
-import { resolveStartWorkspace } from './start-workspace.js';
+import { createWithWorkspace } from './start-workspace.js';
 import { SessionKinds } from '../sessions/session-kinds.js';
 import { startBody, startRunResponse, type StartContext } from './start-run.js';
 import type { StartPipeline } from './start-pipeline.js';
@@ -112,8 +112,7 @@ export function runsRoutes(d: RunsRoutesDeps) {
         run.started_by_admin = d.auth.isAdmin(principal);
         const inputs = (run.input_data.input_data ?? {}) as Record<string, unknown>;
         await d.activeRuns.admit(principal, async () => {
-          await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, body.workspace ?? inputs.workspace);
-          await d.runtime.createRun(run);
+          await createWithWorkspace(d.workspaces, body, run, run.started_by_admin === true, body.workspace ?? inputs.workspace, 'refuse', () => d.runtime.createRun(run));
         });
         // A schedule of docs questions (`kind: docs`, or the docs-qa bundle) marks its session as a start does.
         if (body.session_id && SessionKinds.marks({ kind: body.kind === 'docs' ? 'docs' : 'conversation', bundle_id: resolution.resolved.bundle_id })) {

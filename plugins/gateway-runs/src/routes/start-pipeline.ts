@@ -16,7 +16,7 @@ import type { SessionHistory } from '../sessions/session-history.js';
 import { SessionKinds } from '../sessions/session-kinds.js';
 import type { ActiveRunCap } from './active-run-cap.js';
 import { newRootRun, resolveStart, type StartBody, type StartContext, type StartResolution } from './start-run.js';
-import { resolveStartWorkspace, type WorkspaceDoor } from './start-workspace.js';
+import { createWithWorkspace, type WorkspaceDoor } from './start-workspace.js';
 
 export interface StartPipelineDeps {
   /** The runs' current states, and how a run is created. */
@@ -90,8 +90,7 @@ export class StartPipeline {
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await resolveStartWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor);
-      await d.runtime.createRun(run);
+      await createWithWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor ?? 'refuse', () => d.runtime.createRun(run));
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
     d.kick(run.run_id);

@@ -29,13 +29,22 @@ export function workspaceRefused(message: string, path: string | null) {
 export type WorkspaceDoor = 'refuse' | 'clamp';
 
 /**
- * Resolves and records the workspace of a new root run (`oneOff`: its `input_data.workspace`, a
- * top-level `workspace` already moved there). A run without a session_id has no conversation: it
- * gets its own folder.
+ * Resolves the workspace of a new root run (`oneOff`: its `input_data.workspace`, a top-level
+ * `workspace` already moved there), then `create`s the run. A run without a session_id has no
+ * conversation: it gets its own folder. The workspace record is queued, not committed on its own
+ * (`commit: 'with_caller'`): `create` runs in the same event turn, so the run's creation commit
+ * carries it (one synced commit, not two), and both are durable when this resolves.
  */
-export async function resolveStartWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown, door: WorkspaceDoor = 'refuse'): Promise<RunWorkspace> {
+export async function createWithWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown, door: WorkspaceDoor, create: () => Promise<void>): Promise<void> {
+  await resolveStartWorkspace(workspaces, req, run, admin, oneOff, door, 'with_caller');
+  await Promise.all([create(), workspaces.recordWritten?.(run.run_id)]);
+}
+
+/** Resolves and records the workspace of a new root run (`commit`: see `RunStartWorkspace.commit`). */
+export async function resolveStartWorkspace(workspaces: WorkspaceService, req: StartWorkspaceRequest, run: { run_id: string; account: string }, admin: boolean, oneOff: unknown, door: WorkspaceDoor = 'refuse', commit: 'own' | 'with_caller' = 'own'): Promise<RunWorkspace> {
   try {
     return await workspaces.resolveRunStart({
+      commit,
       account: run.account,
       admin,
       rootRunId: run.run_id,
