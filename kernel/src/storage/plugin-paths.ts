@@ -8,6 +8,8 @@ export class PluginPaths implements Paths {
   readonly blobsDir: string;
   readonly tmpDir: string;
   private readonly ownDir: string;
+  /** Folders this instance made (or found): a run start asks for its account's folder every time, one mkdir each. */
+  private readonly ensured = new Set<string>();
 
   constructor(dataDir: string, pluginId: string) {
     this.dataDir = dataDir;
@@ -17,12 +19,19 @@ export class PluginPaths implements Paths {
   }
 
   get pluginDir(): string {
-    return ensureDir(this.ownDir);
+    return this.ensure(this.ownDir);
   }
 
   forAccount(account: string): string {
     if (!/^[A-Za-z0-9._:-]+$/.test(account) || account.includes('..')) throw new Error(`unsafe account id for a folder name: '${account}'`);
-    return ensureDir(path.join(this.ownDir, 'accounts', account.replace(/:/g, '__')));
+    return this.ensure(path.join(this.ownDir, 'accounts', account.replace(/:/g, '__')));
+  }
+
+  private ensure(dir: string): string {
+    if (this.ensured.has(dir)) return dir;
+    ensureDir(dir);
+    this.ensured.add(dir);
+    return dir;
   }
 }
 

@@ -26,8 +26,17 @@ export interface BundleEntry {
   account: string | null;
 }
 
+/**
+ * A folder's listing is reused while the folder's mtime is unchanged, but only once that mtime is
+ * older than this when listed: file system timestamps are coarse (a clock tick), so a file added
+ * in the same tick as a listing could leave the mtime as it was; after this long it cannot.
+ */
+const SETTLED_MS = 2000;
+
 export class BundleRegistry {
   private readonly cache = new Map<string, { mtimeMs: number; entry: BundleEntry | null }>();
+  /** Each folder's `.flow` names (sorted) by the folder's mtime: a start costs a stat per folder, not a listing. */
+  private readonly listings = new Map<string, { mtimeMs: number; names: string[] }>();
 
   constructor(
     private readonly shippedDir: string,
@@ -81,7 +90,7 @@ export class BundleRegistry {
   private scan(dir: string, scope: BundleEntry['scope'], account: string | null, source: BundleSource): BundleEntry[] {
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => n.endsWith('.flow')).sort();
+      names = this.flowNames(dir);
     } catch {
       return [];
     }
@@ -92,6 +101,17 @@ export class BundleRegistry {
       if (entry) out.push(entry);
     }
     return out;
+  }
+
+  /** The folder's `.flow` file names, sorted; throws when the folder cannot be read (missing). */
+  private flowNames(dir: string): string[] {
+    const mtimeMs = statMtime(dir);
+    const listed = this.listings.get(dir);
+    if (listed && listed.mtimeMs === mtimeMs) return listed.names;
+    const names = readdirSync(dir).filter((n) => n.endsWith('.flow')).sort();
+    if (Date.now() - mtimeMs > SETTLED_MS) this.listings.set(dir, { mtimeMs, names });
+    else this.listings.delete(dir);
+    return names;
   }
 
   private load(file: string, scope: BundleEntry['scope'], account: string | null, source: BundleSource): BundleEntry | null {
