@@ -35,6 +35,11 @@ export class LedgerStore {
   private readonly runBytes: Database<number, string>;
   /** Next seq per run, for the process that writes (seeded from storage on first use). */
   private readonly nextSeq = new Map<string, number>();
+  /**
+   * The last record this process committed to each live run's ledger: its seq and idempotency key.
+   * A fresh effect's `tailByKey` then reads one key instead of decoding the record just written.
+   */
+  private readonly lastCommitted = new Map<string, { seq: number; key: string | null }>();
 
   constructor(private readonly storage: PluginStorage, private readonly hub: LedgerLiveBus, private readonly limits: LedgerLimits = DEFAULT_LEDGER_LIMITS) {
     this.records = storage.openDB<StepRecord, [string, number]>('records');
@@ -60,6 +65,8 @@ export class LedgerStore {
     const meta = this.meta.get(runId);
     if (!meta) return;
     await this.meta.put(runId, { ...meta, terminal: true, status });
+    this.nextSeq.delete(runId);
+    this.lastCommitted.delete(runId);
     this.hub.publishTerminal(meta.root_run_id, runId);
   }
 
@@ -81,6 +88,7 @@ export class LedgerStore {
       alongside?.();
       return seqs;
     });
+    this.noteCommitted(runId, records, cursors);
     this.publish(runId, cursors, false);
     return cursors;
   }
@@ -101,6 +109,9 @@ export class LedgerStore {
       alongside?.(outcome);
       return outcome;
     });
+    // The run is over: what this process remembered of its ledger goes (a later append re-reads storage).
+    this.nextSeq.delete(runId);
+    this.lastCommitted.delete(runId);
     this.publish(runId, end.cursors, true);
     return end;
   }
@@ -140,6 +151,9 @@ export class LedgerStore {
    * key starts with `system:`, are stepped over), so a fresh effect costs one read.
    */
   tailByKey(runId: string, key: string, limit = 64): StepRecord[] {
+    // The last record is one this process committed, of another effect: nothing to walk (the key alone is read, to be sure it is still the last).
+    const last = this.lastCommitted.get(runId);
+    if (last && last.key !== key && !last.key?.startsWith('system:') && this.count(runId) === last.seq) return [];
     const out: StepRecord[] = [];
     for (const { value } of this.records.getRange({ start: [runId, Number.MAX_SAFE_INTEGER], end: [runId, 0], reverse: true, limit })) {
       if (value.idempotency_key === key) out.push(value);
@@ -163,8 +177,15 @@ export class LedgerStore {
       return await this.storage.transaction(fn);
     } catch (err) {
       this.nextSeq.delete(runId);
+      this.lastCommitted.delete(runId);
       throw err;
     }
+  }
+
+  private noteCommitted(runId: string, records: StepRecord[], cursors: number[]): void {
+    const seq = cursors[cursors.length - 1];
+    if (seq === undefined || (this.lastCommitted.get(runId)?.seq ?? 0) > seq) return;
+    this.lastCommitted.set(runId, { seq, key: records[records.length - 1]!.idempotency_key ?? null });
   }
 
   /**
