@@ -39,7 +39,11 @@ type EntryKey = [string, number, number];
 
 interface RequestWindow {
   key: EntryKey;
+  /** The entry as first written; `count`, `lastMs` and `source` are counted here and put into it when written. */
   entry: StoredEntry;
+  count: number;
+  lastMs: number;
+  source: string;
   startedMs: number;
   dirty: boolean;
   /** The last write of this entry: an update waits for it, or it would find the entry not yet there. */
@@ -69,7 +73,10 @@ export class AccountActivity {
     const slot = `${account}\u0000${via}`;
     const open = this.windows.get(slot);
     if (open && now - open.startedMs < this.settings.activityCoalesceMs) {
-      open.entry = { ...open.entry, count: (open.entry.count ?? 0) + 1, last_at: new Date(now).toISOString(), source };
+      // Counted only: the entry is made (and its time formatted) when it is written, not at every request.
+      open.count++;
+      open.lastMs = now;
+      open.source = source;
       open.dirty = true;
       return;
     }
@@ -78,6 +85,9 @@ export class AccountActivity {
     const window: RequestWindow = {
       key: this.keyFor(account, now),
       entry: { at, kind: 'requests', actor: null, via, source, token_id: null, count: 1, first_at: at, last_at: at },
+      count: 1,
+      lastMs: now,
+      source,
       startedMs: now,
       dirty: false,
       written: Promise.resolve(),
@@ -105,7 +115,7 @@ export class AccountActivity {
 
   /** When the account last did anything the log knows of (its newest entry), or null. */
   lastActiveAt(account: string): string | null {
-    const open = [...this.windows.values()].filter((w) => w.key[0] === account).map((w) => w.entry.last_at ?? w.entry.at);
+    const open = [...this.windows.values()].filter((w) => w.key[0] === account).map((w) => new Date(w.lastMs).toISOString());
     for (const { value } of this.db.getRange({ ...prefixRange([account], { reverse: true }), limit: 1 })) open.push(value.last_at ?? value.at);
     return open.sort().at(-1) ?? null;
   }
@@ -119,7 +129,8 @@ export class AccountActivity {
   private flushWindow(window: RequestWindow): void {
     if (!window.dirty) return;
     window.dirty = false;
-    const { key, entry } = window;
+    const { key } = window;
+    const entry: StoredEntry = { ...window.entry, count: window.count, last_at: new Date(window.lastMs).toISOString(), source: window.source };
     // After the entry's previous write, and only if it is still there: it may have been trimmed away meanwhile.
     window.written = this.track(window.written.then(() => (this.db.get(key) ? this.db.put(key, entry) : undefined)));
   }
