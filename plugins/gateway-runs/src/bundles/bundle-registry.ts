@@ -103,9 +103,14 @@ export class BundleRegistry {
     return out;
   }
 
-  /** The folder's `.flow` file names, sorted; throws when the folder cannot be read (missing). */
+  /** The folder's `.flow` file names, sorted; none when the folder is missing (an account without bundles); throws when it cannot be read. */
   private flowNames(dir: string): string[] {
-    const mtimeMs = statMtime(dir);
+    // No exception for a missing folder: most accounts have no private bundle folder, and a start asks every time.
+    const mtimeMs = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+    if (mtimeMs === undefined) {
+      this.listings.delete(dir);
+      return [];
+    }
     const listed = this.listings.get(dir);
     if (listed && listed.mtimeMs === mtimeMs) return listed.names;
     const names = readdirSync(dir).filter((n) => n.endsWith('.flow')).sort();
