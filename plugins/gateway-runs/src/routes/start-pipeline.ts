@@ -9,7 +9,7 @@ import type { WorkspaceService } from '@keel/plugin-workspaces';
 import type { RunHooksRegistry, StartPreparation } from '../extensions/run-hooks.js';
 import { applyTags, tagsRefusal } from '../extensions/launch-tags.js';
 import type { LaunchTags } from '../extensions/run-launcher.js';
-import { eventListenerNodes } from '../flow/compile-flow.js';
+import { eventListenerNodes, type CompiledFlow } from '../flow/compile-flow.js';
 import type { RunState } from '../runtime/run-state.js';
 import type { RunStates } from '../runtime/run-states.js';
 import type { SessionHistory } from '../sessions/session-history.js';
@@ -20,7 +20,7 @@ import { createWithWorkspace, type WorkspaceDoor } from './start-workspace.js';
 
 export interface StartPipelineDeps {
   /** The runs' current states, and how a run is created. */
-  runtime: Pick<RunStates, 'load' | 'createRun'>;
+  runtime: Pick<RunStates, 'load'> & { createRun(run: RunState, flow?: CompiledFlow): Promise<void> };
   start: StartContext;
   auth: Pick<AuthService, 'isAdmin'>;
   /** `limits.maxActiveRunsPerAccount`: a start past it answers 429. */
@@ -90,7 +90,7 @@ export class StartPipeline {
     await d.activeRuns.admit(principal, async () => {
       // A given id is checked again here: its workspace record must never be overwritten by a second start.
       if (options.runId !== undefined && d.runtime.load(options.runId)) throw conflict(`Run '${options.runId}' already exists; a start with a given run id never replaces a run.`, { code: 'run_exists' });
-      await createWithWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor ?? 'refuse', () => d.runtime.createRun(run));
+      await createWithWorkspace(d.workspaces, body, run, run.started_by_admin === true, preparation.workspace ?? run.input_data.workspace, options.workspaceDoor ?? 'refuse', () => d.runtime.createRun(run, run.workflow_policy ? undefined : flow));
     }, listeners);
     if (SessionKinds.marks(run) && run.session_id) await d.sessionKinds.markDocs(run.account, run.session_id, `${principal.tenant}:${principal.account}`);
     d.kick(run.run_id);

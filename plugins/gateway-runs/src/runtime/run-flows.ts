@@ -30,6 +30,11 @@ export class RunFlows {
     return flow;
   }
 
+  /** Keeps the flow a run's start resolved (the same bundle version `of` would find). */
+  remember(runId: string, flow: CompiledFlow): void {
+    this.cache.set(runId, flow);
+  }
+
   /** A run ended: its flow need not be kept. */
   forget(runId: string): void {
     this.cache.delete(runId);

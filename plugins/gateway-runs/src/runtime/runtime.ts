@@ -26,6 +26,7 @@ import { MemoryCompaction, type CompactionCommand } from './memory-compaction.js
 import type { RetryPolicy } from './retry-policy.js';
 import type { LlmOutputSettings } from './llm-output.js';
 import { RunFlows } from './run-flows.js';
+import type { CompiledFlow } from '../flow/compile-flow.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import { RunLimits } from './run-limits.js';
 import { RunSignals } from './run-signals.js';
@@ -82,6 +83,8 @@ export class Runtime {
   private readonly events: EventDelivery;
   private readonly memory: MemoryCompaction;
   private readonly stepper: RunStepper;
+  private readonly flows: RunFlows;
+  private readonly cacheLive: () => boolean;
 
   constructor(deps: RuntimeDeps) {
     const { lock, signals } = this;
@@ -107,6 +110,8 @@ export class Runtime {
       ...(deps.llmOutput ? { llmOutput: deps.llmOutput } : {}),
     });
     this.states = states;
+    this.flows = flows;
+    this.cacheLive = deps.cacheLive;
     this.lifecycle = lifecycle;
     this.children = children;
     this.events = events;
@@ -131,9 +136,14 @@ export class Runtime {
     return this.states.load(runId);
   }
 
-  /** Creates a run with its ledger (and, for a root run, its workspace folder). */
-  createRun(run: RunState): Promise<void> {
-    return this.states.createRun(run);
+  /**
+   * Creates a run with its ledger (and, for a root run, its workspace folder). `flow`: the compiled
+   * flow its start resolved, kept for the run where this process executes it, so its first step
+   * does not look the bundle up again.
+   */
+  async createRun(run: RunState, flow?: CompiledFlow): Promise<void> {
+    await this.states.createRun(run);
+    if (flow && this.cacheLive()) this.flows.remember(run.run_id, flow);
   }
 
   save(run: RunState): Promise<void> {
