@@ -13,6 +13,7 @@ import { gatewayRunsPlugin } from '@keel/plugin-gateway-runs';
 import { workspacesPlugin } from '@keel/plugin-workspaces';
 import { bundle, edges, multipart, node } from './helpers/flow-builder.js';
 import { tempDir } from './helpers/paths.js';
+import { until } from './helpers/until.js';
 
 function simpleBundle(id: string): Buffer {
   return bundle(id, '1.0.0', { id: 'main', nodes: [node({ id: 'start', type: 'on_flow_start' }), node({ id: 'end', type: 'on_flow_end' })], edges: edges('start -> end') });
@@ -58,6 +59,23 @@ describe('durable21 hot: the start path', function () {
     expect((await start('hot-second')).statusCode).to.equal(404);
     copyFileSync(path.join(staging, second), path.join(shared, second));
     expect((await start('hot-second')).statusCode).to.equal(200);
+  });
+
+  it('a no-op run costs two commits from its start to its end: the workspace record rides in the start\'s', async () => {
+    expect((await upload(simpleBundle('hot-commits'))).statusCode).to.equal(201);
+    const lastCommit = async () => (await k.inject({ url: '/api/gateway/host/status', token: k.adminToken })).json<{ data_dir: { storage: { last_commit_id: number } } }>().data_dir.storage.last_commit_id;
+    const ended = async (runId: string) => {
+      await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token: k.adminToken })).json<{ status: string }>().status, { what: `run ${runId} to complete`, ok: (s) => s === 'completed', deadline: 60_000 });
+    };
+    // A first run warms what a first run writes once.
+    await ended((await start('hot-commits')).json<{ run_id: string }>().run_id);
+    const before = await lastCommit();
+    const started = await start('hot-commits');
+    expect(started.statusCode).to.equal(200);
+    await ended(started.json<{ run_id: string }>().run_id);
+    const commits = (await lastCommit()) - before;
+    // The start (run, ledger registration and workspace record) and the end; the workspace record alone was one more.
+    expect(commits, `${commits} commits`).to.equal(2);
   });
 
   it('records the workspace of a started run with the run: both are there once the start answers', async () => {
