@@ -5,12 +5,14 @@
 import path from 'node:path';
 import { core, definePlugin, defineSchemaFor, token } from '@keel/plugin-sdk';
 import { FairReads } from './fair-reads.js';
+import { InlineSmallReads } from './inline-reads.js';
 import { DEFAULT_LEDGER_LIMITS, type LedgerLimits } from './ledger-limits.js';
 import type { ReadResult, ReadTask } from './ledger-read-worker.js';
 import { LedgerStore } from './ledger-store.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LedgerLiveBus, type LiveBus } from './live-bus.js';
 import { liveFilesTransport } from './live-files-transport.js';
+import type { StepRecord } from './records.js';
 import { SharedFrames } from './shared-frames.js';
 import { TailRegistry } from './tail-registry.js';
 
@@ -41,6 +43,8 @@ export interface LedgerConfig extends LedgerLimits {
   streamPageBytes: number;
   /** Bytes of step frames kept for every stream to share (least recently used first out). */
   streamCacheBytes: number;
+  /** A run whose whole ledger is at most this many bytes (JSON text) is read for its streams on the main thread, not in the pool (0: always the pool). */
+  streamInlineBytes: number;
 }
 
 const READ_THREADS = 1;
@@ -53,6 +57,7 @@ const configSchema = defineSchemaFor<LedgerConfig>()({
     streamPageRecords: { type: 'integer', minimum: 1, maximum: 2000, default: 500 },
     streamPageBytes: { type: 'integer', minimum: 1024, default: 1024 * 1024 },
     streamCacheBytes: { type: 'integer', minimum: 0, default: 32 * 1024 * 1024 },
+    streamInlineBytes: { type: 'integer', minimum: 0, maximum: 1024 * 1024, default: 32 * 1024 },
     maxRecordBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRecordBytes },
     maxRunBytes: { type: 'integer', minimum: 65536, default: DEFAULT_LEDGER_LIMITS.maxRunBytes },
   },
@@ -77,7 +82,9 @@ export const ledgerPlugin = definePlugin({
     // Stream reads and their JSON work run in a worker thread that opens the same LMDB environment.
     const pool = deps.workers.create('ledger-read', { filename: new URL('./ledger-read-worker.js', import.meta.url), maxThreads: READ_THREADS, minThreads: READ_THREADS, workerData: deps.storage.workerHandle('records') });
     // Runs take turns at the pool, one page each, and subscribers share the pages read.
-    const reads = new FairReads({ read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> }, READ_THREADS);
+    const fair = new FairReads({ read: (task: ReadTask) => pool.run(task) as Promise<ReadResult> }, READ_THREADS);
+    // A small ledger is read where it is asked for: the pool's hand-off costs more than such a read.
+    const reads = new InlineSmallReads(fair, deps.storage.openDB<StepRecord, [string, number]>('records'), deps.storage.openDB<number, string>('run-bytes'), config.streamInlineBytes);
     const frames = new SharedFrames(reads, { records: config.streamPageRecords, bytes: config.streamPageBytes }, config.streamCacheBytes);
     return {
       exports: { ledger: { store }, live: bus as LiveBus },
