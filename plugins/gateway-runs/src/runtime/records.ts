@@ -1,5 +1,5 @@
 /** Builds ledger records with every field present, as the reference stores them. */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, hash, randomUUID } from 'node:crypto';
 import type { Effect, StepRecord, StepStatus } from '@keel/plugin-ledger';
 import type { RunState } from './run-state.js';
 
@@ -34,7 +34,8 @@ export function finishRecord(started: StepRecord, status: StepStatus, fields: Pa
 /** Stable per effect execution: the run, the node, the effect type and the run's effect counter. */
 export function idempotencyKey(run: RunState, nodeId: string, effect: Pick<Effect, 'type'>): string {
   const canonical = JSON.stringify({ effect_index: run.effect_index, effect_type: effect.type, node_id: nodeId, run_id: run.run_id });
-  return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+  // One-shot hash: the same digest as createHash's, without a Hash object per effect (a third of the time).
+  return hash('sha256', canonical, 'hex').slice(0, 32);
 }
 
 /** A child run id derived from its parent's effect key, so a replay finds the child it already made. */
