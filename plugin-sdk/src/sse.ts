@@ -88,8 +88,13 @@ export class SseStream {
     this.release = (ctx.state[STREAM_HOST_KEY] as StreamHost | undefined)?.admit(ctx, this) ?? (() => {});
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     ctx.respond = false;
-    ctx.req.socket.setTimeout(0);
-    ctx.req.socket.setNoDelay(true);
+    const socket = ctx.req.socket;
+    socket.setTimeout(0);
+    socket.setNoDelay(true);
+    // The headers leave with what the route writes in this turn of the event loop (a replay's first
+    // frames, a `done`): one socket write instead of two, each a system call.
+    socket.cork();
+    setImmediate(() => socket.uncork());
     this.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
