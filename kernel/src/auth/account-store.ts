@@ -2,7 +2,7 @@
  * Accounts and their bearer tokens, in LMDB. Tokens are stored as SHA-256 hashes only: the
  * plain token is returned once, at creation, and can never be read back.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { prefixRange, conflict, notFound, type Principal } from '@keel/plugin-sdk';
 
@@ -30,7 +30,8 @@ export interface IssuedToken extends TokenRecord {
 export const ADMIN_ROLE = 'admin';
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // One-shot (the same digest as createHash's): every authenticated request hashes its token.
+  return hash('sha256', token, 'hex');
 }
 
 export function newTokenValue(): string {
