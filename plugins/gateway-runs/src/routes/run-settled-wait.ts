@@ -127,24 +127,22 @@ export class RunSettledWaits {
     const { live, read } = this.deps;
     return new Promise<Settled>((resolve, reject) => {
       let done = false;
-      let timer: NodeJS.Timeout | undefined;
-      const end = (reached: boolean) => {
+      let lookQueued = false;
+      // On the timeout or a disconnect `reached` stays false: the run as it is, still going.
+      const finish = (reached: boolean, run = read(runId)) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         unsubscribe();
-        signal.removeEventListener('abort', onAbort);
-        // On the timeout or a disconnect, `reached` stays false: the run as it is, still going.
-        const run = read(runId);
+        signal.removeEventListener('abort', onGone);
         if (run) resolve({ run, reached });
         else reject(new Error(`run ${runId} disappeared while a start waited for it`));
       };
-      let lookQueued = false;
       const look = () => {
         lookQueued = false;
         if (done) return;
         const run = read(runId);
-        if (run && reachedBy(run, until)) end(true);
+        if (run && reachedBy(run, until)) finish(true, run);
       };
       // Only the run's own records and end can change its status; deltas and its children's traffic cannot.
       // One look per burst (a commit publishes each of its records), after the publisher's loop.
@@ -153,11 +151,12 @@ export class RunSettledWaits {
         lookQueued = true;
         queueMicrotask(look);
       };
-      const onAbort = () => end(false);
+      const onGone = () => finish(false);
+      // Subscribed before the first look: an end before this line is seen by the look, one after it is heard.
       const unsubscribe = live.subscribe(runId, onMessage);
-      signal.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => end(false), timeoutMs);
-      if (signal.aborted) end(false);
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      signal.addEventListener('abort', onGone, { once: true });
+      if (signal.aborted) finish(false);
       else look();
     });
   }
