@@ -227,5 +227,7 @@ describe('durable21 wait: POST /runs/start with wait', function () {
     const foreign = await start(mal, { bundle_id: 'ann-only', wait: { timeout_s: 60 } });
     expect(foreign.statusCode, foreign.body).to.equal(404);
     expect(foreign.body).to.equal((await start(mal, { bundle_id: 'ann-only' })).body);
+    // A refused start gives its wait's place back (the cap is 1 here).
+    expect(ok(await start(mal, { bundle_id: 'echo', input_data: { prompt: 'still' }, wait: { timeout_s: 60 } })).run.status).to.equal('completed');
   });
 });
