@@ -40,6 +40,12 @@ export class LedgerStore {
    * A fresh effect's `tailByKey` then reads one key instead of decoding the record just written.
    */
   private readonly lastCommitted = new Map<string, { seq: number; key: string | null }>();
+  /**
+   * Runs whose end this process is committing: readers may already see the terminal mark in LMDB
+   * while this process has not yet been told the commit is durable (nor flipped its own view of
+   * the run); a stream opened then waits for the terminal publish instead of ending at once.
+   */
+  private readonly ending = new Set<string>();
 
   constructor(private readonly storage: PluginStorage, private readonly hub: LedgerLiveBus, private readonly limits: LedgerLimits = DEFAULT_LEDGER_LIMITS) {
     this.records = storage.openDB<StepRecord, [string, number]>('records');
@@ -64,7 +70,12 @@ export class LedgerStore {
   async markTerminal(runId: string, status: string): Promise<void> {
     const meta = this.meta.get(runId);
     if (!meta) return;
-    await this.meta.put(runId, { ...meta, terminal: true, status });
+    this.ending.add(runId);
+    try {
+      await this.meta.put(runId, { ...meta, terminal: true, status });
+    } finally {
+      this.ending.delete(runId);
+    }
     this.nextSeq.delete(runId);
     this.lastCommitted.delete(runId);
     this.hub.publishTerminal(meta.root_run_id, runId);
@@ -101,6 +112,7 @@ export class LedgerStore {
    * `maxRunBytes` (a run stopped by it must still end), not from `maxRecordBytes`.
    */
   async endRun(runId: string, records: StepRecord[], status: string, alongside?: (end: RunEnd) => void): Promise<RunEnd> {
+    this.ending.add(runId);
     const end = await this.transact(runId, () => {
       const recorded = this.terminalStatusOf(runId);
       const outcome: RunEnd = recorded === null ? { status, appended: true, cursors: this.write(runId, records, true) } : { status: recorded, appended: false, cursors: [] };
@@ -108,12 +120,17 @@ export class LedgerStore {
       if (meta) void this.meta.put(runId, { ...meta, terminal: true, status: outcome.status });
       alongside?.(outcome);
       return outcome;
-    });
+    }).finally(() => this.ending.delete(runId));
     // The run is over: what this process remembered of its ledger goes (a later append re-reads storage).
     this.nextSeq.delete(runId);
     this.lastCommitted.delete(runId);
     this.publish(runId, end.cursors, true);
     return end;
+  }
+
+  /** Whether this process is committing the run's end now (its terminal mark may be readable before it is told). */
+  endingNow(runId: string): boolean {
+    return this.ending.has(runId);
   }
 
   /** The status of the run's terminal `abstract.status` record, or null while it has none. */

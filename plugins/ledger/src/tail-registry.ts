@@ -22,7 +22,9 @@ export class TailRegistry {
     const existing = this.tails.get(runId);
     if (existing) return existing.tail;
     const meta = this.store.runMeta(runId);
-    const tail = new RunTail(runId, this.frames, this.store.count(runId), meta?.terminal ?? false);
+    // An end this process is still committing counts once it is published (its commit acknowledged), not when first readable.
+    const terminal = (meta?.terminal ?? false) && !this.store.endingNow(runId);
+    const tail = new RunTail(runId, this.frames, this.store.count(runId), terminal);
     const unsubscribe = this.hub.subscribe(meta?.root_run_id ?? runId, (message: LiveBusMessage) => {
       if (message.type === 'live' || message.run_id !== runId) return;
       if (message.type === 'append') tail.wake(message.cursor);
