@@ -133,6 +133,9 @@ export class RunStepper {
     }
     run.current_node = outcome.node;
     const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
+    // A contributed node's work may take long (a code node, a PDF, an embedding) and commits nothing
+    // before it: the answers earlier steps staged are shown first, not held back until it is done.
+    if (unrecorded && (unrecorded.recorded === false || unrecorded.sideEffects === 'local')) await this.deps.states.flush(run);
     if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
     try {
       const performed = await this.deps.executor.perform(run, outcome.node, outcome.effect);
