@@ -7,7 +7,7 @@
  *   and the API read what is committed); the replay does those steps again from the saved state.
  * - `committed`: local work whose outcome leaves the run (a wait other requests answer, an event
  *   other runs receive, a child run): the work, then its records and the run's state in one commit.
- *   A contributed node's work may take long, so what is staged is committed before it (run-stepper.ts).
+ *   A contributed node's work may take long: what is staged is committed while it works (run-stepper.ts).
  * - `announced`: an external side effect (an LLM call, tools, a contributed node unless it says its
  *   work is local): its `started` record is committed before the work, so a retry after a crash
  *   knows it began (attempt numbers, the tool step that is not entered twice); with records staged,
