@@ -155,10 +155,10 @@ export class RunSettledWaits {
         const run = read(runId);
         if (run && reachedBy(run, until, read)) finish(true, run);
       };
-      // Records and ends of the run and of its tree (a child it waits on may ask the user); live deltas change nothing.
+      // The run's own records and end; with 'waiting' also its tree's (a child it waits on may ask the user). Deltas change nothing.
       // One look per burst (a commit publishes each of its records), after the publisher's loop.
       const onMessage = (message: LiveBusMessage) => {
-        if (done || lookQueued || message.type === 'live') return;
+        if (done || lookQueued || message.type === 'live' || (until === 'completed' && message.run_id !== runId)) return;
         lookQueued = true;
         queueMicrotask(look);
       };
