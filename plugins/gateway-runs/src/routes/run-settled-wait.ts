@@ -20,6 +20,8 @@ export interface StartWaitSettings {
 }
 
 export const DEFAULT_START_WAIT: StartWaitSettings = { maxTimeoutS: 300, maxWaiters: 1000 };
+/** The longest `startWait.maxTimeoutS`: a Node timer holds at most 2^31 - 1 ms (about 24.8 days). */
+export const MAX_START_WAIT_S = 2_147_483;
 
 export type WaitUntil = 'completed' | 'waiting';
 
