@@ -32,7 +32,7 @@ import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
 import { runLauncherToken, type RunLauncher } from './extensions/run-launcher.js';
 import { RunLauncherService } from './extensions/launcher-service.js';
 import { StartPipeline } from './routes/start-pipeline.js';
-import { DEFAULT_START_WAIT, RunSettledWaits, type StartWaitSettings } from './routes/run-settled-wait.js';
+import { DEFAULT_START_WAIT, MAX_START_WAIT_S, RunSettledWaits, type StartWaitSettings } from './routes/run-settled-wait.js';
 import { AgentToolRegistry, agentToolsToken, type AgentTools } from './extensions/agent-tools.js';
 import { FILE_TOOLS } from './workspace/file-tools.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
@@ -231,7 +231,8 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
       additionalProperties: false,
       default: {},
       properties: {
-        maxTimeoutS: { type: 'number', exclusiveMinimum: 0, default: DEFAULT_START_WAIT.maxTimeoutS },
+        // A timer fires at once past 2^31 - 1 ms: every wait would answer `reached: false` straight away.
+        maxTimeoutS: { type: 'number', exclusiveMinimum: 0, maximum: MAX_START_WAIT_S, default: DEFAULT_START_WAIT.maxTimeoutS },
         maxWaiters: { type: 'integer', minimum: 1, default: DEFAULT_START_WAIT.maxWaiters },
       },
     },

@@ -3,7 +3,7 @@
  * or with `until: 'waiting'` also stopped for outside input), so a client needs one request where it
  * needed a start and a stream. Push-driven: the wait hears the run tree's live bus (the ledger's
  * appends and terminal marks, also those a separate `keel runner` publishes) and re-reads the run's
- * committed state on each of its run's messages; no timer re-reads anything. The subscription is made
+ * committed state (and the child it waits on) on each record of the tree; no timer re-reads anything. The subscription is made
  * before the first look, so an end between the start and the subscription is seen by that look and
  * one after it is heard. A client that goes away ends its wait at once.
  */
@@ -20,6 +20,8 @@ export interface StartWaitSettings {
 }
 
 export const DEFAULT_START_WAIT: StartWaitSettings = { maxTimeoutS: 300, maxWaiters: 1000 };
+/** The longest `startWait.maxTimeoutS`: a Node timer holds at most 2^31 - 1 ms (about 24.8 days). */
+export const MAX_START_WAIT_S = 2_147_483;
 
 export type WaitUntil = 'completed' | 'waiting';
 
@@ -27,7 +29,7 @@ export type WaitUntil = 'completed' | 'waiting';
 export const startWaitJson = {
   type: 'object',
   additionalProperties: false,
-  description: "Answer once the run has settled instead of at once: 'completed' (default) when it ends (completed, failed or cancelled), 'waiting' also when it waits for a user's answer or an event; at most timeout_s seconds (default and most: setting startWait.maxTimeoutS).",
+  description: "Answer once the run has settled instead of at once: 'completed' (default) when it ends (completed, failed or cancelled), 'waiting' also when it waits for a user's answer or an event (its own, or asked by a child run it waits on); at most timeout_s seconds (default and most: setting startWait.maxTimeoutS).",
   properties: {
     until: { enum: ['completed', 'waiting'], default: 'completed' },
     timeout_s: { type: 'number', exclusiveMinimum: 0 },
@@ -68,15 +70,26 @@ export interface RunSettledWaitsDeps {
   settings: StartWaitSettings;
 }
 
+/** How many runs deep a wait follows runs waiting on their child (the default `limits.maxRunDepth`). */
+const MAX_CHILD_CHAIN = 32;
+
 /**
  * Whether `run` is where a wait `until` ends: an end, or with 'waiting' a wait for a user's answer or
- * an event. A pause is not one (it writes no record, so a wait would not hear it; the run goes on
- * when resumed).
+ * an event, asked by the run itself or by the child it waits on (a `subflow` or `agent` node's child
+ * run, followed down): either way the client must answer before the run goes on. A pause is not one
+ * (it writes no record, so a wait would not hear it; the run goes on when resumed), nor a timer.
  */
-export function reachedBy(run: RunState, until: WaitUntil): boolean {
+export function reachedBy(run: RunState, until: WaitUntil, read: (runId: string) => RunState | undefined): boolean {
   if (isTerminal(run.status)) return true;
-  const wait = run.waiting;
-  return until === 'waiting' && run.status === 'waiting' && (wait?.reason === 'user' || wait?.reason === 'event') && wait.details?.kind !== 'pause';
+  if (until !== 'waiting') return false;
+  let at: RunState | undefined = run;
+  for (let depth = 0; at && depth <= MAX_CHILD_CHAIN; depth++) {
+    const wait = at.status === 'waiting' ? at.waiting : null;
+    if (wait?.reason === 'user' || wait?.reason === 'event') return wait.details?.kind !== 'pause';
+    if (wait?.reason !== 'subworkflow' || typeof wait.details?.sub_run_id !== 'string') return false;
+    at = read(wait.details.sub_run_id);
+  }
+  return false;
 }
 
 /** A place among the process's waiting starts, taken before the run starts; released once. */
@@ -142,12 +155,12 @@ export class RunSettledWaits {
         lookQueued = false;
         if (done) return;
         const run = read(runId);
-        if (run && reachedBy(run, until)) finish(true, run);
+        if (run && reachedBy(run, until, read)) finish(true, run);
       };
-      // Only the run's own records and end can change its status; deltas and its children's traffic cannot.
+      // The run's own records and end; with 'waiting' also its tree's (a child it waits on may ask the user). Deltas change nothing.
       // One look per burst (a commit publishes each of its records), after the publisher's loop.
       const onMessage = (message: LiveBusMessage) => {
-        if (done || lookQueued || message.type === 'live' || message.run_id !== runId) return;
+        if (done || lookQueued || message.type === 'live' || (until === 'completed' && message.run_id !== runId)) return;
         lookQueued = true;
         queueMicrotask(look);
       };

@@ -22,7 +22,7 @@ export interface RunPersistence {
   save(run: RunState): Promise<void>;
   /** Appends the run's records and saves its state in one commit; resolves with their cursors. */
   saveWith(run: RunState, records: StepRecord[]): Promise<number[]>;
-  /** Appends the run's records in one commit without its state; resolves with their cursors. */
+  /** Appends the run's records in one commit (with its state only when records are staged ahead of them); resolves with their cursors. */
   commitRecords(run: RunState, records: StepRecord[]): Promise<number[]>;
 }
 

@@ -7,9 +7,11 @@
  *   and the API read what is committed); the replay does those steps again from the saved state.
  * - `committed`: local work whose outcome leaves the run (a wait other requests answer, an event
  *   other runs receive, a child run): the work, then its records and the run's state in one commit.
+ *   A contributed node's work may take long: what is staged is committed while it works (run-stepper.ts).
  * - `announced`: an external side effect (an LLM call, tools, a contributed node unless it says its
  *   work is local): its `started` record is committed before the work, so a retry after a crash
- *   knows it began (attempt numbers, the tool step that is not entered twice); then the final
+ *   knows it began (attempt numbers, the tool step that is not entered twice); with records staged,
+ *   the run's state rides with it (a replay starts after the steps they show); then the final
  *   record and the run's state in one commit.
  */
 import { isContributed, type EffectRequest } from '../flow/effect-requests.js';

@@ -49,6 +49,8 @@ export interface PerformedEffect {
 /** Where an effect's records are committed: behind the run's staged records (run-states.ts). */
 export interface EffectRecords {
   commitRecords(run: RunState, records: StepRecord[]): Promise<number[]>;
+  /** Throws `LedgerLimitError` when `records` would not fit the run's ledger (behind what is staged). */
+  check(run: RunState, records: StepRecord[]): void;
 }
 
 /** How an unrecorded node's work ended: its result, the failure record it ends the run with, or a cancel. */
@@ -133,6 +135,8 @@ export class EffectExecutor {
       const started = this.startedRecord(run, nodeId, effect, key, attempt);
       // Only an external side effect needs its start durable before the work (a retry must know it began).
       if (durability === 'announced') await this.deps.records.commitRecords(run, [started]);
+      // Committed after the work: a record the ledger would refuse then is refused now, before a child run or an event exists for a step that cannot be recorded.
+      else if (durability === 'committed') this.deps.records.check(run, [started]);
       const unannounced = durability === 'announced' ? [] : [started];
 
       let outcome: EffectOutcome;

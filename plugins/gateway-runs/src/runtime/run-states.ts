@@ -72,8 +72,14 @@ export class RunStates implements RunPersistence {
     return this.append(run.run_id, records, () => this.deps.runs.writeInTransaction(run));
   }
 
-  /** Appends the staged records, then `records`, in one commit (the state is not written); resolves with the cursors of `records`. */
+  /**
+   * Appends `records` in one commit; resolves with their cursors. With records staged, they go first
+   * and the state is written too: it is what the staged steps led to, and a replay after a crash
+   * must start from it, not from an older state that redoes the steps the staged records show
+   * differently (a random pick, a clock read). Without, the state is not written.
+   */
   commitRecords(run: RunState, records: StepRecord[]): Promise<number[]> {
+    if (this.staged.has(run.run_id)) return this.saveWith(run, records);
     return this.append(run.run_id, records);
   }
 

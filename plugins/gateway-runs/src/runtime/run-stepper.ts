@@ -34,10 +34,12 @@ const STEPS_PER_SLICE = 200;
  * and every other run waiting.
  */
 const SLICE_MS = 20;
+/** A contributed node's work that outlasted a slice's time (`showingStaged`). */
+const SLOW = Symbol('slow');
 
 export interface RunStepperDeps {
   lock: RunLock;
-  states: Pick<RunPersistence, 'load' | 'save' | 'saveWith'> & Pick<RunStates, 'stage' | 'check' | 'flush'>;
+  states: Pick<RunPersistence, 'load' | 'save' | 'saveWith'> & Pick<RunStates, 'stage' | 'check' | 'flush' | 'stagedOf'>;
   /** Ends, pauses and cancellations. */
   lifecycle: Pick<RunLifecycle, 'complete' | 'fail' | 'endCancelled' | 'toPauseWait'>;
   executor: Pick<EffectExecutor, 'perform' | 'performUnrecorded'>;
@@ -133,9 +135,12 @@ export class RunStepper {
     }
     run.current_node = outcome.node;
     const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
+    // A contributed node's work may take long (a code node, a PDF, an embedding) and commits nothing before it.
+    const mayHoldBack = unrecorded !== undefined && (unrecorded.recorded === false || unrecorded.sideEffects === 'local');
     if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
     try {
-      const performed = await this.deps.executor.perform(run, outcome.node, outcome.effect);
+      const work = this.deps.executor.perform(run, outcome.node, outcome.effect);
+      const performed = await (mayHoldBack ? this.showingStaged(run, work) : work);
       run.effect_index++;
       return await this.afterEffect(run, outcome.node, outcome.effect, performed);
     } catch (err) {
@@ -185,7 +190,7 @@ export class RunStepper {
    * fails ends the run as a failing plain node does (completed with `success: false` and the node).
    */
   private async performUnrecorded(run: RunState, nodeId: string, effect: ContributedEffect, type: EffectNodeType): Promise<boolean> {
-    const outcome = await this.deps.executor.performUnrecorded(run, nodeId, effect, type);
+    const outcome = await this.showingStaged(run, this.deps.executor.performUnrecorded(run, nodeId, effect, type));
     if (outcome.status === 'completed') {
       temp(run.vars as RunVars).effects[nodeId] = outcome.result;
       return true;
@@ -194,6 +199,20 @@ export class RunStepper {
     run.vars._flow_error = outcome.record.error ?? null;
     run.vars._flow_error_node = nodeId;
     return this.deps.lifecycle.complete(run, { ...outcome.record, node: nodeId });
+  }
+
+  /**
+   * Awaits a contributed node's work; when it is still at work after a slice's time, what earlier
+   * steps staged is committed meanwhile (with the state, which the work does not change): answers
+   * given before a slow node are shown while it works, and a fast one costs no commit of its own.
+   */
+  private async showingStaged<T>(run: RunState, work: Promise<T>): Promise<T> {
+    if (!this.deps.states.stagedOf(run.run_id).length) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<typeof SLOW>((resolve) => (timer = setTimeout(resolve, SLICE_MS, SLOW)));
+    const first = await Promise.race([work, slow]).finally(() => clearTimeout(timer));
+    if (first === SLOW) await this.deps.states.flush(run);
+    return work;
   }
 
   private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, performed: PerformedEffect): Promise<boolean> {
