@@ -5,7 +5,7 @@
  * - latency: runs one at a time (after warm-up runs), p50/p99 from the request to the completed result;
  * - throughput: N concurrent clients running back to back for a fixed time, at each level: runs/s, p50/p99;
  * - syncs: strace attached to the engine's processes for a phase of runs: syncs per run at each level asked.
- * Figures are medians over the rounds no other process contended (all of them when none is clean).
+ * Figures are medians over all rounds, the other load (other processes' CPU) beside them.
  */
 import { contendedCores, fmt, machineLine, quantile, watchOtherLoad } from '../ledger/kit.js';
 import { rotate } from '../common/rounds.js';
@@ -38,6 +38,26 @@ export async function benchPeers(settings: PeersBenchSettings = peersSettingsFro
   if (noStrace) console.log(`  ${noStrace}`);
   const maxClients = Math.max(1, ...settings.clients, ...settings.syncClients);
   const results: PeersResults = { settings, engines, labels: Object.fromEntries(engines.map((id) => [id, all[id].label])) as Record<EngineId, string>, rounds: {}, drives: {}, contendedCores: CONTENDED_CORES };
+  // restate-server and PostgreSQL outlive an interrupted harness: stop the running engine first.
+  let running: RunningEngine | null = null;
+  const interrupted = (signal: NodeJS.Signals) => {
+    console.log(`\n  ${signal}: stopping the running engine`);
+    void (running?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await measureAll(all, engines, maxClients, settings, noStrace === null, results, (engine) => (running = engine));
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+  console.log(`\n${summarize(results)}`);
+  return results;
+}
+
+async function measureAll(all: Record<EngineId, Engine>, engines: EngineId[], maxClients: number, settings: PeersBenchSettings, countingSyncs: boolean,
+  results: PeersResults, onRunning: (engine: RunningEngine | null) => void): Promise<void> {
   for (let round = 0; round < settings.rounds; round++) {
     for (const id of rotate(engines, round)) {
       const label = all[id].label;
@@ -48,9 +68,10 @@ export async function benchPeers(settings: PeersBenchSettings = peersSettingsFro
         console.log(`  round ${round + 1}  ${label} did not start: ${(err as Error).message}`);
         continue;
       }
+      onRunning(engine);
       try {
         for (const flow of rotate(settings.flows, round)) {
-          const measured = await measureFlow(engine, flow, settings, noStrace === null);
+          const measured = await measureFlow(engine, flow, settings, countingSyncs);
           ((results.rounds[id] ??= {})[flow] ??= []).push(measured);
           (results.drives[id] ??= {})[flow] = engine.describe(flow);
           console.log(roundLine(round + 1, label, flow, measured));
@@ -58,12 +79,11 @@ export async function benchPeers(settings: PeersBenchSettings = peersSettingsFro
       } catch (err) {
         console.log(`  round ${round + 1}  ${label} failed: ${(err as Error).message}`);
       } finally {
+        onRunning(null);
         await engine.stop();
       }
     }
   }
-  console.log(`\n${summarize(results)}`);
-  return results;
 }
 
 async function measureFlow(engine: RunningEngine, flow: FlowKind, s: PeersBenchSettings, countingSyncs: boolean): Promise<FlowRound> {

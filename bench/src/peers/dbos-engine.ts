@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KernelHttp } from '../steps/client.js';
 import { PEERS_DIR, type Engine, type RunningEngine } from './engine.js';
 import { postgresMissing, startPostgres } from './postgres.js';
-import { spawnChild } from './procs.js';
+import { logTail, spawnChild } from './procs.js';
 
 const SDK_DIR = path.join(PEERS_DIR, 'node_modules', '@dbos-inc', 'dbos-sdk');
 const APP = path.join(PEERS_DIR, 'dbos-app.mjs');
@@ -33,8 +33,9 @@ export function dbosEngine(pgBin: string): Engine {
       try {
         app = await spawnChild(process.execPath, [APP, '0'], { cwd: PEERS_DIR, logFile: path.join(dir, 'app.log'), readyLine: true, env: { ...process.env, DBOS_SYSTEM_DATABASE_URL: postgres.url('keel_bench_dbos') } });
       } catch (err) {
+        const log = logTail(path.join(dir, 'app.log'));
         await stopPostgres();
-        throw err;
+        throw new Error(`${(err as Error).message}${log ? `\nlast lines of its log:\n${log}` : ''}`, { cause: err });
       }
       const started = app;
       const client = new KernelHttp(app.port, '', clients + 2);

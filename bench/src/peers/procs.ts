@@ -3,7 +3,7 @@
  * port, and reading the CPU time of a set of processes and their descendants (Linux `/proc`).
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { openSync, readdirSync, readFileSync, closeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -73,6 +73,15 @@ export async function spawnChild(command: string, args: string[], options: Spawn
       clearTimeout(timer);
     },
   };
+}
+
+/** The last `lines` lines of a log file (for an error message), or '' when it cannot be read. */
+export function logTail(file: string, lines = 8): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
 }
 
 /** Waits until `check` answers true, polling every `everyMs`; throws `what` after `timeoutMs`. */

@@ -1,6 +1,5 @@
 /** The summary of bench/peers: the issue's table (medians over rounds), Keel against the better peer, the targets. */
 import { fmt, median, verdictLine, type Verdict } from '../ledger/kit.js';
-import { keptRounds, roundsNotes } from '../common/rounds.js';
 import type { LevelFigures } from './load.js';
 import type { EngineId, FlowKind, PeersBenchSettings } from './settings.js';
 
@@ -49,8 +48,14 @@ interface Figures {
   notes: string[];
 }
 
+/**
+ * Medians over every round: the engines are compared with each other, so each row is over the same
+ * rounds whatever load each met (leaving out contended rounds would compare one engine's quiet
+ * round with another's busy ones); the other load stands beside the figures instead.
+ */
 function figuresOf(label: string, list: FlowRound[], r: PeersResults): Figures {
-  const { mid, rounds } = keptRounds(list, r.contendedCores);
+  const mid = (pick: (m: FlowRound) => number) => median(list.map(pick));
+  const contended = list.filter((m) => m.otherCores > r.contendedCores).length;
   const s = r.settings;
   return {
     p50Ms: mid((m) => m.p50Ms),
@@ -65,7 +70,7 @@ function figuresOf(label: string, list: FlowRound[], r: PeersResults): Figures {
       return counted.length ? median(counted) : null;
     }),
     otherCores: median(list.map((m) => m.otherCores)),
-    notes: roundsNotes(label, rounds, r.contendedCores),
+    notes: contended ? [`${label}: ${contended} of ${list.length} round(s) contended (other load > ${r.contendedCores} cores)`] : [],
   };
 }
 
@@ -118,7 +123,7 @@ export function summarize(r: PeersResults): string {
   }
   const drives = r.engines.flatMap((id) => s.flows.map((flow) => r.drives[id]?.[flow] ? `${r.labels[id]} ${flow}: ${r.drives[id]![flow]}` : null).filter((l): l is string => l !== null));
   return [
-    `medians over ${s.rounds} round(s); p50/p99 one run at a time; syncs = fsync + fdatasync + sync_file_range + msync of the engine's processes (strace -f -c)`,
+    `medians over ${s.rounds} round(s) (contended ones too: other load beside); p50/p99 one run at a time; syncs = fsync + fdatasync + sync_file_range + msync of the engine's processes (strace -f -c)`,
     ...lines,
     '',
     ...ratioLines,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KernelHttp } from '../steps/client.js';
 import { PEERS_DIR, type Engine, type RunningEngine } from './engine.js';
-import { freePort, spawnChild, waitFor, type Child } from './procs.js';
+import { freePort, logTail, spawnChild, waitFor, type Child } from './procs.js';
 
 const SERVER_BIN = path.join(PEERS_DIR, 'node_modules', '@restatedev', `restate-server-${process.platform}-${process.arch}`, 'bin', 'restate-server');
 const SDK_DIR = path.join(PEERS_DIR, 'node_modules', '@restatedev', 'restate-sdk');
@@ -75,8 +75,9 @@ export const restateEngine: Engine = {
         },
       };
     } catch (err) {
+      const logs = ['restate-server.log', 'service.log'].map((f) => logTail(path.join(dir, f))).filter(Boolean).join('\n');
       await stopAll();
-      throw err;
+      throw new Error(`${(err as Error).message}${logs ? `\nlast lines of its logs:\n${logs}` : ''}`, { cause: err });
     }
   },
 };

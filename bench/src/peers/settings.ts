@@ -38,7 +38,7 @@ export function peersSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Peer
     clients: envInts('BENCH_PEERS_CLIENTS', [8, 32, 64], env),
     seconds: envInt('BENCH_PEERS_SECONDS', 5, env),
     syncRuns: envInt('BENCH_PEERS_SYNC_RUNS', 100, env),
-    syncClients: envInts('BENCH_PEERS_SYNC_CLIENTS', [1, 32], env),
+    syncClients: envInts('BENCH_PEERS_SYNC_CLIENTS', [1, 8, 32, 64], env),
     pgBin: env.BENCH_PEERS_PG_BIN || '/usr/lib/postgresql/15/bin',
   };
 }
