@@ -27,7 +27,7 @@ export const restateEngine: Engine = {
     const [ingress, admin, fabric] = [await freePort(), await freePort(), await freePort()];
     const children: Child[] = [];
     const stopAll = async () => {
-      for (const child of children.reverse()) await child.stop();
+      for (const child of [...children].reverse()) await child.stop();
       rmSync(dir, { recursive: true, force: true });
     };
     try {
@@ -56,7 +56,6 @@ export const restateEngine: Engine = {
         adminHttp.close();
       }
       const client = new KernelHttp(ingress, '', clients + 2);
-      const handler = { recorded: 'recorded', inMemory: 'inMemory' } as const;
       // The admin answers before the partitions are led: wait until the ingress runs the service.
       await waitFor('Restate did not run the registered service', async () => {
         const { status, text } = await client.send('POST', '/PeerBench/recorded', {});
@@ -64,7 +63,7 @@ export const restateEngine: Engine = {
       }, 60_000, 250);
       return {
         async run(kind) {
-          const { status, text } = await client.send('POST', `/PeerBench/${handler[kind]}`, {});
+          const { status, text } = await client.send('POST', `/PeerBench/${kind}`, {});
           if (status !== 200 || text !== EXPECTED) throw new Error(`Restate's ${kind} handler answered ${status}: ${text}`);
         },
         pids: () => children.map((c) => c.process.pid!),
