@@ -308,6 +308,7 @@ export class Kernel {
       hostState: new HostState({
         host: this.host, dataDir: this.dataDir, registry: this.processes, pools: this.pools, settings: this.options.config.server.processes,
         usage: new DataDirUsageMeter(this.dataDir, this.options.config.server.hostStatus),
+        lastCommitId: () => (this.lmdb?.getStats() as { lastTxnId?: number } | undefined)?.lastTxnId ?? 0,
       }),
       openApi: () => (this.openApiDoc ??= buildOpenApi(this.mounted, {
         title: 'Keel',

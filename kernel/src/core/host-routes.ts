@@ -53,7 +53,7 @@ const hostStatusSchema = defineSchema({
     data_dir: {
       type: 'object',
       additionalProperties: false,
-      required: ['path', 'disk', 'usage'],
+      required: ['path', 'disk', 'usage', 'storage'],
       properties: {
         path: { type: 'string' },
         disk: {
@@ -76,6 +76,14 @@ const hostStatusSchema = defineSchema({
             },
             complete: { type: 'boolean', description: 'False when the walk stopped at server.hostStatus.dataScanMaxEntries: the figures are lower bounds.' },
             measured_at: isoTime,
+          },
+        },
+        storage: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['last_commit_id'],
+          properties: {
+            last_commit_id: { type: 'integer', minimum: 0, description: 'The id of the LMDB environment\'s last commit, by any process sharing the data directory: it grows by one per synced commit, so its change over a stretch of work is how many commits that work cost.' },
           },
         },
       },

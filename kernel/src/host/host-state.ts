@@ -22,11 +22,12 @@ export class HostState {
     pools: PoolRegistry;
     usage: DataDirUsageMeter;
     settings: ProcessesConfig;
+    lastCommitId: () => number;
   }) {}
 
   status(): Promise<HostStatus> {
-    const { host, dataDir, registry, usage } = this.sources;
-    return hostStatus({ host, dataDir, registry, usage });
+    const { host, dataDir, registry, usage, lastCommitId } = this.sources;
+    return hostStatus({ host, dataDir, registry, usage, lastCommitId });
   }
 
   async processes(): Promise<ProcessesAnswer> {

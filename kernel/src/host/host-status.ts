@@ -34,6 +34,7 @@ export interface HostStatus {
     path: string;
     disk: { total_bytes: number; free_bytes: number } | null;
     usage: DataDirUsage;
+    storage: { last_commit_id: number };
   };
 }
 
@@ -43,6 +44,8 @@ export interface HostStatusSources {
   /** This process in `/processes`: its id and when it registered. */
   registry: { id: string; startedAt: Date };
   usage: DataDirUsageMeter;
+  /** The id of the LMDB environment's last commit (by any process sharing it). */
+  lastCommitId: () => number;
 }
 
 export async function hostStatus(sources: HostStatusSources): Promise<HostStatus> {
@@ -69,7 +72,7 @@ export async function hostStatus(sources: HostStatusSources): Promise<HostStatus
       load_average: os.loadavg().map((l) => Math.round(l * 100) / 100),
       memory: { total_bytes: os.totalmem(), free_bytes: os.freemem() },
     },
-    data_dir: { path: sources.dataDir, disk, usage },
+    data_dir: { path: sources.dataDir, disk, usage, storage: { last_commit_id: sources.lastCommitId() } },
   };
 }
 

@@ -32,6 +32,7 @@ import { RunHooksRegistry, runHooksToken } from './extensions/run-hooks.js';
 import { runLauncherToken, type RunLauncher } from './extensions/run-launcher.js';
 import { RunLauncherService } from './extensions/launcher-service.js';
 import { StartPipeline } from './routes/start-pipeline.js';
+import { DEFAULT_START_WAIT, MAX_START_WAIT_S, RunSettledWaits, type StartWaitSettings } from './routes/run-settled-wait.js';
 import { AgentToolRegistry, agentToolsToken, type AgentTools } from './extensions/agent-tools.js';
 import { FILE_TOOLS } from './workspace/file-tools.js';
 import { RunsDirectoryService, runsDirectoryToken } from './extensions/runs-directory.js';
@@ -127,6 +128,8 @@ interface GatewayRunsConfig {
   sessionHistory: SessionHistorySettings;
   /** Docs questions: the corpora of `GET /docs/corpus` and the tenants docs-qa is published into. */
   docs: DocsSettings;
+  /** `wait` on `POST /runs/start`: the longest wait and how many starts one process holds waiting. */
+  startWait: StartWaitSettings;
 }
 
 const configSchema = defineSchemaFor<GatewayRunsConfig>()({
@@ -221,6 +224,16 @@ const configSchema = defineSchemaFor<GatewayRunsConfig>()({
         maxJsonDepth: { type: 'integer', minimum: 8, default: DEFAULT_BUNDLE_LIMITS.maxJsonDepth },
         maxFlowNodes: { type: 'integer', minimum: 2, default: DEFAULT_BUNDLE_LIMITS.maxFlowNodes },
         maxFlowEdges: { type: 'integer', minimum: 1, default: DEFAULT_BUNDLE_LIMITS.maxFlowEdges },
+      },
+    },
+    startWait: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        // A timer fires at once past 2^31 - 1 ms: every wait would answer `reached: false` straight away.
+        maxTimeoutS: { type: 'number', exclusiveMinimum: 0, maximum: MAX_START_WAIT_S, default: DEFAULT_START_WAIT.maxTimeoutS },
+        maxWaiters: { type: 'integer', minimum: 1, default: DEFAULT_START_WAIT.maxWaiters },
       },
     },
     sessionHistory: {
@@ -391,6 +404,7 @@ export const gatewayRunsPlugin = definePlugin({
           workspaces: deps.workspaces,
           sessionKinds,
           pipeline,
+          waits: new RunSettledWaits({ live: deps.live, read: (id) => runs.get(id), settings: config.startWait }),
         }),
         ...runListingRoutes({ runs, ledger: deps.ledger.store, archive: sessionArchive, kinds: sessionKinds, workspaces: deps.workspaces, isAdmin: (p) => deps.auth.isAdmin(p), maxListScan: config.limits.maxListScan }),
         ...sessionRoutes({ runs, archive: sessionArchive, auth: deps.auth, log: deps.log }),

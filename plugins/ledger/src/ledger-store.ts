@@ -168,6 +168,22 @@ export class LedgerStore {
   }
 
   /**
+   * The bytes `records` would add to the run's ledger, checked against the limits as an append would
+   * check them (`alreadyHeld`: bytes the caller holds for this run and will append first). Throws
+   * `LedgerLimitError` over a limit. Lets a caller that commits records later refuse them now.
+   */
+  measure(runId: string, records: StepRecord[], alreadyHeld = 0): number {
+    let bytes = 0;
+    for (const record of records) {
+      const size = jsonSizeWithin(record, this.limits.maxRecordBytes);
+      if (size > this.limits.maxRecordBytes) throw recordTooLarge(record.node_id, this.limits);
+      bytes += size;
+    }
+    if ((this.runBytes.get(runId) ?? 0) + alreadyHeld + bytes > this.limits.maxRunBytes) throw runLedgerFull(runId, this.limits);
+    return bytes;
+  }
+
+  /**
    * Inside a transaction: checks the limits first (a non-child transaction keeps what was written
    * before a throw), then writes the records and their keys; returns their seqs.
    */

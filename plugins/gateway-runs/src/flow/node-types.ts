@@ -78,6 +78,13 @@ export interface EffectNodeType<P extends Record<string, unknown> = Record<strin
    */
   recorded?: boolean;
   /**
+   * 'external' (default): the work reaches outside Keel (a service, a model, files), so its
+   * `started` record is committed before it runs and a retry after a crash knows it began.
+   * 'local': the work only writes Keel's own storage (a retry after a crash redoes it, as it would
+   * anyway): no commit before it, its records and the run's state in one commit after it.
+   */
+  sideEffects?: 'external' | 'local';
+  /**
    * What the run ends with when this node is the last one (wrapped as any last output: an object
    * gets `success: true`, a scalar becomes `{response, success: true}`); default: its output pins.
    * The origin's `code` node ends the run with the function's raw return, not its record.

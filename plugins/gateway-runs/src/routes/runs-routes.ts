@@ -20,6 +20,7 @@ import { resolveStartWorkspace } from './start-workspace.js';
 import { SessionKinds } from '../sessions/session-kinds.js';
 import { startBody, startRunResponse, type StartContext } from './start-run.js';
 import type { StartPipeline } from './start-pipeline.js';
+import type { RunSettledWaits } from './run-settled-wait.js';
 
 const runParams = defineSchema({ type: 'object', required: ['run_id'], properties: { run_id: { type: 'string', minLength: 1, maxLength: KEY_ID_MAX_LENGTH } } });
 /** The run command types of `POST /commands` (seed 000 §4.4); other plugins' types reach their command targets. */
@@ -64,6 +65,8 @@ export interface RunsRoutesDeps {
   sessionKinds: SessionKinds;
   /** How a root run starts (shared with the `runs.launcher` token). */
   pipeline: StartPipeline;
+  /** `wait` on `POST /runs/start`: the process's waiting starts and their limits. */
+  waits: RunSettledWaits;
 }
 
 export function runsRoutes(d: RunsRoutesDeps) {
@@ -90,12 +93,22 @@ export function runsRoutes(d: RunsRoutesDeps) {
       method: 'POST',
       path: '/runs/start',
       tags: ['runs'],
-      summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`)',
+      summary: 'Start a run of a bundle entrypoint, or of the default workflow of an interface (`flow_id: @default`); with `wait`, answer once the run has ended (or waits for input) with its record',
       body: startBody,
       responses: { 200: { schema: startRunResponse } },
-      handler: async ({ body, principal }) => {
-        const { run, resolution } = await d.pipeline.start(body, principal);
-        return { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
+      handler: async ({ body, principal, signal }) => {
+        // A wait's place is taken before the run starts: a refused wait (400, 503) starts nothing.
+        const place = body.wait ? d.waits.admit(body.wait) : null;
+        try {
+          const { run, resolution } = await d.pipeline.start(body, principal);
+          const answer = { run_id: run.run_id, runner_warning: d.runnerWarning(), resolved_workflow: resolution.resolved };
+          if (!place) return answer;
+          // Only the run this request started: a wait never tells about any other run.
+          const settled = await place.settle(run.run_id, signal);
+          return { ...answer, run: runView(settled.run), wait: { until: place.until, reached: settled.reached } };
+        } finally {
+          place?.release();
+        }
       },
     }),
     route({
@@ -106,6 +119,10 @@ export function runsRoutes(d: RunsRoutesDeps) {
       body: scheduleBody,
       responses: { 200: { schema: scheduleRunResponse } },
       handler: async ({ body, principal }) => {
+        // The scheduled parent runs until its schedule ends: nothing a request could wait for.
+        if ((body as Record<string, unknown>).wait !== undefined) {
+          throw badRequest('wait is not accepted by POST /runs/schedule (a scheduled run lasts as long as its schedule); start the run with POST /runs/start to wait for it, or follow the child runs.', { code: 'invalid_request', field: 'body.wait' });
+        }
         const resolution = d.pipeline.resolve(body, principal);
         const run = newScheduledRun(body, principal.account, resolution);
         await d.hooks.checkStart({ principal, sessionId: body.session_id ?? null, inputData: run.input_data, body });

@@ -7,6 +7,7 @@ import { FRAMEWORK_RESERVED, policyOf, type CatalogRecord, type WorkflowPolicy }
 import { newRunState, type RunState } from '../runtime/run-state.js';
 import { defaultWorkflowRefusal, resolveAgentDefault, type WorkflowSources } from './agent-defaults.js';
 import { ALL_EXCEPT_IGNORED_REFUSED, workspaceRefused } from './start-workspace.js';
+import { startWaitAnswerJson, startWaitJson } from './run-settled-wait.js';
 
 /** The start request's fields (also the base of `POST /runs/schedule`). */
 export const startProperties = {
@@ -26,8 +27,11 @@ export const startProperties = {
 
 export const startBody = defineSchema({
   type: 'object',
-  properties: startProperties,
-  examples: [{ flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Italy?', _runtime: { stream: true } } }],
+  properties: { ...startProperties, wait: startWaitJson },
+  examples: [
+    { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Italy?', _runtime: { stream: true } } },
+    { flow_id: '@default', interface: 'abstractcode.agent.v1', input_data: { prompt: 'What is the capital of Italy?' }, wait: { until: 'completed', timeout_s: 60 } },
+  ],
 });
 export type StartBody = Infer<typeof startBody>;
 
@@ -47,7 +51,8 @@ export const startAnswerJson = {
   required: ['run_id', 'runner_warning', 'resolved_workflow'],
   properties: { run_id: { type: 'string' }, runner_warning: { type: ['string', 'null'] }, resolved_workflow: resolvedWorkflowJson },
 } as const;
-export const startRunResponse = defineSchema(startAnswerJson);
+/** With `wait`, the start's answer also carries the run and whether it settled in time (`run-settled-wait.ts`). */
+export const startRunResponse = defineSchema({ ...startAnswerJson, properties: { ...startAnswerJson.properties, ...startWaitAnswerJson } });
 
 export interface ResolvedWorkflow {
   workflow_id: string;

@@ -22,6 +22,8 @@ export interface RunPersistence {
   save(run: RunState): Promise<void>;
   /** Appends the run's records and saves its state in one commit; resolves with their cursors. */
   saveWith(run: RunState, records: StepRecord[]): Promise<number[]>;
+  /** Appends the run's records in one commit without its state; resolves with their cursors. */
+  commitRecords(run: RunState, records: StepRecord[]): Promise<number[]>;
 }
 
 /** What a child run is started with: the flow (or built-in) it runs and its variables. */

@@ -1,13 +1,15 @@
 /**
- * Performs one effect durably: a `started` record, the work, then the final record of the same
- * step (`completed`, `waiting` or `failed`), each acknowledged by LMDB before moving on. A failed
- * attempt the retry policy allows to repeat is followed, after its backoff, by a new attempt with
- * its own step id and the same idempotency key. An effect whose completed record already exists
- * (a replay after a crash) is not run again: its recorded result is reused, and one whose
- * `waiting` record exists waits again without a new attempt. A tool_calls step that started and
- * never finished before a crash is not entered again either: it is recorded as failed. LLM calls
- * (llm-call-effect.ts) stream their tokens to the live bus and end with `llm.delta_end` after the
- * durable record.
+ * Performs one effect durably, committing as often as its durability class needs
+ * (effect-durability.ts): an `announced` effect's `started` record is committed before the work; a
+ * completed or waiting effect's records come back in `records`, for the stepper to commit with the
+ * run's new state (or to stage, for a `buffered` one); a failed attempt's records are committed
+ * here. A failed attempt the retry policy allows to repeat is followed, after its backoff, by a new
+ * attempt with its own step id and the same idempotency key. An effect whose completed record
+ * already exists (a replay after a crash) is not run again: its recorded result is reused, and one
+ * whose `waiting` record exists waits again without a new attempt. A tool_calls step that started
+ * and never finished before a crash is not entered again either: it is recorded as failed. LLM
+ * calls (llm-call-effect.ts) stream their tokens to the live bus and end with `llm.delta_end`
+ * after the durable record (`afterCommit`).
  */
 import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
@@ -19,6 +21,7 @@ import type { LlmOutputSettings } from './llm-output.js';
 import { finishRecord, idempotencyKey, stepRecord } from './records.js';
 import { backoff, isRetryable, RetryPolicy } from './retry-policy.js';
 import type { ChildRunStarter, RunSignalSource } from './collaborators.js';
+import { durabilityOf, type EffectDurability } from './effect-durability.js';
 import type { EventDeliverer } from './event-delivery.js';
 import type { RunState, WaitState } from './run-state.js';
 import type { ToolRunner, WrittenFile } from './run-tools.js';
@@ -30,6 +33,26 @@ export type EffectOutcome =
   | { status: 'waiting'; wait: WaitState; result?: Record<string, unknown> }
   | { status: 'failed'; error: string; cancelled: boolean; stoppedInFlight?: boolean; partial?: string };
 
+/** An effect performed: how it ended, and what its caller must commit. */
+export interface PerformedEffect {
+  outcome: EffectOutcome;
+  durability: EffectDurability;
+  /**
+   * Records of a completed or waiting effect not committed yet: the caller commits them with the
+   * run's new state (or stages them, for a `buffered` effect). Empty for a failed one (committed here).
+   */
+  records: StepRecord[];
+  /** Owed once `records` are durable, with the cursor of the last one (an LLM call's `llm.delta_end`). */
+  afterCommit: ((cursor: number) => void) | null;
+}
+
+/** Where an effect's records are committed: behind the run's staged records (run-states.ts). */
+export interface EffectRecords {
+  commitRecords(run: RunState, records: StepRecord[]): Promise<number[]>;
+  /** Throws `LedgerLimitError` when `records` would not fit the run's ledger (behind what is staged). */
+  check(run: RunState, records: StepRecord[]): void;
+}
+
 /** How an unrecorded node's work ended: its result, the failure record it ends the run with, or a cancel. */
 export type UnrecordedOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
@@ -38,6 +61,8 @@ export type UnrecordedOutcome =
 
 export interface EffectExecutorDeps {
   ledger: LedgerStore;
+  /** Commits the records this class writes itself (started, failed attempts). */
+  records: EffectRecords;
   hub: LiveBus;
   inference: InferenceService;
   /** start_subworkflow: the child run. */
@@ -69,10 +94,12 @@ export class EffectExecutor {
     this.llm = new LlmCallEffect(deps, this.pendingEnds);
   }
 
-  async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<EffectOutcome> {
+  async perform(run: RunState, nodeId: string, effect: EffectRequest): Promise<PerformedEffect> {
+    const durability = durabilityOf(effect, this.deps.nodeTypes);
+    const done = (outcome: EffectOutcome, records: StepRecord[] = [], afterCommit: PerformedEffect['afterCommit'] = null): PerformedEffect => ({ outcome, durability, records, afterCommit });
     const key = idempotencyKey(run, nodeId, effect);
     const prior = this.ledger.completedByKey(run.run_id, key);
-    if (prior) return { status: 'completed', result: prior.result ?? {} };
+    if (prior) return done({ status: 'completed', result: prior.result ?? {} });
 
     const max = this.policy.maxAttempts(effect.type);
     const signal = this.deps.signals.signalOf(run.run_id);
@@ -82,7 +109,7 @@ export class EffectExecutor {
     const reached = history[history.length - 1];
     if (reached?.status === 'waiting' && reached.result?.wait) {
       const { wait: recordedWait, ...rest } = reached.result as { wait: WaitState } & Record<string, unknown>;
-      return { status: 'waiting', wait: recordedWait, result: rest };
+      return done({ status: 'waiting', wait: recordedWait, result: rest });
     }
     let attempt = history.reduce((n, r) => Math.max(n, r.attempt), 0);
     const failed = history.filter((r) => r.status === 'failed');
@@ -91,22 +118,26 @@ export class EffectExecutor {
     if (interrupted) {
       // A tool step that started and never finished (the process died in it) is not entered again: it may be what killed or hung the process.
       const error = `Interrupted by a restart: the tool calls of attempt ${interrupted.attempt} started at ${interrupted.started_at} and never finished; they are not run again.`;
-      await this.ledger.append(finishRecord(interrupted, 'failed', { error, result: { interrupted: true, retryable: false, will_retry: false, max_attempts: max, backoff_ms: null } }));
-      return { status: 'failed', error, cancelled: false };
+      await this.deps.records.commitRecords(run, [finishRecord(interrupted, 'failed', { error, result: { interrupted: true, retryable: false, will_retry: false, max_attempts: max, backoff_ms: null } })]);
+      return done({ status: 'failed', error, cancelled: false });
     }
     const lastFailed = failed[failed.length - 1];
     if (lastFailed) {
       const retry = (lastFailed.result ?? {}) as { will_retry?: boolean; backoff_ms?: number; cancelled?: boolean };
-      if (retry.cancelled) return { status: 'failed', error: lastFailed.error ?? 'Cancelled', cancelled: true };
-      if (!retry.will_retry || failures >= max) return { status: 'failed', error: gaveUp(lastFailed.error ?? 'failed', attempt), cancelled: false };
+      if (retry.cancelled) return done({ status: 'failed', error: lastFailed.error ?? 'Cancelled', cancelled: true });
+      if (!retry.will_retry || failures >= max) return done({ status: 'failed', error: gaveUp(lastFailed.error ?? 'failed', attempt), cancelled: false });
       const wait = Date.parse(lastFailed.ended_at ?? '') + Number(retry.backoff_ms ?? 0) - Date.now();
-      if (!(await backoff(wait, signal))) return cancelledInBackoff();
+      if (!(await backoff(wait, signal))) return done(cancelledInBackoff());
     }
 
     for (;;) {
       attempt++;
       const started = this.startedRecord(run, nodeId, effect, key, attempt);
-      await this.ledger.append(started);
+      // Only an external side effect needs its start durable before the work (a retry must know it began).
+      if (durability === 'announced') await this.deps.records.commitRecords(run, [started]);
+      // Committed after the work: a record the ledger would refuse then is refused now, before a child run or an event exists for a step that cannot be recorded.
+      else if (durability === 'committed') this.deps.records.check(run, [started]);
+      const unannounced = durability === 'announced' ? [] : [started];
 
       let outcome: EffectOutcome;
       let retryable = false;
@@ -117,28 +148,33 @@ export class EffectExecutor {
         outcome = { status: 'failed', error: (err as Error).message ?? String(err), cancelled };
         retryable = !cancelled && isRetryable(err);
       }
-      if (outcome.status === 'failed') failures++;
-      const willRetry = outcome.status === 'failed' && retryable && failures < max;
+      const end = this.takeEnd(started.step_id);
+      if (outcome.status === 'completed') return done(outcome, [...unannounced, finishRecord(started, 'completed', { result: outcome.result })], end);
+      if (outcome.status === 'waiting') return done(outcome, [...unannounced, finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })], end);
+
+      failures++;
+      const willRetry = retryable && failures < max;
       const wait = willRetry ? this.policy.backoffMs(failures) : null;
-      const final =
-        outcome.status === 'completed' ? finishRecord(started, 'completed', { result: outcome.result })
-        : outcome.status === 'waiting' ? finishRecord(started, 'waiting', { result: { ...(outcome.result ?? {}), wait: outcome.wait } })
-        : finishRecord(started, 'failed', {
-            error: outcome.error,
-            result: outcome.cancelled
-              ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null }
-              : { retryable, will_retry: willRetry, max_attempts: max, backoff_ms: wait },
-          });
-      const cursor = await this.ledger.append(final);
-      const end = this.pendingEnds.get(started.step_id);
-      this.pendingEnds.delete(started.step_id);
-      end?.(cursor);
-      if (outcome.status !== 'failed' || !willRetry) {
-        return outcome.status === 'failed' && !outcome.cancelled && attempt > 1 ? { ...outcome, error: gaveUp(outcome.error, attempt) } : outcome;
-      }
+      const final = finishRecord(started, 'failed', {
+        error: outcome.error,
+        result: outcome.cancelled
+          ? { cancelled: true, stopped_in_flight: outcome.stoppedInFlight ?? false, partial_content: outcome.partial ?? null }
+          : { retryable, will_retry: willRetry, max_attempts: max, backoff_ms: wait },
+      });
+      // A failed attempt is committed here, before any backoff: the run's state does not change with it.
+      const cursors = await this.deps.records.commitRecords(run, [...unannounced, final]);
+      end?.(cursors[cursors.length - 1]!);
+      if (!willRetry) return done(!outcome.cancelled && attempt > 1 ? { ...outcome, error: gaveUp(outcome.error, attempt) } : outcome);
       // A cancel during the backoff stops here: no further attempt.
-      if (!(await backoff(wait!, signal))) return cancelledInBackoff();
+      if (!(await backoff(wait!, signal))) return done(cancelledInBackoff());
     }
+  }
+
+  /** The frame owed once the step's final record is durable, if its work left one. */
+  private takeEnd(stepId: string): ((cursor: number) => void) | null {
+    const end = this.pendingEnds.get(stepId) ?? null;
+    this.pendingEnds.delete(stepId);
+    return end;
   }
 
   /**

@@ -165,11 +165,11 @@ export class MemoryCompaction {
   }
 
   private async skip(run: RunState, key: string, payload: Record<string, unknown>, reasonCode: string, message: string): Promise<void> {
-    await this.deps.ledger.append(stepRecord(run, NODE, 'completed', {
+    await this.deps.states.commitRecords(run, [stepRecord(run, NODE, 'completed', {
       effect: { type: 'memory_compact', payload, result_key: null },
       result: { compacted: 0, skipped: true, reason_code: reasonCode, message },
       idempotency_key: key,
-    }));
+    })]);
     this.deps.log.info('compact_memory applied as a no-op', { run_id: run.run_id, command_id: payload.command_id, reason_code: reasonCode });
   }
 }

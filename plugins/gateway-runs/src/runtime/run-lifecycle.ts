@@ -14,11 +14,12 @@ import type { RunFlows } from './run-flows.js';
 import { storableCopy, unexpectedReason } from './run-outcomes.js';
 import { isTerminal, type RunState, type RunStatus } from './run-state.js';
 import type { RunSignals } from './run-signals.js';
+import type { RunStates } from './run-states.js';
 import type { RunStore } from './run-store.js';
 
 export interface RunLifecycleDeps {
   lock: RunLock;
-  states: RunPersistence & { forget(runId: string): void };
+  states: RunPersistence & Pick<RunStates, 'forget' | 'takeStaged' | 'restage' | 'stagedOf'>;
   signals: Pick<RunSignals, 'abort' | 'reasonOf' | 'forget'>;
   /** Written in the ledger's end commit. */
   runs: Pick<RunStore, 'writeInTransaction'>;
@@ -131,12 +132,12 @@ export class RunLifecycle implements RunResumer {
     return false;
   }
 
-  /** Every record of the run, in ledger order. */
+  /** Every record of the run, in ledger order (the staged ones last). */
   private recordsOf(runId: string): StepRecord[] {
     const records: StepRecord[] = [];
     for (let after = 0; ; ) {
       const page = this.deps.ledger.page(runId, after, 1000);
-      if (!page.items.length) return records;
+      if (!page.items.length) return [...records, ...this.deps.states.stagedOf(runId)];
       records.push(...page.items);
       after = page.next_after;
     }
@@ -171,13 +172,16 @@ export class RunLifecycle implements RunResumer {
     const abandoned = abandonedCompaction(run);
     // The state as it ends; `run` itself flips only once the commit is durable, so a reader never sees an end the ledger lacks.
     const ended: RunState = { ...run, status, output, error, waiting: null, updated_at: new Date().toISOString() };
+    // What the run's last steps staged goes first, in the same commit.
+    const staged = this.deps.states.takeStaged(run.run_id);
     try {
-      await this.deps.ledger.endRun(run.run_id, [...(abandoned ? [abandoned] : []), ...(last ? [last] : []), statusRecord], status, (end) => {
+      await this.deps.ledger.endRun(run.run_id, [...staged, ...(abandoned ? [abandoned] : []), ...(last ? [last] : []), statusRecord], status, (end) => {
         if (end.status !== status) this.deps.log.warn('run replayed to another end than its ledger records; the ledger wins', { run_id: run.run_id, recorded: end.status, replayed: status });
         ended.status = end.status as RunStatus;
         this.deps.runs.writeInTransaction(ended);
       });
     } catch (err) {
+      this.deps.states.restage(run.run_id, staged);
       // An output too large for a record: the run fails with the ledger's reason instead (a short record).
       if (err instanceof LedgerLimitError && error !== err.message) return this.finish(run, 'failed', null, err.message, stepRecord(run, run.current_node ?? '', 'failed', { error: err.message }));
       throw err;

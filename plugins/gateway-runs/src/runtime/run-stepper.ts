@@ -1,7 +1,9 @@
 /**
  * Takes a run step by step under its lock: pure steps in memory, effects through the effect
- * executor (ledger first), the state saved after every effect and at every wait or end. A tick
- * ends when the run waits or ends, or after a slice of steps or time (then it is rescheduled).
+ * executor, each effect's records committed with the run's new state in one commit (a `buffered`
+ * effect's staged for the run's next commit instead: effect-durability.ts). A tick ends when the
+ * run waits or ends, or after a slice of steps or time: then what is staged is committed and the
+ * run is rescheduled.
  */
 import { LedgerLimitError } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest } from '../flow/effect-requests.js';
@@ -12,7 +14,7 @@ import { temp, type RunVars } from '../flow/node-io.js';
 import { UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
 import { appendLlmTurn } from './conversation-memory.js';
-import type { EffectExecutor, EffectOutcome } from './effect-executor.js';
+import type { EffectExecutor, PerformedEffect } from './effect-executor.js';
 import { compactionStep, MEMORY_COMPACTOR } from './memory-summary.js';
 import { agentStep } from './react-agent.js';
 import type { AgentToolRegistry } from '../extensions/agent-tools.js';
@@ -22,6 +24,7 @@ import { UNKNOWN_ADDITIONS, type RunLimits } from './run-limits.js';
 import { terminalOutput } from './run-outcomes.js';
 import type { ChildRuns } from './child-run.js';
 import type { RunState } from './run-state.js';
+import type { RunStates } from './run-states.js';
 import { scheduleStep } from './schedule.js';
 
 const STEPS_PER_SLICE = 200;
@@ -34,7 +37,7 @@ const SLICE_MS = 20;
 
 export interface RunStepperDeps {
   lock: RunLock;
-  states: Pick<RunPersistence, 'load' | 'save'>;
+  states: Pick<RunPersistence, 'load' | 'save' | 'saveWith'> & Pick<RunStates, 'stage' | 'check' | 'flush'>;
   /** Ends, pauses and cancellations. */
   lifecycle: Pick<RunLifecycle, 'complete' | 'fail' | 'endCancelled' | 'toPauseWait'>;
   executor: Pick<EffectExecutor, 'perform' | 'performUnrecorded'>;
@@ -61,6 +64,11 @@ export class RunStepper {
       const more = await this.deps.lock.run(runId, () => this.stepOnce(runId));
       if (!more) return;
     }
+    // The slice ends: what its steps staged is committed before the run waits for its next turn.
+    await this.deps.lock.run(runId, async () => {
+      const run = this.deps.states.load(runId);
+      if (run) await this.deps.states.flush(run);
+    });
     this.deps.scheduler.schedule(runId);
   }
 
@@ -126,16 +134,15 @@ export class RunStepper {
     run.current_node = outcome.node;
     const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
     if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
-    let result: EffectOutcome;
     try {
-      result = await this.deps.executor.perform(run, outcome.node, outcome.effect);
+      const performed = await this.deps.executor.perform(run, outcome.node, outcome.effect);
+      run.effect_index++;
+      return await this.afterEffect(run, outcome.node, outcome.effect, performed);
     } catch (err) {
       // The ledger refused the effect's record (too large, or the run's ledger is full): the run fails with why.
       if (err instanceof LedgerLimitError) return lifecycle.fail(run, err.message);
       throw err;
     }
-    run.effect_index++;
-    return this.afterEffect(run, outcome.node, outcome.effect, result);
   }
 
   /** Starts the root's listener runs (none when the flow cannot run: its first step fails with why); a listener that cannot start is left out, as in the origin. */
@@ -189,27 +196,38 @@ export class RunStepper {
     return this.deps.lifecycle.complete(run, { ...outcome.record, node: nodeId });
   }
 
-  private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, result: EffectOutcome): Promise<boolean> {
+  private async afterEffect(run: RunState, nodeId: string, effect: EffectRequest, performed: PerformedEffect): Promise<boolean> {
+    const { outcome: result, records, afterCommit } = performed;
     const t = temp(run.vars as RunVars);
     if (result.status === 'completed') {
+      // Measured before the result lands: a record the ledger refuses fails the run with the variables as they were.
+      if (performed.durability === 'buffered' && !afterCommit) this.deps.states.stage(run, records);
+      else this.deps.states.check(run, records);
       t.effects[nodeId] = result.result;
       // A flow's llm_call with include_context adds its turn to the memory (the agent loop keeps its own).
       if (!isContributed(effect) && effect.type === 'llm_call' && effect.payload.include_context && run.builtin === null) {
         appendLlmTurn(run.vars, nodeId, effect.payload, result.result);
       }
-      await this.deps.states.save(run);
+      if (performed.durability !== 'buffered' || afterCommit) await this.commit(run, records, afterCommit);
       return true;
     }
     if (result.status === 'waiting') {
-      run.status = 'waiting';
-      run.waiting = result.wait;
-      await this.deps.states.save(run);
+      // The live state says `waiting` only once the wait's records are durable: a reader never sees a wait the ledger lacks.
+      const waiting: RunState = { ...run, status: 'waiting', waiting: result.wait };
+      await this.commit(waiting, records, afterCommit);
+      Object.assign(run, { status: waiting.status, waiting: waiting.waiting, updated_at: waiting.updated_at });
       if (result.wait.reason === 'until' && result.wait.until) this.deps.scheduler.schedule(run.run_id, Date.parse(result.wait.until));
       if (result.wait.reason === 'subworkflow') this.deps.scheduler.schedule(String(result.wait.details?.sub_run_id));
       return false;
     }
     if (result.cancelled) return this.deps.lifecycle.endCancelled(run);
     return this.deps.lifecycle.fail(run, result.error);
+  }
+
+  /** The effect's records and the run's new state in one commit (behind anything staged), then what was owed after it. */
+  private async commit(run: RunState, records: PerformedEffect['records'], afterCommit: PerformedEffect['afterCommit']): Promise<void> {
+    const cursors = await this.deps.states.saveWith(run, records);
+    if (afterCommit && cursors.length) afterCommit(cursors[cursors.length - 1]!);
   }
 }
 

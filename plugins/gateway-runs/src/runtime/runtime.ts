@@ -95,6 +95,7 @@ export class Runtime {
     const tools = new RunTools({ workspaces, toolLimits: deps.toolLimits, signals, fileProduced: deps.fileProduced, usage: deps.folderUsage, agentTools: deps.agentTools });
     const executor = new EffectExecutor({
       ledger,
+      records: states,
       hub,
       inference: deps.inference,
       children,

@@ -18,6 +18,8 @@ const SHOWN = 12;
 
 export function kgAssertNode(deps: MemoryDeps) {
   return effectNode<AssertPayload, Record<string, unknown>>({
+    // Writes and reads Keel's own storage only: no commit is needed before it (effect-durability.ts).
+    sideEffects: 'local',
     payload: (inputs) => {
       const source = [inputs.assertions, inputs.triples, inputs.items].find(given);
       const defaults = inputs.attributes_defaults;

@@ -28,6 +28,8 @@ interface Candidate {
 
 export function kgResolveNode(deps: MemoryDeps) {
   return effectNode<Record<string, unknown>, Record<string, unknown>>({
+    // Writes and reads Keel's own storage only: no commit is needed before it (effect-durability.ts).
+    sideEffects: 'local',
     payload: (inputs) => Object.fromEntries(PINS.filter((k) => given(inputs[k]) && inputs[k] !== '').map((k) => [k, inputs[k]])),
     perform: (payload, context) => resolve(deps, payload, context),
     outputs: (result) => ({ candidates: result.candidates ?? [], count: result.count ?? 0, ok: result.ok ?? false, raw: result }),

@@ -125,6 +125,8 @@ export function compose(inputs: Record<string, unknown>, activeMemory: unknown) 
 export function memactComposeNode() {
   return {
     ...effectNode<Record<string, unknown>, Record<string, unknown>>({
+    // Writes and reads Keel's own storage only: no commit is needed before it (effect-durability.ts).
+    sideEffects: 'local',
       // The inputs themselves: the node has no record, nothing of it is stored.
       payload: (inputs) => ({ kg_result: inputs.kg_result ?? null, raw: inputs.raw ?? null, result: inputs.result ?? null, stimulus: inputs.stimulus ?? inputs.query_text ?? null, marker: inputs.marker ?? null, max_items: inputs.max_items ?? null }),
       perform: async (payload, context) => compose(payload, (context.vars._runtime as Record<string, unknown> | undefined)?.active_memory),

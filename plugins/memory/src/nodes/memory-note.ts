@@ -24,6 +24,8 @@ export function notePreview(note: string): string {
 
 export function memoryNoteNode(deps: MemoryDeps) {
   return effectNode<NotePayload, NoteResult>({
+    // Writes and reads Keel's own storage only: no commit is needed before it (effect-durability.ts).
+    sideEffects: 'local',
     payload: (inputs, node) => {
       const config = (node.data as { effectConfig?: Record<string, unknown> }).effectConfig ?? {};
       const keep = given(inputs.keep_in_context) ? coerceBool(inputs.keep_in_context) : coerceBool(config.keep_in_context ?? config.keepInContext);

@@ -29,6 +29,8 @@ const PREVIEW_CHARS = 360;
 
 export function memoryRehydrateNode(deps: MemoryDeps) {
   return effectNode<RehydratePayload, RehydrateResult>({
+    // Writes and reads Keel's own storage only: no commit is needed before it (effect-durability.ts).
+    sideEffects: 'local',
     payload: (inputs) => {
       const ids = listOf(given(inputs.span_ids) ? inputs.span_ids : inputs.span_id)
         .map((x) => (x && typeof x === 'object' ? (x as { span_id?: unknown }).span_id : x))
