@@ -12,6 +12,8 @@ const STOP_TIMEOUT_MS = 15_000;
 
 export interface ServerProcess {
   port: number;
+  /** The child's process id (e.g. for strace to attach to). */
+  pid: number;
   /** The child's CPU time so far, user + system, in microseconds. */
   cpuMicros(): Promise<number>;
   /** Asks the child to close and waits for it to exit (killing it if it will not). */
@@ -25,6 +27,7 @@ export async function startServer(script: URL, execArgv: string[]): Promise<Serv
   const ready = await reply(child, name, isReadyMessage, READY_TIMEOUT_MS);
   return {
     port: ready.port,
+    pid: child.pid!,
     cpuMicros: async () => {
       child.send(CPU_MESSAGE);
       const { usage } = await reply(child, name, isCpuMessage, REPLY_TIMEOUT_MS);

@@ -1,19 +1,30 @@
 /**
  * The parent's HTTP client for the kernel child: keep-alive `node:http` (cheaper per request than
- * fetch, so the tight polling loop adds as little as it can to what it measures).
+ * fetch, so the tight polling loop adds as little as it can to what it measures). bench/peers drives
+ * the other engines with it too (an empty token sends no authorization header).
  */
 import http from 'node:http';
 
 export class KernelHttp {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  private readonly agent: http.Agent;
 
-  constructor(private readonly port: number, private readonly token: string) {}
+  /** `maxSockets`: connections kept to the server (one per concurrent client when driving load). */
+  constructor(private readonly port: number, private readonly token: string, maxSockets = 4) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+  }
 
   async json<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const { status, text } = await this.send(method, path, body, headers);
+    if (status < 200 || status >= 300) throw new Error(`${method} ${path} answered ${status}: ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** One request; answers the status and body whatever the status. */
+  async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
     const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: {
-        authorization: `Bearer ${this.token}`,
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
         ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
         ...headers,
       } }, (res) => {
@@ -26,8 +37,6 @@ export class KernelHttp {
       req.on('error', reject);
       req.end(payload);
     });
-    if (status < 200 || status >= 300) throw new Error(`${method} ${path} answered ${status}: ${text}`);
-    return JSON.parse(text) as T;
   }
 
   /** Reads an SSE stream until its `done` event; resolves with the event names seen, in order. */
