@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
 import { until } from './helpers/until.js';
+import { finishedRecords } from './helpers/relay-hosted.js';
 
 const STATUS_FIELDS = ['policy', 'policy_source', 'policy_path', 'logs_dir', 'usage_bytes', 'file_count', 'over_budget', 'cleanup_interval_seconds', 'last_cleanup_at', 'deleted_files', 'deleted_bytes', 'oversized_records', 'dropped_records', 'last_error'];
 
@@ -61,7 +62,7 @@ function logFiles(dir: string): string[] {
 }
 
 function logRecords(dir: string): Array<Record<string, unknown>> {
-  return logFiles(dir).flatMap((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
+  return logFiles(dir).flatMap((file) => finishedRecords(readFileSync(file, 'utf8')));
 }
 
 function tempFiles(dir: string): string[] {

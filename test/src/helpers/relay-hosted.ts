@@ -78,6 +78,14 @@ export function framesOf(text: string): Frame[] {
   return frames;
 }
 
+/** The records of a log file's text. The relay appends while a test reads: only lines it finished
+ *  (ended by a newline) are records yet. */
+export function finishedRecords(text: string): Array<Record<string, unknown>> {
+  const lines = text.split('\n');
+  lines.pop();
+  return lines.filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** Every traffic record the relay wrote so far. */
 export async function trafficRecords(relay: RelayKernel): Promise<Array<Record<string, unknown>>> {
   const root = path.join(relay.kernel.dataDir, 'plugins', 'relay', 'logs');
@@ -93,7 +101,7 @@ export async function trafficRecords(relay: RelayKernel): Promise<Array<Record<s
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
       else if (entry.name.endsWith('.log')) {
-        for (const line of (await readFile(full, 'utf8')).split('\n')) if (line.trim()) records.push(JSON.parse(line) as Record<string, unknown>);
+        records.push(...finishedRecords(await readFile(full, 'utf8')));
       }
     }
   };
