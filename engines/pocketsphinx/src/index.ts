@@ -1,0 +1,2 @@
+/** Placeholder until the engine lands. */
+export const ENGINE_PACKAGE = 'engines/pocketsphinx';

@@ -1,0 +1,2 @@
+/** `@keel/voice`: the speech library. See README.md. */
+export * from './contracts.js';
