@@ -1,0 +1,117 @@
+/**
+ * The voice service (`voice.service`): each call picks the manager of the settings it implies
+ * (the configured ones, with the request's provider, model and language), inside the admission's
+ * bounds (concurrency per process and account, the deadline), and maps the library's errors to
+ * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
+ */
+import { badRequest } from '@keel/plugin-sdk';
+import type { AudioFormat } from '@keel/voice';
+import type { VoiceAdmission } from './admission.js';
+import { contentTypeOf } from './audio-formats.js';
+import type { VoiceLimits } from './config.js';
+import type { ManagerCache } from './manager-cache.js';
+import type { VoiceManagerPort } from './manager-port.js';
+import type { OwnerSettings } from './owner-settings.js';
+import { parseSelector } from './selectors.js';
+import { mapVoiceErrors } from './voice-errors.js';
+import type {
+  CatalogFilter, ClonedVoice, CloneInput, SpeechInput, SpeechOutput, TranscriptionInput, TranscriptionOutput, VoiceService,
+} from './voice-service.js';
+
+/** Canonical provider ids per kind (null: not a provider of that kind). */
+export interface ProviderNames {
+  tts(id: string): string | null;
+  stt(id: string): string | null;
+  cloning(id: string): string | null;
+}
+
+export class VoiceRuntime implements VoiceService {
+  constructor(
+    private readonly base: OwnerSettings,
+    private readonly managers: ManagerCache<VoiceManagerPort>,
+    private readonly admission: VoiceAdmission,
+    private readonly limits: () => VoiceLimits,
+    private readonly providers: ProviderNames,
+  ) {}
+
+  /** The configured settings. */
+  get settings(): OwnerSettings {
+    return this.base;
+  }
+
+  async speak(account: string, input: SpeechInput): Promise<SpeechOutput> {
+    const max = this.limits().maxInputChars;
+    if (!input.text.trim()) throw badRequest('Missing input text.', { code: 'missing_input', field: 'input' });
+    if (input.text.length > max) throw badRequest(`The input text is ${input.text.length} characters long; the limit is ${max} (setting limits.maxInputChars).`, { code: 'input_too_long', field: 'input' });
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.tts(id));
+    const settings = this.with({ language: input.language }, sel.provider ? { ttsEngine: sel.provider, ttsModel: sel.model ?? (sel.provider === this.base.ttsEngine ? this.base.ttsModel : null) } : sel.model ? { ttsModel: sel.model } : {});
+    const format: AudioFormat = input.format ?? 'wav';
+    return this.admission.run(account, 'synthesis', input.signal, (signal) =>
+      this.managers.use(settings, (manager) =>
+        mapVoiceErrors(async () => {
+          const { audio, metrics } = await manager.speak({
+            text: input.text, format, signal,
+            ...(input.voice ? { voice: input.voice } : {}),
+            ...(input.speed !== undefined ? { speed: input.speed } : {}),
+            ...(input.instructions ? { instructions: input.instructions } : {}),
+          });
+          return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: settings.ttsModel, metrics };
+        }),
+      ),
+    );
+  }
+
+  async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
+    if (input.audio.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
+    if (input.audio.bytes.length > this.limits().maxUploadBytes) throw badRequest(`The audio is larger than the limit (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
+    const settings = this.with({ language: input.language }, sel.provider ? { sttEngine: sel.provider, sttModel: sel.model ?? (sel.provider === this.base.sttEngine ? this.base.sttModel : null) } : sel.model ? { sttModel: sel.model } : {});
+    return this.admission.run(account, 'transcription', input.signal, (signal) =>
+      this.managers.use(settings, (manager) =>
+        mapVoiceErrors(async () => {
+          const { text } = await manager.transcribe(input.audio, { signal, ...(input.prompt ? { prompt: input.prompt } : {}) });
+          return { text, language: settings.language, provider: settings.sttEngine, model: settings.sttModel };
+        }),
+      ),
+    );
+  }
+
+  async clone(account: string, input: CloneInput): Promise<ClonedVoice> {
+    if (input.audio.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
+    const settings = this.with({}, sel.provider ? { cloningEngine: sel.provider, cloningModel: sel.model ?? null } : sel.model ? { cloningModel: sel.model } : {});
+    return this.admission.run(account, 'transcription', input.signal, (signal) =>
+      this.managers.use(settings, (manager) =>
+        mapVoiceErrors(() => manager.clone(input.audio, { signal, ...(input.name ? { name: input.name } : {}), ...(input.reference_text ? { reference_text: input.reference_text } : {}) })),
+      ),
+    );
+  }
+
+  async validateClone(account: string, voiceId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const started = performance.now();
+    try {
+      const audio = await this.speak(account, { text: 'Hello.', voice: voiceId, format: 'wav', ...(signal ? { signal } : {}) });
+      return { ok: true, seconds: (performance.now() - started) / 1000, bytes: audio.bytes.length, metrics: audio.metrics };
+    } catch (err) {
+      await this.managers.use(this.base, (manager) => manager.deleteClone(voiceId)).catch(() => undefined);
+      throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
+    }
+  }
+
+  voiceCatalog(_account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(filter)));
+  }
+
+  availableProviders(_account: string): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders()));
+  }
+
+  async models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>> {
+    return this.voiceCatalog(account, kind === 'tts' ? filter : { ...(filter.provider ? { provider: filter.provider } : {}) });
+  }
+
+  /** The base settings with a request's language and provider/model changes. */
+  private with(request: { language?: string | undefined }, change: Partial<OwnerSettings>): OwnerSettings {
+    return { ...this.base, ...(request.language ? { language: request.language } : {}), ...change };
+  }
+}
