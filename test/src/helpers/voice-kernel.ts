@@ -3,6 +3,7 @@
  * unless `voice: false`, the voice plugin with `voice` as its config; a non-admin account `bob`;
  * a real listener for the official `openai` client and for raw sockets.
  */
+import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { createTestKernel, type InjectResponse, type TestKernel } from '@keel/plugin-sdk/testing';
@@ -61,4 +62,14 @@ export function audioForm(parts: Array<{ name: string; value?: string; filename?
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** The Debian packages the local recognition engine needs (issue 17 item 8). */
+export const POCKETSPHINX_INSTALL = 'apt-get install pocketsphinx pocketsphinx-en-us';
+
+/** Skips the calling test, with the sentence naming the Debian packages, when pocketsphinx or its English model is missing. */
+export function requirePocketsphinx(ctx: Mocha.Context): void {
+  if (existsSync('/usr/bin/pocketsphinx_continuous') && existsSync('/usr/share/pocketsphinx/model/en-us')) return;
+  console.log(`      (skipped: pocketsphinx or its English model is not installed; ${POCKETSPHINX_INSTALL})`);
+  ctx.skip();
 }
