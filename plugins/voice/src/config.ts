@@ -30,6 +30,22 @@ export interface VoiceLimits {
   maxCachedManagers: number;
 }
 
+/** Options of the local engines (each engine's README says more). */
+export interface LocalEngineConfig {
+  espeak: {
+    /** Worker threads synthesising at once. */
+    maxThreads: number;
+  };
+  pocketsphinx: {
+    /** The recognizer binary (Debian: `/usr/bin/pocketsphinx_continuous`). */
+    binary?: string;
+    /** The acoustic model folder (Debian `pocketsphinx-en-us`: `/usr/share/pocketsphinx/model/en-us`). */
+    modelDir?: string;
+    /** Recognizer processes at once. */
+    maxConcurrent: number;
+  };
+}
+
 export interface VoiceConfig {
   voice_language?: string;
   voice_allow_downloads?: LooseBoolean;
@@ -56,6 +72,7 @@ export interface VoiceConfig {
   voice_codebook_predictor?: 'auto' | 'reference';
   voice_codebook_sampler?: 'multinomial' | 'exponential';
   limits: VoiceLimits;
+  engines: LocalEngineConfig;
 }
 
 const looseBoolean = { type: ['boolean', 'string', 'number'] } as const;
@@ -86,6 +103,29 @@ export const voiceConfigSchema = defineSchemaFor<VoiceConfig>()({
     // A typo here fails at boot, before any manager is built (reference B.13).
     voice_codebook_predictor: { type: 'string', enum: ['auto', 'reference'] },
     voice_codebook_sampler: { type: 'string', enum: ['multinomial', 'exponential'] },
+    engines: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        espeak: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: { maxThreads: { type: 'integer', minimum: 1, maximum: 16, default: 1 } },
+        },
+        pocketsphinx: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            binary: { type: 'string', minLength: 1, maxLength: 1024 },
+            modelDir: { type: 'string', minLength: 1, maxLength: 1024 },
+            maxConcurrent: { type: 'integer', minimum: 1, maximum: 16, default: 2 },
+          },
+        },
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,

@@ -4,7 +4,7 @@
  * bounds (concurrency per process and account, the deadline), and maps the library's errors to
  * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
  */
-import { badRequest } from '@keel/plugin-sdk';
+import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
 import type { AudioFormat } from '@keel/voice';
 import type { VoiceAdmission } from './admission.js';
 import { contentTypeOf } from './audio-formats.js';
@@ -63,7 +63,8 @@ export class VoiceRuntime implements VoiceService {
 
   async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
     if (input.audio.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
-    if (input.audio.bytes.length > this.limits().maxUploadBytes) throw badRequest(`The audio is larger than the limit (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
+    const maxBytes = this.limits().maxUploadBytes;
+    if (input.audio.bytes.length > maxBytes) throw payloadTooLarge(`The audio has ${input.audio.bytes.length} bytes, more than the ${maxBytes} allowed (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
     const settings = this.with({ language: input.language }, sel.provider ? { sttEngine: sel.provider, sttModel: sel.model ?? (sel.provider === this.base.sttEngine ? this.base.sttModel : null) } : sel.model ? { sttModel: sel.model } : {});
     return this.admission.run(account, 'transcription', input.signal, (signal) =>
