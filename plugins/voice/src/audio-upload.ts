@@ -41,7 +41,11 @@ export function requireMultipart(contentType: string | undefined): void {
   }
 }
 
-export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits): Promise<AudioUpload> {
+/**
+ * Reads the upload; `signal` (the deadline, or the client gone) stops the read with its reason
+ * (an HttpError, such as the deadline's 504, is answered with the connection closed).
+ */
+export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits, signal?: AbortSignal): Promise<AudioUpload> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -115,6 +119,9 @@ export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits
     parser.on('error', (err: Error) => fail(unreadable(err)));
     parser.on('close', () => resolve());
     req.on('aborted', () => fail(badRequest('The upload was interrupted before its end.', { code: 'invalid_multipart' })));
+    const stop = () => fail(isHttpError(signal?.reason) ? signal.reason : badRequest('The upload was interrupted before its end.', { code: 'invalid_multipart' }));
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
   });
   // The whole body is bounded too: busboy drops what passes a field's limit silently until the part
   // ends, so a field that never ends would otherwise be read for ever.

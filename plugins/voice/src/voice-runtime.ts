@@ -62,29 +62,59 @@ export class VoiceRuntime implements VoiceService {
   }
 
   async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
-    if (input.audio.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
-    const maxBytes = this.limits().maxUploadBytes;
-    if (input.audio.bytes.length > maxBytes) throw payloadTooLarge(`The audio has ${input.audio.bytes.length} bytes, more than the ${maxBytes} allowed (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
-    const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
-    const settings = this.with({ language: input.language }, sel.provider ? { sttEngine: sel.provider, sttModel: sel.model ?? (sel.provider === this.base.sttEngine ? this.base.sttModel : null) } : sel.model ? { sttModel: sel.model } : {});
-    return this.admission.run(account, 'transcription', input.signal, (signal) =>
-      this.managers.use(settings, (manager) =>
-        mapVoiceErrors(async () => {
-          const { text } = await manager.transcribe(input.audio, { signal, ...(input.prompt ? { prompt: input.prompt } : {}) });
-          return { text, language: settings.language, provider: settings.sttEngine, model: settings.sttModel };
-        }),
-      ),
-    );
+    this.checkAudio(input.audio.bytes);
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runTranscription(input, signal));
+  }
+
+  /**
+   * `transcribe` for an upload: the slot is taken before the body is read, so at most
+   * `maxConcurrentTranscriptions` uploads are held in memory at once, and a slow upload counts
+   * against the deadline.
+   */
+  transcribeUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<TranscriptionInput>): Promise<TranscriptionOutput> {
+    return this.admission.run(account, 'transcription', signal, async (inner) => {
+      const input = await read(inner);
+      this.checkAudio(input.audio.bytes);
+      return this.runTranscription(input, inner);
+    });
   }
 
   async clone(account: string, input: CloneInput): Promise<ClonedVoice> {
-    if (input.audio.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
+    this.checkAudio(input.audio.bytes);
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runClone(input, signal));
+  }
+
+  /** `clone` for an upload (see `transcribeUpload`). */
+  cloneUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<CloneInput>): Promise<ClonedVoice> {
+    return this.admission.run(account, 'transcription', signal, async (inner) => {
+      const input = await read(inner);
+      this.checkAudio(input.audio.bytes);
+      return this.runClone(input, inner);
+    });
+  }
+
+  private checkAudio(bytes: Buffer): void {
+    if (bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
+    const maxBytes = this.limits().maxUploadBytes;
+    if (bytes.length > maxBytes) throw payloadTooLarge(`The audio has ${bytes.length} bytes, more than the ${maxBytes} allowed (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
+  }
+
+  private runTranscription(input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
+    const settings = this.with({ language: input.language }, sel.provider ? { sttEngine: sel.provider, sttModel: sel.model ?? (sel.provider === this.base.sttEngine ? this.base.sttModel : null) } : sel.model ? { sttModel: sel.model } : {});
+    return this.managers.use(settings, (manager) =>
+      mapVoiceErrors(async () => {
+        const { text } = await manager.transcribe(input.audio, { signal, ...(input.prompt ? { prompt: input.prompt } : {}) });
+        return { text, language: settings.language, provider: settings.sttEngine, model: settings.sttModel };
+      }),
+    );
+  }
+
+  private runClone(input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
     const settings = this.with({}, sel.provider ? { cloningEngine: sel.provider, cloningModel: sel.model ?? null } : sel.model ? { cloningModel: sel.model } : {});
-    return this.admission.run(account, 'transcription', input.signal, (signal) =>
-      this.managers.use(settings, (manager) =>
-        mapVoiceErrors(() => manager.clone(input.audio, { signal, ...(input.name ? { name: input.name } : {}), ...(input.reference_text ? { reference_text: input.reference_text } : {}) })),
-      ),
+    return this.managers.use(settings, (manager) =>
+      mapVoiceErrors(() => manager.clone(input.audio, { signal, ...(input.name ? { name: input.name } : {}), ...(input.reference_text ? { reference_text: input.reference_text } : {}) })),
     );
   }
 

@@ -8,8 +8,10 @@ import { badRequest, defineSchema, route } from '@keel/plugin-sdk';
 import { FILE_FIELD, readAudioUpload, requireMultipart } from '../audio-upload.js';
 import type { VoiceLimits } from '../config.js';
 import { readBoolean } from '../owner-settings.js';
-import type { CloneInput, VoiceService } from '../voice-service.js';
+import type { VoiceRuntime } from '../voice-runtime.js';
+import type { CloneInput } from '../voice-service.js';
 import type { ApiSwitch } from './api-switch.js';
+import { refuseUnread } from './refuse-unread.js';
 
 const MAX_FIELDS = 8;
 
@@ -25,7 +27,7 @@ export const cloneForm = defineSchema({
   },
 });
 
-export function cloneRoute(service: VoiceService, limits: () => VoiceLimits, api: ApiSwitch) {
+export function cloneRoute(service: VoiceRuntime, limits: () => VoiceLimits, api: ApiSwitch) {
   return route({
     method: 'POST',
     path: '/voice/clone',
@@ -43,18 +45,27 @@ export function cloneRoute(service: VoiceService, limits: () => VoiceLimits, api
       api.check();
       requireMultipart(koa.get('content-type'));
       const l = limits();
-      const upload = await readAudioUpload(koa.req, { maxFileBytes: l.maxUploadBytes, maxFields: MAX_FIELDS, maxFieldBytes: l.maxFieldBytes, fileSetting: 'limits.maxUploadBytes' });
-      if (!upload.file || upload.file.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: FILE_FIELD });
-      const field = (name: string) => upload.fields.get(name)?.trim() || undefined;
-      const input: CloneInput = { audio: { bytes: upload.file.bytes, filename: upload.file.filename, contentType: upload.file.mimeType }, signal };
-      const name = field('name');
-      const referenceText = field('reference_text');
-      const model = field('model') ?? field('provider');
-      if (name) input.name = name;
-      if (referenceText) input.reference_text = referenceText;
-      if (model) input.model = model;
-      const validate = readBoolean(field('validate'), false);
-      const voice = await service.clone(principal.account, input);
+      let validate = false;
+      let read = false;
+      // The slot is taken before the body is read (see VoiceRuntime.cloneUpload).
+      const voice = await refuseUnread(() =>
+        service.cloneUpload(principal.account, signal, async (inner) => {
+          const upload = await readAudioUpload(koa.req, { maxFileBytes: l.maxUploadBytes, maxFields: MAX_FIELDS, maxFieldBytes: l.maxFieldBytes, fileSetting: 'limits.maxUploadBytes' }, inner);
+          read = true;
+          if (!upload.file || upload.file.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: FILE_FIELD });
+          const field = (name: string) => upload.fields.get(name)?.trim() || undefined;
+          const input: CloneInput = { audio: { bytes: upload.file.bytes, filename: upload.file.filename, contentType: upload.file.mimeType } };
+          const name = field('name');
+          const referenceText = field('reference_text');
+          const model = field('model') ?? field('provider');
+          if (name) input.name = name;
+          if (referenceText) input.reference_text = referenceText;
+          if (model) input.model = model;
+          validate = readBoolean(field('validate'), false);
+          return input;
+        }),
+        () => read,
+      );
       let validation: Record<string, unknown> | null = null;
       if (validate) validation = await service.validateClone(principal.account, voice.voice_id, signal);
       return { ok: true, id: voice.voice_id, voice_id: voice.voice_id, voice, name: voice.name, engine: voice.engine, validation };

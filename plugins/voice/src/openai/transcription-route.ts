@@ -8,8 +8,10 @@
 import { badRequest, defineSchema, reply, route } from '@keel/plugin-sdk';
 import { readAudioUpload, requireMultipart, FILE_FIELD } from '../audio-upload.js';
 import type { VoiceLimits } from '../config.js';
-import type { TranscriptionInput, VoiceService } from '../voice-service.js';
+import type { VoiceRuntime } from '../voice-runtime.js';
+import type { TranscriptionInput } from '../voice-service.js';
 import type { ApiSwitch } from './api-switch.js';
+import { refuseUnread } from './refuse-unread.js';
 import { wavDurationSeconds } from './wav-duration.js';
 
 const FORMATS = ['json', 'text', 'verbose_json'] as const;
@@ -30,7 +32,7 @@ export const transcriptionForm = defineSchema({
   },
 });
 
-export function transcriptionRoute(service: VoiceService, limits: () => VoiceLimits, api: ApiSwitch) {
+export function transcriptionRoute(service: VoiceRuntime, limits: () => VoiceLimits, api: ApiSwitch) {
   return route({
     method: 'POST',
     path: '/audio/transcriptions',
@@ -48,28 +50,39 @@ export function transcriptionRoute(service: VoiceService, limits: () => VoiceLim
       api.check();
       requireMultipart(koa.get('content-type'));
       const l = limits();
-      const upload = await readAudioUpload(koa.req, { maxFileBytes: l.maxUploadBytes, maxFields: MAX_FIELDS, maxFieldBytes: l.maxFieldBytes, fileSetting: 'limits.maxUploadBytes' });
-      if (!upload.file || upload.file.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: FILE_FIELD });
-      const field = (name: string) => upload.fields.get(name)?.trim() || undefined;
-      const format = (field('response_format') ?? 'json') as TranscriptFormat;
-      if (!FORMATS.includes(format)) {
-        throw badRequest(`Unsupported response_format: ${format.slice(0, 32)} (expected json, text or verbose_json).`, { code: 'unsupported_format', field: 'response_format' });
-      }
-      const temperature = field('temperature');
-      if (temperature !== undefined && !(Number(temperature) >= 0 && Number(temperature) <= 1)) {
-        throw badRequest(`temperature must be a number between 0 and 1 (got ${temperature.slice(0, 32)}).`, { code: 'invalid_temperature', field: 'temperature' });
-      }
-      const input: TranscriptionInput = { audio: { bytes: upload.file.bytes, filename: upload.file.filename, contentType: upload.file.mimeType }, signal };
-      const model = field('model');
-      const language = field('language');
-      const prompt = upload.fields.get('prompt');
-      if (model) input.model = model;
-      if (language) input.language = language.toLowerCase();
-      if (prompt?.trim()) input.prompt = prompt;
-      const result = await service.transcribe(principal.account, input);
+      let format = 'json' as TranscriptFormat;
+      let bytes: Buffer = Buffer.alloc(0);
+      let read = false;
+      // The slot is taken before the body is read (see VoiceRuntime.transcribeUpload).
+      const result = await refuseUnread(() =>
+        service.transcribeUpload(principal.account, signal, async (inner) => {
+          const upload = await readAudioUpload(koa.req, { maxFileBytes: l.maxUploadBytes, maxFields: MAX_FIELDS, maxFieldBytes: l.maxFieldBytes, fileSetting: 'limits.maxUploadBytes' }, inner);
+          read = true;
+          if (!upload.file || upload.file.bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: FILE_FIELD });
+          const field = (name: string) => upload.fields.get(name)?.trim() || undefined;
+          format = (field('response_format') ?? 'json') as TranscriptFormat;
+          if (!FORMATS.includes(format)) {
+            throw badRequest(`Unsupported response_format: ${format.slice(0, 32)} (expected json, text or verbose_json).`, { code: 'unsupported_format', field: 'response_format' });
+          }
+          const temperature = field('temperature');
+          if (temperature !== undefined && !(Number(temperature) >= 0 && Number(temperature) <= 1)) {
+            throw badRequest(`temperature must be a number between 0 and 1 (got ${temperature.slice(0, 32)}).`, { code: 'invalid_temperature', field: 'temperature' });
+          }
+          bytes = upload.file.bytes;
+          const input: TranscriptionInput = { audio: { bytes, filename: upload.file.filename, contentType: upload.file.mimeType } };
+          const model = field('model');
+          const language = field('language');
+          const prompt = upload.fields.get('prompt');
+          if (model) input.model = model;
+          if (language) input.language = language.toLowerCase();
+          if (prompt?.trim()) input.prompt = prompt;
+          return input;
+        }),
+        () => read,
+      );
       if (format === 'text') return reply(200, result.text, { 'content-type': 'text/plain; charset=utf-8' });
       if (format === 'json') return { text: result.text };
-      const duration = wavDurationSeconds(upload.file.bytes);
+      const duration = wavDurationSeconds(bytes);
       return {
         task: 'transcribe',
         language: result.language,
