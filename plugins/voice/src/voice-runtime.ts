@@ -44,18 +44,21 @@ export class VoiceRuntime implements VoiceService {
     if (!input.text.trim()) throw badRequest('Missing input text.', { code: 'missing_input', field: 'input' });
     if (input.text.length > max) throw badRequest(`The input text is ${input.text.length} characters long; the limit is ${max} (setting limits.maxInputChars).`, { code: 'input_too_long', field: 'input' });
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.tts(id));
-    const settings = this.with({ language: input.language }, sel.provider ? { ttsEngine: sel.provider, ttsModel: sel.model ?? (sel.provider === this.base.ttsEngine ? this.base.ttsModel : null) } : sel.model ? { ttsModel: sel.model } : {});
+    // Only another provider needs another manager; model and language are options of the call.
+    const settings = sel.provider && sel.provider !== this.base.ttsEngine ? { ...this.base, ttsEngine: sel.provider, ttsModel: null } : this.base;
     const format: AudioFormat = input.format ?? 'wav';
     return this.admission.run(account, 'synthesis', input.signal, (signal) =>
       this.managers.use(settings, (manager) =>
         mapVoiceErrors(async () => {
-          const { audio, metrics } = await manager.speak({
+          const { audio, metrics } = await manager.speak(account, {
             text: input.text, format, signal,
             ...(input.voice ? { voice: input.voice } : {}),
             ...(input.speed !== undefined ? { speed: input.speed } : {}),
             ...(input.instructions ? { instructions: input.instructions } : {}),
+            ...(input.language ? { language: input.language } : {}),
+            ...(sel.model ? { model: sel.model } : {}),
           });
-          return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: settings.ttsModel, metrics };
+          return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: sel.model ?? settings.ttsModel, metrics };
         }),
       ),
     );
@@ -63,7 +66,7 @@ export class VoiceRuntime implements VoiceService {
 
   async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
     this.checkAudio(input.audio.bytes);
-    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runTranscription(input, signal));
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runTranscription(account, input, signal));
   }
 
   /**
@@ -75,13 +78,13 @@ export class VoiceRuntime implements VoiceService {
     return this.admission.run(account, 'transcription', signal, async (inner) => {
       const input = await read(inner);
       this.checkAudio(input.audio.bytes);
-      return this.runTranscription(input, inner);
+      return this.runTranscription(account, input, inner);
     });
   }
 
   async clone(account: string, input: CloneInput): Promise<ClonedVoice> {
     this.checkAudio(input.audio.bytes);
-    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runClone(input, signal));
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runClone(account, input, signal));
   }
 
   /** `clone` for an upload (see `transcribeUpload`). */
@@ -89,7 +92,7 @@ export class VoiceRuntime implements VoiceService {
     return this.admission.run(account, 'transcription', signal, async (inner) => {
       const input = await read(inner);
       this.checkAudio(input.audio.bytes);
-      return this.runClone(input, inner);
+      return this.runClone(account, input, inner);
     });
   }
 
@@ -99,22 +102,34 @@ export class VoiceRuntime implements VoiceService {
     if (bytes.length > maxBytes) throw payloadTooLarge(`The audio has ${bytes.length} bytes, more than the ${maxBytes} allowed (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
   }
 
-  private runTranscription(input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
+  private runTranscription(account: string, input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
-    const settings = this.with({ language: input.language }, sel.provider ? { sttEngine: sel.provider, sttModel: sel.model ?? (sel.provider === this.base.sttEngine ? this.base.sttModel : null) } : sel.model ? { sttModel: sel.model } : {});
+    const settings = sel.provider && sel.provider !== this.base.sttEngine ? { ...this.base, sttEngine: sel.provider, sttModel: null } : this.base;
     return this.managers.use(settings, (manager) =>
       mapVoiceErrors(async () => {
-        const { text } = await manager.transcribe(input.audio, { signal, ...(input.prompt ? { prompt: input.prompt } : {}) });
-        return { text, language: settings.language, provider: settings.sttEngine, model: settings.sttModel };
+        const { text, language } = await manager.transcribe(account, input.audio, {
+          signal,
+          ...(input.prompt ? { prompt: input.prompt } : {}),
+          ...(input.language ? { language: input.language } : {}),
+          ...(sel.model ? { model: sel.model } : {}),
+        });
+        return { text, language, provider: settings.sttEngine, model: sel.model ?? settings.sttModel };
       }),
     );
   }
 
-  private runClone(input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
+  private runClone(account: string, input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
-    const settings = this.with({}, sel.provider ? { cloningEngine: sel.provider, cloningModel: sel.model ?? null } : sel.model ? { cloningModel: sel.model } : {});
+    const settings = sel.provider && sel.provider !== this.base.cloningEngine ? { ...this.base, cloningEngine: sel.provider, cloningModel: null } : this.base;
     return this.managers.use(settings, (manager) =>
-      mapVoiceErrors(() => manager.clone(input.audio, { signal, ...(input.name ? { name: input.name } : {}), ...(input.reference_text ? { reference_text: input.reference_text } : {}) })),
+      mapVoiceErrors(() =>
+        manager.clone(account, input.audio, {
+          signal,
+          ...(input.name ? { name: input.name } : {}),
+          ...(input.reference_text ? { reference_text: input.reference_text } : {}),
+          ...(sel.model ? { model: sel.model } : {}),
+        }),
+      ),
     );
   }
 
@@ -124,25 +139,20 @@ export class VoiceRuntime implements VoiceService {
       const audio = await this.speak(account, { text: 'Hello.', voice: voiceId, format: 'wav', ...(signal ? { signal } : {}) });
       return { ok: true, seconds: (performance.now() - started) / 1000, bytes: audio.bytes.length, metrics: audio.metrics };
     } catch (err) {
-      await this.managers.use(this.base, (manager) => manager.deleteClone(voiceId)).catch(() => undefined);
+      await this.managers.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
       throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
     }
   }
 
-  voiceCatalog(_account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(filter)));
+  voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
   }
 
-  availableProviders(_account: string): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders()));
+  availableProviders(account: string): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
   }
 
   async models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>> {
     return this.voiceCatalog(account, kind === 'tts' ? filter : { ...(filter.provider ? { provider: filter.provider } : {}) });
-  }
-
-  /** The base settings with a request's language and provider/model changes. */
-  private with(request: { language?: string | undefined }, change: Partial<OwnerSettings>): OwnerSettings {
-    return { ...this.base, ...(request.language ? { language: request.language } : {}), ...change };
   }
 }
