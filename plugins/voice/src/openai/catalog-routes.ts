@@ -9,9 +9,9 @@ import type { VoiceService } from '../voice-service.js';
 import type { ApiSwitch } from './api-switch.js';
 import { modelList, voiceList } from './catalog-lists.js';
 
+// Other query parameters are ignored, as OpenAI-style servers do.
 const filters = defineSchema({
   type: 'object',
-  additionalProperties: false,
   properties: {
     provider: { type: 'string', maxLength: 128, description: 'Only this provider (`espeak`, `hosted`, `compatible`, ...), or `provider:model`.' },
     model: { type: 'string', maxLength: 512, description: 'Only this model of the provider.' },
