@@ -1,0 +1,1002 @@
+/**
+ * The voice manager (reference B.1–B.6, B.9, B.10; seed §B.4): text to speech as bytes, files, chunks
+ * and a text-stream bridge; speech to text from files and bytes; profiles, speed, quality, language,
+ * delivery and voice modes; residency; last-utterance metrics. Engines come from factories the caller
+ * hands over (the library never imports a local engine package); `hosted` and `compatible` are built in.
+ * Playback and capture need a sound device: here they answer VoiceError 501 `no_audio_device`.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import {
+  VoiceError,
+  type AudioFormat,
+  type EncodedAudio,
+  type EngineSettings,
+  type PcmAudio,
+  type QualityPreset,
+  type SpeechRequest,
+  type SpeechToTextEngine,
+  type SpeechToTextEngineFactory,
+  type TtsEngine,
+  type TtsEngineFactory,
+  type UtteranceMetrics,
+  type VoiceProfile,
+} from './contracts.js';
+import { decodeWav, encodePcm, normaliseAudioFormat, unsupportedFormat, wavInfo } from './audio-encoding.js';
+import { CloneSpeech } from './clone-speech.js';
+import { deliveryModes, normaliseDeliveryMode, type DeliveryMode, type DeliveryModes } from './delivery-mode.js';
+import { resolveEngineId } from './engine-resolution.js';
+import { LANGUAGE_NAMES, languageName, normaliseLanguage } from './languages.js';
+import type { ClonedVoiceRecord, ClonedVoices, VoiceManagerHooks } from './manager-hooks.js';
+import { noAudioDevice } from './no-audio-device.js';
+import { DEFAULT_QUALITY_PRESET, normaliseQualityPreset } from './quality-preset.js';
+import { compatibleSttFactory, hostedSttFactory } from './remote/remote-stt-engine.js';
+import { compatibleTtsFactory, hostedTtsFactory } from './remote/remote-tts-engine.js';
+import { errorRecord, type PreloadResult, type ResidentComponent, type UnloadResult } from './residency.js';
+import { sanitizeSyntax } from './sanitize-syntax.js';
+import { FIRST_SEGMENT_MAX_CHARS, SEGMENT_MAX_CHARS } from './segmenter.js';
+import { TtsTextStream, type AudioChunk } from './tts-text-stream.js';
+import { UtteranceClock } from './utterance-metrics.js';
+import { VoiceModeMachine, type VoiceMode } from './voice-mode.js';
+
+/** Constructor options (reference B.1; camelCase of the seed's §2B names). */
+export interface VoiceManagerOptions {
+  language?: string;
+  ttsEngine?: string;
+  sttEngine?: string;
+  ttsModel?: string;
+  sttModel?: string;
+  whisperModel?: string;
+  debugMode?: boolean;
+  allowDownloads?: boolean;
+  clonedTtsStreaming?: boolean;
+  cloningEngine?: string;
+  cloningModel?: string;
+  ttsDeliveryMode?: string | boolean | null;
+  remoteBaseUrl?: string;
+  remoteApiKey?: string;
+  remoteTimeoutS?: number;
+  /** Hosted-only key and base URL (`openai_api_key` / `openai_base_url`); never sent to `remoteBaseUrl`. */
+  hostedApiKey?: string;
+  hostedBaseUrl?: string;
+  discoveryTimeoutS?: number;
+  discoveryTtlS?: number;
+  remoteMaxAudioBytes?: number;
+  remoteMaxJsonBytes?: number;
+  /** Longest text accepted by one speech call (default 100 000 characters). */
+  maxTextChars?: number;
+  /** Largest audio file `transcribeFile` / `cloneVoice` read (default 64 MiB). */
+  maxAudioFileBytes?: number;
+  /** Environment read for the B.16 overrides (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface VoiceEngineFactories {
+  tts?: readonly TtsEngineFactory[];
+  stt?: readonly SpeechToTextEngineFactory[];
+}
+
+/** Per-call speech options; each overrides the manager's setting for this call only. */
+export interface SpeakOptions {
+  /** A cloned voice id (spoken by its clone engine). */
+  voice?: string;
+  instructions?: string;
+  /** Strip markdown before speaking (default true). */
+  sanitizeSyntax?: boolean;
+  speed?: number;
+  language?: string;
+  /** A profile of the active engine (`profile_id` or `engine:profile_id`). */
+  profile?: string;
+  model?: string;
+  quality?: string;
+  signal?: AbortSignal;
+}
+
+export interface SpeakToBytesOptions extends SpeakOptions {
+  /** `wav` (default), `pcm` (raw s16le), or a format the engine writes itself. */
+  format?: string;
+}
+
+export interface TextStreamOptions {
+  voice?: string;
+  instructions?: string;
+  sanitizeSyntax?: boolean;
+  /** Later-segment limit (default min(engine limit, 240); clones 120). */
+  maxChars?: number;
+  minChars?: number;
+  /** Receives the audio of each segment; without it, iterate the stream. */
+  onAudio?: (chunk: AudioChunk) => void | Promise<void>;
+}
+
+export interface TranscribeOptions {
+  language?: string;
+  filename?: string;
+  contentType?: string;
+  prompt?: string;
+  model?: string;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_MAX_TEXT_CHARS = 100_000;
+const DEFAULT_MAX_AUDIO_FILE_BYTES = 64 * 1024 * 1024;
+const CLONE_SEGMENT_MAX_CHARS = 120;
+const WHISPER_SIZES = ['tiny', 'base', 'small', 'medium', 'large-v2', 'large-v3'];
+
+/** A resolved speech call: the engine, the request, and what the metrics name. */
+interface PreparedSpeech {
+  engine: TtsEngine;
+  request: SpeechRequest;
+  text: string;
+  clone?: ClonedVoiceRecord;
+  profileLabel?: string;
+}
+
+export class VoiceManager {
+  private readonly ttsFactories = new Map<string, TtsEngineFactory>();
+  private readonly sttFactories = new Map<string, SpeechToTextEngineFactory>();
+  private tts: TtsEngine | null = null;
+  private ttsId: string;
+  private stt: SpeechToTextEngine | null = null;
+  private readonly sttId: string;
+  private ttsModel: string | undefined;
+  private language: string;
+  private speed = 1;
+  private quality: QualityPreset | null = null;
+  private clonedQuality: QualityPreset | null = null;
+  private activeProfile = '';
+  private deliveryOverride: DeliveryMode | null;
+  private clonedTtsStreaming: boolean;
+  private whisperModel: string;
+  private lastMetrics: UtteranceMetrics | null = null;
+  private activeStream: TtsTextStream | undefined;
+  private readonly available = new WeakSet<object>();
+  private readonly cloneSpeech: CloneSpeech;
+  /** Modes and playback as a state machine (B.5); there is no recognizer without a sound device. */
+  readonly voiceModes = new VoiceModeMachine();
+
+  constructor(
+    readonly options: VoiceManagerOptions = {},
+    factories: VoiceEngineFactories = {},
+    private readonly hooks: VoiceManagerHooks = {},
+  ) {
+    for (const factory of [hostedTtsFactory, compatibleTtsFactory, ...(factories.tts ?? [])]) this.ttsFactories.set(factory.id.toLowerCase(), factory);
+    for (const factory of [hostedSttFactory, compatibleSttFactory, ...(factories.stt ?? [])]) this.sttFactories.set(factory.id.toLowerCase(), factory);
+    this.language = normaliseLanguage(options.language ?? 'en') || 'en';
+    this.ttsModel = options.ttsModel;
+    this.clonedTtsStreaming = options.clonedTtsStreaming ?? true;
+    this.deliveryOverride = options.ttsDeliveryMode === undefined || options.ttsDeliveryMode === null ? null : normaliseDeliveryMode(options.ttsDeliveryMode);
+    this.whisperModel = normaliseWhisper(options.whisperModel ?? 'base') ?? 'base';
+    this.sttId = resolveEngineId('stt', options.sttEngine, this.sttFactories.keys());
+    this.cloneSpeech = new CloneSpeech(this.ttsFactories, () => this.engineSettings());
+    // The TTS adapter is built now and its errors propagate: no silent fallback (B.1).
+    this.ttsId = resolveEngineId('tts', options.ttsEngine, this.ttsFactories.keys());
+    this.tts = this.buildTts(this.ttsId);
+    this.afterEngineChange();
+  }
+
+  // ---- engines ------------------------------------------------------------------------------------
+
+  /** The settings every factory receives. */
+  engineSettings(): EngineSettings {
+    const o = this.options;
+    return {
+      language: this.language,
+      model: this.ttsModel,
+      ttsModel: this.ttsModel,
+      sttModel: o.sttModel,
+      remoteBaseUrl: o.remoteBaseUrl,
+      remoteApiKey: o.remoteApiKey,
+      remoteTimeoutS: o.remoteTimeoutS ?? 0,
+      hostedApiKey: o.hostedApiKey,
+      hostedBaseUrl: o.hostedBaseUrl,
+      allowDownloads: o.allowDownloads ?? true,
+      env: o.env,
+      discoveryTimeoutS: o.discoveryTimeoutS,
+      discoveryTtlS: o.discoveryTtlS,
+      remoteMaxAudioBytes: o.remoteMaxAudioBytes,
+      remoteMaxJsonBytes: o.remoteMaxJsonBytes,
+    };
+  }
+
+  /** The resolved TTS engine id (`none` when no adapter is built). */
+  get ttsEngineId(): string {
+    return this.ttsId;
+  }
+
+  /** The resolved STT engine id. */
+  get sttEngineId(): string {
+    return this.sttId;
+  }
+
+  /** The active TTS adapter, or null (`none`). For the catalog; speak through the manager. */
+  get ttsEngine(): TtsEngine | null {
+    return this.tts;
+  }
+
+  get ttsFactoryIds(): string[] {
+    return [...this.ttsFactories.keys()];
+  }
+
+  get sttFactoryIds(): string[] {
+    return [...this.sttFactories.keys()];
+  }
+
+  getTtsModel(): string | null {
+    return this.ttsModel ?? null;
+  }
+
+  /**
+   * Switches the TTS engine (B.2): stops speech, builds the new adapter (errors propagate and leave
+   * the old one in place), moves to a supported language, resets to the engine's default profile, and
+   * answers the resolved id.
+   */
+  async setTtsEngine(engine: string, ttsModel?: string): Promise<string> {
+    const id = resolveEngineId('tts', engine, this.ttsFactories.keys());
+    const previousModel = this.ttsModel;
+    if (ttsModel !== undefined) this.ttsModel = ttsModel;
+    let next: TtsEngine | null;
+    try {
+      next = this.buildTts(id);
+    } catch (error) {
+      this.ttsModel = previousModel;
+      throw error;
+    }
+    this.stopSpeaking();
+    const old = this.tts;
+    this.tts = next;
+    this.ttsId = id;
+    this.afterEngineChange();
+    if (old && old !== next) await old.close?.();
+    return id;
+  }
+
+  private buildTts(id: string): TtsEngine | null {
+    if (id === 'none') return null;
+    const factory = this.ttsFactories.get(id)!;
+    return factory.create(this.engineSettings());
+  }
+
+  private afterEngineChange(): void {
+    const supported = this.tts?.languages() ?? [];
+    if (supported.length > 0 && !supported.includes(this.language)) this.language = supported.includes('en') ? 'en' : supported[0]!;
+    this.activeProfile = this.tts?.defaultProfile ?? '';
+    if (this.quality && !this.qualitySupported()) this.quality = null;
+  }
+
+  private requireTts(): TtsEngine {
+    if (!this.tts) throw new VoiceError('No TTS engine available: the manager was built with tts_engine none.', 501, 'no_tts_engine');
+    return this.tts;
+  }
+
+  /** Raises the adapter's unavailable reason (B.2); a good answer is remembered. */
+  private async ensureAvailable(engine: TtsEngine | SpeechToTextEngine, kind: 'TTS' | 'STT'): Promise<void> {
+    if (this.available.has(engine)) return;
+    const availability = await engine.availability();
+    if (!availability.available) {
+      throw new VoiceError(`${kind} engine '${engine.id}' is not available: ${availability.reason}`, 501, availability.code, availability.install);
+    }
+    this.available.add(engine);
+  }
+
+  private sttEngine(): SpeechToTextEngine {
+    if (this.stt) return this.stt;
+    if (this.sttId === 'none') {
+      throw new VoiceError('No STT engine is available.\nSet stt_engine to hosted, compatible or an installed local engine.', 501, 'no_stt_engine');
+    }
+    this.stt = this.sttFactories.get(this.sttId)!.create(this.engineSettings());
+    return this.stt;
+  }
+
+  // ---- speech ------------------------------------------------------------------------------------
+
+  /** Synthesises `text` to encoded audio (B.2 `speak_to_bytes`); records buffered metrics. */
+  async speakToBytes(text: string, options: SpeakToBytesOptions = {}): Promise<EncodedAudio> {
+    const format = normaliseAudioFormat(options.format ?? 'wav');
+    const prepared = await this.prepare(text, options, 'bytes');
+    const { engine } = prepared;
+    const local = engine.kind === 'local';
+    if (!local && !engine.formats.includes(format)) throw unsupportedFormat(format);
+    if (local && format !== 'wav' && format !== 'pcm' && !engine.formats.includes(format)) throw unsupportedFormat(format);
+    const clock = new UtteranceClock(prepared.clone ? 'clone' : engine.id);
+    clock.segment(prepared.text);
+    const produced = await engine.synthesize(prepared.request, local && format === 'pcm' ? 'wav' : format);
+    const encoded = isPcm(produced) ? encodePcm(produced, format) : produced;
+    if (!isPcm(produced) && encoded.format !== format) {
+      if (format === 'pcm' && encoded.format === 'wav') return this.finishBytes(clock, prepared, encodePcm(decodeWav(encoded.bytes), 'pcm'));
+      throw unsupportedFormat(format);
+    }
+    return this.finishBytes(clock, prepared, encoded, isPcm(produced) ? produced : undefined);
+  }
+
+  private finishBytes(clock: UtteranceClock, prepared: PreparedSpeech, audio: EncodedAudio, pcm?: PcmAudio): EncodedAudio {
+    const info = pcm ? { sampleRate: pcm.sampleRate, channels: 1, frames: pcm.samples.length } : audio.format === 'wav' ? wavInfo(audio.bytes) : undefined;
+    clock.chunk(info && info.sampleRate > 0 ? info.frames / info.sampleRate : 0);
+    this.lastMetrics = clock.finish({
+      streaming: false,
+      format: audio.format,
+      language: prepared.request.language,
+      speed: prepared.request.speed,
+      request_contract: 'speech_request_v1',
+      ...(info ? { sample_rate: info.sampleRate, channels: info.channels, audio_frames: info.frames } : {}),
+      ...(prepared.request.profile ? { profile_id: prepared.request.profile } : {}),
+      ...(prepared.profileLabel ? { profile_label: prepared.profileLabel } : {}),
+      ...(prepared.clone ? { voice_id: prepared.clone.voice_id, clone_engine: prepared.engine.id } : {}),
+    });
+    return audio;
+  }
+
+  /** Writes speech to `path`; the format comes from the option, else the file suffix, else wav. */
+  async speakToFile(text: string, path: string, options: SpeakToBytesOptions = {}): Promise<string> {
+    const suffix = extname(path).slice(1).toLowerCase();
+    const format = options.format ?? (suffix !== '' ? suffix : 'wav');
+    const audio = await this.speakToBytes(text, { ...options, format });
+    await writeFile(path, audio.bytes);
+    return path;
+  }
+
+  /**
+   * Speech segment by segment (B.2 `speak_to_audio_chunks`): the first segment ≤ 60 characters, later
+   * ones ≤ min(engine limit, 240) (clones 120). Validation happens before this resolves; iterate the
+   * answer for `{samples, sampleRate, index, text}`; leaving the loop early cancels the rest.
+   */
+  async speakToAudioChunks(text: string, options: SpeakOptions = {}): Promise<AsyncIterable<AudioChunk>> {
+    if (options.voice && options.instructions) {
+      throw new VoiceError('Instructions are not supported when streaming a cloned voice; use speakToBytes.', 400, 'unsupported_instructions');
+    }
+    const prepared = await this.prepare(text, options, 'bytes');
+    const stream = this.streamFor(prepared, { sanitize: false, signal: options.signal });
+    stream.push(prepared.text);
+    stream.close();
+    return stream;
+  }
+
+  /**
+   * The text-stream bridge (B.2 `open_tts_text_stream`): push deltas, close, iterate the audio (or take
+   * it in `onAudio`), cancel, join. Opening one cancels the previous stream.
+   */
+  async openTtsTextStream(options: TextStreamOptions = {}): Promise<TtsTextStream> {
+    if (options.voice && options.instructions) {
+      throw new VoiceError('Instructions are not supported when streaming a cloned voice; use speakToBytes.', 400, 'unsupported_instructions');
+    }
+    // Validate everything but the text now: errors belong to the opener, not the first push.
+    const prepared = await this.prepare('(validation)', { ...options, sanitizeSyntax: false }, 'bytes');
+    this.stopSpeaking();
+    const stream = this.streamFor(prepared, {
+      sanitize: options.sanitizeSyntax !== false,
+      maxChars: options.maxChars,
+      minChars: options.minChars,
+      onAudio: options.onAudio,
+    });
+    this.activeStream = stream;
+    return stream;
+  }
+
+  private streamFor(
+    prepared: PreparedSpeech,
+    extra: { sanitize: boolean; maxChars?: number; minChars?: number; onAudio?: TextStreamOptions['onAudio']; signal?: AbortSignal },
+  ): TtsTextStream {
+    const { engine } = prepared;
+    const engineLimit = prepared.clone ? CLONE_SEGMENT_MAX_CHARS : Math.min(engine.maxSegmentChars ?? SEGMENT_MAX_CHARS, SEGMENT_MAX_CHARS);
+    const maxChars = extra.maxChars !== undefined && extra.maxChars >= 1 ? Math.min(Math.floor(extra.maxChars), engineLimit) : engineLimit;
+    const firstMax = Math.min(FIRST_SEGMENT_MAX_CHARS, maxChars);
+    const clock = new UtteranceClock(prepared.clone ? 'clone' : engine.id, { first: firstMax, max: maxChars });
+    const stream: TtsTextStream = new TtsTextStream(
+      async (segment, signal) => {
+        const spoken = extra.sanitize ? sanitizeSyntax(segment).trim() : segment;
+        if (spoken === '') return undefined;
+        const audio = await this.synthesizePcm(engine, { ...prepared.request, text: spoken, signal });
+        clock.chunk(audio.sampleRate > 0 ? audio.samples.length / audio.sampleRate : 0);
+        return audio;
+      },
+      {
+        firstMaxChars: firstMax,
+        maxChars,
+        minChars: extra.minChars,
+        onAudio: extra.onAudio,
+        onSegment: (segment) => clock.segment(segment),
+        onFinish: ({ cancelled }) => {
+          if (this.activeStream === stream) this.activeStream = undefined;
+          this.lastMetrics = clock.finish({
+            streaming: true,
+            cancelled,
+            language: prepared.request.language,
+            speed: prepared.request.speed,
+            ...(prepared.clone ? { voice_id: prepared.clone.voice_id, clone_engine: engine.id } : {}),
+          });
+        },
+      },
+    );
+    if (extra.signal) {
+      if (extra.signal.aborted) stream.cancel();
+      else extra.signal.addEventListener('abort', () => stream.cancel(), { once: true });
+    }
+    return stream;
+  }
+
+  /** Samples of one segment: local engines give them; remote ones are asked for WAV, decoded. */
+  private async synthesizePcm(engine: TtsEngine, request: SpeechRequest): Promise<PcmAudio> {
+    const produced = await engine.synthesize(request, 'wav');
+    if (isPcm(produced)) return produced;
+    if (produced.format !== 'wav') throw new VoiceError(`Engine '${engine.id}' answered ${produced.format} where WAV was asked for.`, 502, 'bad_audio');
+    return decodeWav(produced.bytes);
+  }
+
+  /** Validates and normalises one speech call into a `speech_request_v1` (B.2). */
+  private async prepare(text: string, options: SpeakOptions, surface: 'bytes' | 'playback'): Promise<PreparedSpeech> {
+    if (typeof text !== 'string') throw new VoiceError('Missing input text.', 400, 'missing_input');
+    const maxChars = this.options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
+    if (text.length > maxChars) throw new VoiceError(`The text is longer than ${maxChars} characters.`, 400, 'text_too_long');
+    const spoken = (options.sanitizeSyntax === false ? text : sanitizeSyntax(text)).trim();
+    if (spoken === '') throw new VoiceError('Missing input text.', 400, 'missing_input');
+
+    const speed = options.speed ?? this.speed;
+    if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.5 || speed > 2) {
+      throw new VoiceError('Speed must be between 0.5 and 2.0.', 400, 'invalid_speed');
+    }
+
+    let engine: TtsEngine;
+    let clone: ClonedVoiceRecord | undefined;
+    let profile: string | undefined;
+    if (options.voice) {
+      const store = this.requireClones();
+      clone = await store.get(options.voice);
+      if (!clone) throw new VoiceError(`Unknown cloned voice: ${options.voice}`, 404, 'unknown_voice');
+      const chosen = this.cloneSpeech.engineFor(clone, store);
+      engine = chosen.engine;
+      profile = chosen.profile;
+    } else {
+      engine = this.requireTts();
+    }
+    await this.ensureAvailable(engine, 'TTS');
+
+    const language = options.language !== undefined ? normaliseLanguage(options.language) : this.language;
+    const languages = engine.languages();
+    if (language === '' || (languages.length > 0 && !languages.includes(language))) {
+      throw new VoiceError(`Unsupported or unavailable language: ${options.language ?? language}`, 400, 'unsupported_language');
+    }
+
+    const model = options.model ?? (clone ? undefined : this.ttsModel);
+    const provider = clone ? engine.id : this.ttsId;
+    if (options.instructions !== undefined && options.instructions !== '' && !this.supports(engine, provider, model, 'instructions', surface)) {
+      throw new VoiceError(`Instructions are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_instructions');
+    }
+    if (speed !== 1 && !this.supports(engine, provider, model, 'speed', surface)) {
+      throw new VoiceError(`Speed is not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_speed');
+    }
+
+    let profileLabel: string | undefined;
+    if (!clone) {
+      const requested = options.profile !== undefined ? stripEngine(options.profile, engine.id) : undefined;
+      if (requested !== undefined && engine.kind === 'local') {
+        const known = await this.getProfiles('tts');
+        const found = known.find((p) => p.profile_id === requested);
+        if (!found) throw new VoiceError(`Profile is not supported by the active TTS provider: ${options.profile}`, 400, 'unknown_profile');
+        profileLabel = found.label;
+      }
+      profile = requested ?? (this.activeProfile || undefined);
+      if (profile && !this.supports(engine, provider, model, 'profile', surface)) {
+        if (requested !== undefined) throw new VoiceError(`Profiles are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_profile');
+        profile = undefined;
+      }
+    }
+
+    let quality: QualityPreset | undefined;
+    if (options.quality !== undefined) {
+      quality = normaliseQualityPreset(options.quality);
+      if (!this.supports(engine, provider, model, 'quality_preset', surface)) {
+        throw new VoiceError(`Quality presets are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_quality_preset');
+      }
+    } else quality = (clone ? this.clonedQuality : this.quality) ?? undefined;
+
+    const request: SpeechRequest = { text: spoken, language, speed, ...(profile ? { profile } : {}), ...(model ? { model } : {}), ...(quality ? { quality } : {}), signal: options.signal };
+    if (options.instructions) request.instructions = options.instructions;
+    return { engine, request, text: spoken, clone, profileLabel };
+  }
+
+  /**
+   * Whether a control is honoured: the capability catalog when one is plugged in (anything but
+   * `unsupported`), else the engine's own `controls`, else the default rule (instructions: remote only;
+   * quality presets: no; speed and profile: yes).
+   */
+  private supports(engine: TtsEngine, provider: string, model: string | undefined, feature: 'speed' | 'instructions' | 'profile' | 'quality_preset', surface: string): boolean {
+    const fromCatalog = this.hooks.capabilities?.getCapabilitySupport('tts', feature, provider, model ?? null, surface);
+    if (fromCatalog) return fromCatalog.support !== 'unsupported';
+    const key = feature === 'quality_preset' ? 'qualityPreset' : feature;
+    const declared = engine.controls?.[key];
+    if (declared !== undefined) return declared;
+    if (feature === 'instructions') return engine.kind === 'remote';
+    return feature !== 'quality_preset';
+  }
+
+  // ---- playback (no sound device here) ------------------------------------------------------------
+
+  /** Plays speech locally: needs a sound device (501 `no_audio_device`). */
+  speak(_text?: string): never {
+    throw noAudioDevice('speak');
+  }
+
+  pauseSpeaking(): never {
+    throw noAudioDevice('pauseSpeaking');
+  }
+
+  resumeSpeaking(): never {
+    throw noAudioDevice('resumeSpeaking');
+  }
+
+  /** Cancels the open text stream (and playback, were there any); true when something was stopped. */
+  stopSpeaking(): boolean {
+    const stream = this.activeStream;
+    this.activeStream = undefined;
+    const stoppedPlayback = this.voiceModes.send({ type: 'stop' });
+    if (stream && !stream.isFinished) {
+      stream.cancel();
+      return true;
+    }
+    return stoppedPlayback;
+  }
+
+  isSpeaking(): boolean {
+    return this.voiceModes.isSpeaking;
+  }
+
+  isPaused(): boolean {
+    return this.voiceModes.isPaused;
+  }
+
+  // ---- listening (no sound device here) -----------------------------------------------------------
+
+  listen(_onTranscription?: (text: string) => void): never {
+    throw noAudioDevice('listen');
+  }
+
+  /** False: there is no recognizer (B.2). */
+  stopListening(): boolean {
+    return false;
+  }
+
+  pauseListening(): boolean {
+    return false;
+  }
+
+  resumeListening(): boolean {
+    return false;
+  }
+
+  isListening(): boolean {
+    return this.voiceModes.listening;
+  }
+
+  changeVadAggressiveness(_level: number): never {
+    throw noAudioDevice('changeVadAggressiveness');
+  }
+
+  /** Echo cancellation feeds playback into the recognizer: enabling it needs a sound device. */
+  enableAec(enabled = true, _streamDelayMs = 0): boolean {
+    if (enabled) throw noAudioDevice('enableAec');
+    return true;
+  }
+
+  /** `full|wait|stop|ptt` (B.5); false for anything else. */
+  setVoiceMode(mode: string): boolean {
+    return typeof mode === 'string' && this.voiceModes.setMode(mode);
+  }
+
+  getVoiceMode(): VoiceMode {
+    return this.voiceModes.mode;
+  }
+
+  // ---- settings -----------------------------------------------------------------------------------
+
+  /** 0.5 ≤ x ≤ 2.0, else false; false (unchanged) when x ≠ 1 and speed is unsupported on playback. */
+  setSpeed(speed: number): boolean {
+    if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.5 || speed > 2) return false;
+    if (speed !== 1 && this.tts && !this.supports(this.tts, this.ttsId, this.ttsModel, 'speed', 'playback')) return false;
+    this.speed = speed;
+    return true;
+  }
+
+  getSpeed(): number {
+    return this.speed;
+  }
+
+  /** Normalises the preset (B.4); false when no adapter, an invalid preset, or the engine has no presets. */
+  setTtsQualityPreset(preset: string): boolean {
+    if (!this.tts) return false;
+    let normalised: QualityPreset;
+    try {
+      normalised = normaliseQualityPreset(preset);
+    } catch {
+      return false;
+    }
+    if (!this.qualitySupported()) return false;
+    this.quality = normalised;
+    return true;
+  }
+
+  /** The preset in force (`standard` by default), or null when the engine has no presets. */
+  getTtsQualityPreset(): QualityPreset | null {
+    if (!this.tts || !this.qualitySupported()) return null;
+    return this.quality ?? DEFAULT_QUALITY_PRESET;
+  }
+
+  private qualitySupported(): boolean {
+    if (!this.tts) return false;
+    return this.supports(this.tts, this.ttsId, this.ttsModel, 'quality_preset', 'bytes') || this.supports(this.tts, this.ttsId, this.ttsModel, 'quality_preset', 'playback');
+  }
+
+  /** `null` clears the override; otherwise normalised (B.5; an invalid mode raises 400). */
+  setTtsDeliveryMode(mode: string | boolean | null): boolean {
+    if (mode === null) {
+      this.deliveryOverride = null;
+      return true;
+    }
+    this.deliveryOverride = normaliseDeliveryMode(mode);
+    this.clonedTtsStreaming = this.deliveryOverride === 'streamed';
+    return true;
+  }
+
+  getTtsDeliveryModes(): DeliveryModes {
+    return deliveryModes(this.deliveryOverride, this.clonedTtsStreaming);
+  }
+
+  /** `base` when base and clone agree, else `mixed`. */
+  getTtsDeliveryMode(): DeliveryMode | 'mixed' {
+    const modes = this.getTtsDeliveryModes();
+    return modes.base === modes.clone ? modes.base : 'mixed';
+  }
+
+  /** Empty → false; an engine with a language list refuses others; others pass any code through. */
+  setLanguage(language: string): boolean {
+    if (typeof language !== 'string') return false;
+    const code = normaliseLanguage(language);
+    if (code === '') return false;
+    const supported = this.tts?.languages() ?? [];
+    if (supported.length > 0 && !supported.includes(code)) return false;
+    this.language = code;
+    return true;
+  }
+
+  getLanguage(): string {
+    return this.language;
+  }
+
+  getLanguageName(code?: string): string {
+    return languageName(code ?? this.language);
+  }
+
+  /** The adapter's list (empty for engines that pass any language through), else the table's codes. */
+  getSupportedLanguages(): string[] {
+    return this.tts ? [...this.tts.languages()] : Object.keys(LANGUAGE_NAMES);
+  }
+
+  /** Back-compat (B.2): in effect `setLanguage`. */
+  setVoice(language: string, _voiceId?: string): boolean {
+    return this.setLanguage(language);
+  }
+
+  /** The active engine's profiles and models (discovery failures give empty lists). */
+  async listAvailableModels(language?: string): Promise<{ engine: string; language: string; models: string[]; profiles: VoiceProfile[] }> {
+    const models = this.tts ? await this.tts.models().catch(() => [] as string[]) : [];
+    return { engine: this.ttsId, language: language ? normaliseLanguage(language) : this.language, models, profiles: await this.getProfiles('tts') };
+  }
+
+  listVoices(language?: string): ReturnType<VoiceManager['listAvailableModels']> {
+    return this.listAvailableModels(language);
+  }
+
+  /** Local fast-STT size: tiny|base|small|medium|large-v2|large-v3 (`large` means large-v3). */
+  setWhisper(name: string): boolean {
+    const size = normaliseWhisper(name);
+    if (!size) return false;
+    this.whisperModel = size;
+    return true;
+  }
+
+  getWhisper(): string {
+    return this.whisperModel;
+  }
+
+  // ---- profiles -----------------------------------------------------------------------------------
+
+  /** Profiles of the active engine; only kind `tts` exists (B.2). Failures give an empty list. */
+  async getProfiles(kind = 'tts'): Promise<VoiceProfile[]> {
+    checkKind(kind);
+    if (!this.tts) return [];
+    try {
+      return await this.tts.profiles();
+    } catch {
+      return [];
+    }
+  }
+
+  /** Selects a profile of the active engine (`id` or `engine:id`); false when it is not listed. */
+  async setProfile(profileId: string, kind = 'tts'): Promise<boolean> {
+    checkKind(kind);
+    if (!this.tts || typeof profileId !== 'string' || profileId.trim() === '') return false;
+    const id = stripEngine(profileId.trim(), this.tts.id);
+    const profiles = await this.getProfiles(kind);
+    if (!profiles.some((p) => p.profile_id === id)) return false;
+    this.activeProfile = id;
+    return true;
+  }
+
+  async getActiveProfile(kind = 'tts'): Promise<VoiceProfile | null> {
+    checkKind(kind);
+    if (!this.tts || !this.activeProfile) return null;
+    const profiles = await this.getProfiles(kind);
+    return profiles.find((p) => p.profile_id === this.activeProfile) ?? { engine_id: this.tts.id, profile_id: this.activeProfile, label: this.activeProfile, params: {} };
+  }
+
+  // ---- recognition --------------------------------------------------------------------------------
+
+  /** Transcribes audio bytes (a WAV upload, say) with the STT engine, built on first use. */
+  async transcribeFromBytes(bytes: Buffer | Uint8Array, options: TranscribeOptions = {}): Promise<string> {
+    if (!bytes || bytes.length === 0) throw new VoiceError('Missing audio file.', 400, 'missing_audio');
+    const engine = this.sttEngine();
+    await this.ensureAvailable(engine, 'STT');
+    const language = options.language !== undefined ? normaliseLanguage(options.language) : this.language;
+    const result = await engine.transcribe(
+      { bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), filename: options.filename ?? 'audio.wav', contentType: options.contentType },
+      { language, ...(options.model ?? this.options.sttModel ? { model: options.model ?? this.options.sttModel } : {}), ...(options.prompt ? { prompt: options.prompt } : {}), signal: options.signal },
+    );
+    return result.text;
+  }
+
+  /** Transcribes an audio file (a regular file, at most `maxAudioFileBytes`). */
+  async transcribeFile(path: string, options: TranscribeOptions = {}): Promise<string> {
+    const bytes = await this.readAudioFile(path);
+    return this.transcribeFromBytes(bytes, { filename: basename(path), ...options });
+  }
+
+  private async readAudioFile(path: string): Promise<Buffer> {
+    const limit = this.options.maxAudioFileBytes ?? DEFAULT_MAX_AUDIO_FILE_BYTES;
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      throw new VoiceError(`Audio file not found: ${path}`, 404, 'file_not_found');
+    }
+    if (!info.isFile()) throw new VoiceError(`Not a regular file: ${path}`, 400, 'not_a_file');
+    if (info.size > limit) throw new VoiceError(`The audio file is larger than ${limit} bytes: ${path}`, 400, 'file_too_large');
+    return readFile(path);
+  }
+
+  // ---- residency ----------------------------------------------------------------------------------
+
+  /** Loads the local TTS engine and, with `warmup`, speaks "Hello." (B.2, B.9); remote engines are `configured`. */
+  async preloadTtsEngine(options: { warmup?: boolean; warmupText?: string; warmupFormat?: AudioFormat } = {}): Promise<PreloadResult> {
+    const engine = this.requireTts();
+    const local = engine.kind === 'local';
+    const base = { component: 'tts_engine' as const, engine: engine.id, model: this.ttsModel ?? null, local, unloadable: local && !!engine.unload, runtime_info: {} };
+    if (!local) {
+      return { ...base, state: 'configured', resident: false, engine_cached: false, engine_cached_before: false, engine_cached_after: false, warmed: false, warm_error: null, warmed_via: null, error: null };
+    }
+    const before = engine.resident?.() ?? false;
+    try {
+      await this.ensureAvailable(engine, 'TTS');
+      await engine.preload?.();
+    } catch (error) {
+      return { ...base, state: 'failed', resident: false, engine_cached: before, engine_cached_before: before, engine_cached_after: engine.resident?.() ?? false, warmed: false, warm_error: null, warmed_via: null, error: errorRecord(error) };
+    }
+    let warmed = false;
+    let warmError: string | null = null;
+    if (options.warmup ?? true) {
+      try {
+        await this.speakToBytes(options.warmupText ?? 'Hello.', { format: options.warmupFormat ?? 'wav' });
+        warmed = true;
+      } catch (error) {
+        warmError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    const after = engine.resident?.() ?? true;
+    return { ...base, state: 'resident', resident: after, engine_cached: after, engine_cached_before: before, engine_cached_after: after, warmed, warm_error: warmError, warmed_via: warmed ? 'speak_to_bytes' : null, error: null };
+  }
+
+  /** Best-effort release of the local TTS engine. */
+  async unloadTtsEngine(): Promise<UnloadResult> {
+    const engine = this.requireTts();
+    return unloadEngine('tts_engine', engine);
+  }
+
+  /** Builds the STT engine (and loads a local one); with `warmup` and a path, runs one transcription. */
+  async preloadSttEngine(options: { warmup?: boolean; warmupAudioPath?: string; language?: string } = {}): Promise<PreloadResult> {
+    const engine = this.sttEngine();
+    const local = engine.kind === 'local';
+    const base = { component: 'stt_engine' as const, engine: engine.id, model: this.options.sttModel ?? null, local, unloadable: local && !!engine.unload, runtime_info: {} };
+    if (!local) {
+      return { ...base, state: 'configured', resident: false, engine_cached: true, engine_cached_before: true, engine_cached_after: true, warmed: false, warm_error: null, warmed_via: null, error: null };
+    }
+    const before = engine.resident?.() ?? false;
+    try {
+      await this.ensureAvailable(engine, 'STT');
+      await engine.preload?.();
+    } catch (error) {
+      return { ...base, state: 'failed', resident: false, engine_cached: before, engine_cached_before: before, engine_cached_after: engine.resident?.() ?? false, warmed: false, warm_error: null, warmed_via: null, error: errorRecord(error) };
+    }
+    let warmed = false;
+    let warmError: string | null = null;
+    if (options.warmup && options.warmupAudioPath) {
+      try {
+        await this.transcribeFile(options.warmupAudioPath, options.language ? { language: options.language } : {});
+        warmed = true;
+      } catch (error) {
+        warmError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    const after = engine.resident?.() ?? true;
+    return { ...base, state: 'resident', resident: after, engine_cached: after, engine_cached_before: before, engine_cached_after: after, warmed, warm_error: warmError, warmed_via: warmed ? 'transcribe_file' : null, error: null };
+  }
+
+  /** Drops the STT engine (the next transcription builds it again). */
+  async unloadSttEngine(): Promise<UnloadResult> {
+    const engine = this.stt;
+    if (!engine) {
+      return { component: 'stt_engine', engine: this.sttId, unloaded: false, state: 'not_loaded', resident: false, local: false, unloadable: false, error: null };
+    }
+    const result = await unloadEngine('stt_engine', engine);
+    if (result.state !== 'failed') {
+      this.stt = null;
+      await engine.close?.();
+    }
+    return result;
+  }
+
+  /** Loaded local engines (and clone engines the store reports). */
+  listResidentComponents(): ResidentComponent[] {
+    const out: ResidentComponent[] = [];
+    for (const clone of this.hooks.clonedVoices?.residentEngines?.() ?? []) out.push({ component: 'cloning_engine', engine: clone.engine, model: clone.model, resident: true, local: true });
+    if (this.tts?.kind === 'local' && this.tts.resident?.()) out.push({ component: 'tts_engine', engine: this.tts.id, model: this.ttsModel ?? null, resident: true, local: true });
+    if (this.stt?.kind === 'local' && this.stt.resident?.()) out.push({ component: 'stt_engine', engine: this.stt.id, model: this.options.sttModel ?? null, resident: true, local: true });
+    return out;
+  }
+
+  // ---- metrics ------------------------------------------------------------------------------------
+
+  /** The last utterance's metrics, then cleared (B.10); null when none was recorded since. */
+  popLastTtsMetrics(): UtteranceMetrics | null {
+    const metrics = this.lastMetrics;
+    this.lastMetrics = null;
+    return metrics;
+  }
+
+  // ---- cloning (delegated to the cloned-voice store) ----------------------------------------------
+
+  private requireClones(): ClonedVoices {
+    const store = this.hooks.clonedVoices;
+    if (!store) throw new VoiceError('No cloned-voice store is configured for this voice manager.', 501, 'cloning_unavailable');
+    return store;
+  }
+
+  /** Clones a voice from a reference audio file (B.11); answers the new voice id. */
+  async cloneVoice(referenceAudioPath: string, options: { name?: string; referenceText?: string; engine?: string; model?: string } = {}): Promise<string> {
+    const store = this.requireClones();
+    const bytes = await this.readAudioFile(referenceAudioPath);
+    return store.create({ bytes, filename: basename(referenceAudioPath), engine: options.engine ?? this.options.cloningEngine ?? 'compatible', name: options.name, referenceText: options.referenceText, model: options.model ?? this.options.cloningModel, meta: { source: referenceAudioPath } });
+  }
+
+  /** Clones a voice from WAV bytes (stored as `ref_0.wav`). */
+  async cloneVoiceFromWavBytes(wavBytes: Buffer, options: { name?: string; referenceText?: string; engine?: string; model?: string; meta?: Record<string, unknown> } = {}): Promise<string> {
+    const store = this.requireClones();
+    if (!wavBytes || wavBytes.length === 0) throw new VoiceError('Missing audio file.', 400, 'missing_audio');
+    return store.create({ bytes: wavBytes, filename: 'ref_0.wav', engine: options.engine ?? this.options.cloningEngine ?? 'compatible', name: options.name, referenceText: options.referenceText, model: options.model ?? this.options.cloningModel, meta: { source: 'bytes', ...options.meta } });
+  }
+
+  async listClonedVoices(): Promise<ClonedVoiceRecord[]> {
+    return this.requireClones().list();
+  }
+
+  async getClonedVoice(voiceId: string): Promise<ClonedVoiceRecord> {
+    const record = await this.requireClones().get(voiceId);
+    if (!record) throw unknownVoiceId(voiceId);
+    return record;
+  }
+
+  async setClonedVoiceReferenceText(voiceId: string, text: string): Promise<boolean> {
+    if (!(await this.requireClones().setReferenceText(voiceId, text))) throw unknownVoiceId(voiceId);
+    return true;
+  }
+
+  async renameClonedVoice(voiceId: string, name: string): Promise<boolean> {
+    if (!(await this.requireClones().rename(voiceId, name))) throw unknownVoiceId(voiceId);
+    return true;
+  }
+
+  async deleteClonedVoice(voiceId: string): Promise<boolean> {
+    if (!(await this.requireClones().remove(voiceId))) throw unknownVoiceId(voiceId);
+    return true;
+  }
+
+  async exportVoice(voiceId: string, path: string): Promise<string> {
+    return this.requireClones().exportVoice(voiceId, path);
+  }
+
+  async importVoice(path: string): Promise<string> {
+    return this.requireClones().importVoice(path);
+  }
+
+  /** Normalises the preset (errors propagate) and keeps it for clone speech. */
+  setClonedTtsQuality(preset: string): boolean {
+    this.clonedQuality = normaliseQualityPreset(preset);
+    return true;
+  }
+
+  getClonedTtsQuality(): QualityPreset | null {
+    return this.clonedQuality;
+  }
+
+  getCloningRuntimeInfo(): Record<string, unknown> {
+    return { cloning_engine: this.options.cloningEngine ?? 'compatible', resident_engines: this.hooks.clonedVoices?.residentEngines?.() ?? [] };
+  }
+
+  async unloadCloningEngines(keepEngine?: string): Promise<number> {
+    return (await this.hooks.clonedVoices?.unloadEngines?.(keepEngine)) ?? 0;
+  }
+
+  // ---- discovery (delegated to the catalog) --------------------------------------------------------
+
+  /** `voice_catalog` (B.7), answered by the catalog plugged into the manager. */
+  async voiceCatalog(options: { provider?: string; model?: string; providersOnly?: boolean } = {}): Promise<Record<string, unknown>> {
+    const catalog = this.hooks.catalog;
+    if (!catalog) throw new VoiceError('No voice catalog is configured for this voice manager.', 501, 'catalog_unavailable');
+    return catalog.voiceCatalog(this, options);
+  }
+
+  /** `available_providers` (B.7), answered by the catalog plugged into the manager. */
+  async availableProviders(): Promise<Record<string, unknown>> {
+    const catalog = this.hooks.catalog;
+    if (!catalog) throw new VoiceError('No voice catalog is configured for this voice manager.', 501, 'catalog_unavailable');
+    return catalog.availableProviders(this);
+  }
+
+  // ---- lifecycle ----------------------------------------------------------------------------------
+
+  /** Stops speech, closes every engine and unloads clone engines; idempotent. Answers true. */
+  async cleanup(): Promise<boolean> {
+    this.stopSpeaking();
+    const tts = this.tts;
+    const stt = this.stt;
+    this.stt = null;
+    await Promise.allSettled([tts?.close?.(), stt?.close?.(), this.cloneSpeech.close(), this.hooks.clonedVoices?.unloadEngines?.()]);
+    return true;
+  }
+}
+
+function isPcm(value: PcmAudio | EncodedAudio): value is PcmAudio {
+  return (value as PcmAudio).samples instanceof Float32Array;
+}
+
+function checkKind(kind: string): void {
+  if (kind !== 'tts') throw new VoiceError("Only kind='tts' is supported for now.", 400, 'invalid_kind');
+}
+
+/** `engine:profile` → `profile` when the prefix is the engine's id. */
+function stripEngine(id: string, engineId: string): string {
+  const prefix = `${engineId}:`;
+  return id.toLowerCase().startsWith(prefix) ? id.slice(prefix.length) : id;
+}
+
+function normaliseWhisper(name: string): string | undefined {
+  const size = String(name ?? '').trim().toLowerCase();
+  if (size === 'large') return 'large-v3';
+  return WHISPER_SIZES.includes(size) ? size : undefined;
+}
+
+function unknownVoiceId(voiceId: string): VoiceError {
+  return new VoiceError(`Unknown voice_id: ${voiceId}`, 404, 'unknown_voice');
+}
+
+async function unloadEngine(component: 'tts_engine' | 'stt_engine', engine: TtsEngine | SpeechToTextEngine): Promise<UnloadResult> {
+  const local = engine.kind === 'local';
+  const unloadable = local && !!engine.unload;
+  const base = { component, engine: engine.id, resident: false as const, local, unloadable };
+  if (!local) return { ...base, unloaded: false, state: 'configured', error: null };
+  if (!(engine.resident?.() ?? false)) return { ...base, unloaded: false, state: 'not_loaded', error: null };
+  if (!engine.unload) return { ...base, unloaded: false, state: 'failed', error: { code: 'not_supported', message: `Engine '${engine.id}' cannot be unloaded.` } };
+  try {
+    await engine.unload();
+    return { ...base, unloaded: true, state: 'unloaded', error: null };
+  } catch (error) {
+    return { ...base, unloaded: false, state: 'failed', error: errorRecord(error) };
+  }
+}
