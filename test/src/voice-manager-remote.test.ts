@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
 import {
   COMPATIBLE_URL_MISSING,
-  HOSTED_BUILTIN_VOICES,
-  HOSTED_CONSENT_MISSING,
+  HOSTED_TTS_VOICES,
+  REMOTE_CLONE_CONSENT_MISSING,
   HOSTED_KEY_MISSING,
   RemoteVoiceCloner,
   VoiceError,
@@ -298,7 +298,7 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
       managers.push(manager);
       server.faults.set('/audio/voices', { status: 500, message: 'boom' });
       const ids = (await manager.getProfiles()).map((p) => p.profile_id);
-      expect(ids).to.deep.equal([...HOSTED_BUILTIN_VOICES, 'custom-a']);
+      expect(ids).to.deep.equal([...HOSTED_TTS_VOICES, 'custom-a']);
     });
 
     it('profile failures give empty lists; only kind tts is allowed', async () => {
@@ -348,7 +348,7 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
     it('hosted custom voices need a consent id', async () => {
       const cloner = new RemoteVoiceCloner('hosted', { language: 'en', hostedApiKey: 'k', hostedBaseUrl: baseUrl, remoteTimeoutS: 5, allowDownloads: false, env });
       const error = await voiceError(cloner.clone({ bytes: Buffer.from('x'), filename: 'ref.wav' }));
-      expect(error.message).to.equal(HOSTED_CONSENT_MISSING);
+      expect(error.message).to.equal(REMOTE_CLONE_CONSENT_MISSING);
       const withConsent = new RemoteVoiceCloner('hosted', { language: 'en', hostedApiKey: 'k-remote', hostedBaseUrl: baseUrl, remoteTimeoutS: 5, allowDownloads: false, env: { VOICE_HOSTED_VOICE_CONSENT_ID: 'consent-1' } });
       server.faults.set('/audio/voices', { raw: JSON.stringify({ id: 'voice_hosted_1' }) });
       const result = await withConsent.clone({ bytes: Buffer.from('x'), filename: 'ref.wav', name: 'Me' });
@@ -358,13 +358,13 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
     });
 
     it('a remote clone in the store is spoken by its remote with voice = remote id', async () => {
-      const record = { voice_id: 'abc', name: 'Mine', engine: 'compatible', reference_text: null, remote_voice_id: 'remote-clone-1', remote_provider: 'compatible', remote_base_url: baseUrl };
+      // The store's layout (src/cloning): remote fields live in `meta`.
+      const record = { voice_id: 'abc', name: 'Mine', engine: 'compatible', reference_text: null, meta: { remote_voice_id: 'remote-clone-1', remote_provider: 'compatible', remote_base_url: baseUrl } };
       const store = {
-        get: async (id: string) => (id === 'abc' ? record : undefined),
+        find: async (id: string) => (id === 'abc' ? record : null),
         list: async () => [record],
-        create: async () => 'abc',
         rename: async () => true,
-        remove: async () => true,
+        delete: async () => true,
         setReferenceText: async () => true,
         exportVoice: async (_id: string, path: string) => path,
         importVoice: async () => 'new',

@@ -1,55 +1,102 @@
 /**
- * Which engine speaks a cloned voice (reference B.2, B.12): a remote clone is spoken by the remote it
- * was made at (`voice: remote_voice_id`); a local clone needs its local cloning engine, which the store
- * may supply (`engineFor`); else the clone cannot be spoken here (501, with the reason).
+ * The manager's cloned voices (reference B.2 "Cloning", B.11, B.12): the calls delegated to the store
+ * and the cloner handed in as hooks, and which engine speaks a clone — a remote clone is spoken by the
+ * remote it was made at (`voice: remote_voice_id`); a local clone needs a local cloning engine, which a
+ * hook may supply; else the clone cannot be spoken here (501, with the reason).
  */
 import { VoiceError, type EngineSettings, type TtsEngine, type TtsEngineFactory } from './contracts.js';
-import type { ClonedVoiceRecord, ClonedVoices } from './manager-hooks.js';
+import type { CloneCallOptions, ClonedVoiceStoreHook, CloneRecordView, VoiceClonerHook, VoiceManagerHooks } from './manager-hooks.js';
 
-export class CloneSpeech {
+export class ManagerClones {
   private readonly engines = new Map<string, TtsEngine>();
 
   constructor(
     private readonly factories: ReadonlyMap<string, TtsEngineFactory>,
     private readonly settings: () => EngineSettings,
+    private readonly hooks: () => VoiceManagerHooks,
+    private readonly defaults: { engine?: string; model?: string },
   ) {}
 
-  /** The engine and the voice to request for a clone. */
-  engineFor(record: ClonedVoiceRecord, store: ClonedVoices): { engine: TtsEngine; profile?: string } {
-    const supplied = store.engineFor?.(record);
-    if (supplied) return { engine: supplied };
-    if (typeof record.remote_voice_id === 'string' && record.remote_voice_id !== '') {
-      const provider = record.remote_provider === 'hosted' ? 'hosted' : 'compatible';
-      const base = typeof record.remote_base_url === 'string' && record.remote_base_url !== '' ? record.remote_base_url : undefined;
-      const key = `${provider} ${base ?? ''}`;
-      let engine = this.engines.get(key);
-      if (!engine) {
-        const settings = this.settings();
-        const factory = this.factories.get(provider);
-        if (!factory) throw new VoiceError(`Cloned voice '${record.voice_id}' needs the ${provider} engine, which is not registered.`, 501, 'cloning_unavailable');
-        // The configured key goes only to the configured remote: a clone stored with another base URL
-        // is spoken there without it.
-        const sameRemote = provider === 'hosted' || !base || sameUrl(base, settings.remoteBaseUrl);
-        engine =
-          provider === 'hosted'
-            ? factory.create(settings)
-            : factory.create({ ...settings, remoteBaseUrl: base ?? settings.remoteBaseUrl, remoteApiKey: sameRemote ? settings.remoteApiKey : undefined, env: sameRemote ? settings.env : withoutKey(settings.env) });
-        this.engines.set(key, engine);
-      }
-      return { engine, profile: record.remote_voice_id };
+  store(): ClonedVoiceStoreHook {
+    const store = this.hooks().clonedVoices;
+    if (!store) throw new VoiceError('No cloned-voice store is configured for this voice manager.', 501, 'cloning_unavailable');
+    return store;
+  }
+
+  private cloner(): VoiceClonerHook {
+    const cloner = this.hooks().cloner;
+    if (!cloner) throw new VoiceError('No voice cloner is configured for this voice manager.', 501, 'cloning_unavailable');
+    return cloner;
+  }
+
+  /** The record of a clone and the engine (and voice) that speaks it; 404 for an unknown id. */
+  async speakerFor(voiceId: string): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }> {
+    const record = await this.store().find(voiceId);
+    if (!record) throw new VoiceError(`Unknown cloned voice: ${voiceId}`, 404, 'unknown_voice');
+    const supplied = this.hooks().cloneEngineFor?.(record);
+    if (supplied) return { record, engine: supplied };
+    const remoteId = field(record, 'remote_voice_id');
+    if (!remoteId) {
+      throw new VoiceError(`Cloned voice '${record.voice_id}' needs the local cloning engine '${record.engine}', which is not available in this environment.`, 501, 'cloning_unavailable');
     }
-    throw new VoiceError(
-      `Cloned voice '${record.voice_id}' needs the local cloning engine '${record.engine}', which is not available in this environment.`,
-      501,
-      'cloning_unavailable',
-    );
+    const provider = field(record, 'remote_provider') === 'hosted' || record.engine === 'hosted' ? 'hosted' : 'compatible';
+    const base = field(record, 'remote_base_url');
+    const key = `${provider} ${base ?? ''}`;
+    let engine = this.engines.get(key);
+    if (!engine) {
+      const settings = this.settings();
+      const factory = this.factories.get(provider);
+      if (!factory) throw new VoiceError(`Cloned voice '${record.voice_id}' needs the ${provider} engine, which is not registered.`, 501, 'cloning_unavailable');
+      // The configured key goes only to the configured remote: a clone stored with another base URL
+      // is spoken there without it.
+      const sameRemote = provider === 'hosted' || !base || sameUrl(base, settings.remoteBaseUrl);
+      engine =
+        provider === 'hosted'
+          ? factory.create(settings)
+          : factory.create({ ...settings, remoteBaseUrl: base ?? settings.remoteBaseUrl, remoteApiKey: sameRemote ? settings.remoteApiKey : undefined, env: sameRemote ? settings.env : withoutKey(settings.env) });
+      this.engines.set(key, engine);
+    }
+    return { record, engine, profile: remoteId };
+  }
+
+  cloneVoice(path: string, options: CloneCallOptions): Promise<string> {
+    return this.cloner().cloneVoice(path, this.withDefaults(options));
+  }
+
+  cloneVoiceFromWavBytes(bytes: Uint8Array, options: CloneCallOptions & { meta?: Record<string, unknown> }): Promise<string> {
+    if (!bytes || bytes.length === 0) throw new VoiceError('Missing audio file.', 400, 'missing_audio');
+    return this.cloner().cloneVoiceFromBytes(bytes, { ...this.withDefaults(options), filename: 'ref_0.wav', contentType: 'audio/wav', ...(options.meta ? { meta: options.meta } : {}) });
+  }
+
+  async get(voiceId: string): Promise<CloneRecordView> {
+    const record = await this.store().find(voiceId);
+    if (!record) throw new VoiceError(`Unknown voice_id: ${voiceId}`, 404, 'unknown_voice');
+    return record;
+  }
+
+  residentEngines(): { engine: string; model: string | null }[] {
+    return this.hooks().residentCloneEngines?.() ?? [];
+  }
+
+  async unloadEngines(keepEngine?: string): Promise<number> {
+    return (await this.hooks().unloadCloneEngines?.(keepEngine)) ?? 0;
   }
 
   async close(): Promise<void> {
     const engines = [...this.engines.values()];
     this.engines.clear();
-    await Promise.allSettled(engines.map((engine) => engine.close?.()));
+    await Promise.allSettled([...engines.map((engine) => engine.close?.()), this.unloadEngines()]);
   }
+
+  private withDefaults(options: CloneCallOptions): CloneCallOptions {
+    return { ...options, engine: options.engine ?? this.defaults.engine ?? null, model: options.model ?? this.defaults.model ?? null };
+  }
+}
+
+/** A remote field of the record: in `meta` (the store's layout), else at the top level. */
+function field(record: CloneRecordView, name: string): string | undefined {
+  const value = record.meta?.[name] ?? (record as unknown as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function sameUrl(a: string, b: string | undefined): boolean {

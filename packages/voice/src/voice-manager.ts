@@ -24,17 +24,18 @@ import {
   type VoiceProfile,
 } from './contracts.js';
 import { decodeWav, encodePcm, normaliseAudioFormat, unsupportedFormat, wavInfo } from './audio-encoding.js';
-import { CloneSpeech } from './clone-speech.js';
+import { ManagerClones } from './clone-speech.js';
 import { deliveryModes, normaliseDeliveryMode, type DeliveryMode, type DeliveryModes } from './delivery-mode.js';
 import { resolveEngineId } from './engine-resolution.js';
 import { LANGUAGE_NAMES, languageName, normaliseLanguage } from './languages.js';
-import type { ClonedVoiceRecord, ClonedVoices, VoiceManagerHooks } from './manager-hooks.js';
+import type { ActiveSelectionView, CloneCallOptions, CloneRecordView, VoiceCatalogHook, VoiceManagerHooks } from './manager-hooks.js';
 import { noAudioDevice } from './no-audio-device.js';
 import { DEFAULT_QUALITY_PRESET, normaliseQualityPreset } from './quality-preset.js';
 import { compatibleSttFactory, hostedSttFactory } from './remote/remote-stt-engine.js';
 import { compatibleTtsFactory, hostedTtsFactory } from './remote/remote-tts-engine.js';
-import { errorRecord, type PreloadResult, type ResidentComponent, type UnloadResult } from './residency.js';
+import { preloadEngine, unloadEngine, type PreloadResult, type ResidentComponent, type UnloadResult } from './residency.js';
 import { sanitizeSyntax } from './sanitize-syntax.js';
+import { prepareSpeech, stripEngine, supportsControl, type PreparedSpeech, type SpeakOptions, type SpeechContext, type SpeechControl } from './speech-request.js';
 import { FIRST_SEGMENT_MAX_CHARS, SEGMENT_MAX_CHARS } from './segmenter.js';
 import { TtsTextStream, type AudioChunk } from './tts-text-stream.js';
 import { UtteranceClock } from './utterance-metrics.js';
@@ -77,22 +78,6 @@ export interface VoiceEngineFactories {
   stt?: readonly SpeechToTextEngineFactory[];
 }
 
-/** Per-call speech options; each overrides the manager's setting for this call only. */
-export interface SpeakOptions {
-  /** A cloned voice id (spoken by its clone engine). */
-  voice?: string;
-  instructions?: string;
-  /** Strip markdown before speaking (default true). */
-  sanitizeSyntax?: boolean;
-  speed?: number;
-  language?: string;
-  /** A profile of the active engine (`profile_id` or `engine:profile_id`). */
-  profile?: string;
-  model?: string;
-  quality?: string;
-  signal?: AbortSignal;
-}
-
 export interface SpeakToBytesOptions extends SpeakOptions {
   /** `wav` (default), `pcm` (raw s16le), or a format the engine writes itself. */
   format?: string;
@@ -123,15 +108,6 @@ const DEFAULT_MAX_AUDIO_FILE_BYTES = 64 * 1024 * 1024;
 const CLONE_SEGMENT_MAX_CHARS = 120;
 const WHISPER_SIZES = ['tiny', 'base', 'small', 'medium', 'large-v2', 'large-v3'];
 
-/** A resolved speech call: the engine, the request, and what the metrics name. */
-interface PreparedSpeech {
-  engine: TtsEngine;
-  request: SpeechRequest;
-  text: string;
-  clone?: ClonedVoiceRecord;
-  profileLabel?: string;
-}
-
 export class VoiceManager {
   private readonly ttsFactories = new Map<string, TtsEngineFactory>();
   private readonly sttFactories = new Map<string, SpeechToTextEngineFactory>();
@@ -151,7 +127,7 @@ export class VoiceManager {
   private lastMetrics: UtteranceMetrics | null = null;
   private activeStream: TtsTextStream | undefined;
   private readonly available = new WeakSet<object>();
-  private readonly cloneSpeech: CloneSpeech;
+  private readonly clones: ManagerClones;
   /** Modes and playback as a state machine (B.5); there is no recognizer without a sound device. */
   readonly voiceModes = new VoiceModeMachine();
 
@@ -168,7 +144,7 @@ export class VoiceManager {
     this.deliveryOverride = options.ttsDeliveryMode === undefined || options.ttsDeliveryMode === null ? null : normaliseDeliveryMode(options.ttsDeliveryMode);
     this.whisperModel = normaliseWhisper(options.whisperModel ?? 'base') ?? 'base';
     this.sttId = resolveEngineId('stt', options.sttEngine, this.sttFactories.keys());
-    this.cloneSpeech = new CloneSpeech(this.ttsFactories, () => this.engineSettings());
+    this.clones = new ManagerClones(this.ttsFactories, () => this.engineSettings(), () => this.hooks, { engine: options.cloningEngine, model: options.cloningModel });
     // The TTS adapter is built now and its errors propagate: no silent fallback (B.1).
     this.ttsId = resolveEngineId('tts', options.ttsEngine, this.ttsFactories.keys());
     this.tts = this.buildTts(this.ttsId);
@@ -422,91 +398,28 @@ export class VoiceManager {
     return decodeWav(produced.bytes);
   }
 
-  /** Validates and normalises one speech call into a `speech_request_v1` (B.2). */
-  private async prepare(text: string, options: SpeakOptions, surface: 'bytes' | 'playback'): Promise<PreparedSpeech> {
-    if (typeof text !== 'string') throw new VoiceError('Missing input text.', 400, 'missing_input');
-    const maxChars = this.options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
-    if (text.length > maxChars) throw new VoiceError(`The text is longer than ${maxChars} characters.`, 400, 'text_too_long');
-    const spoken = (options.sanitizeSyntax === false ? text : sanitizeSyntax(text)).trim();
-    if (spoken === '') throw new VoiceError('Missing input text.', 400, 'missing_input');
-
-    const speed = options.speed ?? this.speed;
-    if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.5 || speed > 2) {
-      throw new VoiceError('Speed must be between 0.5 and 2.0.', 400, 'invalid_speed');
-    }
-
-    let engine: TtsEngine;
-    let clone: ClonedVoiceRecord | undefined;
-    let profile: string | undefined;
-    if (options.voice) {
-      const store = this.requireClones();
-      clone = await store.get(options.voice);
-      if (!clone) throw new VoiceError(`Unknown cloned voice: ${options.voice}`, 404, 'unknown_voice');
-      const chosen = this.cloneSpeech.engineFor(clone, store);
-      engine = chosen.engine;
-      profile = chosen.profile;
-    } else {
-      engine = this.requireTts();
-    }
-    await this.ensureAvailable(engine, 'TTS');
-
-    const language = options.language !== undefined ? normaliseLanguage(options.language) : this.language;
-    const languages = engine.languages();
-    if (language === '' || (languages.length > 0 && !languages.includes(language))) {
-      throw new VoiceError(`Unsupported or unavailable language: ${options.language ?? language}`, 400, 'unsupported_language');
-    }
-
-    const model = options.model ?? (clone ? undefined : this.ttsModel);
-    const provider = clone ? engine.id : this.ttsId;
-    if (options.instructions !== undefined && options.instructions !== '' && !this.supports(engine, provider, model, 'instructions', surface)) {
-      throw new VoiceError(`Instructions are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_instructions');
-    }
-    if (speed !== 1 && !this.supports(engine, provider, model, 'speed', surface)) {
-      throw new VoiceError(`Speed is not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_speed');
-    }
-
-    let profileLabel: string | undefined;
-    if (!clone) {
-      const requested = options.profile !== undefined ? stripEngine(options.profile, engine.id) : undefined;
-      if (requested !== undefined && engine.kind === 'local') {
-        const known = await this.getProfiles('tts');
-        const found = known.find((p) => p.profile_id === requested);
-        if (!found) throw new VoiceError(`Profile is not supported by the active TTS provider: ${options.profile}`, 400, 'unknown_profile');
-        profileLabel = found.label;
-      }
-      profile = requested ?? (this.activeProfile || undefined);
-      if (profile && !this.supports(engine, provider, model, 'profile', surface)) {
-        if (requested !== undefined) throw new VoiceError(`Profiles are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_profile');
-        profile = undefined;
-      }
-    }
-
-    let quality: QualityPreset | undefined;
-    if (options.quality !== undefined) {
-      quality = normaliseQualityPreset(options.quality);
-      if (!this.supports(engine, provider, model, 'quality_preset', surface)) {
-        throw new VoiceError(`Quality presets are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_quality_preset');
-      }
-    } else quality = (clone ? this.clonedQuality : this.quality) ?? undefined;
-
-    const request: SpeechRequest = { text: spoken, language, speed, ...(profile ? { profile } : {}), ...(model ? { model } : {}), ...(quality ? { quality } : {}), signal: options.signal };
-    if (options.instructions) request.instructions = options.instructions;
-    return { engine, request, text: spoken, clone, profileLabel };
+  /** Validates and normalises one speech call (speech-request.ts). */
+  private prepare(text: string, options: SpeakOptions, surface: 'bytes' | 'playback'): Promise<PreparedSpeech> {
+    const context: SpeechContext = {
+      maxTextChars: this.options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS,
+      speed: this.speed,
+      language: this.language,
+      ttsModel: this.ttsModel,
+      ttsId: this.ttsId,
+      activeProfile: this.activeProfile,
+      quality: this.quality,
+      clonedQuality: this.clonedQuality,
+      capabilities: this.hooks.capabilities,
+      baseEngine: () => this.requireTts(),
+      cloneSpeaker: (voiceId) => this.clones.speakerFor(voiceId),
+      ensureAvailable: (engine) => this.ensureAvailable(engine, 'TTS'),
+      profiles: () => this.getProfiles('tts'),
+    };
+    return prepareSpeech(context, text, options, surface);
   }
 
-  /**
-   * Whether a control is honoured: the capability catalog when one is plugged in (anything but
-   * `unsupported`), else the engine's own `controls`, else the default rule (instructions: remote only;
-   * quality presets: no; speed and profile: yes).
-   */
-  private supports(engine: TtsEngine, provider: string, model: string | undefined, feature: 'speed' | 'instructions' | 'profile' | 'quality_preset', surface: string): boolean {
-    const fromCatalog = this.hooks.capabilities?.getCapabilitySupport('tts', feature, provider, model ?? null, surface);
-    if (fromCatalog) return fromCatalog.support !== 'unsupported';
-    const key = feature === 'quality_preset' ? 'qualityPreset' : feature;
-    const declared = engine.controls?.[key];
-    if (declared !== undefined) return declared;
-    if (feature === 'instructions') return engine.kind === 'remote';
-    return feature !== 'quality_preset';
+  private supports(feature: SpeechControl, surface: string): boolean {
+    return !!this.tts && supportsControl(this.hooks.capabilities, this.tts, this.ttsId, this.ttsModel, feature, surface);
   }
 
   // ---- playback (no sound device here) ------------------------------------------------------------
@@ -591,7 +504,7 @@ export class VoiceManager {
   /** 0.5 ≤ x ≤ 2.0, else false; false (unchanged) when x ≠ 1 and speed is unsupported on playback. */
   setSpeed(speed: number): boolean {
     if (typeof speed !== 'number' || !Number.isFinite(speed) || speed < 0.5 || speed > 2) return false;
-    if (speed !== 1 && this.tts && !this.supports(this.tts, this.ttsId, this.ttsModel, 'speed', 'playback')) return false;
+    if (speed !== 1 && this.tts && !this.supports('speed', 'playback')) return false;
     this.speed = speed;
     return true;
   }
@@ -622,7 +535,7 @@ export class VoiceManager {
 
   private qualitySupported(): boolean {
     if (!this.tts) return false;
-    return this.supports(this.tts, this.ttsId, this.ttsModel, 'quality_preset', 'bytes') || this.supports(this.tts, this.ttsId, this.ttsModel, 'quality_preset', 'playback');
+    return this.supports('quality_preset', 'bytes') || this.supports('quality_preset', 'playback');
   }
 
   /** `null` clears the override; otherwise normalised (B.5; an invalid mode raises 400). */
@@ -767,65 +680,21 @@ export class VoiceManager {
   /** Loads the local TTS engine and, with `warmup`, speaks "Hello." (B.2, B.9); remote engines are `configured`. */
   async preloadTtsEngine(options: { warmup?: boolean; warmupText?: string; warmupFormat?: AudioFormat } = {}): Promise<PreloadResult> {
     const engine = this.requireTts();
-    const local = engine.kind === 'local';
-    const base = { component: 'tts_engine' as const, engine: engine.id, model: this.ttsModel ?? null, local, unloadable: local && !!engine.unload, runtime_info: {} };
-    if (!local) {
-      return { ...base, state: 'configured', resident: false, engine_cached: false, engine_cached_before: false, engine_cached_after: false, warmed: false, warm_error: null, warmed_via: null, error: null };
-    }
-    const before = engine.resident?.() ?? false;
-    try {
-      await this.ensureAvailable(engine, 'TTS');
-      await engine.preload?.();
-    } catch (error) {
-      return { ...base, state: 'failed', resident: false, engine_cached: before, engine_cached_before: before, engine_cached_after: engine.resident?.() ?? false, warmed: false, warm_error: null, warmed_via: null, error: errorRecord(error) };
-    }
-    let warmed = false;
-    let warmError: string | null = null;
-    if (options.warmup ?? true) {
-      try {
-        await this.speakToBytes(options.warmupText ?? 'Hello.', { format: options.warmupFormat ?? 'wav' });
-        warmed = true;
-      } catch (error) {
-        warmError = error instanceof Error ? error.message : String(error);
-      }
-    }
-    const after = engine.resident?.() ?? true;
-    return { ...base, state: 'resident', resident: after, engine_cached: after, engine_cached_before: before, engine_cached_after: after, warmed, warm_error: warmError, warmed_via: warmed ? 'speak_to_bytes' : null, error: null };
+    const warm = options.warmup ?? true ? { run: () => this.speakToBytes(options.warmupText ?? 'Hello.', { format: options.warmupFormat ?? 'wav' }), via: 'speak_to_bytes' } : undefined;
+    return preloadEngine('tts_engine', engine, this.ttsModel ?? null, () => this.ensureAvailable(engine, 'TTS'), warm);
   }
 
   /** Best-effort release of the local TTS engine. */
   async unloadTtsEngine(): Promise<UnloadResult> {
-    const engine = this.requireTts();
-    return unloadEngine('tts_engine', engine);
+    return unloadEngine('tts_engine', this.requireTts());
   }
 
   /** Builds the STT engine (and loads a local one); with `warmup` and a path, runs one transcription. */
   async preloadSttEngine(options: { warmup?: boolean; warmupAudioPath?: string; language?: string } = {}): Promise<PreloadResult> {
     const engine = this.sttEngine();
-    const local = engine.kind === 'local';
-    const base = { component: 'stt_engine' as const, engine: engine.id, model: this.options.sttModel ?? null, local, unloadable: local && !!engine.unload, runtime_info: {} };
-    if (!local) {
-      return { ...base, state: 'configured', resident: false, engine_cached: true, engine_cached_before: true, engine_cached_after: true, warmed: false, warm_error: null, warmed_via: null, error: null };
-    }
-    const before = engine.resident?.() ?? false;
-    try {
-      await this.ensureAvailable(engine, 'STT');
-      await engine.preload?.();
-    } catch (error) {
-      return { ...base, state: 'failed', resident: false, engine_cached: before, engine_cached_before: before, engine_cached_after: engine.resident?.() ?? false, warmed: false, warm_error: null, warmed_via: null, error: errorRecord(error) };
-    }
-    let warmed = false;
-    let warmError: string | null = null;
-    if (options.warmup && options.warmupAudioPath) {
-      try {
-        await this.transcribeFile(options.warmupAudioPath, options.language ? { language: options.language } : {});
-        warmed = true;
-      } catch (error) {
-        warmError = error instanceof Error ? error.message : String(error);
-      }
-    }
-    const after = engine.resident?.() ?? true;
-    return { ...base, state: 'resident', resident: after, engine_cached: after, engine_cached_before: before, engine_cached_after: after, warmed, warm_error: warmError, warmed_via: warmed ? 'transcribe_file' : null, error: null };
+    const path = options.warmupAudioPath;
+    const warm = options.warmup && path ? { run: () => this.transcribeFile(path, options.language ? { language: options.language } : {}), via: 'transcribe_file' } : undefined;
+    return preloadEngine('stt_engine', engine, this.options.sttModel ?? null, () => this.ensureAvailable(engine, 'STT'), warm);
   }
 
   /** Drops the STT engine (the next transcription builds it again). */
@@ -845,7 +714,7 @@ export class VoiceManager {
   /** Loaded local engines (and clone engines the store reports). */
   listResidentComponents(): ResidentComponent[] {
     const out: ResidentComponent[] = [];
-    for (const clone of this.hooks.clonedVoices?.residentEngines?.() ?? []) out.push({ component: 'cloning_engine', engine: clone.engine, model: clone.model, resident: true, local: true });
+    for (const clone of this.clones.residentEngines()) out.push({ component: 'cloning_engine', engine: clone.engine, model: clone.model, resident: true, local: true });
     if (this.tts?.kind === 'local' && this.tts.resident?.()) out.push({ component: 'tts_engine', engine: this.tts.id, model: this.ttsModel ?? null, resident: true, local: true });
     if (this.stt?.kind === 'local' && this.stt.resident?.()) out.push({ component: 'stt_engine', engine: this.stt.id, model: this.options.sttModel ?? null, resident: true, local: true });
     return out;
@@ -860,59 +729,48 @@ export class VoiceManager {
     return metrics;
   }
 
-  // ---- cloning (delegated to the cloned-voice store) ----------------------------------------------
-
-  private requireClones(): ClonedVoices {
-    const store = this.hooks.clonedVoices;
-    if (!store) throw new VoiceError('No cloned-voice store is configured for this voice manager.', 501, 'cloning_unavailable');
-    return store;
-  }
+  // ---- cloning (delegated to the store and cloner hooks, clone-speech.ts) ---------------------------
 
   /** Clones a voice from a reference audio file (B.11); answers the new voice id. */
-  async cloneVoice(referenceAudioPath: string, options: { name?: string; referenceText?: string; engine?: string; model?: string } = {}): Promise<string> {
-    const store = this.requireClones();
-    const bytes = await this.readAudioFile(referenceAudioPath);
-    return store.create({ bytes, filename: basename(referenceAudioPath), engine: options.engine ?? this.options.cloningEngine ?? 'compatible', name: options.name, referenceText: options.referenceText, model: options.model ?? this.options.cloningModel, meta: { source: referenceAudioPath } });
+  async cloneVoice(referenceAudioPath: string, options: CloneCallOptions = {}): Promise<string> {
+    return this.clones.cloneVoice(referenceAudioPath, options);
   }
 
   /** Clones a voice from WAV bytes (stored as `ref_0.wav`). */
-  async cloneVoiceFromWavBytes(wavBytes: Buffer, options: { name?: string; referenceText?: string; engine?: string; model?: string; meta?: Record<string, unknown> } = {}): Promise<string> {
-    const store = this.requireClones();
-    if (!wavBytes || wavBytes.length === 0) throw new VoiceError('Missing audio file.', 400, 'missing_audio');
-    return store.create({ bytes: wavBytes, filename: 'ref_0.wav', engine: options.engine ?? this.options.cloningEngine ?? 'compatible', name: options.name, referenceText: options.referenceText, model: options.model ?? this.options.cloningModel, meta: { source: 'bytes', ...options.meta } });
+  async cloneVoiceFromWavBytes(wavBytes: Uint8Array, options: CloneCallOptions & { meta?: Record<string, unknown> } = {}): Promise<string> {
+    return this.clones.cloneVoiceFromWavBytes(wavBytes, options);
   }
 
-  async listClonedVoices(): Promise<ClonedVoiceRecord[]> {
-    return this.requireClones().list();
+  async listClonedVoices(): Promise<CloneRecordView[]> {
+    return this.clones.store().list();
   }
 
-  async getClonedVoice(voiceId: string): Promise<ClonedVoiceRecord> {
-    const record = await this.requireClones().get(voiceId);
-    if (!record) throw unknownVoiceId(voiceId);
-    return record;
+  /** The clone's record; 404 "Unknown voice_id: <id>". */
+  async getClonedVoice(voiceId: string): Promise<CloneRecordView> {
+    return this.clones.get(voiceId);
   }
 
-  async setClonedVoiceReferenceText(voiceId: string, text: string): Promise<boolean> {
-    if (!(await this.requireClones().setReferenceText(voiceId, text))) throw unknownVoiceId(voiceId);
+  async setClonedVoiceReferenceText(voiceId: string, text: string | null): Promise<true> {
+    await this.clones.store().setReferenceText(voiceId, text);
     return true;
   }
 
-  async renameClonedVoice(voiceId: string, name: string): Promise<boolean> {
-    if (!(await this.requireClones().rename(voiceId, name))) throw unknownVoiceId(voiceId);
+  async renameClonedVoice(voiceId: string, name: string): Promise<true> {
+    await this.clones.store().rename(voiceId, name);
     return true;
   }
 
-  async deleteClonedVoice(voiceId: string): Promise<boolean> {
-    if (!(await this.requireClones().remove(voiceId))) throw unknownVoiceId(voiceId);
+  async deleteClonedVoice(voiceId: string): Promise<true> {
+    await this.clones.store().delete(voiceId);
     return true;
   }
 
   async exportVoice(voiceId: string, path: string): Promise<string> {
-    return this.requireClones().exportVoice(voiceId, path);
+    return this.clones.store().exportVoice(voiceId, path);
   }
 
   async importVoice(path: string): Promise<string> {
-    return this.requireClones().importVoice(path);
+    return this.clones.store().importVoice(path);
   }
 
   /** Normalises the preset (errors propagate) and keeps it for clone speech. */
@@ -926,27 +784,46 @@ export class VoiceManager {
   }
 
   getCloningRuntimeInfo(): Record<string, unknown> {
-    return { cloning_engine: this.options.cloningEngine ?? 'compatible', resident_engines: this.hooks.clonedVoices?.residentEngines?.() ?? [] };
+    return { cloning_engine: this.options.cloningEngine ?? null, cloning_model: this.options.cloningModel ?? null, resident_engines: this.clones.residentEngines() };
   }
 
-  async unloadCloningEngines(keepEngine?: string): Promise<number> {
-    return (await this.hooks.clonedVoices?.unloadEngines?.(keepEngine)) ?? 0;
+  unloadCloningEngines(keepEngine?: string): Promise<number> {
+    return this.clones.unloadEngines(keepEngine);
   }
 
-  // ---- discovery (delegated to the catalog) --------------------------------------------------------
+  // ---- discovery (delegated to the catalog hook) ---------------------------------------------------
 
   /** `voice_catalog` (B.7), answered by the catalog plugged into the manager. */
-  async voiceCatalog(options: { provider?: string; model?: string; providersOnly?: boolean } = {}): Promise<Record<string, unknown>> {
-    const catalog = this.hooks.catalog;
-    if (!catalog) throw new VoiceError('No voice catalog is configured for this voice manager.', 501, 'catalog_unavailable');
-    return catalog.voiceCatalog(this, options);
+  async voiceCatalog(options: { provider?: string | null; model?: string | null; providersOnly?: boolean } = {}): Promise<object> {
+    return this.requireCatalog().voiceCatalog(options.provider ?? null, options.model ?? null, options.providersOnly ?? false);
   }
 
   /** `available_providers` (B.7), answered by the catalog plugged into the manager. */
-  async availableProviders(): Promise<Record<string, unknown>> {
+  async availableProviders(): Promise<object> {
+    return this.requireCatalog().availableProviders();
+  }
+
+  private requireCatalog(): VoiceCatalogHook {
     const catalog = this.hooks.catalog;
     if (!catalog) throw new VoiceError('No voice catalog is configured for this voice manager.', 501, 'catalog_unavailable');
-    return catalog.availableProviders(this);
+    return catalog;
+  }
+
+  /** What the catalog reads as the current selection (its `active()`). */
+  activeSelection(): ActiveSelectionView {
+    return {
+      ttsProvider: this.tts ? this.ttsId : null,
+      sttProvider: this.sttId === 'none' ? null : this.sttId,
+      cloningProvider: this.options.cloningEngine ?? null,
+      ttsModel: this.ttsModel ?? null,
+      sttModel: this.options.sttModel ?? null,
+      profile: this.activeProfile || null,
+    };
+  }
+
+  /** Plugs hooks in after construction (the catalog needs the manager to exist first). */
+  useHooks(hooks: VoiceManagerHooks): void {
+    Object.assign(this.hooks, hooks);
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------------
@@ -957,7 +834,7 @@ export class VoiceManager {
     const tts = this.tts;
     const stt = this.stt;
     this.stt = null;
-    await Promise.allSettled([tts?.close?.(), stt?.close?.(), this.cloneSpeech.close(), this.hooks.clonedVoices?.unloadEngines?.()]);
+    await Promise.allSettled([tts?.close?.(), stt?.close?.(), this.clones.close()]);
     return true;
   }
 }
@@ -970,33 +847,8 @@ function checkKind(kind: string): void {
   if (kind !== 'tts') throw new VoiceError("Only kind='tts' is supported for now.", 400, 'invalid_kind');
 }
 
-/** `engine:profile` → `profile` when the prefix is the engine's id. */
-function stripEngine(id: string, engineId: string): string {
-  const prefix = `${engineId}:`;
-  return id.toLowerCase().startsWith(prefix) ? id.slice(prefix.length) : id;
-}
-
 function normaliseWhisper(name: string): string | undefined {
   const size = String(name ?? '').trim().toLowerCase();
   if (size === 'large') return 'large-v3';
   return WHISPER_SIZES.includes(size) ? size : undefined;
-}
-
-function unknownVoiceId(voiceId: string): VoiceError {
-  return new VoiceError(`Unknown voice_id: ${voiceId}`, 404, 'unknown_voice');
-}
-
-async function unloadEngine(component: 'tts_engine' | 'stt_engine', engine: TtsEngine | SpeechToTextEngine): Promise<UnloadResult> {
-  const local = engine.kind === 'local';
-  const unloadable = local && !!engine.unload;
-  const base = { component, engine: engine.id, resident: false as const, local, unloadable };
-  if (!local) return { ...base, unloaded: false, state: 'configured', error: null };
-  if (!(engine.resident?.() ?? false)) return { ...base, unloaded: false, state: 'not_loaded', error: null };
-  if (!engine.unload) return { ...base, unloaded: false, state: 'failed', error: { code: 'not_supported', message: `Engine '${engine.id}' cannot be unloaded.` } };
-  try {
-    await engine.unload();
-    return { ...base, unloaded: true, state: 'unloaded', error: null };
-  } catch (error) {
-    return { ...base, unloaded: false, state: 'failed', error: errorRecord(error) };
-  }
 }
