@@ -2,7 +2,7 @@
 export * from './contracts.js';
 // The voice manager and its parts (reference B.1–B.6, B.9, B.10, B.12): helper "manager".
 export { VoiceManager } from './voice-manager.js';
-export type { VoiceManagerOptions, VoiceEngineFactories, SpeakToBytesOptions, TextStreamOptions, TranscribeOptions } from './voice-manager.js';
+export type { VoiceManagerOptions, VoiceEngineFactories, SpeakToBytesOptions, TextStreamOptions, TranscribeOptions } from './manager-options.js';
 export type { SpeakOptions } from './speech-request.js';
 export type {
   ActiveSelectionView,

@@ -5,17 +5,14 @@
  * hands over (the library never imports a local engine package); `hosted` and `compatible` are built in.
  * Playback and capture need a sound device: here they answer VoiceError 501 `no_audio_device`.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { writeFile } from 'node:fs/promises';
 import {
   VoiceError,
   type AudioFormat,
   type EncodedAudio,
   type EngineSettings,
-  type PcmAudio,
   type QualityPreset,
-  type SpeechRequest,
   type SpeechToTextEngine,
   type SpeechToTextEngineFactory,
   type TtsEngine,
@@ -23,7 +20,7 @@ import {
   type UtteranceMetrics,
   type VoiceProfile,
 } from './contracts.js';
-import { decodeWav, encodePcm, normaliseAudioFormat, unsupportedFormat, wavInfo } from './audio-encoding.js';
+import { normaliseAudioFormat } from './audio-encoding.js';
 import { ManagerClones } from './clone-speech.js';
 import { deliveryModes, normaliseDeliveryMode, type DeliveryMode, type DeliveryModes } from './delivery-mode.js';
 import { resolveEngineId } from './engine-resolution.js';
@@ -34,78 +31,14 @@ import { DEFAULT_QUALITY_PRESET, normaliseQualityPreset } from './quality-preset
 import { compatibleSttFactory, hostedSttFactory } from './remote/remote-stt-engine.js';
 import { compatibleTtsFactory, hostedTtsFactory } from './remote/remote-tts-engine.js';
 import { preloadEngine, unloadEngine, type PreloadResult, type ResidentComponent, type UnloadResult } from './residency.js';
-import { sanitizeSyntax } from './sanitize-syntax.js';
 import { prepareSpeech, stripEngine, supportsControl, type PreparedSpeech, type SpeakOptions, type SpeechContext, type SpeechControl } from './speech-request.js';
-import { FIRST_SEGMENT_MAX_CHARS, SEGMENT_MAX_CHARS } from './segmenter.js';
-import { TtsTextStream, type AudioChunk } from './tts-text-stream.js';
-import { UtteranceClock } from './utterance-metrics.js';
+import type { TtsTextStream, AudioChunk } from './tts-text-stream.js';
+import { openSegmentStream, synthesizeBytes } from './speech-synthesis.js';
 import { VoiceModeMachine, type VoiceMode } from './voice-mode.js';
-
-/** Constructor options (reference B.1; camelCase of the seed's §2B names). */
-export interface VoiceManagerOptions {
-  language?: string;
-  ttsEngine?: string;
-  sttEngine?: string;
-  ttsModel?: string;
-  sttModel?: string;
-  whisperModel?: string;
-  debugMode?: boolean;
-  allowDownloads?: boolean;
-  clonedTtsStreaming?: boolean;
-  cloningEngine?: string;
-  cloningModel?: string;
-  ttsDeliveryMode?: string | boolean | null;
-  remoteBaseUrl?: string;
-  remoteApiKey?: string;
-  remoteTimeoutS?: number;
-  /** Hosted-only key and base URL (`openai_api_key` / `openai_base_url`); never sent to `remoteBaseUrl`. */
-  hostedApiKey?: string;
-  hostedBaseUrl?: string;
-  discoveryTimeoutS?: number;
-  discoveryTtlS?: number;
-  remoteMaxAudioBytes?: number;
-  remoteMaxJsonBytes?: number;
-  /** Longest text accepted by one speech call (default 100 000 characters). */
-  maxTextChars?: number;
-  /** Largest audio file `transcribeFile` / `cloneVoice` read (default 64 MiB). */
-  maxAudioFileBytes?: number;
-  /** Environment read for the B.16 overrides (default `process.env`). */
-  env?: Record<string, string | undefined>;
-}
-
-export interface VoiceEngineFactories {
-  tts?: readonly TtsEngineFactory[];
-  stt?: readonly SpeechToTextEngineFactory[];
-}
-
-export interface SpeakToBytesOptions extends SpeakOptions {
-  /** `wav` (default), `pcm` (raw s16le), or a format the engine writes itself. */
-  format?: string;
-}
-
-export interface TextStreamOptions {
-  voice?: string;
-  instructions?: string;
-  sanitizeSyntax?: boolean;
-  /** Later-segment limit (default min(engine limit, 240); clones 120). */
-  maxChars?: number;
-  minChars?: number;
-  /** Receives the audio of each segment; without it, iterate the stream. */
-  onAudio?: (chunk: AudioChunk) => void | Promise<void>;
-}
-
-export interface TranscribeOptions {
-  language?: string;
-  filename?: string;
-  contentType?: string;
-  prompt?: string;
-  model?: string;
-  signal?: AbortSignal;
-}
+import type { SpeakToBytesOptions, TextStreamOptions, TranscribeOptions, VoiceEngineFactories, VoiceManagerOptions } from './manager-options.js';
 
 const DEFAULT_MAX_TEXT_CHARS = 100_000;
 const DEFAULT_MAX_AUDIO_FILE_BYTES = 64 * 1024 * 1024;
-const CLONE_SEGMENT_MAX_CHARS = 120;
 const WHISPER_SIZES = ['tiny', 'base', 'small', 'medium', 'large-v2', 'large-v3'];
 
 export class VoiceManager {
@@ -269,44 +202,15 @@ export class VoiceManager {
   /** Synthesises `text` to encoded audio (B.2 `speak_to_bytes`); records buffered metrics. */
   async speakToBytes(text: string, options: SpeakToBytesOptions = {}): Promise<EncodedAudio> {
     const format = normaliseAudioFormat(options.format ?? 'wav');
-    const prepared = await this.prepare(text, options, 'bytes');
-    const { engine } = prepared;
-    const local = engine.kind === 'local';
-    if (!local && !engine.formats.includes(format)) throw unsupportedFormat(format);
-    if (local && format !== 'wav' && format !== 'pcm' && !engine.formats.includes(format)) throw unsupportedFormat(format);
-    const clock = new UtteranceClock(prepared.clone ? 'clone' : engine.id);
-    clock.segment(prepared.text);
-    const produced = await engine.synthesize(prepared.request, local && format === 'pcm' ? 'wav' : format);
-    const encoded = isPcm(produced) ? encodePcm(produced, format) : produced;
-    if (!isPcm(produced) && encoded.format !== format) {
-      if (format === 'pcm' && encoded.format === 'wav') return this.finishBytes(clock, prepared, encodePcm(decodeWav(encoded.bytes), 'pcm'));
-      throw unsupportedFormat(format);
-    }
-    return this.finishBytes(clock, prepared, encoded, isPcm(produced) ? produced : undefined);
-  }
-
-  private finishBytes(clock: UtteranceClock, prepared: PreparedSpeech, audio: EncodedAudio, pcm?: PcmAudio): EncodedAudio {
-    const info = pcm ? { sampleRate: pcm.sampleRate, channels: 1, frames: pcm.samples.length } : audio.format === 'wav' ? wavInfo(audio.bytes) : undefined;
-    clock.chunk(info && info.sampleRate > 0 ? info.frames / info.sampleRate : 0);
-    this.lastMetrics = clock.finish({
-      streaming: false,
-      format: audio.format,
-      language: prepared.request.language,
-      speed: prepared.request.speed,
-      request_contract: 'speech_request_v1',
-      ...(info ? { sample_rate: info.sampleRate, channels: info.channels, audio_frames: info.frames } : {}),
-      ...(prepared.request.profile ? { profile_id: prepared.request.profile } : {}),
-      ...(prepared.profileLabel ? { profile_label: prepared.profileLabel } : {}),
-      ...(prepared.clone ? { voice_id: prepared.clone.voice_id, clone_engine: prepared.engine.id } : {}),
-    });
+    const { audio, metrics } = await synthesizeBytes(await this.prepare(text, options, 'bytes'), format);
+    this.lastMetrics = metrics;
     return audio;
   }
 
   /** Writes speech to `path`; the format comes from the option, else the file suffix, else wav. */
   async speakToFile(text: string, path: string, options: SpeakToBytesOptions = {}): Promise<string> {
     const suffix = extname(path).slice(1).toLowerCase();
-    const format = options.format ?? (suffix !== '' ? suffix : 'wav');
-    const audio = await this.speakToBytes(text, { ...options, format });
+    const audio = await this.speakToBytes(text, { ...options, format: options.format ?? (suffix !== '' ? suffix : 'wav') });
     await writeFile(path, audio.bytes);
     return path;
   }
@@ -317,11 +221,9 @@ export class VoiceManager {
    * answer for `{samples, sampleRate, index, text}`; leaving the loop early cancels the rest.
    */
   async speakToAudioChunks(text: string, options: SpeakOptions = {}): Promise<AsyncIterable<AudioChunk>> {
-    if (options.voice && options.instructions) {
-      throw new VoiceError('Instructions are not supported when streaming a cloned voice; use speakToBytes.', 400, 'unsupported_instructions');
-    }
+    refuseCloneStreamInstructions(options);
     const prepared = await this.prepare(text, options, 'bytes');
-    const stream = this.streamFor(prepared, { sanitize: false, signal: options.signal });
+    const stream = openSegmentStream(prepared, { sanitize: false, signal: options.signal, onMetrics: (metrics) => (this.lastMetrics = metrics) });
     stream.push(prepared.text);
     stream.close();
     return stream;
@@ -332,70 +234,22 @@ export class VoiceManager {
    * it in `onAudio`), cancel, join. Opening one cancels the previous stream.
    */
   async openTtsTextStream(options: TextStreamOptions = {}): Promise<TtsTextStream> {
-    if (options.voice && options.instructions) {
-      throw new VoiceError('Instructions are not supported when streaming a cloned voice; use speakToBytes.', 400, 'unsupported_instructions');
-    }
+    refuseCloneStreamInstructions(options);
     // Validate everything but the text now: errors belong to the opener, not the first push.
     const prepared = await this.prepare('(validation)', { ...options, sanitizeSyntax: false }, 'bytes');
     this.stopSpeaking();
-    const stream = this.streamFor(prepared, {
+    const stream = openSegmentStream(prepared, {
       sanitize: options.sanitizeSyntax !== false,
       maxChars: options.maxChars,
       minChars: options.minChars,
       onAudio: options.onAudio,
+      onMetrics: (metrics, finished) => {
+        if (this.activeStream === finished) this.activeStream = undefined;
+        this.lastMetrics = metrics;
+      },
     });
     this.activeStream = stream;
     return stream;
-  }
-
-  private streamFor(
-    prepared: PreparedSpeech,
-    extra: { sanitize: boolean; maxChars?: number; minChars?: number; onAudio?: TextStreamOptions['onAudio']; signal?: AbortSignal },
-  ): TtsTextStream {
-    const { engine } = prepared;
-    const engineLimit = prepared.clone ? CLONE_SEGMENT_MAX_CHARS : Math.min(engine.maxSegmentChars ?? SEGMENT_MAX_CHARS, SEGMENT_MAX_CHARS);
-    const maxChars = extra.maxChars !== undefined && extra.maxChars >= 1 ? Math.min(Math.floor(extra.maxChars), engineLimit) : engineLimit;
-    const firstMax = Math.min(FIRST_SEGMENT_MAX_CHARS, maxChars);
-    const clock = new UtteranceClock(prepared.clone ? 'clone' : engine.id, { first: firstMax, max: maxChars });
-    const stream: TtsTextStream = new TtsTextStream(
-      async (segment, signal) => {
-        const spoken = extra.sanitize ? sanitizeSyntax(segment).trim() : segment;
-        if (spoken === '') return undefined;
-        const audio = await this.synthesizePcm(engine, { ...prepared.request, text: spoken, signal });
-        clock.chunk(audio.sampleRate > 0 ? audio.samples.length / audio.sampleRate : 0);
-        return audio;
-      },
-      {
-        firstMaxChars: firstMax,
-        maxChars,
-        minChars: extra.minChars,
-        onAudio: extra.onAudio,
-        onSegment: (segment) => clock.segment(segment),
-        onFinish: ({ cancelled }) => {
-          if (this.activeStream === stream) this.activeStream = undefined;
-          this.lastMetrics = clock.finish({
-            streaming: true,
-            cancelled,
-            language: prepared.request.language,
-            speed: prepared.request.speed,
-            ...(prepared.clone ? { voice_id: prepared.clone.voice_id, clone_engine: engine.id } : {}),
-          });
-        },
-      },
-    );
-    if (extra.signal) {
-      if (extra.signal.aborted) stream.cancel();
-      else extra.signal.addEventListener('abort', () => stream.cancel(), { once: true });
-    }
-    return stream;
-  }
-
-  /** Samples of one segment: local engines give them; remote ones are asked for WAV, decoded. */
-  private async synthesizePcm(engine: TtsEngine, request: SpeechRequest): Promise<PcmAudio> {
-    const produced = await engine.synthesize(request, 'wav');
-    if (isPcm(produced)) return produced;
-    if (produced.format !== 'wav') throw new VoiceError(`Engine '${engine.id}' answered ${produced.format} where WAV was asked for.`, 502, 'bad_audio');
-    return decodeWav(produced.bytes);
   }
 
   /** Validates and normalises one speech call (speech-request.ts). */
@@ -839,8 +693,11 @@ export class VoiceManager {
   }
 }
 
-function isPcm(value: PcmAudio | EncodedAudio): value is PcmAudio {
-  return (value as PcmAudio).samples instanceof Float32Array;
+/** Streaming cloned speech with instructions is refused explicitly (SPEC, B.2). */
+function refuseCloneStreamInstructions(options: { voice?: string; instructions?: string }): void {
+  if (options.voice && options.instructions) {
+    throw new VoiceError('Instructions are not supported when streaming a cloned voice; use speakToBytes.', 400, 'unsupported_instructions');
+  }
 }
 
 function checkKind(kind: string): void {
