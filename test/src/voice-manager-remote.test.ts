@@ -97,6 +97,45 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
     });
   });
 
+  describe('timeouts, TTL and caps resolved (B.1, B.9)', () => {
+    const limitsOf = (options: ConstructorParameters<typeof VoiceManager>[0]): RemoteTtsEngine['limits'] => {
+      const manager = compatible(options);
+      return (manager.ttsEngine as RemoteTtsEngine).limits;
+    };
+
+    it('remote timeout: the setting, else VOICE_REMOTE_TIMEOUT_S (or the provider variant), else 60; ≤0 and junk give 60', () => {
+      expect(limitsOf({}).timeoutMs).to.equal(60_000);
+      expect(limitsOf({ remoteTimeoutS: 12 }).timeoutMs).to.equal(12_000);
+      expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: '7' } }).timeoutMs).to.equal(7_000);
+      expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: '7', VOICE_COMPATIBLE_TIMEOUT_S: '3' } }).timeoutMs).to.equal(3_000);
+      expect(limitsOf({ remoteTimeoutS: 12, env: { VOICE_REMOTE_TIMEOUT_S: '7' } }).timeoutMs).to.equal(12_000);
+      for (const bad of ['0', '-5', 'soon', 'Infinity']) expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: bad } }).timeoutMs, bad).to.equal(60_000);
+      expect(limitsOf({ remoteTimeoutS: -3 }).timeoutMs).to.equal(60_000);
+    });
+
+    it('discovery probes use min(budget 5 s, remote timeout); the TTL is at least 300 s', () => {
+      expect(limitsOf({}).discoveryTimeoutMs).to.equal(5_000);
+      expect(limitsOf({ remoteTimeoutS: 2 }).discoveryTimeoutMs).to.equal(2_000);
+      expect(limitsOf({ env: { VOICE_DISCOVERY_TIMEOUT_S: '9' } }).discoveryTimeoutMs).to.equal(9_000);
+      expect(limitsOf({ env: { VOICE_DISCOVERY_TIMEOUT_S: '0' } }).discoveryTimeoutMs).to.equal(5_000);
+      expect(limitsOf({}).discoveryTtlMs).to.equal(300_000);
+      expect(limitsOf({ env: { VOICE_REMOTE_DISCOVERY_TTL_S: '900' } }).discoveryTtlMs).to.equal(900_000);
+      for (const low of ['10', 'x', 'NaN', '-1']) expect(limitsOf({ env: { VOICE_REMOTE_DISCOVERY_TTL_S: low } }).discoveryTtlMs, low).to.equal(300_000);
+      expect(limitsOf({ discoveryTtlS: 60 }).discoveryTtlMs).to.equal(300_000);
+    });
+
+    it('a probe gives up after the remote timeout when it is shorter than the budget', async () => {
+      const manager = compatible({ remoteTimeoutS: 0.3 });
+      server.faults.set('/audio/voices', { hang: true });
+      const error = await voiceError((manager.ttsEngine as RemoteTtsEngine).profiles());
+      expect(error.message).to.match(/did not answer within 0\.3 s/);
+    });
+
+    it('the answer caps default to 64 MiB of audio and 4 MiB of JSON', () => {
+      expect(limitsOf({})).to.include({ maxAudioBytes: 64 * 1024 * 1024, maxJsonBytes: 4 * 1024 * 1024 });
+    });
+  });
+
   describe('speech (POST /audio/speech)', () => {
     it('speakToBytes sends the B.12 JSON with the bearer key and answers the real WAV', async () => {
       const manager = compatible({ ttsModel: 'fake-tts-1' });
@@ -165,6 +204,14 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
       expect(error.message).to.equal('Remote TTS failed (HTTP 429): Rate limit reached for requests');
       const wrongKey = compatible({ remoteApiKey: 'wrong' });
       expect((await voiceError(wrongKey.speakToBytes('Hello.'))).message).to.equal('Remote TTS failed (HTTP 401): Incorrect API key provided.');
+    });
+
+    it('a redirect is not followed and never taken as audio', async () => {
+      const manager = compatible();
+      server.faults.set('/audio/speech', { status: 302, message: 'Moved elsewhere' });
+      const error = await voiceError(manager.speakToBytes('Hello.'));
+      expect(error.message).to.equal('Remote TTS failed (HTTP 302): Moved elsewhere');
+      expect(server.requests).to.have.length(1);
     });
 
     it('an empty answer raises "Remote TTS returned empty audio"', async () => {

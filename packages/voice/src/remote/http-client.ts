@@ -160,3 +160,8 @@ export function parseJson(what: string, body: Buffer): unknown {
     throw new VoiceError(`${what} answered something that is not JSON.`, 502, 'remote_bad_answer');
   }
 }
+
+/** Only a 2xx counts: redirects are not followed, so a 3xx is a failure too (never its body as audio). */
+export function isSuccess(answer: RemoteAnswer): boolean {
+  return answer.status >= 200 && answer.status < 300;
+}

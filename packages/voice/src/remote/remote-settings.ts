@@ -64,7 +64,9 @@ export function compatibleEndpoint(settings: EngineSettings): RemoteEndpoint {
 }
 
 function common(provider: 'hosted' | 'compatible', baseUrl: string, apiKey: string | undefined, settings: EngineSettings, env: Env): RemoteEndpoint {
-  const timeoutS = remoteTimeoutS(settings.remoteTimeoutS, env);
+  // The provider's own variable (VOICE_HOSTED_TIMEOUT_S / VOICE_COMPATIBLE_TIMEOUT_S) before the shared one.
+  const ownTimeout = env[provider === 'hosted' ? 'VOICE_HOSTED_TIMEOUT_S' : 'VOICE_COMPATIBLE_TIMEOUT_S'];
+  const timeoutS = remoteTimeoutS(settings.remoteTimeoutS > 0 ? settings.remoteTimeoutS : undefined, ownTimeout ? { ...env, VOICE_REMOTE_TIMEOUT_S: ownTimeout } : env);
   const discoveryS = discoveryTimeoutS(settings.discoveryTimeoutS, env);
   return {
     provider,

@@ -14,7 +14,7 @@ import {
   type TranscriptionRequest,
 } from '../contracts.js';
 import { isSttModel, modelIdsFromAnswer } from './discovery-shapes.js';
-import { parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
+import { isSuccess, parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
 import { multipartBody } from './multipart.js';
 import { compatibleEndpoint, envList, HOSTED_DEFAULT_STT_MODEL, HOSTED_STT_MODELS, hostedEndpoint, nonEmpty, type RemoteEndpoint } from './remote-settings.js';
 import { TtlValue } from './ttl-cache.js';
@@ -67,7 +67,7 @@ export class RemoteSttEngine implements SpeechToTextEngine {
       maxBytes: this.endpoint.maxJsonBytes,
       signal: request.signal,
     });
-    if (answer.status >= 400) throw remoteFailure('Remote STT', answer);
+    if (!isSuccess(answer)) throw remoteFailure('Remote STT', answer);
     const parsed = parseJson('Remote STT', answer.body);
     const text = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>).text : undefined;
     if (typeof text !== 'string') throw new VoiceError('Remote STT answered without a text field.', 502, 'remote_bad_answer');
@@ -84,7 +84,7 @@ export class RemoteSttEngine implements SpeechToTextEngine {
       const path = nonEmpty(env.VOICE_REMOTE_MODEL_PATH) ?? '/models';
       const answer = await this.client.request({ method: 'GET', path, timeoutMs: options.timeoutMs ?? this.endpoint.discoveryTimeoutMs, maxBytes: this.endpoint.maxJsonBytes, signal: options.signal });
       if (answer.status === 404 || answer.status === 405) return [];
-      if (answer.status >= 400) throw remoteFailure(`Remote model list ${path}`, answer);
+      if (!isSuccess(answer)) throw remoteFailure(`Remote model list ${path}`, answer);
       return modelIdsFromAnswer(parseJson(`Remote model list ${path}`, answer.body), isSttModel);
     }, options.refresh);
     return [...new Set([...configured, ...discovered])];

@@ -18,7 +18,7 @@ import {
 } from '../contracts.js';
 import { AUDIO_CONTENT_TYPES } from '../audio-encoding.js';
 import { isTtsModel, modelIdsFromAnswer, profilesFromVoiceAnswer } from './discovery-shapes.js';
-import { parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
+import { isSuccess, parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
 import {
   compatibleEndpoint,
   envList,
@@ -72,6 +72,12 @@ export class RemoteTtsEngine implements TtsEngine {
     return this.endpoint.baseUrl;
   }
 
+  /** The resolved limits in force (timeouts in ms, caps in bytes); the key is not part of it. */
+  get limits(): { timeoutMs: number; discoveryTimeoutMs: number; discoveryTtlMs: number; maxAudioBytes: number; maxJsonBytes: number } {
+    const { timeoutMs, discoveryTimeoutMs, discoveryTtlMs, maxAudioBytes, maxJsonBytes } = this.endpoint;
+    return { timeoutMs, discoveryTimeoutMs, discoveryTtlMs, maxAudioBytes, maxJsonBytes };
+  }
+
   async availability(): Promise<EngineAvailability> {
     // Configured is all a remote engine can claim without a probe; the catalog probes within its budget.
     return { available: true };
@@ -99,7 +105,7 @@ export class RemoteTtsEngine implements TtsEngine {
       maxBytes: this.endpoint.maxAudioBytes,
       signal: request.signal,
     });
-    if (answer.status >= 400) throw remoteFailure('Remote TTS', answer);
+    if (!isSuccess(answer)) throw remoteFailure('Remote TTS', answer);
     if (answer.body.length === 0) throw new VoiceError('Remote TTS returned empty audio', 502, 'remote_empty_audio');
     return { bytes: answer.body, format, contentType: AUDIO_CONTENT_TYPES[format] };
   }
@@ -144,7 +150,7 @@ export class RemoteTtsEngine implements TtsEngine {
     for (const path of this.voicePaths) {
       try {
         const answer = await this.client.request({ method: 'GET', path, timeoutMs: options.timeoutMs ?? this.endpoint.discoveryTimeoutMs, maxBytes: this.endpoint.maxJsonBytes, signal: options.signal });
-        if (answer.status >= 400) {
+        if (!isSuccess(answer)) {
           lastError = remoteFailure(`Remote voice list ${path}`, answer);
           continue;
         }
@@ -164,7 +170,7 @@ export class RemoteTtsEngine implements TtsEngine {
     const answer = await this.client.request({ method: 'GET', path, timeoutMs: options.timeoutMs ?? this.endpoint.discoveryTimeoutMs, maxBytes: this.endpoint.maxJsonBytes, signal: options.signal });
     // An endpoint without a model list is fine: the configured models stand.
     if (answer.status === 404 || answer.status === 405) return [];
-    if (answer.status >= 400) throw remoteFailure(`Remote model list ${path}`, answer);
+    if (!isSuccess(answer)) throw remoteFailure(`Remote model list ${path}`, answer);
     return modelIdsFromAnswer(parseJson(`Remote model list ${path}`, answer.body), isTtsModel);
   }
 }

@@ -5,7 +5,7 @@
  * `voice_id`, `id`, `voice`, `data.{voice_id,id,voice}` or `voice.{voice_id,id}`.
  */
 import { VoiceError, type EngineSettings } from '../contracts.js';
-import { parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
+import { isSuccess, parseJson, remoteFailure, RemoteHttpClient } from './http-client.js';
 import { multipartBody } from './multipart.js';
 import { compatibleEndpoint, hostedEndpoint, nonEmpty, type RemoteEndpoint } from './remote-settings.js';
 
@@ -70,7 +70,7 @@ export class RemoteVoiceCloner {
         maxBytes: this.endpoint.maxJsonBytes,
         signal: input.signal,
       });
-      if (answer.status >= 400) throw remoteFailure('Remote voice clone', answer);
+      if (!isSuccess(answer)) throw remoteFailure('Remote voice clone', answer);
       const parsed = parseJson('Remote voice clone', answer.body);
       const id = cloneIdOf(parsed);
       if (!id) throw new VoiceError(CLONE_ID_MISSING, 502, 'remote_bad_answer');
