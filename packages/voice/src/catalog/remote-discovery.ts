@@ -122,7 +122,7 @@ function idOf(item: unknown, keys: string[]): string | null {
 /** Ids are kept short and printable: a remote's answer ends up in every client's listing. */
 function clean(value: string): string | null {
   const id = value.trim();
-  return id !== '' && id.length <= MAX_ID_CHARS && !/[\u0000-\u001f]/.test(id) ? id : null;
+  return id !== '' && id.length <= MAX_ID_CHARS && ![...id].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ? id : null;
 }
 
 function unique(ids: string[]): string[] {

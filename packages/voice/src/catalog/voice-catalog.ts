@@ -172,7 +172,7 @@ export class VoiceCatalog {
       entry.cloned_voices = payload.cloned_voices;
       this.addTts(payload, entry);
     }
-    if (!light || (providersOnly && filter === null)) {
+    if (!light) {
       const sttEntries = await Promise.all(sttHandles.map((h) => this.sttEntry(h, answers.get(h.detail.id), active, providersOnly)));
       for (const entry of sttEntries) this.addStt(payload, entry);
     }
