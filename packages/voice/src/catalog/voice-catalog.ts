@@ -138,6 +138,13 @@ export class VoiceCatalog {
    * `providersOnly`, or filtered to a local provider, nobody is contacted (the light path).
    */
   async voiceCatalog(provider?: string | null, model?: string | null, providersOnly = false): Promise<VoiceCatalogPayload> {
+    const payload = await this.build(provider, model, providersOnly);
+    // Absent means "not checked"; an empty list means "checked, all reachable" (reference B.7).
+    if (payload.unreachable_tts_providers === undefined) delete (payload as Partial<VoiceCatalogPayload>).unreachable_tts_providers;
+    return payload;
+  }
+
+  private async build(provider: string | null | undefined, model: string | null | undefined, providersOnly: boolean): Promise<VoiceCatalogPayload> {
     const state = await this.state();
     const active = this.active(state);
     const selector = splitSelector('tts', provider, model, state.known.tts);
