@@ -84,7 +84,8 @@ export class ClonedVoiceStore implements ClonedVoiceSource {
         const record: ClonedVoiceRecord = {
           voice_id: voiceId,
           name: name ?? `voice_${voiceId.slice(0, 8)}`,
-          created_at: Date.now() / 1000,
+          // Strictly after every voice already here, so "newest first" holds even within one millisecond.
+          created_at: Math.max(Date.now() / 1000, ...Object.values(index).map((r) => r.created_at + 1e-6)),
           reference_files: files,
           reference_text: referenceText,
           engine: voice.engine,
