@@ -6,7 +6,10 @@
  * injectable clock, never by waiting.
  */
 import { expect } from 'chai';
-import { VoiceCatalog, discoveryBudgetS, discoverySettings, discoveryTtlS, remoteTimeoutS } from '@keel/voice';
+import { VoiceCatalog, discoverySettings } from '@keel/voice';
+
+/** The settings a catalog reads from this environment. */
+const read = (env: Record<string, string>) => new VoiceCatalog({ env }).discoverySettings();
 import { startVoiceRemote, type VoiceRemote } from './helpers/voice-remote.js';
 import { until } from './helpers/until.js';
 
@@ -82,9 +85,9 @@ describe('voice catalog: the shared probe budget and the answer TTL', function (
   });
 
   it('clamps the TTL: lower, non-numeric and non-finite values give 300; a larger value is kept', async () => {
-    for (const raw of ['10', '0', '-5', 'abc', '', 'NaN', 'Infinity', '-Infinity', '299.9']) expect(discoveryTtlS(raw), raw).to.equal(300);
-    expect(discoveryTtlS('600')).to.equal(600);
-    expect(discoveryTtlS(undefined)).to.equal(300);
+    for (const raw of ['10', '0', '-5', 'abc', '', 'NaN', 'Infinity', '-Infinity', '299.9']) expect(read({ VOICE_REMOTE_DISCOVERY_TTL_S: raw }).ttlS, raw).to.equal(300);
+    expect(read({ VOICE_REMOTE_DISCOVERY_TTL_S: '600' }).ttlS).to.equal(600);
+    expect(read({}).ttlS).to.equal(300);
 
     for (const raw of ['10', 'abc', 'Infinity']) {
       let now = 0;
@@ -129,9 +132,9 @@ describe('voice catalog: the shared probe budget and the answer TTL', function (
   });
 
   it('reads the budget and the remote timeout like the reference: a value ≤ 0 or not a number is ignored', () => {
-    for (const raw of ['0', '-1', 'abc', '', 'Infinity']) expect(discoveryBudgetS(raw), raw).to.equal(5);
-    expect(discoveryBudgetS('2.5')).to.equal(2.5);
-    for (const raw of ['0', '-1', 'abc']) expect(remoteTimeoutS(raw), raw).to.equal(60);
+    for (const raw of ['0', '-1', 'abc', '', 'Infinity']) expect(read({ VOICE_DISCOVERY_TIMEOUT_S: raw }).budgetS, raw).to.equal(5);
+    expect(read({ VOICE_DISCOVERY_TIMEOUT_S: '2.5' }).budgetS).to.equal(2.5);
+    for (const raw of ['0', '-1', 'abc']) expect(read({ VOICE_REMOTE_TIMEOUT_S: raw }).remoteTimeoutS, raw).to.equal(60);
     expect(discoverySettings({})).to.deep.equal({ budgetS: 5, remoteTimeoutS: 60, ttlS: 300 });
   });
 });
