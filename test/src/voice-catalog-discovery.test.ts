@@ -231,6 +231,19 @@ describe('voice catalog: discovery from the configured engines', function () {
     expect(noConsent.unavailable.cloning.hosted!.reason).to.match(/VOICE_HOSTED_VOICE_CONSENT_ID/);
   });
 
+  it('lists providers by the reference’s rules: compatible from HOSTED_BASE_URL too, never for the official root; hosted only with a key', async () => {
+    const fromEnv = await new VoiceCatalog({ env: { HOSTED_BASE_URL: compatible.baseUrl } }).availableProviders();
+    expect(fromEnv.tts).to.deep.equal(['compatible']);
+    const official = await new VoiceCatalog({ settings: { remoteBaseUrl: 'https://api.openai.com/v1' }, env: {} }).availableProviders();
+    expect(official.tts).to.deep.equal([]);
+    expect(official.unavailable.tts.compatible!.code).to.equal('not_configured');
+    const remoteKey = await new VoiceCatalog({ settings: { remoteApiKey: 'k' }, env: {} }).availableProviders();
+    expect(remoteKey.tts).to.deep.equal(['hosted']);
+    const envKey = await new VoiceCatalog({ env: { HOSTED_API_KEY: 'k' } }).availableProviders();
+    expect(envKey.tts).to.deep.equal(['hosted']);
+    expect(envKey.stt).to.deep.equal(['hosted']);
+  });
+
   it('lists cloned voices from the store in voices, cloned_voices and their provider’s entry', async () => {
     const record = { voice_id: 'a'.repeat(32), name: 'My Voice', created_at: 1, reference_files: ['ref_0.wav'], reference_text: null, engine: 'compatible', meta: {} };
     const payload = await catalogFor({ clones: { list: async () => [record] } }).voiceCatalog();

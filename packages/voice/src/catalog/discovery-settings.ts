@@ -75,3 +75,9 @@ export class ProbeBudget {
     return Math.min(this.remainingMs(), this.settings.remoteTimeoutS * 1000);
   }
 }
+
+/** Settings may carry their own environment (the manager's `EngineSettings.env`). */
+export function envOf(settings: unknown): Env | undefined {
+  const env = (settings as { env?: unknown } | undefined)?.env;
+  return env && typeof env === 'object' ? (env as Env) : undefined;
+}

@@ -97,11 +97,15 @@ export function hostedEndpoint(settings: Partial<EngineSettings>, env: Env): Rem
   return null;
 }
 
-/** The compatible endpoint, when a base URL other than the hosted service's is configured. */
-export function compatibleEndpoint(settings: Partial<EngineSettings>): RemoteEndpoint | null {
-  const baseUrl = settings.remoteBaseUrl;
+/**
+ * The compatible endpoint, when a base URL other than the hosted service's is configured
+ * (`remote_base_url`, else HOSTED_BASE_URL: reference B.13); its key is optional.
+ */
+export function compatibleEndpoint(settings: Partial<EngineSettings>, env: Env = {}): RemoteEndpoint | null {
+  const baseUrl = settings.remoteBaseUrl || env.HOSTED_BASE_URL;
   if (!baseUrl || isHostedUrl(baseUrl)) return null;
-  return settings.remoteApiKey ? { baseUrl, apiKey: settings.remoteApiKey } : { baseUrl };
+  const apiKey = settings.remoteApiKey || env.HOSTED_API_KEY;
+  return apiKey ? { baseUrl, apiKey } : { baseUrl };
 }
 
 /** The consent id hosted voice creation needs (seed §5), or null. */
@@ -118,7 +122,7 @@ export async function resolveProviders(sources: ProviderSources): Promise<Provid
     unavailable: { tts: {}, stt: {}, cloning: {} },
   };
   const hosted = hostedEndpoint(settings, env);
-  const compatible = compatibleEndpoint(settings);
+  const compatible = compatibleEndpoint(settings, env);
   const remote = (id: string, kind: ProviderKind, endpoint: RemoteEndpoint): ProviderHandle => ({
     detail: { id, provider: id, kind, remote: true, local: false, installed: null },
     endpoint,

@@ -10,7 +10,7 @@ import type { ClonedVoiceRecord, ClonedVoiceSource } from '../cloning/voice-reco
 import { CAPABILITY_FEATURES, defaultCapabilityRegistry, type CapabilityRegistry, type CapabilitySupport, type CompatibilityCatalog, type CompatibleModel } from './capabilities.js';
 import { addStt, addTts, emptyPayload, type AvailableProviders, type VoiceCatalogPayload } from './catalog-payload.js';
 import { DiscoveryCache } from './discovery-cache.js';
-import { discoverySettings, type DiscoverySettings, type Env } from './discovery-settings.js';
+import { discoverySettings, envOf, type DiscoverySettings, type Env } from './discovery-settings.js';
 import { blankTts, rawCatalog, sttEntry, ttsEntry, type EntryContext, type TtsProviderCatalog } from './provider-entries.js';
 import { normalizeProvider, splitSelector, type ProviderKind } from './provider-ids.js';
 import { resolveProviders, type ActiveSelection, type ProviderState } from './providers.js';
@@ -41,7 +41,7 @@ export class VoiceCatalog {
 
   constructor(private readonly options: VoiceCatalogOptions = {}) {
     this.settings = options.settings ?? {};
-    this.env = options.env ?? process.env;
+    this.env = options.env ?? envOf(options.settings) ?? process.env;
     this.cache = new DiscoveryCache(options.clock);
     this.capabilities = options.capabilities ?? defaultCapabilityRegistry();
   }

@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { VoiceError, type EngineSettings } from '../contracts.js';
 import type { Env } from '../catalog/discovery-settings.js';
-import { remoteTimeoutS } from '../catalog/discovery-settings.js';
+import { envOf, remoteTimeoutS } from '../catalog/discovery-settings.js';
 import { normalizeProvider } from '../catalog/provider-ids.js';
 import { LOCAL_CLONING_UNAVAILABLE, compatibleEndpoint, hostedEndpoint } from '../catalog/providers.js';
 import type { RemoteEndpoint } from '../catalog/remote-http.js';
@@ -53,14 +53,14 @@ export class VoiceCloner {
   constructor(private readonly options: VoiceClonerOptions) {
     this.store = options.store;
     this.settings = options.settings ?? {};
-    this.env = options.env ?? process.env;
+    this.env = options.env ?? envOf(options.settings) ?? process.env;
   }
 
   /** Which provider a clone request goes to, or why none can take it (never throws). */
   resolveEngine(engine?: string | null): { ok: true; provider: 'hosted' | 'compatible'; endpoint: RemoteEndpoint } | { ok: false; error: VoiceError } {
     const asked = engine ?? this.options.defaultEngine ?? null;
     const hosted = hostedEndpoint(this.settings, this.env);
-    const compatible = compatibleEndpoint(this.settings);
+    const compatible = compatibleEndpoint(this.settings, this.env);
     const id = asked === null || asked === 'auto' ? (compatible ? 'compatible' : hosted ? 'hosted' : 'local') : normalizeProvider('cloning', asked);
     if (id === 'compatible') {
       if (compatible) return { ok: true, provider: 'compatible', endpoint: compatible };
