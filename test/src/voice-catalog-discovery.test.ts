@@ -244,6 +244,21 @@ describe('voice catalog: discovery from the configured engines', function () {
     expect(envKey.stt).to.deep.equal(['hosted']);
   });
 
+  it('lists a local engine that hangs or fails as unavailable, with the reason, instead of hanging or throwing', async () => {
+    const hung = { ...standinTts('espeak'), availability: () => new Promise<never>(() => {}) };
+    const slowList = { ...standinTts('slowtts'), profiles: () => new Promise<never>(() => {}) };
+    const broken = { ...standinTts('brokentts'), models: async () => Promise.reject(new Error('voice table unreadable')) };
+    const catalog = new VoiceCatalog({ ttsEngines: [hung, slowList, broken], env: {}, localTimeoutMs: 300, active: () => ({ ttsProvider: 'slowtts', sttProvider: null }) });
+    const providers = await catalog.availableProviders();
+    expect(providers.unavailable.tts.espeak!.reason).to.match(/availability check did not answer within 0\.3 s/);
+    expect(providers.tts).to.deep.equal(['brokentts', 'slowtts']);
+    const payload = await catalog.voiceCatalog();
+    expect(payload.tts_catalog_by_provider.slowtts!.unavailable!.reason).to.match(/profile list did not answer within 0\.3 s/);
+    expect(payload.tts_catalog_by_provider.brokentts!.unavailable!.reason).to.match(/voice table unreadable/);
+    expect(payload.voices).to.deep.equal([]);
+    expect(payload.unavailable_reason).to.match(/profile list did not answer/);
+  });
+
   it('lists cloned voices from the store in voices, cloned_voices and their provider’s entry', async () => {
     const record = { voice_id: 'a'.repeat(32), name: 'My Voice', created_at: 1, reference_files: ['ref_0.wav'], reference_text: null, engine: 'compatible', meta: {} };
     const payload = await catalogFor({ clones: { list: async () => [record] } }).voiceCatalog();

@@ -81,3 +81,23 @@ export function envOf(settings: unknown): Env | undefined {
   const env = (settings as { env?: unknown } | undefined)?.env;
   return env && typeof env === 'object' ? (env as Env) : undefined;
 }
+
+/** How long a local engine's own answer (availability, profiles, models) may take in a listing. */
+export const DEFAULT_LOCAL_ANSWER_TIMEOUT_MS = 30_000;
+
+/**
+ * `promise`, or a rejection naming `what` after `ms`: a local engine that hangs must not hang the
+ * listing (the answer it gives later is dropped).
+ */
+export async function withinMs<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${(ms / 1000).toFixed(1)} s`)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -5,7 +5,7 @@
  */
 import type { SpeechToTextEngine, TtsEngine, VoiceProfile } from '../contracts.js';
 import type { ClonedVoiceRecord } from '../cloning/voice-record.js';
-import type { Env } from './discovery-settings.js';
+import { withinMs, type Env } from './discovery-settings.js';
 import type { ActiveSelection, ProviderDetail, ProviderHandle, UnavailableRecord } from './providers.js';
 import { cloneEntry, profileEntry, remoteVoiceEntry, type VoiceEntry } from './records.js';
 import type { RemoteAnswer } from './remote-probe.js';
@@ -70,6 +70,7 @@ export interface EntryContext {
   env: Env;
   ttsEngines: readonly TtsEngine[];
   sttEngines: readonly SpeechToTextEngine[];
+  localTimeoutMs: number;
 }
 
 /** One TTS provider's entry of `tts_catalog_by_provider`, from its remote's answer or its local engine. */
@@ -95,8 +96,9 @@ export async function ttsEntry(ctx: EntryContext, handle: ProviderHandle, answer
     }
   } else if (handle.tts && !providersOnly) {
     try {
-      models = await handle.tts.models();
-      profiles = (await handle.tts.profiles()).map((p: VoiceProfile) => profileEntry(id, p));
+      const engine = handle.tts;
+      models = await withinMs(engine.models(), ctx.localTimeoutMs, `the ${id} engine's model list`);
+      profiles = (await withinMs(engine.profiles(), ctx.localTimeoutMs, `the ${id} engine's profile list`)).map((p: VoiceProfile) => profileEntry(id, p));
     } catch (err) {
       entry.unavailable = { code: 'runtime_missing', reason: `The ${id} engine could not list its voices: ${(err as Error).message}` };
     }
@@ -155,7 +157,7 @@ export async function sttEntry(ctx: EntryContext, handle: ProviderHandle, answer
       entry.unreachable_reason = answer.unreachable;
     }
   } else if (handle.stt && !providersOnly) {
-    models = await handle.stt.models().catch(() => []);
+    models = await withinMs(handle.stt.models(), ctx.localTimeoutMs, `the ${id} engine's model list`).catch(() => []);
   }
   if (active.sttProvider === id && active.sttModel) models.push(active.sttModel);
   entry.models = [...new Set(models)];

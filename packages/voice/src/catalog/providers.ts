@@ -5,7 +5,7 @@
  * that cannot run is listed under `unavailable` with a code and a sentence.
  */
 import type { EngineAvailability, EngineSettings, SpeechToTextEngine, TtsEngine } from '../contracts.js';
-import type { Env } from './discovery-settings.js';
+import { DEFAULT_LOCAL_ANSWER_TIMEOUT_MS, withinMs, type Env } from './discovery-settings.js';
 import type { RemoteEndpoint } from './remote-http.js';
 import { sortProviders, type ProviderKind } from './provider-ids.js';
 
@@ -69,6 +69,8 @@ export interface ProviderSources {
   sttEngines: readonly SpeechToTextEngine[];
   env: Env;
   active: ActiveSelection;
+  /** Bound on each local engine's availability check (default 30 s). */
+  localTimeoutMs?: number;
 }
 
 /** Keel ships no local cloning engine; this is what a listing and a local clone request say. */
@@ -140,8 +142,8 @@ export async function resolveProviders(sources: ProviderSources): Promise<Provid
   state.unavailable.cloning.local = structuredClone(LOCAL_CLONING_UNAVAILABLE);
 
   await Promise.all([
-    ...sources.ttsEngines.filter((e) => e.kind === 'local').map(async (engine) => addLocal(state, 'tts', engine.id, await safeAvailability(engine), { tts: engine })),
-    ...sources.sttEngines.filter((e) => e.kind === 'local').map(async (engine) => addLocal(state, 'stt', engine.id, await safeAvailability(engine), { stt: engine })),
+    ...sources.ttsEngines.filter((e) => e.kind === 'local').map(async (engine) => addLocal(state, 'tts', engine.id, await safeAvailability(engine, sources.localTimeoutMs), { tts: engine })),
+    ...sources.sttEngines.filter((e) => e.kind === 'local').map(async (engine) => addLocal(state, 'stt', engine.id, await safeAvailability(engine, sources.localTimeoutMs), { stt: engine })),
   ]);
   for (const kind of ['tts', 'stt', 'cloning'] as const) {
     const order = sortProviders(kind, state.available[kind].map((h) => h.detail.id));
@@ -167,9 +169,9 @@ function addLocal(state: ProviderState, kind: 'tts' | 'stt', id: string, availab
 }
 
 /** An engine whose availability check itself fails is unavailable, with the failure as its reason. */
-async function safeAvailability(engine: TtsEngine | SpeechToTextEngine): Promise<EngineAvailability> {
+async function safeAvailability(engine: TtsEngine | SpeechToTextEngine, timeoutMs = DEFAULT_LOCAL_ANSWER_TIMEOUT_MS): Promise<EngineAvailability> {
   try {
-    return await engine.availability();
+    return await withinMs(engine.availability(), timeoutMs, `the ${engine.id} engine's availability check`);
   } catch (err) {
     return { available: false, code: 'runtime_missing', reason: `The ${engine.id} engine could not check its runtime: ${(err as Error).message}` };
   }

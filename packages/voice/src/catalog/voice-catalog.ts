@@ -10,7 +10,7 @@ import type { ClonedVoiceRecord, ClonedVoiceSource } from '../cloning/voice-reco
 import { CAPABILITY_FEATURES, defaultCapabilityRegistry, type CapabilityRegistry, type CapabilitySupport, type CompatibilityCatalog, type CompatibleModel } from './capabilities.js';
 import { addStt, addTts, emptyPayload, type AvailableProviders, type VoiceCatalogPayload } from './catalog-payload.js';
 import { DiscoveryCache } from './discovery-cache.js';
-import { discoverySettings, envOf, type DiscoverySettings, type Env } from './discovery-settings.js';
+import { DEFAULT_LOCAL_ANSWER_TIMEOUT_MS, discoverySettings, envOf, type DiscoverySettings, type Env } from './discovery-settings.js';
 import { blankTts, rawCatalog, sttEntry, ttsEntry, type EntryContext, type TtsProviderCatalog } from './provider-entries.js';
 import { normalizeProvider, splitSelector, type ProviderKind } from './provider-ids.js';
 import { resolveProviders, type ActiveSelection, type ProviderState } from './providers.js';
@@ -31,6 +31,8 @@ export interface VoiceCatalogOptions {
   env?: Env;
   /** Milliseconds clock for the answer TTL (tests age answers with their own). */
   clock?: () => number;
+  /** Bound on each local engine's answer in a listing (default 30 s): a hung engine is listed unavailable. */
+  localTimeoutMs?: number;
 }
 
 export class VoiceCatalog {
@@ -120,6 +122,7 @@ export class VoiceCatalog {
       payload.voices = selectedModel && selectedEntry.voices_by_model[selectedModel] ? selectedEntry.voices.filter((v) => v.kind === 'clone' || selectedEntry.voices_by_model[selectedModel]!.includes(v.id)) : selectedEntry.voices;
       if (filter === null) payload.voices = [...payload.voices.filter((v) => v.kind !== 'clone'), ...payload.cloned_voices];
       if (selectedEntry.unreachable) payload.unavailable_reason = selectedEntry.unreachable_reason ?? 'unreachable';
+      if (selectedEntry.unavailable) payload.unavailable_reason = selectedEntry.unavailable.reason;
     }
     const sttSelected = payload.stt_catalog_by_provider[filter ?? active.sttProvider ?? ''];
     payload.stt_models = sttSelected?.models ?? [];
@@ -185,11 +188,11 @@ export class VoiceCatalog {
   }
 
   private entryContext(): EntryContext {
-    return { env: this.env, ttsEngines: this.options.ttsEngines ?? [], sttEngines: this.options.sttEngines ?? [] };
+    return { env: this.env, ttsEngines: this.options.ttsEngines ?? [], sttEngines: this.options.sttEngines ?? [], localTimeoutMs: this.options.localTimeoutMs ?? DEFAULT_LOCAL_ANSWER_TIMEOUT_MS };
   }
 
   private async state(): Promise<ProviderState> {
-    return resolveProviders({ settings: this.settings, ttsEngines: this.options.ttsEngines ?? [], sttEngines: this.options.sttEngines ?? [], env: this.env, active: this.options.active?.() ?? { ttsProvider: null, sttProvider: null } });
+    return resolveProviders({ localTimeoutMs: this.options.localTimeoutMs, settings: this.settings, ttsEngines: this.options.ttsEngines ?? [], sttEngines: this.options.sttEngines ?? [], env: this.env, active: this.options.active?.() ?? { ttsProvider: null, sttProvider: null } });
   }
 
   /** The manager's selection, or (standalone) the first available provider of each kind. */
