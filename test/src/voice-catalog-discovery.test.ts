@@ -183,6 +183,19 @@ describe('voice catalog: discovery from the configured engines', function () {
     }
   });
 
+  it('keeps a remote that answers /models but has no voice listing (404) reachable, with its known voices', async () => {
+    hosted.faults = { failStatus: 404, paths: ['/audio/voices'] };
+    try {
+      const payload = await catalogFor().voiceCatalog('hosted');
+      expect(payload.unreachable_tts_providers).to.deep.equal([]);
+      expect(payload.unavailable_reason).to.equal(null);
+      expect(payload.tts_models).to.include('tts-2-preview');
+      expect(payload.profiles.map((p) => p.id)).to.include('alloy').and.not.include('hosted-custom');
+    } finally {
+      hosted.faults = {};
+    }
+  });
+
   it('never throws for an unknown provider or an unavailable one: empty lists and a reason', async () => {
     const catalog = catalogFor({
       settings: {},
