@@ -63,6 +63,25 @@ describe('voice manager: wired to the catalog and the cloned-voice store', () =>
     expect((gone as VoiceError).message).to.equal(`Unknown cloned voice: ${voiceId}`);
   });
 
+  it("a per-call store keeps one account's clones from another", async () => {
+    const otherStore = new ClonedVoiceStore(join(dir, 'other_account'));
+    const voiceId = await manager.cloneVoiceFromWavBytes((await manager.speakToBytes('Reference.')).bytes, { name: 'A' });
+    const refused = await manager.speakToBytes('Hi.', { voice: voiceId, clonedVoices: otherStore }).then(
+      () => undefined,
+      (error: unknown) => error as VoiceError,
+    );
+    expect(refused?.status).to.equal(404);
+    expect(refused?.message).to.equal(`Unknown cloned voice: ${voiceId}`);
+    const bare = new VoiceManager({ ttsEngine: 'compatible', remoteBaseUrl: manager.engineSettings().remoteBaseUrl, remoteApiKey: 'k-remote', env: {} });
+    try {
+      const ownStore = new ClonedVoiceStore(join(dir, 'cloned_voices'));
+      await bare.speakToBytes('Hi.', { voice: voiceId, clonedVoices: ownStore });
+      expect(server.requestsTo('/audio/speech').pop()!.json!.voice).to.equal('remote-clone-1');
+    } finally {
+      await bare.cleanup();
+    }
+  });
+
   it('the capability registry decides the controls: compatible instructions are forwarded', async () => {
     await manager.speakToBytes('Styled.', { instructions: 'Cheerful.' });
     expect(server.requestsTo('/audio/speech').pop()!.json!.instructions).to.equal('Cheerful.');

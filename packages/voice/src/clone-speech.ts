@@ -30,8 +30,8 @@ export class ManagerClones {
   }
 
   /** The record of a clone and the engine (and voice) that speaks it; 404 for an unknown id. */
-  async speakerFor(voiceId: string): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }> {
-    const record = await this.store().find(voiceId);
+  async speakerFor(voiceId: string, store?: ClonedVoiceStoreHook): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }> {
+    const record = await (store ?? this.store()).find(voiceId);
     if (!record) throw new VoiceError(`Unknown cloned voice: ${voiceId}`, 404, 'unknown_voice');
     const supplied = this.hooks().cloneEngineFor?.(record);
     if (supplied) return { record, engine: supplied };

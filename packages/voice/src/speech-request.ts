@@ -6,7 +6,7 @@
  */
 import { VoiceError, type QualityPreset, type SpeechRequest, type TtsEngine, type VoiceProfile } from './contracts.js';
 import { normaliseLanguage } from './languages.js';
-import type { CapabilityLookup, CloneRecordView } from './manager-hooks.js';
+import type { CapabilityLookup, ClonedVoiceStoreHook, CloneRecordView } from './manager-hooks.js';
 import { normaliseQualityPreset } from './quality-preset.js';
 import { sanitizeSyntax } from './sanitize-syntax.js';
 
@@ -16,6 +16,11 @@ export type SpeechControl = 'speed' | 'instructions' | 'profile' | 'quality_pres
 export interface SpeakOptions {
   /** A cloned voice id (spoken by its clone engine). */
   voice?: string;
+  /**
+   * The store `voice` is looked up in, for this call; default the manager's `clonedVoices` hook. A
+   * host serving several accounts passes the caller's own store so no account speaks another's clone.
+   */
+  clonedVoices?: ClonedVoiceStoreHook;
   instructions?: string;
   /** Strip markdown before speaking (default true). */
   sanitizeSyntax?: boolean;
@@ -40,7 +45,7 @@ export interface SpeechContext {
   clonedQuality: QualityPreset | null;
   capabilities: CapabilityLookup | undefined;
   baseEngine(): TtsEngine;
-  cloneSpeaker(voiceId: string): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }>;
+  cloneSpeaker(voiceId: string, store?: ClonedVoiceStoreHook): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }>;
   ensureAvailable(engine: TtsEngine): Promise<void>;
   profiles(): Promise<VoiceProfile[]>;
 }
@@ -68,7 +73,7 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
   let clone: CloneRecordView | undefined;
   let profile: string | undefined;
   if (options.voice) {
-    const speaker = await ctx.cloneSpeaker(options.voice);
+    const speaker = await ctx.cloneSpeaker(options.voice, options.clonedVoices);
     ({ engine, record: clone, profile } = speaker);
   } else {
     engine = ctx.baseEngine();

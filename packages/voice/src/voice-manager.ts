@@ -265,7 +265,7 @@ export class VoiceManager {
       clonedQuality: this.clonedQuality,
       capabilities: this.hooks.capabilities,
       baseEngine: () => this.requireTts(),
-      cloneSpeaker: (voiceId) => this.clones.speakerFor(voiceId),
+      cloneSpeaker: (voiceId, store) => this.clones.speakerFor(voiceId, store),
       ensureAvailable: (engine) => this.ensureAvailable(engine, 'TTS'),
       profiles: () => this.getProfiles('tts'),
     };
