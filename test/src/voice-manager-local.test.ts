@@ -234,6 +234,18 @@ describe('voice manager: local engine path', () => {
       expect(new VoiceManager({ ttsEngine: 'none', ttsDeliveryMode: 'stream', env: {} }).getTtsDeliveryMode()).to.equal('streamed');
     });
 
+    it('codebook settings: a typo fails before any adapter is built; both are validated before either applies', () => {
+      const factory = tinyFactory();
+      expect(() => new VoiceManager({ ttsEngine: 'tiny', codebookPredictor: 'autoo', env: {} }, { tts: [factory] })).to.throw(VoiceError, 'predictor must be one of auto, reference');
+      expect(() => new VoiceManager({ ttsEngine: 'tiny', codebookSampler: 'greedy', env: {} }, { tts: [factory] })).to.throw(VoiceError, 'sampler must be one of multinomial, exponential');
+      expect(factory.created).to.equal(0);
+      const { manager } = local();
+      expect(manager.getCodebookGeneration()).to.deep.equal({ predictor: 'auto', sampler: 'multinomial' });
+      expect(manager.setCodebookGeneration({ predictor: 'Reference' })).to.deep.equal({ predictor: 'reference', sampler: 'multinomial' });
+      expect(() => manager.setCodebookGeneration({ predictor: 'auto', sampler: 'nope' })).to.throw(VoiceError);
+      expect(manager.getCodebookGeneration()).to.deep.equal({ predictor: 'reference', sampler: 'multinomial' });
+    });
+
     it('whisper sizes: large means large-v3; unknown sizes refused', () => {
       const { manager } = local();
       expect(manager.getWhisper()).to.equal('base');

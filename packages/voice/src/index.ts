@@ -28,6 +28,8 @@ export { LANGUAGE_NAMES, languageName } from './languages.js';
 export { resolveEngineId } from './engine-resolution.js';
 export { AUDIO_CONTENT_TYPES, AUDIO_FORMATS, normaliseAudioFormat, encodePcm, decodeWav } from './audio-encoding.js';
 export { sanitizeSyntax } from './sanitize-syntax.js';
+export { DEFAULT_CODEBOOK } from './codebook-settings.js';
+export type { CodebookSettings, CodebookPredictor, CodebookSampler } from './codebook-settings.js';
 export type { PreloadResult, UnloadResult, ResidentComponent } from './residency.js';
 // Remote engines (hosted, compatible): src/remote/.
 export { RemoteTtsEngine, hostedTtsFactory, compatibleTtsFactory } from './remote/remote-tts-engine.js';

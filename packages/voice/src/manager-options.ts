@@ -31,6 +31,9 @@ export interface VoiceManagerOptions {
   maxTextChars?: number;
   /** Largest audio file `transcribeFile` / `cloneVoice` read (default 64 MiB). */
   maxAudioFileBytes?: number;
+  /** Codebook generation of the instruction-capable engine: `auto|reference`, `multinomial|exponential`. */
+  codebookPredictor?: string;
+  codebookSampler?: string;
   /** Environment read for the B.16 overrides (default `process.env`). */
   env?: Record<string, string | undefined>;
 }

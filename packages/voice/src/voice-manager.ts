@@ -22,6 +22,7 @@ import {
 } from './contracts.js';
 import { normaliseAudioFormat } from './audio-encoding.js';
 import { ManagerClones } from './clone-speech.js';
+import { DEFAULT_CODEBOOK, mergeCodebook, type CodebookSettings } from './codebook-settings.js';
 import { deliveryModes, normaliseDeliveryMode, type DeliveryMode, type DeliveryModes } from './delivery-mode.js';
 import { resolveEngineId } from './engine-resolution.js';
 import { LANGUAGE_NAMES, languageName, normaliseLanguage } from './languages.js';
@@ -58,6 +59,7 @@ export class VoiceManager {
   private clonedTtsStreaming: boolean;
   private whisperModel: string;
   private lastMetrics: UtteranceMetrics | null = null;
+  private codebook: CodebookSettings;
   private activeStream: TtsTextStream | undefined;
   private readonly available = new WeakSet<object>();
   private readonly clones: ManagerClones;
@@ -76,6 +78,8 @@ export class VoiceManager {
     this.clonedTtsStreaming = options.clonedTtsStreaming ?? true;
     this.deliveryOverride = options.ttsDeliveryMode === undefined || options.ttsDeliveryMode === null ? null : normaliseDeliveryMode(options.ttsDeliveryMode);
     this.whisperModel = normaliseWhisper(options.whisperModel ?? 'base') ?? 'base';
+    // A typo fails before any adapter is built (B.1 [newer]).
+    this.codebook = mergeCodebook(DEFAULT_CODEBOOK, { predictor: options.codebookPredictor, sampler: options.codebookSampler });
     this.sttId = resolveEngineId('stt', options.sttEngine, this.sttFactories.keys());
     this.clones = new ManagerClones(this.ttsFactories, () => this.engineSettings(), () => this.hooks, { engine: options.cloningEngine, model: options.cloningModel });
     // The TTS adapter is built now and its errors propagate: no silent fallback (B.1).
@@ -462,6 +466,16 @@ export class VoiceManager {
 
   getWhisper(): string {
     return this.whisperModel;
+  }
+
+  /** Validates both values before applying either (B.2 `set_qwen3_tts_codebook_generation`). */
+  setCodebookGeneration(change: { predictor?: string | null; sampler?: string | null } = {}): CodebookSettings {
+    this.codebook = mergeCodebook(this.codebook, change);
+    return { ...this.codebook };
+  }
+
+  getCodebookGeneration(): CodebookSettings {
+    return { ...this.codebook };
   }
 
   // ---- profiles -----------------------------------------------------------------------------------
