@@ -118,6 +118,17 @@ describe('voice manager: hooks and normalisers', () => {
   it('normalisers answer the spec sentences', () => {
     expect(normaliseAudioFormat('WAVE')).to.equal('wav');
     expect(() => normaliseAudioFormat('aiff')).to.throw(VoiceError, 'Unsupported audio format: aiff');
+    const hostile = `mp3\r\nX-Injected: yes${'z'.repeat(500)}`;
+    const echoed = (() => {
+      try {
+        normaliseAudioFormat(hostile);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(echoed).to.not.match(/[\r\n]/);
+    expect(echoed.length).to.be.at.most('Unsupported audio format: '.length + 64);
     expect(normaliseQualityPreset(' Balanced ')).to.equal('standard');
     expect(() => normaliseQualityPreset('ultra')).to.throw(VoiceError, 'preset must be one of: low|standard|high');
     expect(resolveEngineId('tts', 'AUTO', [])).to.equal('hosted');

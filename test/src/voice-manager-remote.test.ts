@@ -276,6 +276,16 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
       expect(request!.headers.authorization).to.equal('Bearer k-remote');
     });
 
+    it("a caller's content type cannot break the multipart headers; a remote's message is one clean line", async () => {
+      const manager = compatible();
+      await manager.transcribeFromBytes(Buffer.from('RIFF'), { filename: 'a.wav', contentType: 'audio/wav\r\nX-Evil: 1' });
+      expect(server.requestsTo('/audio/transcriptions')[0]!.file!.mimeType).to.equal('application/octet-stream');
+      server.faults.set('/audio/transcriptions', { status: 400, message: `bad\r\nforged line\u0007${'x'.repeat(2000)}` });
+      const error = await voiceError(manager.transcribeFromBytes(Buffer.from('RIFF')));
+      expect(error.message).to.match(/^Remote STT failed \(HTTP 400\): bad forged line x+$/);
+      expect(error.message.length).to.be.at.most('Remote STT failed (HTTP 400): '.length + 500);
+    });
+
     it('hosted STT defaults its model; an unsafe filename becomes audio.wav; empty bytes are a 400', async () => {
       const manager = new VoiceManager({ ttsEngine: 'none', sttEngine: 'auto', hostedApiKey: 'k-remote', hostedBaseUrl: baseUrl, env });
       managers.push(manager);

@@ -1,6 +1,7 @@
 /** Encoding of local engines' samples (WAV via @echogarden/wave-codec, raw s16le PCM) and WAV decoding. */
 import { decodeWaveToFloat32Channels, encodeWaveFromFloat32Channels, float32ToInt16Pcm, SampleFormat } from '@echogarden/wave-codec';
 import { VoiceError, type AudioFormat, type EncodedAudio, type PcmAudio } from './contracts.js';
+import { echoInput } from './echo-input.js';
 
 /** Content types of B.15 (pcm is raw bytes without a header). */
 export const AUDIO_CONTENT_TYPES: Readonly<Record<AudioFormat, string>> = {
@@ -23,7 +24,7 @@ export function normaliseAudioFormat(value: unknown): AudioFormat {
 }
 
 export function unsupportedFormat(format: string): VoiceError {
-  return new VoiceError(`Unsupported audio format: ${format}`, 400, 'unsupported_format');
+  return new VoiceError(`Unsupported audio format: ${echoInput(format)}`, 400, 'unsupported_format');
 }
 
 /** Samples as 16-bit mono WAV or raw s16le PCM; other formats need an engine that writes them. */

@@ -6,6 +6,7 @@
  */
 import { VoiceError, type EngineSettings, type TtsEngine, type TtsEngineFactory } from './contracts.js';
 import type { CloneCallOptions, ClonedVoiceStoreHook, CloneRecordView, VoiceClonerHook, VoiceManagerHooks } from './manager-hooks.js';
+import { echoInput } from './echo-input.js';
 
 export class ManagerClones {
   private readonly engines = new Map<string, TtsEngine>();
@@ -32,7 +33,7 @@ export class ManagerClones {
   /** The record of a clone and the engine (and voice) that speaks it; 404 for an unknown id. */
   async speakerFor(voiceId: string, store?: ClonedVoiceStoreHook): Promise<{ record: CloneRecordView; engine: TtsEngine; profile?: string }> {
     const record = await (store ?? this.store()).find(voiceId);
-    if (!record) throw new VoiceError(`Unknown cloned voice: ${voiceId}`, 404, 'unknown_voice');
+    if (!record) throw new VoiceError(`Unknown cloned voice: ${echoInput(voiceId)}`, 404, 'unknown_voice');
     const supplied = this.hooks().cloneEngineFor?.(record);
     if (supplied) return { record, engine: supplied };
     const remoteId = field(record, 'remote_voice_id');
@@ -70,7 +71,7 @@ export class ManagerClones {
 
   async get(voiceId: string): Promise<CloneRecordView> {
     const record = await this.store().find(voiceId);
-    if (!record) throw new VoiceError(`Unknown voice_id: ${voiceId}`, 404, 'unknown_voice');
+    if (!record) throw new VoiceError(`Unknown voice_id: ${echoInput(voiceId)}`, 404, 'unknown_voice');
     return record;
   }
 

@@ -1,5 +1,6 @@
 /** TTS delivery modes (reference B.5): how speech is handed out, whole (`buffered`) or in segments (`streamed`). */
 import { VoiceError } from './contracts.js';
+import { echoInput } from './echo-input.js';
 
 export type DeliveryMode = 'buffered' | 'streamed';
 
@@ -17,7 +18,7 @@ export function normaliseDeliveryMode(value: unknown): DeliveryMode {
   if (text === '') throw new VoiceError('mode must be non-empty', 400, 'invalid_delivery_mode');
   if (BUFFERED.has(text)) return 'buffered';
   if (STREAMED.has(text)) return 'streamed';
-  throw new VoiceError(`Unsupported delivery mode: '${String(value)}' (expected buffered|streamed)`, 400, 'invalid_delivery_mode');
+  throw new VoiceError(`Unsupported delivery mode: '${echoInput(value)}' (expected buffered|streamed)`, 400, 'invalid_delivery_mode');
 }
 
 /** `{override, base, clone}` of `getTtsDeliveryModes` (reference B.2). */

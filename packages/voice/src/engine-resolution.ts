@@ -1,5 +1,6 @@
 /** Engine id resolution (reference B.1, B.3): aliases, `auto`, `none`, and the unknown-id sentence. */
 import { VoiceError } from './contracts.js';
+import { echoInput } from './echo-input.js';
 
 /** Built into the library: the remote engines; `none` builds no adapter. */
 const TTS_ALIASES: Record<string, string> = {
@@ -35,5 +36,5 @@ export function resolveEngineId(kind: 'tts' | 'stt', requested: string | undefin
   if (Object.hasOwn(aliases, id)) return aliases[id]!;
   if (known.has(id)) return id;
   const supported = [...new Set(['auto', 'hosted', 'compatible', 'none', ...known])].sort();
-  throw new VoiceError(`Unknown ${kind}_engine: ${requested}. Supported: ${supported.join(', ')}`, 400, 'unknown_engine');
+  throw new VoiceError(`Unknown ${kind}_engine: ${echoInput(requested)}. Supported: ${supported.join(', ')}`, 400, 'unknown_engine');
 }

@@ -9,6 +9,7 @@ import { normaliseLanguage } from './languages.js';
 import type { CapabilityLookup, ClonedVoiceStoreHook, CloneRecordView } from './manager-hooks.js';
 import { normaliseQualityPreset } from './quality-preset.js';
 import { sanitizeSyntax } from './sanitize-syntax.js';
+import { echoInput } from './echo-input.js';
 
 export type SpeechControl = 'speed' | 'instructions' | 'profile' | 'quality_preset';
 
@@ -83,7 +84,7 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
   const language = options.language !== undefined ? normaliseLanguage(options.language) : ctx.language;
   const languages = engine.languages();
   if (language === '' || (languages.length > 0 && !languages.includes(language))) {
-    throw new VoiceError(`Unsupported or unavailable language: ${options.language ?? language}`, 400, 'unsupported_language');
+    throw new VoiceError(`Unsupported or unavailable language: ${echoInput(options.language ?? language)}`, 400, 'unsupported_language');
   }
 
   const model = options.model ?? (clone ? undefined : ctx.ttsModel);
@@ -99,7 +100,7 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
     const requested = options.profile !== undefined ? stripEngine(options.profile, engine.id) : undefined;
     if (requested !== undefined && engine.kind === 'local') {
       const found = (await ctx.profiles()).find((p) => p.profile_id === requested);
-      if (!found) throw new VoiceError(`Profile is not supported by the active TTS provider: ${options.profile}`, 400, 'unknown_profile');
+      if (!found) throw new VoiceError(`Profile is not supported by the active TTS provider: ${echoInput(options.profile)}`, 400, 'unknown_profile');
       profileLabel = found.label;
     }
     profile = requested ?? (ctx.activeProfile || undefined);

@@ -137,8 +137,14 @@ function remoteMessage(body: Buffer): string {
   } catch {
     // not JSON: the text itself
   }
-  const plain = text.replace(/\s+/g, ' ').trim();
-  return plain === '' ? 'no message' : plain.slice(0, 500);
+  const plain = printable(text);
+  return plain === '' ? 'no message' : plain;
+}
+
+/** A remote's words reach our callers: one line, no control characters, at most 500 characters. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 500);
 }
 
 function pick(value: unknown, path: string[]): string | undefined {
@@ -147,7 +153,7 @@ function pick(value: unknown, path: string[]): string | undefined {
     if (!current || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[key];
   }
-  if (typeof current === 'string' && current.trim() !== '') return current.slice(0, 500);
+  if (typeof current === 'string' && current.trim() !== '') return printable(current);
   if (current && typeof current === 'object' && !Array.isArray(current)) return undefined;
   return current === undefined || current === null ? undefined : JSON.stringify(current).slice(0, 500);
 }

@@ -18,7 +18,7 @@ export function multipartBody(fields: Record<string, string | undefined>, files:
   for (const file of files) {
     parts.push(
       Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.name)}"; filename="${quote(file.filename)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.name)}"; filename="${quote(file.filename)}"\r\nContent-Type: ${safeType(file.contentType)}\r\n\r\n`,
         'utf8',
       ),
       file.bytes,
@@ -27,6 +27,11 @@ export function multipartBody(fields: Record<string, string | undefined>, files:
   }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** A caller's content type is used only when it is a plain `type/subtype`; never a header break. */
+function safeType(value: string): string {
+  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(value) ? value : 'application/octet-stream';
 }
 
 /** Quotes and line breaks cannot break out of a header parameter. */
