@@ -103,11 +103,13 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
       return (manager.ttsEngine as RemoteTtsEngine).limits;
     };
 
-    it('remote timeout: the setting, else VOICE_REMOTE_TIMEOUT_S (or the provider variant), else 60; ≤0 and junk give 60', () => {
+    it('remote timeout: the setting, else VOICE_REMOTE_TIMEOUT_S (or an alias), else 60; ≤0 and junk give 60', () => {
       expect(limitsOf({}).timeoutMs).to.equal(60_000);
       expect(limitsOf({ remoteTimeoutS: 12 }).timeoutMs).to.equal(12_000);
       expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: '7' } }).timeoutMs).to.equal(7_000);
-      expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: '7', VOICE_COMPATIBLE_TIMEOUT_S: '3' } }).timeoutMs).to.equal(3_000);
+      expect(limitsOf({ env: { VOICE_COMPATIBLE_TIMEOUT_S: '3' } }).timeoutMs).to.equal(3_000);
+      expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: '7', VOICE_HOSTED_TIMEOUT_S: '3' } }).timeoutMs).to.equal(7_000);
+      expect(compatible({ env: { VOICE_REMOTE_TIMEOUT_S: '7' } }).engineSettings().remoteTimeoutS).to.equal(7);
       expect(limitsOf({ remoteTimeoutS: 12, env: { VOICE_REMOTE_TIMEOUT_S: '7' } }).timeoutMs).to.equal(12_000);
       for (const bad of ['0', '-5', 'soon', 'Infinity']) expect(limitsOf({ env: { VOICE_REMOTE_TIMEOUT_S: bad } }).timeoutMs, bad).to.equal(60_000);
       expect(limitsOf({ remoteTimeoutS: -3 }).timeoutMs).to.equal(60_000);

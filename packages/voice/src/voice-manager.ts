@@ -31,6 +31,7 @@ import { noAudioDevice } from './no-audio-device.js';
 import { DEFAULT_QUALITY_PRESET, normaliseQualityPreset } from './quality-preset.js';
 import { compatibleSttFactory, hostedSttFactory } from './remote/remote-stt-engine.js';
 import { compatibleTtsFactory, hostedTtsFactory } from './remote/remote-tts-engine.js';
+import { remoteTimeoutS } from './remote/remote-settings.js';
 import { preloadEngine, unloadEngine, type PreloadResult, type ResidentComponent, type UnloadResult } from './residency.js';
 import { prepareSpeech, stripEngine, supportsControl, type PreparedSpeech, type SpeakOptions, type SpeechContext, type SpeechControl } from './speech-request.js';
 import type { TtsTextStream, AudioChunk } from './tts-text-stream.js';
@@ -100,7 +101,8 @@ export class VoiceManager {
       sttModel: o.sttModel,
       remoteBaseUrl: o.remoteBaseUrl,
       remoteApiKey: o.remoteApiKey,
-      remoteTimeoutS: o.remoteTimeoutS ?? 0,
+      // Resolved here (option, else the env, else 60) so every consumer of the settings agrees.
+      remoteTimeoutS: remoteTimeoutS(o.remoteTimeoutS, o.env ?? process.env),
       hostedApiKey: o.hostedApiKey,
       hostedBaseUrl: o.hostedBaseUrl,
       allowDownloads: o.allowDownloads ?? true,

@@ -64,9 +64,7 @@ export function compatibleEndpoint(settings: EngineSettings): RemoteEndpoint {
 }
 
 function common(provider: 'hosted' | 'compatible', baseUrl: string, apiKey: string | undefined, settings: EngineSettings, env: Env): RemoteEndpoint {
-  // The provider's own variable (VOICE_HOSTED_TIMEOUT_S / VOICE_COMPATIBLE_TIMEOUT_S) before the shared one.
-  const ownTimeout = env[provider === 'hosted' ? 'VOICE_HOSTED_TIMEOUT_S' : 'VOICE_COMPATIBLE_TIMEOUT_S'];
-  const timeoutS = remoteTimeoutS(settings.remoteTimeoutS > 0 ? settings.remoteTimeoutS : undefined, ownTimeout ? { ...env, VOICE_REMOTE_TIMEOUT_S: ownTimeout } : env);
+  const timeoutS = remoteTimeoutS(settings.remoteTimeoutS, env);
   const discoveryS = discoveryTimeoutS(settings.discoveryTimeoutS, env);
   return {
     provider,
@@ -82,14 +80,16 @@ function common(provider: 'hosted' | 'compatible', baseUrl: string, apiKey: stri
   };
 }
 
-/** The remote timeout: the setting, else VOICE_REMOTE_TIMEOUT_S, else 60; values ≤0 or non-numeric give 60. */
+/**
+ * The remote timeout: the setting when > 0, else the first of VOICE_REMOTE_TIMEOUT_S and its aliases
+ * VOICE_HOSTED_TIMEOUT_S, VOICE_COMPATIBLE_TIMEOUT_S (B.16) that is set; a value ≤0 or non-numeric
+ * gives 60.
+ */
 export function remoteTimeoutS(value: number | undefined, env: Env): number {
-  for (const candidate of [value, env.VOICE_REMOTE_TIMEOUT_S]) {
-    if (candidate === undefined || candidate === null || candidate === '') continue;
-    const n = Number(candidate);
-    return Number.isFinite(n) && n > 0 ? n : DEFAULT_REMOTE_TIMEOUT_S;
-  }
-  return DEFAULT_REMOTE_TIMEOUT_S;
+  if (value !== undefined && Number.isFinite(value) && value > 0) return value;
+  const raw = [env.VOICE_REMOTE_TIMEOUT_S, env.VOICE_HOSTED_TIMEOUT_S, env.VOICE_COMPATIBLE_TIMEOUT_S].find((v) => v !== undefined && v.trim() !== '');
+  const n = Number(raw);
+  return raw !== undefined && Number.isFinite(n) && n > 0 ? n : DEFAULT_REMOTE_TIMEOUT_S;
 }
 
 /** The discovery budget: the setting, else VOICE_DISCOVERY_TIMEOUT_S, else 5; a value ≤0 is ignored. */
