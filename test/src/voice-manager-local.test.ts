@@ -335,6 +335,15 @@ describe('voice manager: local engine path', () => {
       expect(manager.stopSpeaking()).to.equal(false);
     });
 
+    it('a stream refuses text beyond maxTextChars in total', async () => {
+      const { manager } = local({}, { maxTextChars: 30 });
+      const stream = await manager.openTtsTextStream({ onAudio: () => undefined });
+      expect(stream.push('Twenty characters ok')).to.equal(true);
+      expect(() => stream.push(' and eleven')).to.throw(VoiceError, 'The text stream accepts at most 30 characters.');
+      stream.close();
+      expect(await stream.join(30_000)).to.equal(true);
+    });
+
     it('markdown is stripped per segment; maxChars narrows the limit', async () => {
       const { manager, engine } = local();
       const chunks: string[] = [];

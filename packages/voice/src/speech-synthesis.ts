@@ -54,6 +54,8 @@ export interface SegmentStreamOptions {
   /** Strip markdown per segment (the bridge gets raw deltas; a complete text is stripped before). */
   sanitize: boolean;
   maxChars?: number;
+  /** Total text the stream accepts (the manager's `maxTextChars`). */
+  maxTotalChars?: number;
   minChars?: number;
   onAudio?: (chunk: AudioChunk) => void | Promise<void>;
   signal?: AbortSignal;
@@ -83,6 +85,7 @@ export function openSegmentStream(prepared: PreparedSpeech, options: SegmentStre
       firstMaxChars: firstMax,
       maxChars,
       minChars: options.minChars,
+      maxTotalChars: options.maxTotalChars,
       onAudio: options.onAudio,
       onSegment: (segment) => clock.segment(segment),
       onFinish: ({ cancelled }) => {

@@ -4,7 +4,7 @@
  * clause and sentences that arrived meanwhile are packed together — and hands the audio out in order.
  * Event-driven (a push wakes the worker), never a polling timer.
  */
-import type { PcmAudio } from './contracts.js';
+import { VoiceError, type PcmAudio } from './contracts.js';
 import { SpeechSegmenter, type SegmenterOptions } from './segmenter.js';
 
 /** One synthesised segment of a streamed utterance. */
@@ -27,6 +27,8 @@ export interface TtsTextStreamOptions extends SegmenterOptions {
    */
   onAudio?: (chunk: AudioChunk) => void | Promise<void>;
   maxQueuedChunks?: number;
+  /** Total text a stream accepts; a push beyond it is refused with VoiceError 400 (default unbounded). */
+  maxTotalChars?: number;
   /** Called once when the worker ends (finished, cancelled or failed). */
   onFinish?: (outcome: { cancelled: boolean; error?: unknown; segments: number }) => void;
   /** Called before each segment is synthesised (metrics count it). */
@@ -43,6 +45,7 @@ export class TtsTextStream implements AsyncIterable<AudioChunk> {
   private done = false;
   private failure: unknown;
   private readonly finished: Promise<void>;
+  private pushedChars = 0;
 
   constructor(
     private readonly synthesize: SegmentSynthesizer,
@@ -56,6 +59,11 @@ export class TtsTextStream implements AsyncIterable<AudioChunk> {
   /** Adds text; false when the stream is closed or cancelled. */
   push(delta: string): boolean {
     if (this.abort.signal.aborted || this.segmenter.isClosed || typeof delta !== 'string') return false;
+    const limit = this.options.maxTotalChars;
+    if (limit !== undefined && this.pushedChars + delta.length > limit) {
+      throw new VoiceError(`The text stream accepts at most ${limit} characters.`, 400, 'text_too_long');
+    }
+    this.pushedChars += delta.length;
     this.segmenter.push(delta);
     this.wake();
     return true;

@@ -247,6 +247,7 @@ export class VoiceManager {
     const stream = openSegmentStream(prepared, {
       sanitize: options.sanitizeSyntax !== false,
       maxChars: options.maxChars,
+      maxTotalChars: this.options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS,
       minChars: options.minChars,
       onAudio: options.onAudio,
       onMetrics: (metrics, finished) => {
