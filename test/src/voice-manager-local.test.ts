@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
-import { VoiceError, VoiceManager, type AudioChunk } from '@keel/voice';
+import { VoiceError, VoiceManager, encodePcm, type AudioChunk, type PcmAudio } from '@keel/voice';
 import { until } from './helpers/until.js';
 import { tinyFactory, tinySttFactory, type TinyEngineOptions } from './helpers/voice-tiny-engine.js';
 
@@ -86,6 +86,23 @@ describe('voice manager: local engine path', () => {
       expect(error.code).to.equal('runtime_missing');
       expect(error.install).to.equal('apt-get install tiny');
       expect(error.message).to.equal("TTS engine 'tiny' is not available: the tiny runtime is not installed");
+    });
+
+    it('an engine that answers WAV bytes itself: chunks are decoded, pcm is re-encoded', async () => {
+      const factory = tinyFactory();
+      const manager = new VoiceManager({ ttsEngine: 'tiny', env: {} }, { tts: [factory] });
+      const engine = factory.last!;
+      const plain = engine.synthesize.bind(engine);
+      engine.synthesize = async (request) => {
+        const pcm = await plain(request);
+        return encodePcm(pcm as PcmAudio, 'wav');
+      };
+      const chunks = [];
+      for await (const chunk of await manager.speakToAudioChunks('Encoded by the engine.')) chunks.push(chunk);
+      expect(chunks[0]!.samples.length).to.equal('Encoded by the engine.'.length * 100);
+      const pcm = await manager.speakToBytes('Raw.', { format: 'pcm' });
+      expect(pcm.bytes.length).to.equal(4 * 100 * 2);
+      expect(manager.popLastTtsMetrics()).to.include({ format: 'pcm' });
     });
 
     it('speakToFile takes the format from the suffix', async () => {

@@ -18,6 +18,7 @@ import {
   compatibleTtsFactory,
   type RemoteTtsEngine,
 } from '@keel/voice';
+import { until } from './helpers/until.js';
 import { FakeAudioServer } from './helpers/voice-fake-audio-server.js';
 
 async function voiceError(promise: Promise<unknown> | (() => unknown)): Promise<VoiceError> {
@@ -254,6 +255,26 @@ describe('voice manager: remote engines (fake OpenAI-shaped audio server)', () =
       expect(error.message).to.contain('/v1/audio/speech is unreachable');
       server = new FakeAudioServer();
       baseUrl = await server.start();
+    });
+
+    it('concurrent calls each get their own audio over the kept-alive connections', async () => {
+      const manager = compatible();
+      const texts = Array.from({ length: 8 }, (_, i) => `Request number ${i} ${'x'.repeat(i * 10)}.`);
+      const answers = await Promise.all(texts.map((t) => manager.speakToBytes(t)));
+      answers.forEach((audio, i) => {
+        expect(decodeWaveToFloat32Channels(audio.bytes).audioChannels[0]!.length).to.equal(server.speechFor(texts[i]!).length);
+      });
+    });
+
+    it('an abort signal cancels the request in flight', async () => {
+      const manager = compatible();
+      server.faults.set('/audio/speech', { hang: true });
+      const controller = new AbortController();
+      const pending = manager.speakToBytes('Hello.', { signal: controller.signal });
+      await until(() => server.requestsTo('/audio/speech').length, { what: 'the request to reach the server', ok: (n) => n === 1 });
+      controller.abort();
+      const error = await voiceError(pending);
+      expect(error.code).to.equal('cancelled');
     });
 
     it('the hosted-only key is never sent to the compatible base URL', async () => {

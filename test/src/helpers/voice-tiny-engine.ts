@@ -6,6 +6,7 @@
 import type {
   AudioFormat,
   AudioInput,
+  EncodedAudio,
   EngineAvailability,
   PcmAudio,
   SpeechRequest,
@@ -75,7 +76,7 @@ export class TinyTtsEngine implements TtsEngine {
     this.waiting.shift()?.();
   }
 
-  async synthesize(request: SpeechRequest): Promise<PcmAudio> {
+  async synthesize(request: SpeechRequest): Promise<PcmAudio | EncodedAudio> {
     this.requests.push(request);
     this.loaded = true;
     if (this.options.gated) {
