@@ -5,8 +5,11 @@
  * (`admission.ts`, `audio-upload.ts`), and the parts written in their own files (`VOICE_PARTS`:
  * the flow node types, the web example and its page).
  */
-import { core, definePlugin, gatewayErrorFormat, openaiErrorFormat, optional, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
+import path from 'node:path';
+import { core, definePlugin, gatewayErrorFormat, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
 import { nodeTypesToken } from '@keel/plugin-gateway-runs';
+import { EspeakEngine } from '@keel/engine-espeak';
+import { PocketsphinxEngine } from '@keel/engine-pocketsphinx';
 import { VoiceAdmission } from './admission.js';
 import { voiceConfigSchema } from './config.js';
 import { ManagerCache } from './manager-cache.js';
@@ -19,7 +22,8 @@ import { speechRoute } from './openai/speech-route.js';
 import { transcriptionRoute } from './openai/transcription-route.js';
 import { publicSettings, resolveOwnerSettings } from './owner-settings.js';
 import type { VoicePart } from './plugin-parts.js';
-import { managerBuilder } from './voice-managers.js';
+import { isVoiceError } from './voice-errors.js';
+import { VoiceManagers } from './voice-managers.js';
 import { VoiceRuntime } from './voice-runtime.js';
 import type { VoiceService } from './voice-service.js';
 
@@ -55,11 +59,29 @@ export const voicePlugin = definePlugin({
     audioSlot: optional(openaiAudioSlotToken),
   },
   provides: voiceServiceToken,
-  setup({ config, deps, mounts }) {
-    const settings = resolveOwnerSettings(config, process.env);
+  async setup({ config, deps, mounts }) {
+    // The kernel's environment: the VOICE_* and HOSTED_* fallbacks of the owner keys (reference B.13, B.16).
+    const env = process.env;
+    const settings = resolveOwnerSettings(config, env);
     const limits = () => config.limits;
-    const builder = managerBuilder();
+    // The local engines, made once and shared by every manager; they start threads and processes only when used.
+    const espeak = new EspeakEngine({ maxThreads: config.engines.espeak.maxThreads, maxTextChars: config.limits.maxInputChars });
+    const { binary, modelDir, maxConcurrent } = config.engines.pocketsphinx;
+    const pocketsphinx = new PocketsphinxEngine({ ...(binary ? { binary } : {}), ...(modelDir ? { modelDir } : {}), maxConcurrent, maxAudioBytes: config.limits.maxUploadBytes });
+    const builder = new VoiceManagers({
+      engines: { tts: [espeak], stt: [pocketsphinx] },
+      cloneDir: (account) => path.join(deps.paths.forAccount(account), 'cloned_voices'),
+      limits,
+      env,
+    });
     const managers = new ManagerCache<VoiceManagerPort>((s) => builder.build(s), () => config.limits.maxCachedManagers, (err) => deps.log.warn('closing a voice manager failed', { err }));
+    // The configured manager is built now: an unknown engine id or a missing key stops the boot with the library's sentence.
+    try {
+      await managers.use(settings, async () => undefined);
+    } catch (err) {
+      if (isVoiceError(err)) throw new StartRefusedError(`The voice plugin cannot start: ${err.message}${err.install ? ` Install with: ${err.install}` : ''}`, { cause: err });
+      throw err;
+    }
     const admission = new VoiceAdmission(limits);
     const service = new VoiceRuntime(settings, managers, admission, limits, builder.canonical);
     // Tell the inference plugin (owner of `/v1`) that the audio routes are served here.
@@ -89,7 +111,7 @@ export const voicePlugin = definePlugin({
       async stop() {
         for (const p of [...parts].reverse()) await p.stop?.();
         await managers.closeAll();
-        await builder.close();
+        await Promise.allSettled([espeak.close(), pocketsphinx.close()]);
       },
     };
   },

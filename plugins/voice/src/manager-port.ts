@@ -28,6 +28,8 @@ export interface PortTranscription {
 export interface PortClone {
   name?: string;
   reference_text?: string;
+  /** The cloning provider (`compatible`, `hosted`); default the configured `voice_cloning_engine`. */
+  engine?: string;
   model?: string;
   signal: AbortSignal;
 }

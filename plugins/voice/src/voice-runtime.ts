@@ -119,14 +119,15 @@ export class VoiceRuntime implements VoiceService {
   }
 
   private runClone(account: string, input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
+    // The cloning provider is an option of the call, not another manager.
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
-    const settings = sel.provider && sel.provider !== this.base.cloningEngine ? { ...this.base, cloningEngine: sel.provider, cloningModel: null } : this.base;
-    return this.managers.use(settings, (manager) =>
+    return this.managers.use(this.base, (manager) =>
       mapVoiceErrors(() =>
         manager.clone(account, input.audio, {
           signal,
           ...(input.name ? { name: input.name } : {}),
           ...(input.reference_text ? { reference_text: input.reference_text } : {}),
+          ...(sel.provider ? { engine: sel.provider } : {}),
           ...(sel.model ? { model: sel.model } : {}),
         }),
       ),
