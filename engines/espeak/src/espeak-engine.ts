@@ -43,6 +43,8 @@ export class EspeakEngine implements TtsEngine {
   /** The manager encodes samples; these need nothing beyond the WAV codec. */
   readonly formats: readonly AudioFormat[] = ['wav', 'pcm'];
   readonly defaultProfile: string;
+  /** What requests may control: speed (as words per minute) and the voice; no instructions, no quality presets. */
+  readonly controls = { speed: true, instructions: false, profile: true, qualityPreset: false } as const;
 
   private readonly maxThreads: number;
   private readonly maxQueue: number;
