@@ -20,6 +20,8 @@ interface EmscriptenOptions {
   instantiateWasm: (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
 }
 interface EmscriptenModule {
+  addRunDependency(id?: string): void;
+  removeRunDependency(id?: string): void;
   FS: {
     writeFile(path: string, data: string | Uint8Array): void;
     readFile(path: string): Uint8Array;
@@ -48,7 +50,10 @@ export default async function handle(task: EspeakTask): Promise<VoicesResult | S
     return { ok: false, code: 'runtime_missing', message: `Could not load espeak-ng from ${task.modulePath}: ${(err as Error).message}` };
   }
   try {
-    if (task.op === 'warm') return { ok: true, warmed: true };
+    if (task.op === 'warm') {
+      makeSpare(mod);
+      return { ok: true, warmed: true };
+    }
     if (task.op === 'voices') return await voices(mod);
     return await speak(mod, task.text, task.voice, task.wpm);
   } catch (err) {
@@ -78,14 +83,24 @@ interface Run {
   err: string[];
 }
 
-/** Runs espeak's `main` once with `args` (each one argv element, never a shell line). */
-async function run(mod: Loaded, args: string[], input?: string): Promise<Run> {
+/** An instance made ahead of a request and held just before `main` (by a run dependency). */
+interface Prepared {
+  /** Runs espeak's `main` with `args` (each one argv element, never a shell line), `input` in IN_FILE. */
+  start(args: string[], input?: string): Promise<Run>;
+}
+
+function prepare(mod: Loaded): Prepared {
+  // The glue keeps this very array as argv: filled when the request arrives.
+  const args: string[] = [];
   const out: string[] = [];
   const err: string[] = [];
   let status = 0;
   let fail!: (e: unknown) => void;
   const failed = new Promise<never>((_, reject) => { fail = reject; });
-  const module = await Promise.race([failed, mod.factory({
+  let held: EmscriptenModule | undefined;
+  let isHeld!: () => void;
+  const ready = new Promise<void>((resolve) => { isHeld = resolve; });
+  const instance = Promise.race([failed, mod.factory({
     arguments: args,
     print: (line) => out.push(line),
     printErr: (line) => {
@@ -96,14 +111,47 @@ async function run(mod: Loaded, args: string[], input?: string): Promise<Run> {
     },
     // The default on Node sets process.exitCode, which in a worker would mark the thread failed.
     quit: (code, toThrow) => { status = code; throw toThrow; },
-    preRun: input === undefined ? [] : [(m) => m.FS.writeFile(IN_FILE, input)],
+    // Runs once instantiated: hold `main` back until `start` (no id: no watchdog timer while held).
+    preRun: [(m) => { held = m; m.addRunDependency(); isHeld(); }],
     instantiateWasm: (imports, done) => {
-      // `done` runs espeak's main; a crash there (a wasm trap) must reject, not hang the task.
-      WebAssembly.instantiate(mod.wasm, imports).then((instance) => done(instance, mod.wasm)).catch(fail);
+      WebAssembly.instantiate(mod.wasm, imports).then((inst) => done(inst, mod.wasm)).catch(fail);
       return {};
     },
   })]);
-  return { module, status, out, err };
+  instance.catch(() => undefined); // surfaced by `start`
+  return {
+    async start(a, input) {
+      await Promise.race([ready, failed]);
+      args.push(...a);
+      if (input !== undefined) held!.FS.writeFile(IN_FILE, input);
+      try {
+        // Releasing the hold runs `main` synchronously, here.
+        held!.removeRunDependency();
+      } catch (e) {
+        // A trap inside espeak (the glue's quit rethrows it).
+        return { module: held!, status: status || 1, out, err: [...err, (e as Error).message ?? String(e)] };
+      }
+      return { module: await instance, status, out, err };
+    },
+  };
+}
+
+/** One spare instance per thread, made after each request so the next one skips instantiation. */
+let spare: { mod: Loaded; prepared: Prepared } | undefined;
+
+function takeInstance(mod: Loaded): Prepared {
+  const s = spare;
+  spare = undefined;
+  return s && s.mod === mod ? s.prepared : prepare(mod);
+}
+
+function makeSpare(mod: Loaded): void {
+  // After the answer is posted: the next instance is made while the thread would idle.
+  setImmediate(() => { spare ??= { mod, prepared: prepare(mod) }; });
+}
+
+function run(mod: Loaded, args: string[], input?: string): Promise<Run> {
+  return prepare(mod).start(args, input);
 }
 
 async function voices(mod: Loaded): Promise<VoicesResult | EspeakFailure> {
@@ -139,7 +187,8 @@ export function parseVoices(lines: string[]): EspeakVoiceRow[] {
 async function speak(mod: Loaded, text: string, voice: string, wpm: number): Promise<SpeakResult | EspeakFailure> {
   // The text goes through a file (`-f`), never argv: it cannot become a flag, and a long text does not
   // land on the module's 64 KiB C stack where argv lives. `-b 1`: the file is UTF-8.
-  const r = await run(mod, ['-b', '1', '-v', voice, '-s', String(wpm), '-w', OUT_FILE, '-f', IN_FILE], text);
+  const r = await takeInstance(mod).start(['-b', '1', '-v', voice, '-s', String(wpm), '-w', OUT_FILE, '-f', IN_FILE], text);
+  makeSpare(mod);
   if (r.status !== 0) return { ok: false, code: 'engine_error', message: r.err.join(' ') || `espeak exited with ${r.status}` };
   let wav: Uint8Array;
   try {
