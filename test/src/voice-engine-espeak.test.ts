@@ -162,6 +162,17 @@ describe('voice engine: espeak (WebAssembly, worker threads)', () => {
     expect(rms(await speak({ text: 'Still here.' }))).to.be.greaterThan(0.01);
   });
 
+  it('stops a synthesis at its time limit with 504, and the engine still works after', async () => {
+    const hasty = new EspeakEngine({ maxThreads: 1, taskTimeoutMs: 1 });
+    try {
+      const e = await refusal(hasty.synthesize({ text: 'Too slow for one millisecond.', language: 'en', speed: 1 }, 'wav'));
+      expect([e.status, e.code]).to.deep.equal([504, 'timeout']);
+    } finally {
+      await hasty.close();
+    }
+    expect(rms(await speak({ text: 'Still here.' }))).to.be.greaterThan(0.01);
+  });
+
   it('reports runtime_missing with the npm command when the module is absent', async () => {
     const missing = new EspeakEngine({ modulePath: '/nonexistent/espeak-ng/dist/espeak-ng.js' });
     const availability = await missing.availability();

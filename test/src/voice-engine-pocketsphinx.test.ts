@@ -3,16 +3,36 @@
  * back in grammar mode to the exact words, keyword spotting, the language model, hostile inputs refused
  * with 400, bounded concurrency, and runtime_missing when the binary or the model is absent.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { VoiceError, type SpeechToTextEngine } from '@keel/voice';
 import { PocketsphinxEngine, pocketsphinxEngineFactory, POCKETSPHINX_INSTALL } from '@keel/engine-pocketsphinx';
 import { requirePocketsphinx, spokenWav } from './helpers/voice-engines.js';
+import { until } from './helpers/until.js';
 
 const settings = { language: 'en', remoteTimeoutS: 60, allowDownloads: false };
 const GRAMMAR = 'grammar: turn the lights on | turn the lights off | open the door | close the door';
+
+/** About thirty seconds of speech: long enough that the recognizer is still running when a test acts. */
+const TEXT_30S = Array.from({ length: 6 }, (_, i) => `Sentence number ${i + 1} of a long recording keeps the recognizer busy for a while, word after word after word.`).join(' ');
+
+/** Process ids of pocketsphinx recognizers that are children of this test process. */
+function recognizers(): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (comm.startsWith('pocketsphinx') && ppid === process.pid) found.push(Number(pid));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
 
 async function refusal(promise: Promise<unknown>): Promise<VoiceError> {
   try {
@@ -143,7 +163,7 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     expect(readdirSync(tmp)).to.deep.equal([]);
   });
 
-  it('kills the process on abort and removes its files', async () => {
+  it('stops a request aborted before its process starts, leaving no files', async () => {
     const controller = new AbortController();
     const pending = engine.transcribe({ bytes: lightsOn }, { language: 'en', prompt: GRAMMAR, signal: controller.signal });
     controller.abort(new Error('caller went away'));
@@ -152,6 +172,36 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     expect(String(rejected)).to.match(/caller went away/);
     expect(readdirSync(tmp)).to.deep.equal([]);
     expect((await engine.transcribe({ bytes: lightsOn }, { language: 'en', prompt: GRAMMAR })).text).to.equal('turn the lights on');
+  });
+
+  it('kills a running recognizer on abort, on close and at its timeout, and removes its folder', async () => {
+    const long = await spokenWav(TEXT_30S);
+    const running = async (e: PocketsphinxEngine, signal?: AbortSignal) => {
+      const pending = e.transcribe({ bytes: long }, { language: 'en', signal });
+      pending.catch(() => undefined);
+      // The recognizer itself writes its log: once it exists, the process is running.
+      const folder = await until(() => readdirSync(tmp).find((d) => existsSync(path.join(tmp, d, 'pocketsphinx.log'))) ?? '', { what: 'pocketsphinx to start', deadline: 60_000 });
+      return { pending, folder };
+    };
+    const controller = new AbortController();
+    const aborted = await running(engine as PocketsphinxEngine, controller.signal);
+    controller.abort(new Error('caller went away'));
+    expect(String(await aborted.pending.catch((err: unknown) => err))).to.match(/caller went away/);
+    expect(existsSync(path.join(tmp, aborted.folder))).to.equal(false);
+    expect(recognizers()).to.deep.equal([]);
+
+    const closing = new PocketsphinxEngine({ tmpDir: tmp });
+    const closed = await running(closing);
+    await closing.close();
+    const err = await refusal(closed.pending);
+    expect([err.status, err.code]).to.deep.equal([503, 'closed']);
+    expect(readdirSync(tmp)).to.deep.equal([]);
+
+    const hasty = new PocketsphinxEngine({ tmpDir: tmp, timeoutMs: 1 });
+    const late = await refusal(hasty.transcribe({ bytes: long }, { language: 'en' }));
+    expect([late.status, late.code]).to.deep.equal([504, 'timeout']);
+    expect(readdirSync(tmp)).to.deep.equal([]);
+    await until(() => recognizers(), { what: 'no pocketsphinx process left', ok: (list) => list.length === 0, deadline: 10_000 });
   });
 
   it('has residency: preload loads the dictionary, unload releases it', async () => {

@@ -48,7 +48,15 @@ export async function recognize(spec: RunSpec, wav: Uint8Array, mode: Recognitio
 
 function run(spec: RunSpec, args: string[], signal: AbortSignal, log: string, dir: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(spec.binary, args, {
+    let answer: (() => void) | undefined;
+    let exited = false;
+    // An abort answers at once in execFile's callback while the killed process is still exiting: the
+    // answer waits for the exit, so the private folder is removed only once nothing writes there.
+    const settle = (fn: () => void) => {
+      answer = fn;
+      if (exited) fn();
+    };
+    const child = execFile(spec.binary, args, {
       timeout: spec.timeoutMs,
       killSignal: 'SIGKILL',
       maxBuffer: spec.maxOutputBytes,
@@ -57,18 +65,25 @@ function run(spec: RunSpec, args: string[], signal: AbortSignal, log: string, di
       encoding: 'utf8',
       windowsHide: true,
     }, (err, stdout) => {
-      if (!err) return resolve(stdout);
-      if (signal.aborted) return reject(signal.reason);
+      if (!err) return settle(() => resolve(stdout));
+      if (signal.aborted) return settle(() => reject(signal.reason));
       const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
       if (e.code === 'ENOENT' || e.code === 'EACCES') {
-        return reject(new VoiceError(`pocketsphinx is not available: cannot run ${spec.binary}. Install it with: ${POCKETSPHINX_INSTALL}`, 501, 'runtime_missing', POCKETSPHINX_INSTALL));
+        return settle(() => reject(new VoiceError(`pocketsphinx is not available: cannot run ${spec.binary}. Install it with: ${POCKETSPHINX_INSTALL}`, 501, 'runtime_missing', POCKETSPHINX_INSTALL)));
       }
       if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-        return reject(new VoiceError(`pocketsphinx wrote more than ${spec.maxOutputBytes} bytes of transcript; it was stopped.`, 500, 'engine_error'));
+        return settle(() => reject(new VoiceError(`pocketsphinx wrote more than ${spec.maxOutputBytes} bytes of transcript; it was stopped.`, 500, 'engine_error')));
       }
-      if (e.killed) return reject(new VoiceError(`pocketsphinx did not finish within ${spec.timeoutMs} ms; it was stopped.`, 504, 'timeout'));
-      void lastError(log, dir).then((detail) => reject(new VoiceError(`pocketsphinx failed (exit ${String(e.code)})${detail}.`, 500, 'engine_error')));
+      if (e.killed) return settle(() => reject(new VoiceError(`pocketsphinx did not finish within ${spec.timeoutMs} ms; it was stopped.`, 504, 'timeout')));
+      void lastError(log, dir).then((detail) => settle(() => reject(new VoiceError(`pocketsphinx failed (exit ${String(e.code)})${detail}.`, 500, 'engine_error'))));
     });
+    const onExit = () => {
+      exited = true;
+      answer?.();
+    };
+    // A process that never started (ENOENT) emits no exit.
+    if (child.pid === undefined) exited = true;
+    else child.once('exit', onExit);
   });
 }
 
