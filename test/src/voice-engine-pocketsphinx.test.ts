@@ -143,6 +143,7 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     expect((await refusal(small.transcribe({ bytes: lightsOn }, { language: 'en' }))).code).to.equal('audio_too_large');
     const short = new PocketsphinxEngine({ maxAudioSeconds: 0.5, tmpDir: tmp });
     expect((await refusal(short.transcribe({ bytes: lightsOn }, { language: 'en' }))).code).to.equal('audio_too_long');
+    await Promise.all([small.close(), short.close()]);
     const lang = await refusal(engine.transcribe({ bytes: lightsOn }, { language: 'fr' }));
     expect([lang.status, lang.code]).to.deep.equal([400, 'unsupported_language']);
     const model = await refusal(engine.transcribe({ bytes: lightsOn }, { language: 'en', model: 'whisper-1' }));
@@ -161,6 +162,7 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     expect(busy.length).to.equal(12 - ok.length);
     for (const r of busy) expect([r.reason.status, r.reason.code]).to.deep.equal([503, 'busy']);
     expect(readdirSync(tmp)).to.deep.equal([]);
+    await gated.close();
   });
 
   it('stops a request aborted before its process starts, leaving no files', async () => {
@@ -200,6 +202,7 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     const hasty = new PocketsphinxEngine({ tmpDir: tmp, timeoutMs: 1 });
     const late = await refusal(hasty.transcribe({ bytes: long }, { language: 'en' }));
     expect([late.status, late.code]).to.deep.equal([504, 'timeout']);
+    await hasty.close();
     expect(readdirSync(tmp)).to.deep.equal([]);
     await until(() => recognizers(), { what: 'no pocketsphinx process left', ok: (list) => list.length === 0, deadline: 10_000 });
   });
@@ -211,6 +214,7 @@ describe('voice engine: pocketsphinx (Debian binary, grammar and keyword modes)'
     expect(e.resident()).to.equal(true);
     await e.unload();
     expect(e.resident()).to.equal(false);
+    await e.close();
   });
 });
 

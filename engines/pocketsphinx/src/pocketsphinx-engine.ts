@@ -10,7 +10,8 @@ import path from 'node:path';
 import {
   VoiceError, type AudioInput, type EngineAvailability, type SpeechToTextEngine, type TranscriptionRequest,
 } from '@keel/voice';
-import { loadResampler, toModelWav } from './audio.js';
+import { Piscina } from 'piscina';
+import type { AudioResult, AudioTask } from './audio-worker.js';
 import { dictionaryWords, forgetDictionaries } from './dictionary.js';
 import { Gate } from './gate.js';
 import { POCKETSPHINX_INSTALL, recognize, type RunSpec } from './process.js';
@@ -67,6 +68,8 @@ export class PocketsphinxEngine implements SpeechToTextEngine {
   private readonly gate: Gate;
   private readonly running = new Set<AbortController>();
   private loaded = false;
+  /** One thread that decodes and resamples uploads; exists while the engine is resident or in use. */
+  private audioPool: Piscina | undefined;
 
   constructor(options: PocketsphinxOptions = {}) {
     const modelDir = options.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
@@ -119,16 +122,19 @@ export class PocketsphinxEngine implements SpeechToTextEngine {
     checkWords(mode, dictionary);
     const raw: unknown = audio?.bytes;
     if (!(raw instanceof Uint8Array)) throw new VoiceError('The audio must be bytes.', 400, 'invalid_audio');
-    const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-    const { wav } = await toModelWav(bytes, this.audioLimits);
+    if (raw.byteLength > this.audioLimits.maxBytes) {
+      throw new VoiceError(`The audio is ${raw.byteLength} bytes; this engine accepts at most ${this.audioLimits.maxBytes}.`, 400, 'audio_too_large');
+    }
+    // The gate comes before decoding: it bounds decoding work and memory as well as processes.
     const release = await this.gate.acquire(request.signal);
-    // One controller per process: the caller's abort and `close()` both kill it.
+    // One controller per request: the caller's abort and `close()` both stop it (and kill its process).
     const controller = new AbortController();
     const onAbort = () => controller.abort(request.signal!.reason);
     request.signal?.addEventListener('abort', onAbort, { once: true });
     this.running.add(controller);
     try {
       if (request.signal?.aborted) throw request.signal.reason;
+      const wav = await this.prepareAudio(raw, controller.signal);
       return { text: await recognize(this.spec, wav, mode, dictionary, controller.signal) };
     } finally {
       this.running.delete(controller);
@@ -137,21 +143,51 @@ export class PocketsphinxEngine implements SpeechToTextEngine {
     }
   }
 
+  /** The upload as 16 kHz mono 16-bit WAV, made in the audio thread. */
+  private async prepareAudio(raw: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+    // A private copy moves to the thread: the caller's buffer may be a slice of a shared pool.
+    const bytes = new Uint8Array(raw);
+    let result: AudioResult;
+    try {
+      result = (await this.pool().run({ op: 'prepare', bytes, limits: this.audioLimits } satisfies AudioTask, { signal, transferList: [bytes.buffer] })) as AudioResult;
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      throw new VoiceError(`The audio could not be prepared: ${(err as Error).message}`, 500, 'engine_error');
+    }
+    if (!result.ok) throw new VoiceError(result.message, result.status, result.code);
+    if (!('wav' in result)) throw new VoiceError('The audio thread answered without audio.', 500, 'engine_error');
+    return result.wav;
+  }
+
+  private pool(): Piscina {
+    this.audioPool ??= new Piscina({
+      filename: new URL('./audio-worker.js', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: 30_000,
+      env: {},
+    });
+    return this.audioPool;
+  }
+
   /** Loads what stays in this process between requests: the dictionary's word list and the resampler. */
   async preload(): Promise<void> {
     const missing = this.missing();
     if (missing) throw new VoiceError(`pocketsphinx is not available: ${missing} Install it with: ${POCKETSPHINX_INSTALL}`, 501, 'runtime_missing', POCKETSPHINX_INSTALL);
-    await Promise.all([dictionaryWords(this.spec.dict), loadResampler()]);
+    await Promise.all([dictionaryWords(this.spec.dict), this.pool().run({ op: 'warm' } satisfies AudioTask)]);
     this.loaded = true;
   }
 
   async unload(): Promise<void> {
     forgetDictionaries();
     this.loaded = false;
+    const pool = this.audioPool;
+    this.audioPool = undefined;
+    await pool?.destroy();
   }
 
   resident(): boolean {
-    return this.loaded;
+    return this.loaded && this.audioPool !== undefined;
   }
 
   /** Kills running recognizer processes. */
