@@ -87,6 +87,11 @@ describe('voice engine: espeak (WebAssembly, worker threads)', () => {
     const variant = await speak({ text: 'One two three.', profile: 'en-us+f3' });
     expect(rms(variant)).to.be.greaterThan(0.01);
     expect(Buffer.from(variant.samples.buffer).equals(Buffer.from(plain.samples.buffer))).to.equal(false);
+    // Variant names are matched without case but reach espeak as its files are named (`AnxiousAndy`).
+    const andy = await speak({ text: 'One two three.', profile: 'en-us+AnxiousAndy' });
+    const andyLower = await speak({ text: 'One two three.', profile: 'en-us+anxiousandy' });
+    expect(Buffer.from(andyLower.samples.buffer).equals(Buffer.from(andy.samples.buffer))).to.equal(true);
+    expect(Buffer.from(andy.samples.buffer).equals(Buffer.from(plain.samples.buffer))).to.equal(false);
     const french = await speak({ text: 'Bonjour tout le monde.', language: 'fr' });
     expect(seconds(french)).to.be.greaterThan(0.5);
   });

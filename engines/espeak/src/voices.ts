@@ -9,11 +9,12 @@ export const ENGINE_ID = 'espeak';
 
 export class VoiceCatalog {
   private readonly byName = new Map<string, EspeakVoiceRow>();
-  private readonly variantSet: Set<string>;
+  /** Lower-case name → the file's own name (variant files are case-sensitive: `Alex`, `f3`). */
+  private readonly variantNames: Map<string, string>;
 
   constructor(readonly listing: VoicesResult, readonly defaultVoice: string) {
     for (const v of listing.voices) this.byName.set(v.name.toLowerCase(), v);
-    this.variantSet = new Set(listing.variants.map((v) => v.toLowerCase()));
+    this.variantNames = new Map(listing.variants.map((v) => [v.toLowerCase(), v]));
   }
 
   /** Every language a voice serves (its own code and its "other languages"), sorted. */
@@ -43,10 +44,11 @@ export class VoiceCatalog {
       const id = profile.startsWith(`${ENGINE_ID}:`) ? profile.slice(ENGINE_ID.length + 1) : profile;
       const [name = '', variant, extra] = id.split('+');
       const voice = this.byName.get(name.toLowerCase());
-      if (!voice || extra !== undefined || (variant !== undefined && !this.variantSet.has(variant.toLowerCase()))) {
+      const variantName = variant === undefined ? undefined : this.variantNames.get(variant.toLowerCase());
+      if (!voice || extra !== undefined || (variant !== undefined && !variantName)) {
         throw new VoiceError(`Unknown espeak voice '${clip(profile)}': use a voice from the profile list, optionally with '+variant' (e.g. 'en-us+f3').`, 404, 'unknown_voice');
       }
-      return variant === undefined ? voice.name : `${voice.name}+${variant.toLowerCase()}`;
+      return variantName === undefined ? voice.name : `${voice.name}+${variantName}`;
     }
     const lang = language.toLowerCase();
     const def = this.byName.get(this.defaultVoice.toLowerCase());
