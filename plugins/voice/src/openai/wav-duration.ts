@@ -1,4 +1,6 @@
-/** The length in seconds of a WAV recording (verbose_json's `duration`), or 0 when it is not WAV. */
-export function wavDurationSeconds(_bytes: Buffer): number {
-  return 0;
+/** The length in seconds of a WAV recording (verbose_json's `duration`); 0 when it is not WAV. */
+import { wavDurationS } from '@keel/voice';
+
+export function wavDurationSeconds(bytes: Buffer): number {
+  return wavDurationS(bytes) ?? 0;
 }
