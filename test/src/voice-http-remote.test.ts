@@ -42,13 +42,12 @@ describe('voice http: a remote compatible engine', function () {
       expect(heard.text).to.equal(`remote heard ${wav.length} bytes in fr`);
     });
 
-    it('passes a remote error on with its status class and message', async () => {
-      // The fake answers 400 for an empty input; the gateway refuses empty input itself first, so send a remote-side refusal another way: a bad key.
+    it('answers a remote failure 502 with the remote\'s own message (never the caller\'s 401)', async () => {
       const gw2 = await voiceGateway({ voice: { voice_tts_engine: 'compatible', voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'wrong' } });
       try {
-        const res = await gw2.speech({ input: 'Hello.' });
-        expect(res.statusCode, res.body).to.be.oneOf([401, 502]);
-        expect(openaiError(res, res.statusCode).message).to.contain('Incorrect API key');
+        const error = openaiError(await gw2.speech({ input: 'Hello.' }), 502);
+        expect(error.message).to.equal('Remote TTS failed (HTTP 401): Incorrect API key provided.');
+        expect(error.type).to.equal('server_error');
       } finally {
         await gw2.stop();
       }
@@ -108,10 +107,11 @@ describe('voice http: a remote compatible engine', function () {
       expect(call.body).to.include({ model: 'remote-tts-1', voice: 'remote-onyx', input: 'There.' });
     });
 
-    it('treats an unknown provider prefix as a model of the default provider', async () => {
-      const res = await gw.speech({ input: 'Hello.', model: 'nowhere:thing' });
-      expect(res.statusCode).to.not.equal(500);
-      expect(res.headers['x-voice-provider'] ?? 'espeak').to.equal('espeak');
+    it('treats an unknown provider prefix as a model of the default provider (which refuses it with 400)', async () => {
+      const before = remote.seen.length;
+      const error = openaiError(await gw.speech({ input: 'Hello.', model: 'nowhere:thing' }), 400);
+      expect(error.message).to.equal("espeak has no model 'nowhere:thing'; its only model is 'espeak-ng'.");
+      expect(remote.seen.length).to.equal(before);
     });
   });
 });

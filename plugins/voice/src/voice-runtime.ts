@@ -48,7 +48,7 @@ export class VoiceRuntime implements VoiceService {
     const settings = sel.provider && sel.provider !== this.base.ttsEngine ? { ...this.base, ttsEngine: sel.provider, ttsModel: null } : this.base;
     const format: AudioFormat = input.format ?? 'wav';
     return this.admission.run(account, 'synthesis', input.signal, (signal) =>
-      this.managers.use(settings, (manager) =>
+      this.use(settings, (manager) =>
         mapVoiceErrors(async () => {
           const { audio, metrics } = await manager.speak(account, {
             text: input.text, format, signal,
@@ -105,7 +105,7 @@ export class VoiceRuntime implements VoiceService {
   private runTranscription(account: string, input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
     const settings = sel.provider && sel.provider !== this.base.sttEngine ? { ...this.base, sttEngine: sel.provider, sttModel: null } : this.base;
-    return this.managers.use(settings, (manager) =>
+    return this.use(settings, (manager) =>
       mapVoiceErrors(async () => {
         const { text, language } = await manager.transcribe(account, input.audio, {
           signal,
@@ -121,7 +121,7 @@ export class VoiceRuntime implements VoiceService {
   private runClone(account: string, input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
     // The cloning provider is an option of the call, not another manager.
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
-    return this.managers.use(this.base, (manager) =>
+    return this.use(this.base, (manager) =>
       mapVoiceErrors(() =>
         manager.clone(account, input.audio, {
           signal,
@@ -134,23 +134,28 @@ export class VoiceRuntime implements VoiceService {
     );
   }
 
+  /** A manager call; building the manager (a missing key, say) fails with the library's error, mapped like the call's. */
+  private use<T>(settings: OwnerSettings, fn: (manager: VoiceManagerPort) => Promise<T>): Promise<T> {
+    return mapVoiceErrors(() => this.managers.use(settings, fn));
+  }
+
   async validateClone(account: string, voiceId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
       const audio = await this.speak(account, { text: 'Hello.', voice: voiceId, format: 'wav', ...(signal ? { signal } : {}) });
       return { ok: true, seconds: (performance.now() - started) / 1000, bytes: audio.bytes.length, metrics: audio.metrics };
     } catch (err) {
-      await this.managers.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
+      await this.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
       throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
     }
   }
 
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
+    return this.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
   }
 
   availableProviders(account: string): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
+    return this.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
   }
 
   async models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>> {
