@@ -90,6 +90,36 @@ describe('voice http: a remote compatible engine', function () {
     });
   });
 
+  describe('clone validation (validate=true)', () => {
+    let gw: VoiceGateway;
+    before(async () => (gw = await voiceGateway({ voice: { voice_tts_engine: 'compatible', voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret' } })));
+    after(() => gw?.stop());
+    const clone = (validate: string) => {
+      const form = audioForm([{ name: 'file', filename: 'me.wav', contentType: 'audio/wav', bytes: toneWav(1) }, { name: 'validate', value: validate }]);
+      return gw.k.inject({ method: 'POST', url: '/v1/voice/clone', token: gw.bob, payload: form.payload, headers: form.headers });
+    };
+
+    it('speaks a sentence with the new voice and reports it', async () => {
+      const res = await clone('true');
+      expect(res.statusCode, res.body).to.equal(200);
+      const body = res.json<{ voice_id: string; validation: { ok: boolean; bytes: number } }>();
+      expect(body.validation.ok).to.equal(true);
+      expect(body.validation.bytes).to.be.greaterThan(44);
+    });
+
+    it('removes the voice and says so when the validation speech fails', async () => {
+      remote.faults = { paths: ['/audio/speech'], failStatus: 500 };
+      try {
+        const error = openaiError(await clone('yes'), 400);
+        expect(error.message).to.match(/^Cloned voice was stored but failed validation and was removed\. /);
+      } finally {
+        remote.faults = {};
+      }
+      const listed = (await gw.k.inject({ url: '/v1/audio/voices', token: gw.bob })).json<{ cloned_voices: unknown[] }>().cloned_voices;
+      expect(listed).to.have.length(1); // only the one validated above
+    });
+  });
+
   describe('chosen per request over the local default', () => {
     let gw: VoiceGateway;
     before(async () => (gw = await voiceGateway({ voice: { voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret' } })));
