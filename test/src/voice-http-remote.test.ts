@@ -122,7 +122,8 @@ describe('voice http: a remote compatible engine', function () {
 
   describe('chosen per request over the local default', () => {
     let gw: VoiceGateway;
-    before(async () => (gw = await voiceGateway({ voice: { voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret' } })));
+    // One cached manager at most: every switch of provider closes the other's manager (never the shared local engine).
+    before(async () => (gw = await voiceGateway({ voice: { voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret', limits: { maxCachedManagers: 1 } } })));
     after(() => gw?.stop());
 
     it('speaks locally by default and remotely for model "compatible:<model>"', async () => {
@@ -135,6 +136,16 @@ describe('voice http: a remote compatible engine', function () {
       expect(far.headers['x-voice-provider']).to.equal('compatible');
       const call = remote.seen.slice(before).find((r) => r.path === '/audio/speech')!;
       expect(call.body).to.include({ model: 'remote-tts-1', voice: 'remote-onyx', input: 'There.' });
+    });
+
+    it('keeps serving while managers of other providers are built and closed in turn', async () => {
+      for (let i = 0; i < 4; i++) {
+        for (const model of ['espeak', 'compatible:remote-tts-1']) {
+          const res = await gw.speech({ input: `Round ${i}.`, model, ...(model === 'espeak' ? {} : { voice: 'remote-nova' }) });
+          expect(res.statusCode, `${model}: ${res.body.slice(0, 200)}`).to.equal(200);
+          expect(res.headers['x-voice-provider']).to.equal(model.split(':')[0]);
+        }
+      }
     });
 
     it('treats an unknown provider prefix as a model of the default provider (which refuses it with 400)', async () => {
