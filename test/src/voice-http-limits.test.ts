@@ -110,6 +110,27 @@ describe('voice http: concurrency limits and the deadline', function () {
       const ok = await gw.speech({ input: 'in time now' });
       expect(ok.statusCode, ok.body.slice(0, 200)).to.equal(200);
     });
+
+    it('counts a slow upload against the deadline: 504 and the connection closed, the slot free again', async () => {
+      const socket = net.connect(gw.port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      let received = '';
+      let closed = false;
+      socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+      socket.on('close', () => (closed = true));
+      socket.on('error', () => (closed = true));
+      // The head of an upload, then nothing more: the body never ends.
+      socket.write(`POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gw.bob}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000000\r\n\r\n--B\r\nContent-Disposition: form-data; name="file"; filename="slow.wav"\r\n\r\nRIFF`);
+      try {
+        await until(() => closed, { what: 'the server to answer and close the slow upload', deadline: 60_000 });
+      } finally {
+        socket.destroy();
+      }
+      expect(received.slice(9, 12), received.slice(0, 300)).to.equal('504');
+      expect(received).to.contain('limits.requestTimeoutMs');
+      const ok = await gw.speech({ input: 'free again' });
+      expect(ok.statusCode, ok.body.slice(0, 200)).to.equal(200);
+    });
   });
 
   describe('a burst on the local engine', () => {
