@@ -133,6 +133,30 @@ describe('voice http: concurrency limits and the deadline', function () {
     });
   });
 
+  describe('a streamed answer whose client goes away', () => {
+    let gw: VoiceGateway;
+    before(async () => (gw = await voiceGateway({ voice: { limits: { maxConcurrentPerAccount: 1, maxInputChars: 10_000 } } })));
+    after(() => gw?.stop());
+
+    it('frees the account\'s slot (the synthesis is aborted with the request) and keeps serving', async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${gw.url}/v1/audio/speech`, {
+        method: 'POST',
+        signal: controller.signal,
+        headers: { authorization: `Bearer ${gw.bob}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'A long story begins. '.repeat(300), stream_format: 'audio' }),
+      });
+      expect(res.status).to.equal(200);
+      const reader = res.body!.getReader();
+      expect((await reader.read()).done).to.equal(false);
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      // The account's single slot comes back (no 429), and the server still speaks.
+      const status = await until(async () => (await gw.speech({ input: 'Again.' })).statusCode, { what: 'the slot of the abandoned stream to be free', ok: (s) => s === 200, every: 100 });
+      expect(status).to.equal(200);
+    });
+  });
+
   describe('a burst on the local engine', () => {
     let gw: VoiceGateway;
     before(async () => (gw = await voiceGateway({ voice: { limits: { maxConcurrentPerAccount: 4, maxConcurrentSyntheses: 2 } } })));
