@@ -3,6 +3,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
+import { createHash } from 'node:crypto';
+import { snapshotOfBytes, snapshotOfJson } from '../../plugins/relay/dist/traffic/body-snapshot.js';
 import { serializeRecord } from '../../plugins/relay/dist/traffic/redaction.js';
 import { RelayUpstream } from './helpers/relay-upstream.js';
 
@@ -84,5 +86,29 @@ describe('relay bench: traffic record serialisation without the replacer pass', 
   it('leaves a secret key name inside a string value alone', () => {
     const record = { phase: 'inbound_request', body: { raw: '{"authorization":"x"}' } };
     expect(serializeRecord(record)).to.equal(JSON.stringify(record));
+  });
+
+  // Body snapshots are taken when the record is serialised (off the call's path), and a JSON body's
+  // text is spliced in rather than serialised a second time: the line must be the one a snapshot
+  // taken at once gives.
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('writes a JSON body snapshot exactly as the snapshot taken at once, non-ASCII escaped', () => {
+    const value = { id: 'chatcmpl_1', choices: [{ message: { content: 'héllo ☕' } }], usage: { total_tokens: 3 } };
+    const text = JSON.stringify(value);
+    const eager = { phase: 'outbound_response', request_id: 'req_1', body: { kind: 'json', bytes: Buffer.byteLength(text), sha256: sha(text), json: value } };
+    const lazy = { phase: 'outbound_response', request_id: 'req_1', body: snapshotOfJson(value) };
+    expect(serializeRecord(lazy)).to.equal(serializeRecord(eager));
+    expect(serializeRecord({ a: snapshotOfJson([1]), b: snapshotOfJson('x'), c: snapshotOfJson(undefined) })).to.equal(`{"a":{"kind":"json","bytes":3,"sha256":"${sha('[1]')}","json":[1]},"b":{"kind":"json","bytes":3,"sha256":"${sha('"x"')}","json":"x"},"c":{"kind":"empty","bytes":0}}`);
+  });
+
+  it('redacts a secret key inside a JSON or raw body snapshot, and leaves placeholder-like strings alone', () => {
+    const line = serializeRecord({ phase: 'upstream_request', body: snapshotOfJson({ nested: { API_KEY: 'sk-9' }, note: '\u0000raw-0-0' }) });
+    expect(line).not.to.contain('sk-9');
+    expect(JSON.parse(line).body.json).to.deep.equal({ nested: { API_KEY: '[REDACTED]' }, note: '\u0000raw-0-0' });
+    const raw = Buffer.from('{"relay_token":"t1","ok":"é"}');
+    const inbound = JSON.parse(serializeRecord({ phase: 'inbound_request', body: snapshotOfBytes(raw, 'application/json') }));
+    expect(inbound.body).to.deep.equal({ kind: 'json', bytes: raw.length, sha256: sha(raw.toString()), json: { relay_token: '[REDACTED]', ok: 'é' } });
+    expect(JSON.parse(serializeRecord({ body: snapshotOfBytes(Buffer.from([0, 1]), 'image/png') })).body.kind).to.equal('binary_summary');
   });
 });

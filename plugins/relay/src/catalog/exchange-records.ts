@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { isHttpError, isReply, type Reply, type RouteContext } from '@keel/plugin-sdk';
 import { RelayFailure, type TrafficSink } from '../contracts.js';
 import { failureReply } from '../errors.js';
-import { snapshotOfJson, type BodySnapshot } from '../traffic/body-snapshot.js';
+import { snapshotOfJson, type LoggedBody } from '../traffic/body-snapshot.js';
 
 export interface Exchange {
   requestId: string;
@@ -16,7 +16,7 @@ export interface Exchange {
 }
 
 /** Opens the exchange: writes `inbound_request` with `body` (a snapshot) and answers the request id. */
-export function openExchange(traffic: TrafficSink, principal: unknown, koa: RouteContext<unknown, unknown, unknown>['koa'], body: BodySnapshot | undefined): Exchange {
+export function openExchange(traffic: TrafficSink, principal: unknown, koa: RouteContext<unknown, unknown, unknown>['koa'], body: LoggedBody | undefined): Exchange {
   const caller = principal as { requestId?: unknown; clientIp?: unknown } | null;
   const requestId = typeof caller?.requestId === 'string' ? caller.requestId : `req_${randomBytes(16).toString('hex')}`;
   traffic.write({
