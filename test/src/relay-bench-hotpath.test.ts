@@ -64,6 +64,31 @@ describe('relay bench: hot path', function () {
     expect(deltas.map((d) => d.choices[0]?.delta?.content ?? '').join('')).to.equal('hello from upstream');
     expect(answer.text.trimEnd().endsWith('data: [DONE]')).to.equal(true);
   });
+
+  it('relays an upstream chunk as the upstream wrote it when nothing changes, and compacts a multi-line event or one with usage', async () => {
+    const content = '{"id": "up-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test", "choices": [{"index": 0, "delta": {"content": "h\\u00e9"}, "finish_reason": null}]}';
+    upstream.script('key-a', [{
+      events: [
+        'data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+        `data: ${content}`,
+        'data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-test",\ndata: "choices":[{"index":0,"delta":{"content":"llo"},"finish_reason":null}]}',
+        'data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":2,"completion_tokens":2}}',
+        'data: [DONE]',
+      ],
+    }]);
+    try {
+      const answer = await chat(true);
+      expect(answer.status, answer.text).to.equal(200);
+      const frames = answer.text.split('\n\n').filter(Boolean);
+      expect(frames[1]).to.equal(`data: ${content}`);
+      expect(frames[2]).to.equal('data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"content":"llo"},"finish_reason":null}]}');
+      // Without stream_options.include_usage the finish chunk loses its usage (rewritten, not relayed as it is).
+      expect(frames[3]).to.equal('data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}');
+      expect(frames.slice(4)).to.deep.equal(['data: [DONE]']);
+    } finally {
+      upstream.script('key-a', [{ text: 'hello from upstream', chunks: 4 }]);
+    }
+  });
 });
 
 describe('relay bench: traffic record serialisation without the replacer pass', () => {
