@@ -69,7 +69,7 @@ export class LogFile {
       file.size += text.length;
     } catch (err) {
       await this.close();
-      throw new Error(`cannot append to ${file.path}: ${(err as Error).message}`);
+      throw new Error(`cannot append to ${file.path}: ${(err as Error).message}`, { cause: err });
     }
   }
 

@@ -8,6 +8,7 @@
  * Serialised lines wait for the disk within `maxBufferedBytes`; past it a record is dropped and
  * counted (the disk is not keeping up).
  */
+import { createHash } from 'node:crypto';
 import { NOTABLE_PHASES, type NotableRecords } from './notable-records.js';
 import { serializeRecord } from './redaction.js';
 import type { TrafficRecord } from '../contracts.js';
@@ -78,4 +79,16 @@ export class PendingRecords {
     this.bytes = 0;
     return lines;
   }
+}
+
+/** The omission record written instead of a line larger than a log file may be (reference §5.3 `log_record_omitted`). */
+export function omissionLine(item: PendingLine, maxFileMb: number): string {
+  const omission: Record<string, unknown> = {};
+  if (typeof item.requestId === 'string') omission.request_id = item.requestId.slice(0, 256);
+  if (typeof item.phase === 'string') omission.phase = item.phase.slice(0, 128);
+  omission.log_record_omitted = `record larger than max_file_mb (${maxFileMb} MiB)`;
+  omission.original_bytes = item.line.length + 1;
+  omission.sha256 = createHash('sha256').update(item.line).digest('hex');
+  omission.logged_at = new Date(item.ms).toISOString();
+  return serializeRecord(omission);
 }
