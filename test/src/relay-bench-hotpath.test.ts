@@ -5,7 +5,7 @@ import { createTestKernel, type TestKernel } from '@keel/plugin-sdk/testing';
 import { relayPlugin } from '@keel/plugin-relay';
 import { createHash } from 'node:crypto';
 import { snapshotOfBytes, snapshotOfJson } from '../../plugins/relay/dist/traffic/body-snapshot.js';
-import { serializeRecord } from '../../plugins/relay/dist/traffic/redaction.js';
+import { loggedHeaders, serializeRecord } from '../../plugins/relay/dist/traffic/redaction.js';
 import { RelayUpstream } from './helpers/relay-upstream.js';
 
 // What the relay benchmark found on the hot path (bench/RESULTS.md, issue 16): the upstream client
@@ -135,5 +135,19 @@ describe('relay bench: traffic record serialisation without the replacer pass', 
     const inbound = JSON.parse(serializeRecord({ phase: 'inbound_request', body: snapshotOfBytes(raw, 'application/json') }));
     expect(inbound.body).to.deep.equal({ kind: 'json', bytes: raw.length, sha256: sha(raw.toString()), json: { relay_token: '[REDACTED]', ok: 'é' } });
     expect(JSON.parse(serializeRecord({ body: snapshotOfBytes(Buffer.from([0, 1]), 'image/png') })).body.kind).to.equal('binary_summary');
+  });
+
+  it('writes headers redacted up front exactly as the redacting pass writes them, and still scrubs a query', () => {
+    const headers = { Authorization: 'Bearer sk-secret', cookie: ['a=b', 'c=d'], 'x-api-key': 'k', 'x-other': 'fine', host: '127.0.0.1' };
+    for (const body of [{ model: 'm' }, { nested: { api_key: 'sk-2' } }]) {
+      const early = serializeRecord({ phase: 'inbound_request', headers: loggedHeaders(headers), body });
+      expect(early).to.equal(serializeRecord({ phase: 'inbound_request', headers, body }));
+      expect(early).not.to.match(/sk-secret|a=b|"k"|sk-2/);
+    }
+    expect(headers.Authorization, 'the request\'s own headers untouched').to.equal('Bearer sk-secret');
+    const line = serializeRecord({ phase: 'inbound_request', query: 'a=1&api_key=sk-3', headers: loggedHeaders({ 'x-other': 'fine' }) });
+    expect(line).to.contain('"query":"a=1&api_key=[REDACTED]"');
+    // A secret key whose value merely starts like the marker is still redacted.
+    expect(serializeRecord({ api_key: '[REDACTED]sk-4' })).to.equal('{"api_key":"[REDACTED]"}');
   });
 });

@@ -8,6 +8,7 @@ import { isHttpError, isReply, type Reply, type RouteContext } from '@keel/plugi
 import { RelayFailure, type TrafficSink } from '../contracts.js';
 import { failureReply } from '../errors.js';
 import { snapshotOfJson, type LoggedBody } from '../traffic/body-snapshot.js';
+import { loggedHeaders } from '../traffic/redaction.js';
 
 export interface Exchange {
   requestId: string;
@@ -21,7 +22,7 @@ export function openExchange(traffic: TrafficSink, principal: unknown, koa: Rout
   const requestId = typeof caller?.requestId === 'string' ? caller.requestId : `req_${randomBytes(16).toString('hex')}`;
   traffic.write({
     phase: 'inbound_request', request_id: requestId, method: koa.method, path: koa.path, query: koa.querystring,
-    headers: koa.headers, client_ip: typeof caller?.clientIp === 'string' ? caller.clientIp : koa.ip, body: body ?? { kind: 'empty', bytes: 0 },
+    headers: loggedHeaders(koa.headers), client_ip: typeof caller?.clientIp === 'string' ? caller.clientIp : koa.ip, body: body ?? { kind: 'empty', bytes: 0 },
   });
   const outbound = (status: number, value: unknown) => {
     const fields = typeof value === 'object' && value !== null ? value as Record<string, unknown> : {};

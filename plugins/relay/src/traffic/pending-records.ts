@@ -56,7 +56,9 @@ export class PendingRecords {
     for (const { record, ms } of queued) {
       let line: string;
       try {
-        line = serializeRecord(record.logged_at === undefined ? { ...record, logged_at: new Date(ms).toISOString() } : record);
+        line = serializeRecord(record);
+        // `logged_at` last, as a copy of the record with it would have it (and no copy made).
+        if (record.logged_at === undefined) line = `${line.length > 2 ? `${line.slice(0, -1)},` : '{'}"logged_at":"${this.isoOf(ms)}"}`;
       } catch (err) {
         this.onDropped(`a traffic record could not be serialised (${(err as Error).message})`);
         continue;
@@ -69,6 +71,18 @@ export class PendingRecords {
       this.lines.push({ line, ms, phase: record.phase, requestId: record.request_id });
       this.bytes += line.length + 1;
     }
+  }
+
+  private isoMs = Number.NaN;
+  private iso = '';
+
+  /** The ISO time of `ms` (records of one callback mostly share it). */
+  private isoOf(ms: number): string {
+    if (ms !== this.isoMs) {
+      this.isoMs = ms;
+      this.iso = new Date(ms).toISOString();
+    }
+    return this.iso;
   }
 
   /** Takes every serialised line (after draining), oldest first. */

@@ -202,7 +202,7 @@ export class TrafficLog implements TrafficSink {
       await this.appendLines(lines);
     };
     for (const item of batch) {
-      const target = hourFilePath(this.logsDir, item.ms);
+      const target = this.hourFileOf(item.ms);
       if (this.hourPath !== target) {
         await writeChunk();
         await this.file.close();
@@ -241,6 +241,15 @@ export class TrafficLog implements TrafficSink {
     await writeChunk();
     // Records written while the plugin stops are appended, and the file is not left open.
     if (this.stopped) await this.file.close();
+  }
+
+  private hourCache = { hour: Number.NaN, path: '' };
+
+  /** The hour file of `ms`, worked out once per hour. */
+  private hourFileOf(ms: number): string {
+    const hour = Math.floor(ms / 3_600_000);
+    if (hour !== this.hourCache.hour) this.hourCache = { hour, path: hourFilePath(this.logsDir, ms) };
+    return this.hourCache.path;
   }
 
   /** The line itself, or an omission record when it alone is larger than a file may be. */
