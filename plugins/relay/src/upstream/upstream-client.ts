@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { RelayFailure } from '../contracts.js';
 import { connectionFailure, failureOfStatus } from './failure-classifier.js';
-import { sseMessages, type SseMessage } from './sse-messages.js';
+import { SseReader, type SseMessage } from './sse-messages.js';
 import type { UpstreamEndpoint } from './upstream-endpoint.js';
 
 export interface UpstreamCallOptions {
@@ -138,9 +138,12 @@ async function* eventsOf(res: IncomingMessage, apiKey: string, options: Upstream
   res.setEncoding('utf8');
   try {
     // An in-stream error event may echo the key as well.
-    for await (const message of sseMessages(res as AsyncIterable<string>, options.maxEventBytes)) {
-      yield message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message;
+    const reader = new SseReader(options.maxEventBytes);
+    const masked = (message: SseMessage) => (apiKey && message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message);
+    for await (const text of res as AsyncIterable<string>) {
+      for (const message of reader.feed(text)) yield masked(message);
     }
+    for (const message of reader.end()) yield masked(message);
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
