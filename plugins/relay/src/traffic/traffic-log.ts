@@ -177,8 +177,8 @@ export class TrafficLog implements TrafficSink {
       this.pending.drain();
       if (this.appendQueued) return;
       this.appendQueued = true;
-      const timer = setTimeout(() => void this.serial(() => this.appendPending()), APPEND_DELAY_MS);
-      timer.unref();
+      // Not unref'd: a process ending on its own still appends what it logged (10 ms later at most).
+      setTimeout(() => void this.serial(() => this.appendPending()), APPEND_DELAY_MS);
     });
   }
 
