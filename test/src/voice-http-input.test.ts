@@ -48,7 +48,7 @@ describe('voice http: bad and hostile input', function () {
       expect(error.code).to.equal('input_too_long');
     });
 
-    it('refuses a body far larger than any allowed input with 413, without reading it all', async () => {
+    it('refuses a body far larger than any allowed input with 413 (the route\'s body limit follows limits.maxInputChars)', async () => {
       const res = await gw.speech({ input: 'x'.repeat(5 * 1024 * 1024) });
       expect(res.statusCode, res.body.slice(0, 300)).to.equal(413);
     });
