@@ -5,13 +5,13 @@
  * The engine side is an espeak engine in this process (its own worker thread); the API side is the
  * kernel in a child process (its own event loop and espeak thread), called over one keep-alive
  * connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
- * delivery (whole; streamed: the manager's 60/240 segmentation, when the library has it), the sides
+ * delivery (whole; streamed: the manager's 60/240 segmentation), the sides
  * alternate request by request, so drift lands on both. Added first audio = API minus engine, per
  * round, at the median; the target is at most 20 ms. Figures are medians over the rounds the rest of
  * the machine did not contend (all of them, flagged, when none was clean).
  */
 import { randomBytes } from 'node:crypto';
-import * as voice from '@keel/voice';
+import { splitForSpeech } from '@keel/voice';
 import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
@@ -57,14 +57,6 @@ export interface VoiceBenchSummary {
   verdicts: Verdict[];
 }
 
-type Split = (text: string) => string[];
-
-/** The library's segmenter (`splitForSpeech`), when this build of `@keel/voice` has it. */
-function librarySegmenter(): Split | null {
-  const split = (voice as unknown as { splitForSpeech?: Split }).splitForSpeech;
-  return typeof split === 'function' ? (text) => split(text) : null;
-}
-
 /**
  * What the API is sent for streamed delivery, or null when the route has none: the comparison of
  * streamed first audio is then engine-only.
@@ -72,14 +64,13 @@ function librarySegmenter(): Split | null {
 const API_STREAMED_BODY: Record<string, unknown> | null = null;
 
 export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
-  const split = librarySegmenter();
-  const deliveries: Delivery[] = split ? ['whole', 'streamed'] : ['whole'];
+  const deliveries: Delivery[] = ['whole', 'streamed'];
   const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
   console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
     + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating`);
-  if (!split) console.log('  streamed: skipped (this build of @keel/voice has no splitForSpeech segmenter)');
   console.log(`  ${machineLine()}`);
-  const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' && split ? split(TEXTS[cell.text]) : [TEXTS[cell.text]]);
+  // The manager's own segmentation (first segment ≤ 60 characters, then whole sentences ≤ 240).
+  const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' ? splitForSpeech(TEXTS[cell.text]) : [TEXTS[cell.text]]);
 
   const engine = new EngineSide();
   let server: ServerProcess | null = null;
@@ -99,7 +90,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
         api = null;
       }
     }
-    if (api && split && !API_STREAMED_BODY) console.log('  streamed through the API: not measured (the route answers whole audio only); engine side only');
+    if (api && !API_STREAMED_BODY) console.log('  streamed through the API: not measured (the route answers whole audio only); engine side only');
 
     for (const cell of cells) {
       for (let i = 0; i < settings.warmup; i++) {
