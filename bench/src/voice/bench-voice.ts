@@ -57,11 +57,8 @@ export interface VoiceBenchSummary {
   verdicts: Verdict[];
 }
 
-/**
- * What the API is sent for streamed delivery, or null when the route has none: the comparison of
- * streamed first audio is then engine-only.
- */
-const API_STREAMED_BODY: Record<string, unknown> | null = null;
+/** What the API is sent for streamed delivery: the route's `stream_format: "audio"` (chunked, segment by segment). */
+const API_STREAMED_BODY: Record<string, unknown> = { stream_format: 'audio' };
 
 export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
   const deliveries: Delivery[] = ['whole', 'streamed'];
@@ -75,6 +72,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
   const engine = new EngineSide();
   let server: ServerProcess | null = null;
   let api: ApiSide | null = null;
+  let apiStreams = false;
   try {
     await engine.preload();
     if (!settings.engineOnly) {
@@ -83,6 +81,8 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
         server = await startKernel(token);
         api = new ApiSide(server.port, token);
         await api.speak('Hello.');
+        // A build whose route sends the whole file even when asked to stream is measured whole only.
+        apiStreams = (await api.speak('Hello there. A second sentence follows.', API_STREAMED_BODY)).chunked;
       } catch (err) {
         // A build without the voice plugin (or its route) still measures the engine.
         console.log(`  API side: skipped (${(err as Error).message.slice(0, 200)})`);
@@ -90,7 +90,8 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
         api = null;
       }
     }
-    if (api && !API_STREAMED_BODY) console.log('  streamed through the API: not measured (the route answers whole audio only); engine side only');
+    if (api && !apiStreams) console.log('  streamed through the API: not measured (this build answers whole audio to stream_format "audio"); engine side only');
+    const apiBody = (cell: Cell): Record<string, unknown> | null => (cell.delivery === 'whole' ? {} : apiStreams ? API_STREAMED_BODY : null);
 
     for (const cell of cells) {
       for (let i = 0; i < settings.warmup; i++) {
@@ -103,7 +104,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     const runs = new Map<string, CellRound[]>();
     for (let round = 0; round < settings.rounds; round++) {
       for (const cell of rotate(cells, round)) {
-        const r = await measureCell(cell, segmentsOf(cell), engine, api, server, settings);
+        const r = await measureCell(cell, segmentsOf(cell), engine, api ? { api, body: apiBody(cell) } : null, server, settings);
         const key = `${cell.text}/${cell.delivery}`;
         runs.set(key, [...(runs.get(key) ?? []), r]);
         console.log(roundLine(round + 1, cell, r));
@@ -143,13 +144,11 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
   }
 }
 
-function apiBody(cell: Cell): Record<string, unknown> | null {
-  if (cell.delivery === 'whole') return {};
-  return API_STREAMED_BODY;
-}
-
-async function measureCell(cell: Cell, segments: string[], engine: EngineSide, api: ApiSide | null, server: ServerProcess | null, settings: VoiceBenchSettings): Promise<CellRound> {
-  const body = api ? apiBody(cell) : null;
+async function measureCell(
+  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: ServerProcess | null, settings: VoiceBenchSettings,
+): Promise<CellRound> {
+  const api = apiSide?.api;
+  const body = apiSide?.body;
   const engineRuns: Timing[] = [];
   const apiRuns: Timing[] = [];
   const watch = watchOtherLoad();
