@@ -13,7 +13,7 @@ export class ApiSide {
   constructor(private readonly port: number, private readonly token: string) {}
 
   /** `extra` is merged into the JSON body (how a delivery mode is asked for). */
-  speak(text: string, extra: Record<string, unknown> = {}): Promise<Timing> {
+  speak(text: string, extra: Record<string, unknown> = {}): Promise<Timing & { chunked: boolean }> {
     const body = JSON.stringify({ model: 'espeak', input: text, voice: 'en-us', response_format: 'wav', ...extra });
     return new Promise((resolve, reject) => {
       const t0 = performance.now();
@@ -33,7 +33,10 @@ export class ApiSide {
           if (res.statusCode !== 200) return reject(new Error(`POST /v1/audio/speech answered ${res.statusCode}: ${bytes.toString('utf8').slice(0, 300)}`));
           try {
             const audio = decodeWaveToFloat32Channels(bytes, true, true);
-            resolve({ firstAudioMs: first, totalMs, audioS: (audio.audioChannels[0]?.length ?? 0) / audio.sampleRate });
+            resolve({
+              firstAudioMs: first, totalMs, audioS: (audio.audioChannels[0]?.length ?? 0) / audio.sampleRate,
+              chunked: res.headers['transfer-encoding'] === 'chunked',
+            });
           } catch (err) {
             reject(new Error(`POST /v1/audio/speech answered bytes that are not a WAV file: ${(err as Error).message}`));
           }

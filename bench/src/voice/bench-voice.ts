@@ -5,13 +5,13 @@
  * The engine side is an espeak engine in this process (its own worker thread); the API side is the
  * kernel in a child process (its own event loop and espeak thread), called over one keep-alive
  * connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
- * delivery (whole; streamed: the manager's 60/240 segmentation, when the library has it), the sides
+ * delivery (whole; streamed: the manager's 60/240 segmentation), the sides
  * alternate request by request, so drift lands on both. Added first audio = API minus engine, per
  * round, at the median; the target is at most 20 ms. Figures are medians over the rounds the rest of
  * the machine did not contend (all of them, flagged, when none was clean).
  */
 import { randomBytes } from 'node:crypto';
-import * as voice from '@keel/voice';
+import { splitForSpeech } from '@keel/voice';
 import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
@@ -57,33 +57,22 @@ export interface VoiceBenchSummary {
   verdicts: Verdict[];
 }
 
-type Split = (text: string) => string[];
-
-/** The library's segmenter (`splitForSpeech`), when this build of `@keel/voice` has it. */
-function librarySegmenter(): Split | null {
-  const split = (voice as unknown as { splitForSpeech?: Split }).splitForSpeech;
-  return typeof split === 'function' ? (text) => split(text) : null;
-}
-
-/**
- * What the API is sent for streamed delivery, or null when the route has none: the comparison of
- * streamed first audio is then engine-only.
- */
-const API_STREAMED_BODY: Record<string, unknown> | null = null;
+/** What the API is sent for streamed delivery: the route's `stream_format: "audio"` (chunked, segment by segment). */
+const API_STREAMED_BODY: Record<string, unknown> = { stream_format: 'audio' };
 
 export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
-  const split = librarySegmenter();
-  const deliveries: Delivery[] = split ? ['whole', 'streamed'] : ['whole'];
+  const deliveries: Delivery[] = ['whole', 'streamed'];
   const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
   console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
     + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating`);
-  if (!split) console.log('  streamed: skipped (this build of @keel/voice has no splitForSpeech segmenter)');
   console.log(`  ${machineLine()}`);
-  const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' && split ? split(TEXTS[cell.text]) : [TEXTS[cell.text]]);
+  // The manager's own segmentation (first segment ≤ 60 characters, then whole sentences ≤ 240).
+  const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' ? splitForSpeech(TEXTS[cell.text]) : [TEXTS[cell.text]]);
 
   const engine = new EngineSide();
   let server: ServerProcess | null = null;
   let api: ApiSide | null = null;
+  let apiStreams = false;
   try {
     await engine.preload();
     if (!settings.engineOnly) {
@@ -92,6 +81,8 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
         server = await startKernel(token);
         api = new ApiSide(server.port, token);
         await api.speak('Hello.');
+        // A build whose route sends the whole file even when asked to stream is measured whole only.
+        apiStreams = (await api.speak('Hello there. A second sentence follows.', API_STREAMED_BODY)).chunked;
       } catch (err) {
         // A build without the voice plugin (or its route) still measures the engine.
         console.log(`  API side: skipped (${(err as Error).message.slice(0, 200)})`);
@@ -99,7 +90,8 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
         api = null;
       }
     }
-    if (api && split && !API_STREAMED_BODY) console.log('  streamed through the API: not measured (the route answers whole audio only); engine side only');
+    if (api && !apiStreams) console.log('  streamed through the API: not measured (this build answers whole audio to stream_format "audio"); engine side only');
+    const apiBody = (cell: Cell): Record<string, unknown> | null => (cell.delivery === 'whole' ? {} : apiStreams ? API_STREAMED_BODY : null);
 
     for (const cell of cells) {
       for (let i = 0; i < settings.warmup; i++) {
@@ -112,7 +104,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     const runs = new Map<string, CellRound[]>();
     for (let round = 0; round < settings.rounds; round++) {
       for (const cell of rotate(cells, round)) {
-        const r = await measureCell(cell, segmentsOf(cell), engine, api, server, settings);
+        const r = await measureCell(cell, segmentsOf(cell), engine, api ? { api, body: apiBody(cell) } : null, server, settings);
         const key = `${cell.text}/${cell.delivery}`;
         runs.set(key, [...(runs.get(key) ?? []), r]);
         console.log(roundLine(round + 1, cell, r));
@@ -152,13 +144,11 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
   }
 }
 
-function apiBody(cell: Cell): Record<string, unknown> | null {
-  if (cell.delivery === 'whole') return {};
-  return API_STREAMED_BODY;
-}
-
-async function measureCell(cell: Cell, segments: string[], engine: EngineSide, api: ApiSide | null, server: ServerProcess | null, settings: VoiceBenchSettings): Promise<CellRound> {
-  const body = api ? apiBody(cell) : null;
+async function measureCell(
+  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: ServerProcess | null, settings: VoiceBenchSettings,
+): Promise<CellRound> {
+  const api = apiSide?.api;
+  const body = apiSide?.body;
   const engineRuns: Timing[] = [];
   const apiRuns: Timing[] = [];
   const watch = watchOtherLoad();
