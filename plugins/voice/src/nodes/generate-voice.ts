@@ -49,7 +49,7 @@ export function generateVoiceNode(deps: VoiceNodeDeps) {
       return mediaPayload(text, output);
     },
     // Synthesis on this machine (espeak) only writes Keel's own files; a remote provider is a call out.
-    sideEffects: (payload) => (deps.speech.isLocal('tts', payload.output.provider as string | undefined) ? 'local' : 'external'),
+    sideEffects: (payload) => (deps.isLocal('tts', payload.output.provider as string | undefined) ? 'local' : 'external'),
     perform: (payload, context) => speak(deps, payload, context),
     outputs: (result) => {
       const ref = firstRef(result);
@@ -81,14 +81,14 @@ async function speak(deps: VoiceNodeDeps, payload: MediaPayload, context: Effect
   if (text.length > deps.limits.maxTextChars) throw new Error(`generate_voice text has ${text.length} characters; at most ${deps.limits.maxTextChars} (the voice plugin's limits.maxTextChars).`);
   const format = audioFormatOf(String(out.format ?? 'wav'));
   if (!format) throw new Error(`generate_voice format '${String(out.format)}' is not supported; use one of ${FORMATS.join(', ')}.`);
-  const quality = out.quality_preset === undefined ? undefined : qualityPresetOf(String(out.quality_preset));
-  if (out.quality_preset !== undefined && !quality) throw new Error(`generate_voice quality_preset '${String(out.quality_preset)}' is not one of low, standard, high (aliases fast, balanced).`);
+  // The preset is checked and recorded as the origin records it; the speech service takes no per-call preset (espeak has none).
+  if (out.quality_preset !== undefined && !qualityPresetOf(String(out.quality_preset))) throw new Error(`generate_voice quality_preset '${String(out.quality_preset)}' is not one of low, standard, high (aliases fast, balanced).`);
   const speed = out.speed as number | undefined;
   if (speed !== undefined && (speed < 0.5 || speed > 2)) throw new Error(`generate_voice speed must be between 0.5 and 2.0; got ${speed}.`);
   // Checked before the work: without the artifacts plugin there is nowhere to keep the audio (as the origin without an ArtifactStore).
   if (!deps.artifacts) throw new Error("generate_voice stores its audio as an artifact of the run, and the 'artifacts' plugin is not loaded (add it to the config's plugins).");
 
-  const audio = await deps.speech.speak(defined({
+  const audio = await deps.speech.speak(context.account, defined({
     text,
     format,
     provider: out.provider as string | undefined,
@@ -96,7 +96,6 @@ async function speak(deps: VoiceNodeDeps, payload: MediaPayload, context: Effect
     voice: (out.voice ?? out.profile) as string | undefined,
     speed,
     instructions: out.instructions as string | undefined,
-    quality,
     signal: context.signal,
   }));
   const digest = createHash('sha256').update(audio.bytes).digest('hex');
@@ -108,7 +107,7 @@ async function speak(deps: VoiceNodeDeps, payload: MediaPayload, context: Effect
     task: 'tts',
     format: audio.format,
     provider: audio.provider,
-    model: audio.model,
+    model: audio.model ?? undefined,
     ref,
     metadata: { file_path: written.file_path, sha256: digest },
   });

@@ -5,7 +5,7 @@ import { transcribeAudioNode } from './transcribe-audio.js';
 import type { VoiceNodeDeps } from './voice-node-deps.js';
 
 export type { VoiceNodeDeps, VoiceNodeLimits } from './voice-node-deps.js';
-export type { SpeechPort, SpeakRequest, SpokenAudio, TranscribeRequest } from './speech-port.js';
+export type { SpeechPort } from './speech-port.js';
 
 /** Registers `generate_voice` and `transcribe_audio` as the `voice` plugin's. */
 export function registerVoiceNodes(registry: NodeTypeRegistry, deps: VoiceNodeDeps): void {

@@ -56,7 +56,7 @@ export function transcribeAudioNode(deps: VoiceNodeDeps) {
       const audio = audioOf(inputs, config);
       return mediaPayload(prompt ?? DEFAULT_PROMPT, output, audio ? [audio] : []);
     },
-    sideEffects: (payload) => (deps.speech.isLocal('stt', payload.output.provider as string | undefined) ? 'local' : 'external'),
+    sideEffects: (payload) => (deps.isLocal('stt', payload.output.provider as string | undefined) ? 'local' : 'external'),
     perform: (payload, context) => transcribe(deps, payload, context),
     outputs: (result) => {
       const text = (result.text as { content?: unknown } | null)?.content ?? result.content;
@@ -76,7 +76,8 @@ async function transcribe(deps: VoiceNodeDeps, payload: MediaPayload, context: E
   const { audio, source } = await audioBytes(deps, item, context);
   const out = payload.output;
   const prompt = typeof out.prompt === 'string' ? out.prompt : undefined;
-  const heard = await deps.speech.transcribe(audio, defined({
+  const heard = await deps.speech.transcribe(context.account, defined({
+    audio,
     language: out.language as string | undefined,
     prompt,
     provider: out.provider as string | undefined,

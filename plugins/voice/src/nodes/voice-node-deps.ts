@@ -11,6 +11,8 @@ export interface VoiceNodeLimits {
 
 export interface VoiceNodeDeps {
   speech: SpeechPort;
+  /** Whether `provider` of `kind` (the plugin's default when absent) runs on this machine: its work then only touches Keel's own storage. */
+  isLocal(kind: 'tts' | 'stt', provider?: string): boolean;
   limits: VoiceNodeLimits;
   /** The artifacts plugin's service (where `transcribe_audio` reads an artifact); null when not loaded (no artifacts are made then). */
   artifacts: ArtifactsService | null;

@@ -116,17 +116,8 @@ export function speechRoutes(ctx: VoiceWebContext): AnyRoute[] {
         ...(fields.get('reference_text') ? { reference_text: fields.get('reference_text')! } : {}),
         signal,
       }));
-      let validation: Record<string, unknown> | null = null;
-      if (flagOf(fields.get('validate'), true)) {
-        const began = performance.now();
-        try {
-          const spoken = await ctx.backend.speak(principal.account, { text: 'Hello.', format: 'wav', voice: made.voice_id, signal });
-          validation = { ok: true, seconds: Number(((performance.now() - began) / 1000).toFixed(3)), bytes: spoken.bytes.length };
-        } catch (err) {
-          await ctx.backend.deleteClone(principal.account, made.voice_id).catch(() => undefined);
-          throw badRequest(`Cloned voice was stored but failed validation and was removed. Caused by: ${(err as Error).message}`);
-        }
-      }
+      // Validation speaks with the new voice; a voice that cannot speak is removed and the answer says so.
+      const validation = flagOf(fields.get('validate'), true) ? await answering(() => ctx.backend.validateClone(principal.account, made.voice_id, signal)) : null;
       return { ok: true, voice_id: made.voice_id, name: made.name, engine: made.engine, voice: made, validation, current: currentOf(ctx, ctx.choices.get(principal.account)) };
     },
   });

@@ -17,8 +17,8 @@ export interface VoiceWebBackend {
   speak(account: string, input: { text: string; voice?: string; format?: AudioFormat; speed?: number; language?: string; provider?: string; signal?: AbortSignal }): Promise<WebSpeech>;
   transcribe(account: string, input: { audio: AudioInput; language?: string; provider?: string; prompt?: string; signal?: AbortSignal }): Promise<{ text: string; provider: string }>;
   clone(account: string, input: { audio: AudioInput; name?: string; reference_text?: string; provider?: string; model?: string; signal?: AbortSignal }): Promise<{ voice_id: string; name: string; engine: string } & Record<string, unknown>>;
-  /** Removes a cloned voice of the account (a clone that failed validation). */
-  deleteClone(account: string, voiceId: string): Promise<void>;
+  /** Speaks a short sentence with a new cloned voice; when that fails, removes it and throws the sentence saying so. */
+  validateClone(account: string, voiceId: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
   voiceCatalog(account: string, filter: { provider?: string; model?: string }): Promise<Record<string, unknown>>;
   availableProviders(account: string): Promise<Record<string, unknown>>;
 }

@@ -36,7 +36,7 @@ export function listenPanel(api: VoiceApi, language: string, onError: (err: unkn
         replaceChildren(button, 'Record');
         meter.value = 0;
         replaceChildren(state, `Transcribing ${seconds.toFixed(1)} s…`);
-        const text = await api.transcribe(wav, lang.value.trim(), phrases.value.trim());
+        const text = await api.transcribe(wav, lang.value.trim(), grammarOf(phrases.value));
         replaceChildren(transcript, text || '(nothing recognised)');
         transcript.dataset.done = 'true';
         replaceChildren(state, `Transcribed ${seconds.toFixed(1)} s of audio.`);
@@ -60,4 +60,10 @@ export function listenPanel(api: VoiceApi, language: string, onError: (err: unkn
     el('h3', {}, 'Transcript'),
     transcript,
   );
+}
+
+/** The expected phrases as the local recogniser's grammar prompt (`grammar: a | b`), or none. */
+function grammarOf(value: string): string {
+  const lines = value.split('\n').map((l) => l.replace(/[|]/g, ' ').trim()).filter(Boolean);
+  return lines.length ? `grammar: ${lines.join(' | ')}` : '';
 }
