@@ -34,6 +34,10 @@ async function llmServer(): Promise<{ url: string; close: () => Promise<void> }>
   return { url, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
+/** A JSON object the test reads fields of (shapes checked by the assertions themselves). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the routes' bodies are read field by field, each checked
+type Json = Record<string, any>;
+
 const detail = (res: InjectResponse, status: number): string => {
   expect(res.statusCode, res.body).to.equal(status);
   const body = res.json<{ detail: unknown }>();
@@ -78,7 +82,7 @@ describe('voice web example routes under /voice (reference B.15)', function () {
   });
 
   it('GET /api/status: the defaults (local engines), this account\'s current choices, the routes, the codebook', async () => {
-    const status = (await call(gw.bob, 'GET', '/voice/api/status')).json<Record<string, any>>();
+    const status = (await call(gw.bob, 'GET', '/voice/api/status')).json<Json>();
     expect(status).to.include({ ok: true, status: 'ok', allow_downloads: false });
     expect(status.defaults).to.include({ language: 'en', tts_engine: 'espeak', tts_provider: 'espeak', stt_engine: 'pocketsphinx', stt_provider: 'pocketsphinx', remote_api_key_configured: false, llm_provider: 'ok' });
     expect(status.current).to.deep.include({ language: 'en', voice: null, voice_kind: 'base', role_voices: { assistant: null, user: null }, tts_provider: 'espeak', profile: null });
@@ -89,9 +93,9 @@ describe('voice web example routes under /voice (reference B.15)', function () {
   it('POST /api/tts/provider: an unknown provider is a 400 sentence; a known one is this account\'s only; auto resolves to the local engine', async () => {
     expect(detail(await call(gw.bob, 'POST', '/voice/api/tts/provider', { provider: 'nope' }), 400)).to.match(/^Unsupported TTS provider: nope\. Allowed: auto, /);
     expect(detail(await call(gw.bob, 'POST', '/voice/api/tts/provider', {}), 400)).to.include('Missing provider');
-    const set = (await call(gw.bob, 'POST', '/voice/api/tts/provider', { provider: 'espeak' })).json<Record<string, any>>();
+    const set = (await call(gw.bob, 'POST', '/voice/api/tts/provider', { provider: 'espeak' })).json<Json>();
     expect(set).to.include({ ok: true, tts_engine: 'espeak', tts_provider: 'espeak' });
-    const legacy = (await call(gw.bob, 'POST', '/voice/api/tts/engine', {})).json<Record<string, any>>();
+    const legacy = (await call(gw.bob, 'POST', '/voice/api/tts/engine', {})).json<Json>();
     expect(legacy).to.include({ ok: true, tts_provider: 'espeak' });
   });
 
@@ -110,7 +114,7 @@ describe('voice web example routes under /voice (reference B.15)', function () {
     expect(before.statusCode, before.body).to.equal(200);
     // A profile other than the default one: its audio differs.
     const other = voices.profiles.find((p) => p.profile_id !== 'en' && p.profile_id !== 'en-us' && /^en/.test(p.profile_id)) ?? voices.profiles[voices.profiles.length - 1]!;
-    const chosen = (await call(gw.bob, 'POST', '/voice/api/voices/select', { kind: 'profile', profile: other.profile_id, preload: true })).json<Record<string, any>>();
+    const chosen = (await call(gw.bob, 'POST', '/voice/api/voices/select', { kind: 'profile', profile: other.profile_id, preload: true })).json<Json>();
     expect(chosen.current).to.include({ profile: other.profile_id, voice: other.profile_id });
     expect(chosen.preload).to.include({ ok: true });
     expect(chosen.preload.bytes).to.be.greaterThan(44);
