@@ -51,7 +51,8 @@ export async function voiceDirectory(backend: VoiceWebBackend, account: string, 
   const catalog = await backend.voiceCatalog(account, { provider });
   const byProvider = record(record(catalog.tts_catalog_by_provider)[provider]);
   const profilesRaw = byProvider.profiles ?? catalog.profiles;
-  const clonesRaw = byProvider.cloned_voices ?? catalog.cloned_voices;
+  // Every cloned voice of the account (a provider's entry lists only the clones made with it).
+  const clonesRaw = catalog.cloned_voices ?? byProvider.cloned_voices;
   const entries = (raw: unknown) => list(raw).map((e) => entryOf(e, provider)).filter((e): e is VoiceEntry => e !== null);
   const unavailable = record(record(catalog.unavailable_providers ?? record(catalog.available_providers).unavailable).cloning);
   const cloningIssue = Object.values(unavailable).map((u) => text(record(u).reason)).find(Boolean);
