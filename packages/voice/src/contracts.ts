@@ -64,10 +64,17 @@ export interface TtsEngine {
   /** The engine's own segment limit, when smaller than the bridge's 240 characters (reference B.6). */
   readonly maxSegmentChars?: number;
   availability(): Promise<EngineAvailability>;
-  profiles(): Promise<VoiceProfile[]>;
-  /** The default profile after `set_tts_engine` (reference B.2). */
+  /** Remote engines probe (and remember for the discovery TTL); a failed probe rejects with VoiceError. */
+  profiles(options?: DiscoveryOptions): Promise<VoiceProfile[]>;
+  /** The default profile after `set_tts_engine` (reference B.2); '' when the engine has none. */
   readonly defaultProfile: string;
-  models(): Promise<string[]>;
+  models(options?: DiscoveryOptions): Promise<string[]>;
+  /**
+   * Which request controls the engine honours; an absent entry means "unknown" and the manager falls
+   * back to its rules (instructions: remote engines only; speed and profile: forwarded; quality: no).
+   * A capability catalog handed to the manager wins over this.
+   */
+  readonly controls?: TtsControls;
   /** Languages the engine accepts; empty means "passes any through" (the hosted engine). */
   languages(): string[];
   /** Local engines: samples. Remote engines: encoded bytes in `format`. */
@@ -78,6 +85,23 @@ export interface TtsEngine {
   resident?(): boolean;
   /** Releases workers and processes; the manager calls it on `cleanup`. */
   close?(): Promise<void>;
+}
+
+/** Options of discovery calls (reference B.9). */
+export interface DiscoveryOptions {
+  /** Ignore remembered answers (`refresh_profiles`). */
+  refresh?: boolean;
+  /** Deadline of this probe in ms; remote engines default to min(discovery budget, remote timeout). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Controls a TTS engine declares (see `TtsEngine.controls`). */
+export interface TtsControls {
+  speed?: boolean;
+  instructions?: boolean;
+  profile?: boolean;
+  qualityPreset?: boolean;
 }
 
 /** Audio handed to recognition, as received (a WAV upload, say); the engine decodes what it accepts. */
@@ -102,7 +126,7 @@ export interface SpeechToTextEngine {
   readonly id: string;
   readonly kind: 'local' | 'remote';
   availability(): Promise<EngineAvailability>;
-  models(): Promise<string[]>;
+  models(options?: DiscoveryOptions): Promise<string[]>;
   /** Input formats it accepts, by file suffix (`wav`, `flac`, ...). */
   readonly formats: readonly string[];
   transcribe(audio: AudioInput, request: TranscriptionRequest): Promise<{ text: string }>;
@@ -122,6 +146,20 @@ export interface EngineSettings {
   hostedApiKey?: string;
   hostedBaseUrl?: string;
   allowDownloads: boolean;
+  /** Environment the engines read their overrides from (B.16); default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Shared discovery budget in seconds (B.9, default 5). */
+  discoveryTimeoutS?: number;
+  /** How long remote discovery answers are remembered, in seconds (B.9, at least 300). */
+  discoveryTtlS?: number;
+  /** Largest remote audio answer in bytes (default 64 MiB). */
+  remoteMaxAudioBytes?: number;
+  /** Largest remote JSON answer in bytes (default 4 MiB). */
+  remoteMaxJsonBytes?: number;
+  /** The speech model requested (remote `model`), when the manager has one. */
+  ttsModel?: string;
+  /** The recognition model requested, when the manager has one. */
+  sttModel?: string;
 }
 
 /** Makes an engine by id; the manager holds one factory per engine id it knows. */
@@ -148,6 +186,22 @@ export interface UtteranceMetrics {
   first_segment_max_chars: number;
   device?: string;
   device_reason?: string;
+  /** The fields below appear where reference B.10 lists them for the path taken. */
+  streaming?: boolean;
+  cancelled?: boolean;
+  format?: AudioFormat;
+  language?: string;
+  speed?: number;
+  /** Seconds since the epoch when the utterance finished. */
+  ts?: number;
+  request_contract?: 'speech_request_v1';
+  sample_rate?: number;
+  channels?: number;
+  audio_frames?: number;
+  profile_id?: string;
+  profile_label?: string;
+  voice_id?: string;
+  clone_engine?: string;
 }
 
 /** The error every voice call throws for bad input or a missing runtime; the plugin maps `status`. */
