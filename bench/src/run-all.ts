@@ -16,6 +16,7 @@ benchmarks.push({ name: 'history', run: async () => (await import('./history/ben
 benchmarks.push({ name: 'automations', run: async () => (await import('./automations/bench-automations.js')).benchAutomations() });
 benchmarks.push({ name: 'artifacts', run: async () => (await import('./artifacts/bench-artifacts.js')).benchArtifacts() });
 benchmarks.push({ name: 'relay', run: async () => (await import('./relay/bench-relay.js')).benchRelay() });
+benchmarks.push({ name: 'voice', run: async () => (await import('./voice/bench-voice.js')).benchVoice() });
 benchmarks.push({ name: 'peers', run: async () => (await import('./peers/bench-peers.js')).benchPeers() });
 
 for (const { name, run } of benchmarks) {

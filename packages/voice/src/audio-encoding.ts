@@ -1,5 +1,5 @@
 /** Encoding of local engines' samples (WAV via @echogarden/wave-codec, raw s16le PCM) and WAV decoding. */
-import { decodeWaveToFloat32Channels, encodeWaveFromFloat32Channels, float32ToInt16Pcm, SampleFormat } from '@echogarden/wave-codec';
+import { decodeWaveToBuffer, decodeWaveToFloat32Channels, encodeWaveFromFloat32Channels, float32ToInt16Pcm, SampleFormat } from '@echogarden/wave-codec';
 import { VoiceError, type AudioFormat, type EncodedAudio, type PcmAudio } from './contracts.js';
 import { echoInput } from './echo-input.js';
 
@@ -63,6 +63,20 @@ export function wavInfo(bytes: Uint8Array): { sampleRate: number; channels: numb
   try {
     const audio = decodeWaveToFloat32Channels(bytes, true, true);
     return { sampleRate: audio.sampleRate, channels: audio.audioChannels.length, frames: audio.audioChannels[0]?.length ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Seconds of audio in WAV bytes, read from the header and the data chunks' sizes (no samples are
+ * converted: cheap even for a large upload), or undefined when the bytes are no WAV.
+ */
+export function wavDurationS(bytes: Uint8Array): number | undefined {
+  try {
+    const { decodedAudioBuffer, sampleRate, channelCount, bitDepth } = decodeWaveToBuffer(bytes, true, true);
+    const frameBytes = channelCount * (bitDepth / 8);
+    return sampleRate > 0 && frameBytes > 0 ? decodedAudioBuffer.length / frameBytes / sampleRate : undefined;
   } catch {
     return undefined;
   }

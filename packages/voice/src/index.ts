@@ -26,7 +26,7 @@ export { normaliseDeliveryMode, deliveryModes } from './delivery-mode.js';
 export type { DeliveryMode, DeliveryModes } from './delivery-mode.js';
 export { LANGUAGE_NAMES, languageName } from './languages.js';
 export { resolveEngineId } from './engine-resolution.js';
-export { AUDIO_CONTENT_TYPES, AUDIO_FORMATS, normaliseAudioFormat, encodePcm, decodeWav } from './audio-encoding.js';
+export { AUDIO_CONTENT_TYPES, AUDIO_FORMATS, normaliseAudioFormat, encodePcm, decodeWav, wavDurationS } from './audio-encoding.js';
 export { sanitizeSyntax } from './sanitize-syntax.js';
 export { DEFAULT_CODEBOOK } from './codebook-settings.js';
 export type { CodebookSettings, CodebookPredictor, CodebookSampler } from './codebook-settings.js';

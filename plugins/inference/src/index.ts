@@ -19,6 +19,7 @@ import { chatCompletionsRoute } from './openai/chat-completions-route.js';
 import { completionsRoute } from './openai/completions-route.js';
 import { embeddingsRoute } from './openai/embeddings-route.js';
 import { legacyRedirectRoutes } from './openai/legacy-redirect-routes.js';
+import { AudioSlot, audioSlotRoutes, openaiAudioSlotToken, type OpenAiAudioSlot } from './openai/audio-slot.js';
 import { modelsRoutes } from './openai/models-routes.js';
 import { statusRoutes } from './openai/status-routes.js';
 import { profileRoutes } from './profiles/profile-routes.js';
@@ -43,6 +44,7 @@ export { STREAMING_BLOCK } from './discovery/discovery-routes.js';
 /** The inference service: chat, completion and embeddings for an account, by model id. */
 export const inferenceToken = token<InferenceService>('inference.service');
 export { discoveryCapabilitiesToken, type CapabilityContributor, type DiscoveryCapabilities } from './discovery/capability-blocks.js';
+export { openaiAudioSlotToken, VOICE_MISSING, type OpenAiAudioSlot } from './openai/audio-slot.js';
 
 /** Keel's bundled models (the tiny default chat model), shipped in the repository's `models/` folder. */
 export const BUNDLED_MODELS_DIR = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../models');
@@ -67,7 +69,7 @@ export const inferencePlugin = definePlugin({
     legacy: { prefix: '/core/v1', errorFormat: openaiErrorFormat },
   },
   deps: { log: core.logger, storage: core.storage, workers: core.workers, paths: core.paths, clock: core.clock },
-  provides: { inference: inferenceToken, capabilities: discoveryCapabilitiesToken },
+  provides: { inference: inferenceToken, capabilities: discoveryCapabilitiesToken, audio: openaiAudioSlotToken },
   setup({ config, deps, mounts, baseDir }) {
     const resolvePath = (p: string) => path.resolve(baseDir, p);
     const userModelsDir = path.join(deps.paths.dataDir, 'models');
@@ -115,8 +117,10 @@ export const inferencePlugin = definePlugin({
     const engines = new EngineStatus(catalog, local, { llama: llamaPool, onnx: onnxPool }, downloads);
 
     const capabilityBlocks = new CapabilityBlocks();
+    // `/v1/audio/*` and `/v1/voice/clone`: the voice plugin's when it claims the slot, else 501 with guidance.
+    const audioSlot = new AudioSlot(() => settings.get().enabled);
     return {
-      exports: { inference: service, capabilities: capabilityBlocks as DiscoveryCapabilities },
+      exports: { inference: service, capabilities: capabilityBlocks as DiscoveryCapabilities, audio: audioSlot as OpenAiAudioSlot },
       routes: [
         ...discoveryRoutes(service, openaiPrefix, () => settings.get().enabled, capabilityBlocks),
         ...profileRoutes(profiles),
@@ -125,6 +129,7 @@ export const inferencePlugin = definePlugin({
         chatCompletionsRoute(service, recorder),
         completionsRoute(service, recorder),
         embeddingsRoute(service, recorder),
+        ...audioSlotRoutes(audioSlot),
         ...legacyRedirectRoutes(openaiPrefix),
         ...engineRoutes(engines, local),
         ...downloadRoutes(downloads, userModelsDir),

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { UsageError, type CommandContext, type CommandOutput } from '@keel/plugin-sdk';
 import type { DiscoveryCapabilities } from '../discovery/capability-blocks.js';
 import type { InferenceService } from '../inference-service.js';
+import type { OpenAiAudioSlot } from '../openai/audio-slot.js';
 import type { ChatMessage, GenerationOutcome } from '../providers/provider.js';
 import { DEFAULT_CLI_ACCOUNT, EFFORTS, PROMPT_VERSION, PromptEvents, type PromptUsage } from './prompt-events.js';
 
@@ -17,6 +18,7 @@ import { DEFAULT_CLI_ACCOUNT, EFFORTS, PROMPT_VERSION, PromptEvents, type Prompt
 export interface PromptExports {
   inference: InferenceService;
   capabilities: DiscoveryCapabilities;
+  audio: OpenAiAudioSlot;
 }
 
 /** The output cap when a model does not say its context length. */

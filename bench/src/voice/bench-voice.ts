@@ -1,0 +1,216 @@
+/**
+ * The voice benchmark (issue 17): time to first audio and real-time factor of the local TTS engine
+ * (espeak), the engine alone against `POST /v1/audio/speech` on a Keel kernel, in one run.
+ *
+ * The engine side is an espeak engine in this process (its own worker thread); the API side is the
+ * kernel in a child process (its own event loop and espeak thread), called over one keep-alive
+ * connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
+ * delivery (whole; streamed: the manager's 60/240 segmentation, when the library has it), the sides
+ * alternate request by request, so drift lands on both. Added first audio = API minus engine, per
+ * round, at the median; the target is at most 20 ms. Figures are medians over the rounds the rest of
+ * the machine did not contend (all of them, flagged, when none was clean).
+ */
+import { randomBytes } from 'node:crypto';
+import * as voice from '@keel/voice';
+import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
+import { startServer, type ServerProcess } from '../http/spawn-server.js';
+import { contendedCores, fmt, machineLine, median, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
+import { ApiSide } from './api-side.js';
+import { EngineSide } from './engine-side.js';
+import { ADDED_FIRST_AUDIO_TARGET_MS, CHILD_ENV, TEXTS, voiceSettingsFromEnv, type TextId, type VoiceBenchSettings } from './settings.js';
+import { rtf, type Timing } from './timing.js';
+
+const KERNEL_SCRIPT = new URL('./kernel-server.js', import.meta.url);
+
+type Delivery = 'whole' | 'streamed';
+interface Cell {
+  text: TextId;
+  delivery: Delivery;
+}
+
+/** One cell, one round: medians of that round's requests per side. */
+export interface CellRound {
+  engine: Figures;
+  api: Figures | null;
+  /** Cores' worth of CPU other processes used meanwhile. */
+  otherCores: number;
+}
+
+interface Figures {
+  firstAudioMs: number;
+  totalMs: number;
+  audioS: number;
+  rtf: number;
+}
+
+export interface CellSummary {
+  cell: Cell;
+  segments: number;
+  engine: Figures;
+  api: Figures | null;
+  addedFirstAudioMs: number | null;
+  notes: string[];
+}
+
+export interface VoiceBenchSummary {
+  cells: CellSummary[];
+  verdicts: Verdict[];
+}
+
+type Split = (text: string) => string[];
+
+/** The library's segmenter (`splitForSpeech`), when this build of `@keel/voice` has it. */
+function librarySegmenter(): Split | null {
+  const split = (voice as unknown as { splitForSpeech?: Split }).splitForSpeech;
+  return typeof split === 'function' ? (text) => split(text) : null;
+}
+
+/**
+ * What the API is sent for streamed delivery, or null when the route has none: the comparison of
+ * streamed first audio is then engine-only.
+ */
+const API_STREAMED_BODY: Record<string, unknown> | null = null;
+
+export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
+  const split = librarySegmenter();
+  const deliveries: Delivery[] = split ? ['whole', 'streamed'] : ['whole'];
+  const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
+  console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
+    + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating`);
+  if (!split) console.log('  streamed: skipped (this build of @keel/voice has no splitForSpeech segmenter)');
+  console.log(`  ${machineLine()}`);
+  const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' && split ? split(TEXTS[cell.text]) : [TEXTS[cell.text]]);
+
+  const engine = new EngineSide();
+  let server: ServerProcess | null = null;
+  let api: ApiSide | null = null;
+  try {
+    await engine.preload();
+    if (!settings.engineOnly) {
+      const token = randomBytes(24).toString('hex');
+      try {
+        server = await startKernel(token);
+        api = new ApiSide(server.port, token);
+        await api.speak('Hello.');
+      } catch (err) {
+        // A build without the voice plugin (or its route) still measures the engine.
+        console.log(`  API side: skipped (${(err as Error).message.slice(0, 200)})`);
+        api?.close();
+        api = null;
+      }
+    }
+    if (api && split && !API_STREAMED_BODY) console.log('  streamed through the API: not measured (the route answers whole audio only); engine side only');
+
+    for (const cell of cells) {
+      for (let i = 0; i < settings.warmup; i++) {
+        await engine.speak(segmentsOf(cell));
+        const body = apiBody(cell);
+        if (api && body) await api.speak(TEXTS[cell.text], body);
+      }
+    }
+
+    const runs = new Map<string, CellRound[]>();
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const cell of rotate(cells, round)) {
+        const r = await measureCell(cell, segmentsOf(cell), engine, api, server, settings);
+        const key = `${cell.text}/${cell.delivery}`;
+        runs.set(key, [...(runs.get(key) ?? []), r]);
+        console.log(roundLine(round + 1, cell, r));
+      }
+    }
+
+    const limit = contendedCores(0.5);
+    const summaries: CellSummary[] = cells.map((cell) => {
+      const list = runs.get(`${cell.text}/${cell.delivery}`) ?? [];
+      const { mid, rounds } = keptRounds(list, limit);
+      const side = (pick: (r: CellRound) => Figures | null): Figures | null => (list.every((r) => pick(r)) ? {
+        firstAudioMs: mid((r) => pick(r)!.firstAudioMs), totalMs: mid((r) => pick(r)!.totalMs), audioS: mid((r) => pick(r)!.audioS), rtf: mid((r) => pick(r)!.rtf),
+      } : null);
+      const apiFigures = side((r) => r.api);
+      return {
+        cell,
+        segments: segmentsOf(cell).length,
+        engine: side((r) => r.engine)!,
+        api: apiFigures,
+        addedFirstAudioMs: apiFigures ? mid((r) => r.api!.firstAudioMs - r.engine.firstAudioMs) : null,
+        notes: roundsNotes(`${cell.text} ${cell.delivery}`, rounds, limit),
+      };
+    });
+    const verdicts: Verdict[] = summaries.filter((s) => s.addedFirstAudioMs !== null).map((s) => ({
+      label: `first audio through the API, ${s.cell.text} ${s.cell.delivery}, at most engine + ${ADDED_FIRST_AUDIO_TARGET_MS} ms`,
+      pass: s.addedFirstAudioMs! <= ADDED_FIRST_AUDIO_TARGET_MS,
+      detail: `+${fmt(s.addedFirstAudioMs!, 1)} ms (${fmt(s.api!.firstAudioMs, 1)} vs ${fmt(s.engine.firstAudioMs, 1)} ms)`,
+    }));
+    console.log(`\n${summaryTable(summaries)}`);
+    for (const s of summaries) for (const note of s.notes) console.log(note);
+    for (const v of verdicts) console.log(verdictLine(v));
+    return { cells: summaries, verdicts };
+  } finally {
+    api?.close();
+    await engine.close();
+    await server?.stop();
+  }
+}
+
+function apiBody(cell: Cell): Record<string, unknown> | null {
+  if (cell.delivery === 'whole') return {};
+  return API_STREAMED_BODY;
+}
+
+async function measureCell(cell: Cell, segments: string[], engine: EngineSide, api: ApiSide | null, server: ServerProcess | null, settings: VoiceBenchSettings): Promise<CellRound> {
+  const body = api ? apiBody(cell) : null;
+  const engineRuns: Timing[] = [];
+  const apiRuns: Timing[] = [];
+  const watch = watchOtherLoad();
+  const cpu0 = process.cpuUsage();
+  const server0 = server ? await server.cpuMicros() : 0;
+  for (let i = 0; i < settings.repeats; i++) {
+    // Alternate which side goes first, so neither always runs right after the other.
+    const order = i % 2 === 0 ? ['engine', 'api'] : ['api', 'engine'];
+    for (const side of order) {
+      if (side === 'engine') engineRuns.push(await engine.speak(segments));
+      else if (api && body) apiRuns.push(await api.speak(TEXTS[cell.text], body));
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const serverMicros = server ? (await server.cpuMicros()) - server0 : 0;
+  const otherCores = watch.stop((cpu.user + cpu.system + serverMicros) / 1000);
+  return { engine: figures(engineRuns), api: apiRuns.length ? figures(apiRuns) : null, otherCores };
+}
+
+function figures(runs: Timing[]): Figures {
+  return {
+    firstAudioMs: median(runs.map((t) => t.firstAudioMs)),
+    totalMs: median(runs.map((t) => t.totalMs)),
+    audioS: median(runs.map((t) => t.audioS)),
+    rtf: median(runs.map(rtf)),
+  };
+}
+
+async function startKernel(token: string): Promise<ServerProcess> {
+  process.env[CHILD_ENV.token] = token;
+  try {
+    return await startServer(KERNEL_SCRIPT, []);
+  } finally {
+    delete process.env[CHILD_ENV.token];
+  }
+}
+
+function roundLine(round: number, cell: Cell, r: CellRound): string {
+  const side = (name: string, f: Figures) => `${name} first ${fmt(f.firstAudioMs, 1)} ms, total ${fmt(f.totalMs, 1)} ms, rtf ${fmt(f.rtf, 3)}`;
+  return `  round ${round} ${cell.text} ${cell.delivery}: ${side('engine', r.engine)}`
+    + (r.api ? `; api ${side('', r.api).trim()} (+${fmt(r.api.firstAudioMs - r.engine.firstAudioMs, 1)} ms first audio)` : '')
+    + `; other load ${fmt(r.otherCores, 2)} cores`;
+}
+
+function summaryTable(summaries: CellSummary[]): string {
+  const rows = [
+    '| text | delivery | segments | audio s | engine first audio ms | API first audio ms | added ms | engine RTF | API RTF |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const s of summaries) {
+    rows.push(`| ${s.cell.text} | ${s.cell.delivery} | ${s.segments} | ${fmt(s.engine.audioS, 2)} | ${fmt(s.engine.firstAudioMs, 1)} | ${s.api ? fmt(s.api.firstAudioMs, 1) : 'n/a'} | `
+      + `${s.addedFirstAudioMs !== null ? `+${fmt(s.addedFirstAudioMs, 1)}` : 'n/a'} | ${fmt(s.engine.rtf, 3)} | ${s.api ? fmt(s.api.rtf, 3) : 'n/a'} |`);
+  }
+  return rows.join('\n');
+}

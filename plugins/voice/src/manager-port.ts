@@ -1,0 +1,45 @@
+/**
+ * What the plugin asks of one voice manager: the calls its routes and node types make, each on
+ * behalf of one account (whose cloned voices it may use). The adapter in `voice-managers.ts`
+ * implements it over `@keel/voice`'s VoiceManager, built from owner settings.
+ */
+import type { AudioFormat, AudioInput, EncodedAudio } from '@keel/voice';
+import type { ClonedVoice } from './voice-service.js';
+
+export interface PortSpeech {
+  text: string;
+  format: AudioFormat;
+  /** A profile of the engine or one of the account's cloned voices. */
+  voice?: string;
+  speed?: number;
+  instructions?: string;
+  language?: string;
+  model?: string;
+  signal: AbortSignal;
+}
+
+export interface PortTranscription {
+  prompt?: string;
+  language?: string;
+  model?: string;
+  signal: AbortSignal;
+}
+
+export interface PortClone {
+  name?: string;
+  reference_text?: string;
+  /** The cloning provider (`compatible`, `hosted`); default the configured `voice_cloning_engine`. */
+  engine?: string;
+  model?: string;
+  signal: AbortSignal;
+}
+
+export interface VoiceManagerPort {
+  speak(account: string, request: PortSpeech): Promise<{ audio: EncodedAudio; metrics: Record<string, unknown> | null }>;
+  transcribe(account: string, audio: AudioInput, request: PortTranscription): Promise<{ text: string; language: string }>;
+  clone(account: string, audio: AudioInput, request: PortClone): Promise<ClonedVoice>;
+  deleteClone(account: string, voiceId: string): Promise<void>;
+  voiceCatalog(account: string, filter: { provider?: string; model?: string }): Promise<Record<string, unknown>>;
+  availableProviders(account: string): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}

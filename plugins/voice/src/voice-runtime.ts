@@ -1,0 +1,159 @@
+/**
+ * The voice service (`voice.service`): each call picks the manager of the settings it implies
+ * (the configured ones, with the request's provider, model and language), inside the admission's
+ * bounds (concurrency per process and account, the deadline), and maps the library's errors to
+ * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
+ */
+import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
+import type { AudioFormat } from '@keel/voice';
+import type { VoiceAdmission } from './admission.js';
+import { contentTypeOf } from './audio-formats.js';
+import type { VoiceLimits } from './config.js';
+import type { ManagerCache } from './manager-cache.js';
+import type { VoiceManagerPort } from './manager-port.js';
+import type { OwnerSettings } from './owner-settings.js';
+import { parseSelector } from './selectors.js';
+import { mapVoiceErrors } from './voice-errors.js';
+import type {
+  CatalogFilter, ClonedVoice, CloneInput, SpeechInput, SpeechOutput, TranscriptionInput, TranscriptionOutput, VoiceService,
+} from './voice-service.js';
+
+/** Canonical provider ids per kind (null: not a provider of that kind). */
+export interface ProviderNames {
+  tts(id: string): string | null;
+  stt(id: string): string | null;
+  cloning(id: string): string | null;
+}
+
+export class VoiceRuntime implements VoiceService {
+  constructor(
+    private readonly base: OwnerSettings,
+    private readonly managers: ManagerCache<VoiceManagerPort>,
+    private readonly admission: VoiceAdmission,
+    private readonly limits: () => VoiceLimits,
+    private readonly providers: ProviderNames,
+  ) {}
+
+  /** The configured settings. */
+  get settings(): OwnerSettings {
+    return this.base;
+  }
+
+  async speak(account: string, input: SpeechInput): Promise<SpeechOutput> {
+    const max = this.limits().maxInputChars;
+    if (!input.text.trim()) throw badRequest('Missing input text.', { code: 'missing_input', field: 'input' });
+    if (input.text.length > max) throw badRequest(`The input text is ${input.text.length} characters long; the limit is ${max} (setting limits.maxInputChars).`, { code: 'input_too_long', field: 'input' });
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.tts(id));
+    // Only another provider needs another manager; model and language are options of the call.
+    const settings = sel.provider && sel.provider !== this.base.ttsEngine ? { ...this.base, ttsEngine: sel.provider, ttsModel: null } : this.base;
+    const format: AudioFormat = input.format ?? 'wav';
+    return this.admission.run(account, 'synthesis', input.signal, (signal) =>
+      this.managers.use(settings, (manager) =>
+        mapVoiceErrors(async () => {
+          const { audio, metrics } = await manager.speak(account, {
+            text: input.text, format, signal,
+            ...(input.voice ? { voice: input.voice } : {}),
+            ...(input.speed !== undefined ? { speed: input.speed } : {}),
+            ...(input.instructions ? { instructions: input.instructions } : {}),
+            ...(input.language ? { language: input.language } : {}),
+            ...(sel.model ? { model: sel.model } : {}),
+          });
+          return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: sel.model ?? settings.ttsModel, metrics };
+        }),
+      ),
+    );
+  }
+
+  async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
+    this.checkAudio(input.audio.bytes);
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runTranscription(account, input, signal));
+  }
+
+  /**
+   * `transcribe` for an upload: the slot is taken before the body is read, so at most
+   * `maxConcurrentTranscriptions` uploads are held in memory at once, and a slow upload counts
+   * against the deadline.
+   */
+  transcribeUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<TranscriptionInput>): Promise<TranscriptionOutput> {
+    return this.admission.run(account, 'transcription', signal, async (inner) => {
+      const input = await read(inner);
+      this.checkAudio(input.audio.bytes);
+      return this.runTranscription(account, input, inner);
+    });
+  }
+
+  async clone(account: string, input: CloneInput): Promise<ClonedVoice> {
+    this.checkAudio(input.audio.bytes);
+    return this.admission.run(account, 'transcription', input.signal, (signal) => this.runClone(account, input, signal));
+  }
+
+  /** `clone` for an upload (see `transcribeUpload`). */
+  cloneUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<CloneInput>): Promise<ClonedVoice> {
+    return this.admission.run(account, 'transcription', signal, async (inner) => {
+      const input = await read(inner);
+      this.checkAudio(input.audio.bytes);
+      return this.runClone(account, input, inner);
+    });
+  }
+
+  private checkAudio(bytes: Buffer): void {
+    if (bytes.length === 0) throw badRequest('Missing audio file.', { code: 'missing_file', field: 'file' });
+    const maxBytes = this.limits().maxUploadBytes;
+    if (bytes.length > maxBytes) throw payloadTooLarge(`The audio has ${bytes.length} bytes, more than the ${maxBytes} allowed (setting limits.maxUploadBytes).`, { code: 'file_too_large', field: 'file' });
+  }
+
+  private runTranscription(account: string, input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
+    const settings = sel.provider && sel.provider !== this.base.sttEngine ? { ...this.base, sttEngine: sel.provider, sttModel: null } : this.base;
+    return this.managers.use(settings, (manager) =>
+      mapVoiceErrors(async () => {
+        const { text, language } = await manager.transcribe(account, input.audio, {
+          signal,
+          ...(input.prompt ? { prompt: input.prompt } : {}),
+          ...(input.language ? { language: input.language } : {}),
+          ...(sel.model ? { model: sel.model } : {}),
+        });
+        return { text, language, provider: settings.sttEngine, model: sel.model ?? settings.sttModel };
+      }),
+    );
+  }
+
+  private runClone(account: string, input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
+    // The cloning provider is an option of the call, not another manager.
+    const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
+    return this.managers.use(this.base, (manager) =>
+      mapVoiceErrors(() =>
+        manager.clone(account, input.audio, {
+          signal,
+          ...(input.name ? { name: input.name } : {}),
+          ...(input.reference_text ? { reference_text: input.reference_text } : {}),
+          ...(sel.provider ? { engine: sel.provider } : {}),
+          ...(sel.model ? { model: sel.model } : {}),
+        }),
+      ),
+    );
+  }
+
+  async validateClone(account: string, voiceId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const started = performance.now();
+    try {
+      const audio = await this.speak(account, { text: 'Hello.', voice: voiceId, format: 'wav', ...(signal ? { signal } : {}) });
+      return { ok: true, seconds: (performance.now() - started) / 1000, bytes: audio.bytes.length, metrics: audio.metrics };
+    } catch (err) {
+      await this.managers.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
+      throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
+    }
+  }
+
+  voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
+  }
+
+  availableProviders(account: string): Promise<Record<string, unknown>> {
+    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
+  }
+
+  async models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>> {
+    return this.voiceCatalog(account, kind === 'tts' ? filter : { ...(filter.provider ? { provider: filter.provider } : {}) });
+  }
+}
