@@ -33,7 +33,8 @@ export function choiceRoutes(ctx: VoiceWebContext): AnyRoute[] {
       return {
         ok: true,
         status: 'ok',
-        voice_manager_initialized: Boolean(providers.manager_initialized),
+        // The plugin builds its configured manager at setup (a bad engine id refuses the start): here it exists.
+        voice_manager_initialized: true,
         allow_downloads: d.allowDownloads,
         defaults: {
           language: d.language,

@@ -56,12 +56,15 @@ export async function voiceDirectory(backend: VoiceWebBackend, account: string, 
   const entries = (raw: unknown) => list(raw).map((e) => entryOf(e, provider)).filter((e): e is VoiceEntry => e !== null);
   const unavailable = record(record(catalog.unavailable_providers ?? record(catalog.available_providers).unavailable).cloning);
   const cloningIssue = Object.values(unavailable).map((u) => text(record(u).reason)).find(Boolean);
+  const profiles = entries(profilesRaw);
+  // The catalog names no languages of its own: a provider's languages are those its profiles are tagged with.
+  const tagged = profiles.map((p) => text(p.tags.language)).filter((l): l is string => l !== undefined);
   return {
     provider,
-    profiles: entries(profilesRaw),
+    profiles,
     clones: entries(clonesRaw),
     models: list(byProvider.models ?? record(catalog.tts_models_by_provider)[provider]).filter((m): m is string => typeof m === 'string'),
-    languages: list(byProvider.languages ?? catalog.languages).filter((l): l is string => typeof l === 'string'),
+    languages: [...new Set([...list(byProvider.languages ?? catalog.languages).filter((l): l is string => typeof l === 'string'), ...tagged])].sort(),
     clonesError: clonesRaw === undefined ? cloningIssue ?? null : null,
   };
 }

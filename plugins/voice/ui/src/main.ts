@@ -65,7 +65,7 @@ async function show(refusal: string | null): Promise<void> {
     header(status),
     banner.node,
     el('main', { class: 'vp-main', 'data-testid': 'voice-main' },
-      speakPanel(api, voices, (err) => banner.show(err)),
+      speakPanel(api, voices, status.current.language, (err) => banner.show(err)),
       listenPanel(api, status.current.language, (err) => banner.show(err)),
     ),
   );

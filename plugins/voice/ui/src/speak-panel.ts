@@ -2,12 +2,18 @@
 import { el, replaceChildren } from './dom.js';
 import type { VoiceApi, VoicesShape } from './voice-api.js';
 
-export function speakPanel(api: VoiceApi, voices: VoicesShape, onError: (err: unknown) => void): HTMLElement {
+/** The profiles of the page's language first (a local engine lists hundreds), then the active one if it is another. */
+function profilesFor(voices: VoicesShape, language: string): VoicesShape['profiles'] {
+  const base = language.split(/[-_]/)[0]!.toLowerCase();
+  return voices.profiles.filter((p) => p.active || (p.tags.language ?? p.profile_id).toLowerCase().split(/[-_]/)[0] === base);
+}
+
+export function speakPanel(api: VoiceApi, voices: VoicesShape, language: string, onError: (err: unknown) => void): HTMLElement {
   const text = el('textarea', { id: 'speak-text', class: 'vp-input vp-textarea', rows: 5, maxlength: 4096, 'data-testid': 'speak-text', placeholder: 'Type what to say…' });
   text.value = 'Hello from Keel.';
   const voice = el('select', { id: 'speak-voice', class: 'vp-input', 'data-testid': 'speak-voice' },
     el('option', { value: '' }, 'Current voice'),
-    ...voices.profiles.map((p) => el('option', { value: p.profile_id, selected: p.active }, p.label)),
+    ...profilesFor(voices, language).map((p) => el('option', { value: p.profile_id, selected: p.active }, p.label)),
     ...voices.cloned_voices.map((c) => el('option', { value: c.id, selected: c.active }, `${c.name} (cloned)`)),
   );
   const speedOut = el('output', { for: 'speak-speed', class: 'vp-muted' }, '1.0×');

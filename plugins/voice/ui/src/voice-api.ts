@@ -66,6 +66,6 @@ export interface StatusShape {
 }
 
 export interface VoicesShape {
-  profiles: Array<{ id: string; profile_id: string; label: string; active: boolean }>;
+  profiles: Array<{ id: string; profile_id: string; label: string; active: boolean; tags: { language?: string } }>;
   cloned_voices: Array<{ id: string; name: string; active: boolean }>;
 }
