@@ -76,6 +76,7 @@ export function voiceKernel(options: VoiceKernelOptions = {}) {
           ...(options.withoutArtifacts ? [] : [artifactsPlugin]),
           { plugin: voicePlugin, config: options.voice ?? {} },
         ],
+        config: { server: { logLevel: 'silent' } },
       });
       for (const account of ['bob', 'eve'] as const) {
         const created = await k.inject({ method: 'POST', url: '/api/gateway/admin/users', token: k.adminToken, payload: { account } });

@@ -7,7 +7,7 @@ export function listenPanel(api: VoiceApi, language: string, onError: (err: unkn
   const meter = el('meter', { class: 'vp-meter', min: 0, max: 1, value: 0, 'aria-label': 'Microphone level', 'data-testid': 'listen-level' });
   const elapsed = el('span', { class: 'vp-muted', 'data-testid': 'listen-seconds' }, '0.0 s');
   const phrases = el('textarea', {
-    id: 'listen-phrases', class: 'vp-input vp-textarea vp-small', rows: 2, maxlength: 2000, 'data-testid': 'listen-phrases',
+    id: 'listen-phrases', class: 'vp-input vp-textarea vp-small', rows: 3, maxlength: 2000, 'data-testid': 'listen-phrases',
     placeholder: 'Optional: the phrases to expect, one per line (the local recogniser then picks among them)',
   });
   const lang = el('input', { id: 'listen-language', class: 'vp-input vp-narrow', value: language, maxlength: 16, 'data-testid': 'listen-language' });
