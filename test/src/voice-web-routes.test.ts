@@ -13,6 +13,7 @@ import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
 import type { InjectResponse } from '@keel/plugin-sdk/testing';
 import { form } from './helpers/artifacts.js';
 import { skipWithoutPocketsphinx, voiceKernel } from './helpers/voice-flows-kernel.js';
+import { startVoiceRemote, toneWav, type VoiceRemote } from './helpers/voice-remote.js';
 
 /** An OpenAI-shaped `GET /v1/models` stand-in for an LLM server: a list, a refusal, a huge body, or never an answer. */
 async function llmServer(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -142,6 +143,11 @@ describe('voice web example routes under /voice (reference B.15)', function () {
     expect(res.headers['content-disposition']).to.equal('inline; filename="speech.wav"');
     const decoded = decodeWaveToFloat32Channels(res.rawPayload);
     expect(decoded.audioChannels[0]!.length / decoded.sampleRate).to.be.greaterThan(0.3);
+    // Markdown is stripped before speech unless sanitize_syntax is false.
+    const plain = (await call(gw.bob, 'POST', '/voice/api/tts', { text: 'Hello there', speed: 1.2 })).rawPayload;
+    expect(res.rawPayload.equals(plain), 'the marked-up text is spoken as its words').to.equal(true);
+    const raw = (await call(gw.bob, 'POST', '/voice/api/tts', { text: '# Hello **there**', speed: 1.2, sanitize_syntax: false })).rawPayload;
+    expect(raw.equals(plain), 'with sanitize_syntax false the symbols are read too').to.equal(false);
 
     expect(detail(await call(gw.bob, 'POST', '/voice/api/tts', { input: '  ' }), 400)).to.equal('Missing input text.');
     expect(detail(await call(gw.bob, 'POST', '/voice/api/tts', { input: 'hi', format: 'midi' }), 400)).to.equal('Unsupported audio format: midi');
@@ -182,5 +188,79 @@ describe('voice web example routes under /voice (reference B.15)', function () {
     expect(detail(await call(gw.bob, 'GET', '/voice/api/llm?provider=refuse'), 502)).to.include('with HTTP 401');
     expect(detail(await call(gw.bob, 'GET', '/voice/api/llm?provider=huge'), 502)).to.include('larger than 65536 bytes');
     expect(detail(await call(gw.bob, 'GET', '/voice/api/llm?provider=silent'), 502)).to.equal('The LLM endpoint silent did not answer within 500 ms.');
+  });
+});
+
+describe('voice web example: cloned voices through a compatible endpoint, per account', function () {
+  this.timeout(300_000);
+  let remote: VoiceRemote;
+  const gw = voiceKernel({
+    get voice() {
+      return { voice_cloning_engine: 'compatible', voice_remote_base_url: remote.baseUrl };
+    },
+  });
+  before(async () => {
+    remote = await startVoiceRemote();
+    await gw.boot();
+  });
+  after(async () => {
+    await gw.stop();
+    await remote?.close();
+  });
+
+  const clone = (token: string, fields: Array<{ name: string; value: string }>, file = { filename: 'me.wav', bytes: toneWav(1) }) => {
+    const body = form([{ name: 'file', filename: file.filename, contentType: 'audio/wav', bytes: file.bytes }, ...fields]);
+    return gw.k.inject({ method: 'POST', url: '/voice/api/voices/clone', token, payload: body.payload, headers: body.headers });
+  };
+  const post = (token: string, url: string, payload: unknown) => gw.k.inject({ method: 'POST', url, token, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+  const sentence = (res: InjectResponse): string => {
+    const d = res.json<{ detail: string | { message: string } }>().detail;
+    return typeof d === 'string' ? d : d.message;
+  };
+
+  it('clones (validated by speaking), lists it for its account only, selects it by name and speaks with it', async () => {
+    const made = await clone(gw.bob, [{ name: 'name', value: 'Bob voice' }, { name: 'reference_text', value: 'hello there' }]);
+    expect(made.statusCode, made.body).to.equal(200);
+    const body = made.json<{ ok: boolean; voice_id: string; name: string; engine: string; validation: { ok: boolean; bytes: number }; current: Record<string, unknown> }>();
+    expect(body).to.include({ ok: true, name: 'Bob voice', engine: 'compatible' });
+    expect(body.validation).to.include({ ok: true });
+    expect(remote.count('/voice/clone', 'POST')).to.equal(1);
+
+    const bobs = (await gw.get(gw.bob, '/voice/api/voices')).json<{ cloned_voices: Array<{ id: string; name: string; active: boolean }> }>().cloned_voices;
+    expect(bobs.map((c) => [c.id, c.name, c.active])).to.deep.equal([[body.voice_id, 'Bob voice', false]]);
+    expect((await gw.get(gw.eve, '/voice/api/voices')).json<{ cloned_voices: unknown[] }>().cloned_voices).to.deep.equal([]);
+    expect(sentence(await post(gw.eve, '/voice/api/voices/select', { kind: 'clone', voice: body.voice_id }))).to.equal(`Unknown cloned voice: ${body.voice_id}`);
+
+    const selected = (await post(gw.bob, '/voice/api/voices/select', { kind: 'cloned', voice: 'Bob voice', role: 'user' })).json<{ current: { role_voices: Record<string, unknown>; voice: unknown } }>();
+    expect(selected.current.role_voices).to.deep.equal({ assistant: null, user: body.voice_id });
+    expect(selected.current.voice).to.equal(null);
+    const before = remote.count('/audio/speech', 'POST');
+    const spoken = await post(gw.bob, '/voice/api/tts', { input: 'Speaking as the user.', role: 'user' });
+    expect(spoken.statusCode, spoken.body).to.equal(200);
+    expect(spoken.headers['content-type']).to.equal('audio/wav');
+    expect(remote.count('/audio/speech', 'POST'), 'the clone speaks at its engine').to.equal(before + 1);
+    // Without the role, bob's current voice (the base espeak voice) speaks, not the remote.
+    expect((await post(gw.bob, '/voice/api/tts', { input: 'Speaking plainly.' })).statusCode).to.equal(200);
+    expect(remote.count('/audio/speech', 'POST')).to.equal(before + 1);
+  });
+
+  it('a reference file of an unreadable kind is refused; a clone that fails validation is removed and says so', async () => {
+    expect(sentence(await clone(gw.bob, [], { filename: 'notes.txt', bytes: Buffer.from('hello') }))).to.match(/^Unsupported reference audio 'notes\.txt'/);
+    remote.faults = { paths: ['/audio/speech'], failStatus: 500 };
+    try {
+      const failed = await clone(gw.bob, [{ name: 'name', value: 'Broken voice' }]);
+      expect(failed.statusCode, failed.body).to.equal(400);
+      expect(sentence(failed)).to.match(/^Cloned voice was stored but failed validation and was removed\./);
+    } finally {
+      remote.faults = {};
+    }
+    const names = (await gw.get(gw.bob, '/voice/api/voices')).json<{ cloned_voices: Array<{ name: string }> }>().cloned_voices.map((c) => c.name);
+    expect(names).to.deep.equal(['Bob voice']);
+    // validate=false keeps a clone without speaking with it.
+    const before = remote.count('/audio/speech', 'POST');
+    const kept = await clone(gw.bob, [{ name: 'name', value: 'Unchecked' }, { name: 'validate', value: 'false' }]);
+    expect(kept.statusCode, kept.body).to.equal(200);
+    expect(kept.json<{ validation: unknown }>().validation).to.equal(null);
+    expect(remote.count('/audio/speech', 'POST')).to.equal(before);
   });
 });

@@ -57,6 +57,7 @@ export class VoiceRuntime implements VoiceService {
             ...(input.instructions ? { instructions: input.instructions } : {}),
             ...(input.language ? { language: input.language } : {}),
             ...(sel.model ? { model: sel.model } : {}),
+            ...(input.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
           });
           return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: sel.model ?? settings.ttsModel, metrics };
         }),

@@ -51,14 +51,16 @@ export function speechRoutes(ctx: VoiceWebContext): AnyRoute[] {
       const speed = speedOf(body.speed);
       const language = languageOf(body.language);
       const role = voiceRoleOf(body.role);
-      const text = flagOf(body.sanitize_syntax, true) ? sanitizeSyntax(raw) : raw;
-      if (!text.trim()) throw badRequest('Missing input text.');
+      const sanitize = flagOf(body.sanitize_syntax, true);
+      // Markup alone is no text to speak (the manager strips it when `sanitize` holds).
+      if (sanitize && !sanitizeSyntax(raw).trim()) throw badRequest('Missing input text.');
       const choice = ctx.choices.get(principal.account);
       const provider = activeProvider(ctx, choice);
       const voice = await voiceFor(ctx, principal.account, provider, body.voice, role ? choice.roleVoices[role] ?? choice.voice : choice.voice);
       const spoken = await answering(() => ctx.backend.speak(principal.account, {
-        text,
+        text: raw,
         format,
+        ...(sanitize ? {} : { sanitizeSyntax: false }),
         provider,
         ...(voice ? { voice } : {}),
         ...(speed ?? choice.speed ? { speed: speed ?? choice.speed! } : {}),

@@ -1,7 +1,6 @@
 /**
- * The voices an account may choose from, read from the voice catalog (reference B.7) of its active
- * provider: that provider's profiles, the account's cloned voices, the provider's models and
- * languages. Never throws for a provider that cannot answer (the catalog lists it with a reason).
+ * The voices an account may choose from, read from its voice catalog (reference B.7): its active
+ * provider's profiles, models and languages, and every cloned voice of the account. Never throws for a provider that cannot answer (the catalog lists it with a reason).
  */
 import type { AccountVoice, ChosenVoice, VoiceRole } from './account-voices.js';
 import type { VoiceWebBackend } from './web-backend.js';
@@ -48,7 +47,8 @@ function entryOf(raw: unknown, provider: string): VoiceEntry | null {
 }
 
 export async function voiceDirectory(backend: VoiceWebBackend, account: string, provider: string): Promise<VoiceDirectory> {
-  const catalog = await backend.voiceCatalog(account, { provider });
+  // Unfiltered: a catalog filtered to one provider lists only the clones made with it; remote answers are cached (300 s).
+  const catalog = await backend.voiceCatalog(account, {});
   const byProvider = record(record(catalog.tts_catalog_by_provider)[provider]);
   const profilesRaw = byProvider.profiles ?? catalog.profiles;
   // Every cloned voice of the account (a provider's entry lists only the clones made with it).

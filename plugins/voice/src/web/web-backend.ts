@@ -14,7 +14,7 @@ export interface WebSpeech {
 }
 
 export interface VoiceWebBackend {
-  speak(account: string, input: { text: string; voice?: string; format?: AudioFormat; speed?: number; language?: string; provider?: string; signal?: AbortSignal }): Promise<WebSpeech>;
+  speak(account: string, input: { text: string; voice?: string; format?: AudioFormat; speed?: number; language?: string; provider?: string; sanitizeSyntax?: boolean; signal?: AbortSignal }): Promise<WebSpeech>;
   transcribe(account: string, input: { audio: AudioInput; language?: string; provider?: string; prompt?: string; signal?: AbortSignal }): Promise<{ text: string; provider: string }>;
   clone(account: string, input: { audio: AudioInput; name?: string; reference_text?: string; provider?: string; model?: string; signal?: AbortSignal }): Promise<{ voice_id: string; name: string; engine: string } & Record<string, unknown>>;
   /** Speaks a short sentence with a new cloned voice; when that fails, removes it and throws the sentence saying so. */
