@@ -1,6 +1,7 @@
 /**
  * The voices an account may choose from, read from its voice catalog (reference B.7): its active
- * provider's profiles, models and languages, and every cloned voice of the account. Never throws for a provider that cannot answer (the catalog lists it with a reason).
+ * provider's profiles, models and languages, and every cloned voice of the account. Never throws
+ * for a provider that cannot answer (the catalog lists it with a reason).
  */
 import type { AccountVoice, ChosenVoice, VoiceRole } from './account-voices.js';
 import type { VoiceWebBackend } from './web-backend.js';
