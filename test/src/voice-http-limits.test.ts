@@ -5,11 +5,12 @@
  * a burst of concurrent requests on the real local engine gets answers, never a 5xx other than 503.
  * The remote engine is the fake audio server, held open so requests really overlap.
  */
+import net from 'node:net';
 import { expect } from 'chai';
 import { createAccount } from './helpers/accounts.js';
 import { until } from './helpers/until.js';
-import { openaiError, voiceGateway, type VoiceGateway } from './helpers/voice-kernel.js';
-import { startVoiceRemote, type VoiceRemote } from './helpers/voice-remote.js';
+import { audioForm, openaiError, voiceGateway, type VoiceGateway } from './helpers/voice-kernel.js';
+import { startVoiceRemote, toneWav, type VoiceRemote } from './helpers/voice-remote.js';
 
 describe('voice http: concurrency limits and the deadline', function () {
   this.timeout(180_000);
@@ -48,6 +49,46 @@ describe('voice http: concurrency limits and the deadline', function () {
     });
   });
 
+  describe('an upload refused before it is read', () => {
+    let gw: VoiceGateway;
+    before(async () => (gw = await voiceGateway({ voice: { voice_stt_engine: 'compatible', voice_remote_base_url: remote.baseUrl, limits: { maxConcurrentPerAccount: 1 } } })));
+    after(() => gw?.stop());
+
+    it('answers 429 at once and closes the connection while the client is still sending', async () => {
+      remote.hold();
+      const form = audioForm([{ name: 'file', filename: 'a.wav', contentType: 'audio/wav', bytes: toneWav(0.2) }]);
+      const first = gw.k.inject({ method: 'POST', url: '/v1/audio/transcriptions', token: gw.bob, payload: form.payload, headers: form.headers });
+      try {
+        await until(() => remote.waiting, { what: 'the first transcription held at the remote', ok: (n) => n === 1 });
+        const socket = net.connect(gw.port, '127.0.0.1');
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+        let received = '';
+        let closed = false;
+        socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+        socket.on('close', () => (closed = true));
+        socket.on('error', () => (closed = true));
+        const chunk = (data: Buffer) => {
+          if (!socket.destroyed) socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]));
+        };
+        socket.write(`POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gw.bob}\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        chunk(Buffer.from('--B\r\nContent-Disposition: form-data; name="file"; filename="endless.wav"\r\n\r\n'));
+        const pump = setInterval(() => chunk(Buffer.alloc(16 * 1024, 0x61)), 5);
+        try {
+          await until(() => received.startsWith('HTTP/1.1 '), { what: 'the refusal', deadline: 60_000 });
+          await until(() => closed, { what: 'the server to close the connection', deadline: 30_000 });
+        } finally {
+          clearInterval(pump);
+          socket.destroy();
+        }
+        expect(received.slice(9, 12), received.slice(0, 300)).to.equal('429');
+        expect(received.toLowerCase()).to.contain('retry-after: 1').and.contain('connection: close');
+      } finally {
+        remote.release();
+      }
+      expect((await first).statusCode).to.equal(200);
+    });
+  });
+
   describe('the deadline', () => {
     let gw: VoiceGateway;
     before(async () => {
@@ -67,6 +108,27 @@ describe('voice http: concurrency limits and the deadline', function () {
         remote.release();
       }
       const ok = await gw.speech({ input: 'in time now' });
+      expect(ok.statusCode, ok.body.slice(0, 200)).to.equal(200);
+    });
+
+    it('counts a slow upload against the deadline: 504 and the connection closed, the slot free again', async () => {
+      const socket = net.connect(gw.port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      let received = '';
+      let closed = false;
+      socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+      socket.on('close', () => (closed = true));
+      socket.on('error', () => (closed = true));
+      // The head of an upload, then nothing more: the body never ends.
+      socket.write(`POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gw.bob}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 1000000\r\n\r\n--B\r\nContent-Disposition: form-data; name="file"; filename="slow.wav"\r\n\r\nRIFF`);
+      try {
+        await until(() => closed, { what: 'the server to answer and close the slow upload', deadline: 60_000 });
+      } finally {
+        socket.destroy();
+      }
+      expect(received.slice(9, 12), received.slice(0, 300)).to.equal('504');
+      expect(received).to.contain('limits.requestTimeoutMs');
+      const ok = await gw.speech({ input: 'free again' });
       expect(ok.statusCode, ok.body.slice(0, 200)).to.equal(200);
     });
   });

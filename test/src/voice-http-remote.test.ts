@@ -42,13 +42,12 @@ describe('voice http: a remote compatible engine', function () {
       expect(heard.text).to.equal(`remote heard ${wav.length} bytes in fr`);
     });
 
-    it('passes a remote error on with its status class and message', async () => {
-      // The fake answers 400 for an empty input; the gateway refuses empty input itself first, so send a remote-side refusal another way: a bad key.
+    it('answers a remote failure 502 with the remote\'s own message (never the caller\'s 401)', async () => {
       const gw2 = await voiceGateway({ voice: { voice_tts_engine: 'compatible', voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'wrong' } });
       try {
-        const res = await gw2.speech({ input: 'Hello.' });
-        expect(res.statusCode, res.body).to.be.oneOf([401, 502]);
-        expect(openaiError(res, res.statusCode).message).to.contain('Incorrect API key');
+        const error = openaiError(await gw2.speech({ input: 'Hello.' }), 502);
+        expect(error.message).to.equal('Remote TTS failed (HTTP 401): Incorrect API key provided.');
+        expect(error.type).to.equal('server_error');
       } finally {
         await gw2.stop();
       }
@@ -91,9 +90,40 @@ describe('voice http: a remote compatible engine', function () {
     });
   });
 
+  describe('clone validation (validate=true)', () => {
+    let gw: VoiceGateway;
+    before(async () => (gw = await voiceGateway({ voice: { voice_tts_engine: 'compatible', voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret' } })));
+    after(() => gw?.stop());
+    const clone = (validate: string) => {
+      const form = audioForm([{ name: 'file', filename: 'me.wav', contentType: 'audio/wav', bytes: toneWav(1) }, { name: 'validate', value: validate }]);
+      return gw.k.inject({ method: 'POST', url: '/v1/voice/clone', token: gw.bob, payload: form.payload, headers: form.headers });
+    };
+
+    it('speaks a sentence with the new voice and reports it', async () => {
+      const res = await clone('true');
+      expect(res.statusCode, res.body).to.equal(200);
+      const body = res.json<{ voice_id: string; validation: { ok: boolean; bytes: number } }>();
+      expect(body.validation.ok).to.equal(true);
+      expect(body.validation.bytes).to.be.greaterThan(44);
+    });
+
+    it('removes the voice and says so when the validation speech fails', async () => {
+      remote.faults = { paths: ['/audio/speech'], failStatus: 500 };
+      try {
+        const error = openaiError(await clone('yes'), 400);
+        expect(error.message).to.match(/^Cloned voice was stored but failed validation and was removed\. /);
+      } finally {
+        remote.faults = {};
+      }
+      const listed = (await gw.k.inject({ url: '/v1/audio/voices', token: gw.bob })).json<{ cloned_voices: unknown[] }>().cloned_voices;
+      expect(listed).to.have.length(1); // only the one validated above
+    });
+  });
+
   describe('chosen per request over the local default', () => {
     let gw: VoiceGateway;
-    before(async () => (gw = await voiceGateway({ voice: { voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret' } })));
+    // One cached manager at most: every switch of provider closes the other's manager (never the shared local engine).
+    before(async () => (gw = await voiceGateway({ voice: { voice_remote_base_url: remote.baseUrl, voice_remote_api_key: 'remote-secret', limits: { maxCachedManagers: 1 } } })));
     after(() => gw?.stop());
 
     it('speaks locally by default and remotely for model "compatible:<model>"', async () => {
@@ -108,10 +138,21 @@ describe('voice http: a remote compatible engine', function () {
       expect(call.body).to.include({ model: 'remote-tts-1', voice: 'remote-onyx', input: 'There.' });
     });
 
-    it('treats an unknown provider prefix as a model of the default provider', async () => {
-      const res = await gw.speech({ input: 'Hello.', model: 'nowhere:thing' });
-      expect(res.statusCode).to.not.equal(500);
-      expect(res.headers['x-voice-provider'] ?? 'espeak').to.equal('espeak');
+    it('keeps serving while managers of other providers are built and closed in turn', async () => {
+      for (let i = 0; i < 4; i++) {
+        for (const model of ['espeak', 'compatible:remote-tts-1']) {
+          const res = await gw.speech({ input: `Round ${i}.`, model, ...(model === 'espeak' ? {} : { voice: 'remote-nova' }) });
+          expect(res.statusCode, `${model}: ${res.body.slice(0, 200)}`).to.equal(200);
+          expect(res.headers['x-voice-provider']).to.equal(model.split(':')[0]);
+        }
+      }
+    });
+
+    it('treats an unknown provider prefix as a model of the default provider (which refuses it with 400)', async () => {
+      const before = remote.seen.length;
+      const error = openaiError(await gw.speech({ input: 'Hello.', model: 'nowhere:thing' }), 400);
+      expect(error.message).to.equal("espeak has no model 'nowhere:thing'; its only model is 'espeak-ng'.");
+      expect(remote.seen.length).to.equal(before);
     });
   });
 });

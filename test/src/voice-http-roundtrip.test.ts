@@ -58,6 +58,48 @@ describe('voice http: speak with espeak, hear it back with pocketsphinx (openai 
     expect(heard.json()).to.deep.equal({ text: 'play some music' });
   });
 
+  it('streams speech segment by segment with stream_format audio (chunked WAV of unknown length), which pocketsphinx still hears', async function () {
+    const res = await fetch(`${gw.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.bob}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'espeak', input: 'Open the door. Then play some music, and tell me what time it is.', stream_format: 'audio' }),
+    });
+    expect(res.status, await res.clone().text().then((t) => t.slice(0, 200))).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('audio/wav');
+    expect(res.headers.get('transfer-encoding')).to.equal('chunked');
+    expect(res.headers.get('content-length')).to.equal(null);
+    const wav = Buffer.from(await res.arrayBuffer());
+    expect(wav.subarray(0, 4).toString('latin1')).to.equal('RIFF');
+    expect(wav.readUInt32LE(4)).to.equal(0xffffffff);
+    const data = wav.indexOf('data', 12, 'latin1');
+    expect(wav.readUInt32LE(data + 4)).to.equal(0xffffffff);
+    // 16-bit mono samples follow, at the header's rate: a few seconds of speech.
+    expect(wav.readUInt16LE(22)).to.equal(1);
+    expect(wav.readUInt16LE(34)).to.equal(16);
+    expect((wav.length - data - 8) / 2 / wav.readUInt32LE(24)).to.be.greaterThan(1.5);
+
+    requirePocketsphinx(this);
+    const short = await fetch(`${gw.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.bob}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'espeak', input: 'Call my mother.', stream_format: 'audio' }),
+    });
+    const heard = await gw.openai().audio.transcriptions.create({ file: await toFile(Buffer.from(await short.arrayBuffer()), 'stream.wav', { type: 'audio/wav' }), model: 'pocketsphinx', prompt: GRAMMAR });
+    expect(heard.text).to.equal('call my mother');
+  });
+
+  it('refuses stream_format sse, another value, and a streamed format other than wav or pcm; an error before the first segment is an ordinary answer', async () => {
+    expect(openaiError(await gw.speech({ input: 'Hi.', stream_format: 'sse' }), 400).message).to.contain('stream_format sse is not supported');
+    expect(openaiError(await gw.speech({ input: 'Hi.', stream_format: 'video' }), 400).message).to.contain('Unsupported stream_format: video');
+    expect(openaiError(await gw.speech({ input: 'Hi.', stream_format: 'audio', response_format: 'mp3' }), 400).message).to.contain('wav or pcm');
+    expect(openaiError(await gw.speech({ input: 'Hi.', stream_format: 'audio', voice: 'alloy' }), 400).message).to.contain('alloy');
+    const pcm = await gw.speech({ input: 'Hi.', stream_format: 'audio', response_format: 'pcm' });
+    expect(pcm.statusCode).to.equal(200);
+    expect(pcm.headers['content-type']).to.equal('application/octet-stream');
+    expect(pcm.rawPayload.length % 2).to.equal(0);
+    expect(pcm.rawPayload.length).to.be.greaterThan(1000);
+  });
+
   it('answers pcm as application/octet-stream, and refuses a format the local engine cannot write', async () => {
     const pcm = await gw.speech({ input: 'Hello.', response_format: 'pcm' });
     expect(pcm.statusCode, pcm.body.slice(0, 200)).to.equal(200);

@@ -74,6 +74,7 @@ export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits
   const tooLarge = () =>
     payloadTooLarge(`The audio file is larger than ${formatBytes(limits.maxFileBytes)}; send a shorter recording (setting ${limits.fileSetting}).`, { code: 'file_too_large', field: FILE_FIELD });
 
+  const stop = () => fail(isHttpError(signal?.reason) ? signal.reason : badRequest('The upload was interrupted before its end.', { code: 'invalid_multipart' }));
   const done = new Promise<void>((resolve) => {
     finish = resolve;
     parser.on('field', (name: string, value: string, info: busboy.FieldInfo) => {
@@ -119,7 +120,6 @@ export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits
     parser.on('error', (err: Error) => fail(unreadable(err)));
     parser.on('close', () => resolve());
     req.on('aborted', () => fail(badRequest('The upload was interrupted before its end.', { code: 'invalid_multipart' })));
-    const stop = () => fail(isHttpError(signal?.reason) ? signal.reason : badRequest('The upload was interrupted before its end.', { code: 'invalid_multipart' }));
     if (signal?.aborted) stop();
     else signal?.addEventListener('abort', stop, { once: true });
   });
@@ -138,6 +138,7 @@ export async function readAudioUpload(req: IncomingMessage, limits: UploadLimits
   req.pipe(parser);
   await done;
   req.off('data', count);
+  signal?.removeEventListener('abort', stop);
   if (!failure) await fileRead;
   if (failure) {
     (active as Readable | null)?.destroy(new Error('the upload failed'));

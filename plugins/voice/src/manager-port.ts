@@ -3,7 +3,7 @@
  * behalf of one account (whose cloned voices it may use). The adapter in `voice-managers.ts`
  * implements it over `@keel/voice`'s VoiceManager, built from owner settings.
  */
-import type { AudioFormat, AudioInput, EncodedAudio } from '@keel/voice';
+import type { AudioFormat, AudioInput, EncodedAudio, PcmAudio } from '@keel/voice';
 import type { ClonedVoice } from './voice-service.js';
 
 export interface PortSpeech {
@@ -38,6 +38,8 @@ export interface PortClone {
 
 export interface VoiceManagerPort {
   speak(account: string, request: PortSpeech): Promise<{ audio: EncodedAudio; metrics: Record<string, unknown> | null }>;
+  /** Speech segment by segment (the first ≤ 60 characters, then ≤ 240): `onChunk` gets each segment's samples in order. */
+  speakChunks(account: string, request: Omit<PortSpeech, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<void>;
   transcribe(account: string, audio: AudioInput, request: PortTranscription): Promise<{ text: string; language: string }>;
   clone(account: string, audio: AudioInput, request: PortClone): Promise<ClonedVoice>;
   deleteClone(account: string, voiceId: string): Promise<void>;

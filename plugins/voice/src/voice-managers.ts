@@ -165,6 +165,20 @@ class ManagerAdapter implements VoiceManagerPort {
     return { audio, metrics };
   }
 
+  async speakChunks(account: string, r: Parameters<VoiceManagerPort['speakChunks']>[1], onChunk: Parameters<VoiceManagerPort['speakChunks']>[2]): Promise<void> {
+    const asClone = r.voice !== undefined && isVoiceId(r.voice);
+    const chunks = await this.manager.speakToAudioChunks(r.text, {
+      signal: r.signal,
+      clonedVoices: this.managers.storeOf(account),
+      ...(r.voice ? (asClone ? { voice: r.voice } : { profile: r.voice }) : {}),
+      ...(r.speed !== undefined ? { speed: r.speed } : {}),
+      ...(r.instructions ? { instructions: r.instructions } : {}),
+      ...(r.language ? { language: r.language } : {}),
+      ...(r.model ? { model: r.model } : {}),
+    });
+    for await (const chunk of chunks) await onChunk({ samples: chunk.samples, sampleRate: chunk.sampleRate });
+  }
+
   async transcribe(_account: string, audio: Parameters<VoiceManagerPort['transcribe']>[1], r: Parameters<VoiceManagerPort['transcribe']>[2]): ReturnType<VoiceManagerPort['transcribe']> {
     const text = await this.manager.transcribeFromBytes(audio.bytes, {
       signal: r.signal,

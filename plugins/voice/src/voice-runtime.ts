@@ -5,12 +5,12 @@
  * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
  */
 import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
-import type { AudioFormat } from '@keel/voice';
+import type { AudioFormat, PcmAudio } from '@keel/voice';
 import type { VoiceAdmission } from './admission.js';
 import { contentTypeOf } from './audio-formats.js';
 import type { VoiceLimits } from './config.js';
 import type { ManagerCache } from './manager-cache.js';
-import type { VoiceManagerPort } from './manager-port.js';
+import type { PortSpeech, VoiceManagerPort } from './manager-port.js';
 import type { OwnerSettings } from './owner-settings.js';
 import { parseSelector } from './selectors.js';
 import { mapVoiceErrors } from './voice-errors.js';
@@ -40,29 +40,45 @@ export class VoiceRuntime implements VoiceService {
   }
 
   async speak(account: string, input: SpeechInput): Promise<SpeechOutput> {
+    const { settings, model, request } = this.speechCall(input);
+    const format: AudioFormat = input.format ?? 'wav';
+    return this.admission.run(account, 'synthesis', input.signal, (signal) =>
+      this.use(settings, async (manager) => {
+        const { audio, metrics } = await manager.speak(account, { ...request, format, signal });
+        return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model, metrics };
+      }),
+    );
+  }
+
+  async speakStream(account: string, input: Omit<SpeechInput, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<{ provider: string; model: string | null }> {
+    const { settings, model, request } = this.speechCall(input);
+    // The slot is held until the last segment is written (or the client goes away).
+    await this.admission.run(account, 'synthesis', input.signal, (signal) => this.use(settings, (manager) => manager.speakChunks(account, { ...request, signal }, onChunk)));
+    return { provider: settings.ttsEngine, model };
+  }
+
+  /** The provider that speaks `input` (the configured one, or the one its model selects). */
+  ttsProviderOf(input: Pick<SpeechInput, 'model' | 'provider'>): string {
+    return parseSelector(input.model, input.provider, (id) => this.providers.tts(id)).provider ?? this.base.ttsEngine;
+  }
+
+  /** Checks a speech input and picks the manager's settings (only another provider needs another manager). */
+  private speechCall(input: Omit<SpeechInput, 'format'>): { settings: OwnerSettings; model: string | null; request: Omit<PortSpeech, 'format' | 'signal'> } {
     const max = this.limits().maxInputChars;
     if (!input.text.trim()) throw badRequest('Missing input text.', { code: 'missing_input', field: 'input' });
     if (input.text.length > max) throw badRequest(`The input text is ${input.text.length} characters long; the limit is ${max} (setting limits.maxInputChars).`, { code: 'input_too_long', field: 'input' });
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.tts(id));
-    // Only another provider needs another manager; model and language are options of the call.
     const settings = sel.provider && sel.provider !== this.base.ttsEngine ? { ...this.base, ttsEngine: sel.provider, ttsModel: null } : this.base;
-    const format: AudioFormat = input.format ?? 'wav';
-    return this.admission.run(account, 'synthesis', input.signal, (signal) =>
-      this.managers.use(settings, (manager) =>
-        mapVoiceErrors(async () => {
-          const { audio, metrics } = await manager.speak(account, {
-            text: input.text, format, signal,
-            ...(input.voice ? { voice: input.voice } : {}),
-            ...(input.speed !== undefined ? { speed: input.speed } : {}),
-            ...(input.instructions ? { instructions: input.instructions } : {}),
-            ...(input.language ? { language: input.language } : {}),
-            ...(sel.model ? { model: sel.model } : {}),
-            ...(input.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
-          });
-          return { bytes: audio.bytes, format: audio.format, contentType: audio.contentType || contentTypeOf(audio.format), provider: settings.ttsEngine, model: sel.model ?? settings.ttsModel, metrics };
-        }),
-      ),
-    );
+    const request: Omit<PortSpeech, 'format' | 'signal'> = {
+      text: input.text,
+      ...(input.voice ? { voice: input.voice } : {}),
+      ...(input.speed !== undefined ? { speed: input.speed } : {}),
+      ...(input.instructions ? { instructions: input.instructions } : {}),
+      ...(input.language ? { language: input.language } : {}),
+      ...(sel.model ? { model: sel.model } : {}),
+      ...(input.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
+    };
+    return { settings, model: sel.model ?? settings.ttsModel, request };
   }
 
   async transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput> {
@@ -106,7 +122,7 @@ export class VoiceRuntime implements VoiceService {
   private runTranscription(account: string, input: TranscriptionInput, signal: AbortSignal): Promise<TranscriptionOutput> {
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.stt(id));
     const settings = sel.provider && sel.provider !== this.base.sttEngine ? { ...this.base, sttEngine: sel.provider, sttModel: null } : this.base;
-    return this.managers.use(settings, (manager) =>
+    return this.use(settings, (manager) =>
       mapVoiceErrors(async () => {
         const { text, language } = await manager.transcribe(account, input.audio, {
           signal,
@@ -122,7 +138,7 @@ export class VoiceRuntime implements VoiceService {
   private runClone(account: string, input: CloneInput, signal: AbortSignal): Promise<ClonedVoice> {
     // The cloning provider is an option of the call, not another manager.
     const sel = parseSelector(input.model, input.provider, (id) => this.providers.cloning(id));
-    return this.managers.use(this.base, (manager) =>
+    return this.use(this.base, (manager) =>
       mapVoiceErrors(() =>
         manager.clone(account, input.audio, {
           signal,
@@ -135,23 +151,28 @@ export class VoiceRuntime implements VoiceService {
     );
   }
 
+  /** A manager call; building the manager (a missing key, say) fails with the library's error, mapped like the call's. */
+  private use<T>(settings: OwnerSettings, fn: (manager: VoiceManagerPort) => Promise<T>): Promise<T> {
+    return mapVoiceErrors(() => this.managers.use(settings, fn));
+  }
+
   async validateClone(account: string, voiceId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
     const started = performance.now();
     try {
       const audio = await this.speak(account, { text: 'Hello.', voice: voiceId, format: 'wav', ...(signal ? { signal } : {}) });
       return { ok: true, seconds: (performance.now() - started) / 1000, bytes: audio.bytes.length, metrics: audio.metrics };
     } catch (err) {
-      await this.managers.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
+      await this.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
       throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
     }
   }
 
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
+    return this.use(this.base, (manager) => mapVoiceErrors(() => manager.voiceCatalog(account, filter)));
   }
 
   availableProviders(account: string): Promise<Record<string, unknown>> {
-    return this.managers.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
+    return this.use(this.base, (manager) => mapVoiceErrors(() => manager.availableProviders(account)));
   }
 
   async models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@
  * limits (input size, concurrency per process and per account, a deadline). Built over the voice
  * managers of `@keel/voice`, one per configuration (reference B.13).
  */
-import type { AudioFormat, AudioInput } from '@keel/voice';
+import type { AudioFormat, AudioInput, PcmAudio } from '@keel/voice';
 
 export interface SpeechInput {
   text: string;
@@ -74,6 +74,12 @@ export interface CatalogFilter {
 export interface VoiceService {
   /** Speaks `text` into encoded audio (the whole file: `speak_to_bytes`). */
   speak(account: string, input: SpeechInput): Promise<SpeechOutput>;
+  /**
+   * Speaks `text` segment by segment (the first segment one sentence or clause of at most 60
+   * characters, later ones whole sentences up to 240): `onChunk` gets each segment's samples as soon
+   * as it is synthesised, in order. The slot is held until the last one is handled.
+   */
+  speakStream(account: string, input: Omit<SpeechInput, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<{ provider: string; model: string | null }>;
   /** Transcribes one audio file (`transcribe_from_bytes`). */
   transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput>;
   /** Stores a cloned voice made from one reference recording (`clone`, reference B.13). */

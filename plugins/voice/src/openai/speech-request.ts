@@ -26,6 +26,7 @@ export const speechBody = defineSchema({
     speed: { type: ['number', 'null'], description: '0.5 to 2.0 (1 is the normal rate).' },
     instructions: { type: ['string', 'null'], maxLength: 4096, description: 'Delivery instructions, for providers that support them (rejected where unsupported).' },
     language: { type: ['string', 'null'], maxLength: 32, description: 'Language code (default: the configured `voice_language`).' },
+    stream_format: { type: ['string', 'null'], maxLength: 16, description: '`audio`: send the audio as it is made, segment by segment, with chunked transfer (wav or pcm only). Absent: the whole file with its length.' },
   },
   examples: [{ model: 'espeak', input: 'Hello from Keel.', voice: 'en-us', response_format: 'wav' }],
 });
@@ -44,6 +45,16 @@ export function voiceId(voice: SpeechBody['voice']): string | undefined {
     if (typeof value === 'string' && value.trim()) return voiceId(value);
   }
   throw badRequest('The voice record carries no id: give `voice_id`, `voice`, `profile_id`, `id` or `name`.', { code: 'invalid_voice', field: 'body.voice' });
+}
+
+/** Whether the audio is to be streamed (`stream_format: "audio"`), checked against the format. */
+export function streamed(body: SpeechBody, format: AudioFormat): boolean {
+  const mode = body.stream_format?.trim().toLowerCase();
+  if (!mode) return false;
+  if (mode === 'sse') throw badRequest('stream_format sse is not supported; use "audio" (the audio bytes as they are made, with chunked transfer).', { code: 'unsupported_stream_format', field: 'body.stream_format' });
+  if (mode !== 'audio') throw badRequest(`Unsupported stream_format: ${mode.slice(0, 16)} (expected audio).`, { code: 'unsupported_stream_format', field: 'body.stream_format' });
+  if (format !== 'wav' && format !== 'pcm') throw badRequest(`Streamed speech is wav or pcm; ${format} is sent whole (leave stream_format out).`, { code: 'unsupported_stream_format', field: 'body.stream_format' });
+  return true;
 }
 
 /** The body as a synthesis request, or the 400 that names what is wrong. */
