@@ -9,6 +9,8 @@
 import { expect } from 'chai';
 import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
 import { chain, skipWithoutPocketsphinx, voiceKernel, voiceNode } from './helpers/voice-flows-kernel.js';
+import { startVoiceRemote, type VoiceRemote } from './helpers/voice-remote.js';
+import { until } from './helpers/until.js';
 
 const PHRASE = 'open the door';
 const GRAMMAR = `grammar: ${PHRASE} | turn the lights on | good morning`;
@@ -143,5 +145,55 @@ describe('voice plugin: generate_voice without the artifacts plugin', function (
     const { run } = await gw.runFlow(gw.bob, chain([speak('say', { text: 'hello' })], ['success'], ['say.success -> end.success']));
     expect(run.status).to.equal('failed');
     expect(run.error).to.include("the 'artifacts' plugin is not loaded (add it to the config's plugins)");
+  });
+});
+
+describe('voice plugin: generate_voice and transcribe_audio through a remote (compatible) provider', function () {
+  this.timeout(120_000);
+  let remote: VoiceRemote;
+  const gw = voiceKernel({
+    get voice() {
+      return { voice_remote_base_url: remote.baseUrl };
+    },
+  });
+  before(async () => {
+    remote = await startVoiceRemote();
+    await gw.boot();
+  });
+  after(async () => {
+    await gw.stop();
+    await remote?.close();
+  });
+
+  it('a remote synthesis is external work: its started record is committed before the call', async () => {
+    remote.hold();
+    try {
+      const runId = await gw.startFlow(gw.bob, chain([speak('say', { text: 'held words', tts_provider: 'compatible' })], ['success'], ['say.success -> end.success']));
+      await until(() => remote.waiting, { what: 'the speech request at the remote', ok: (n) => n === 1, deadline: 60_000 });
+      const ledger = (await gw.get(gw.bob, `/api/gateway/runs/${runId}/ledger`)).json<{ items: Array<{ status: string; effect: { type: string } | null }> }>().items;
+      expect(ledger.filter((r) => r.effect?.type === 'generate_voice').map((r) => r.status)).to.deep.equal(['started']);
+    } finally {
+      remote.release();
+    }
+  });
+
+  it('a node naming the provider speaks at the remote and keeps the audio as an artifact; the remote transcriber reads that artifact', async () => {
+    const flow = chain([speak('say', { text: 'remote words', tts_provider: 'compatible', voice: 'remote-nova' }), listen('hear', { stt_provider: 'compatible' }, ['audio'])], ['audio_artifact', 'meta', 'text'], [
+      'say.audio_artifact -> end.audio_artifact', 'say.meta -> end.meta', 'say.audio_artifact -> hear.audio', 'hear.text -> end.text',
+    ]);
+    const { runId, run, ledger } = await gw.runFlow(gw.bob, flow);
+    expect(run.status, run.error ?? '').to.equal('completed');
+    expect((run.output!.meta as Record<string, unknown>).provider).to.equal('compatible');
+    const speech = remote.seen.filter((r) => r.path === '/audio/speech' && r.body.input === 'remote words');
+    expect(speech).to.have.length(1);
+    expect(speech[0]!.body).to.include({ input: 'remote words', voice: 'remote-nova' });
+    // The remote transcriber answers what it was sent: the artifact's bytes reached it as a WAV file.
+    const heard = remote.seen.filter((r) => r.path === '/audio/transcriptions');
+    expect(heard).to.have.length(1);
+    expect(heard[0]!.body.file_size).to.equal((run.output!.audio_artifact as Ref).size_bytes);
+    const payload = ledger.find((r) => r.effect?.type === 'generate_voice')!.effect!.payload as { output: Record<string, unknown> };
+    expect(payload.output).to.include({ provider: 'compatible', voice: 'remote-nova' });
+    const listed = (await gw.get(gw.bob, `/api/gateway/runs/${runId}/artifacts`)).json<{ items: Array<{ artifact_id: string; content_type: string }> }>().items;
+    expect(listed.map((a) => a.artifact_id)).to.include((run.output!.audio_artifact as Ref).artifact_id);
   });
 });

@@ -97,7 +97,15 @@ describe('voice web example routes under /voice (reference B.15)', function () {
     const set = (await call(gw.bob, 'POST', '/voice/api/tts/provider', { provider: 'espeak' })).json<Json>();
     expect(set).to.include({ ok: true, tts_engine: 'espeak', tts_provider: 'espeak' });
     const legacy = (await call(gw.bob, 'POST', '/voice/api/tts/engine', {})).json<Json>();
-    expect(legacy).to.include({ ok: true, tts_provider: 'espeak' });
+    expect(legacy, 'the legacy path defaults to auto: the installed local engine').to.include({ ok: true, tts_provider: 'espeak' });
+    const hosted = (await call(gw.eve, 'POST', '/voice/api/tts/provider', { provider: 'openai' })).json<Json>();
+    expect(hosted).to.include({ ok: true, tts_provider: 'hosted' });
+    expect((await call(gw.bob, 'GET', '/voice/api/status')).json<Json>().current.tts_provider, "eve's provider is hers alone").to.equal('espeak');
+    // Hosted without a key: speech says what is missing (and nothing of it reaches bob).
+    const refused = await call(gw.eve, 'POST', '/voice/api/tts', { input: 'hello' });
+    expect(refused.statusCode, refused.body).to.be.oneOf([400, 501]);
+    expect((await call(gw.bob, 'POST', '/voice/api/tts', { input: 'hello' })).statusCode).to.equal(200);
+    expect((await call(gw.eve, 'POST', '/voice/api/tts/provider', { provider: 'auto' })).json<Json>()).to.include({ tts_provider: 'espeak' });
   });
 
   it('POST /api/voices/select: the B.15 sentences; a profile chosen by one account changes only its own speech', async () => {

@@ -85,15 +85,19 @@ export function voiceKernel(options: VoiceKernelOptions = {}) {
       }
     },
     stop: () => k?.stop(),
-    /** Uploads the flow as a new bundle of the token's account and runs it to its end. */
-    async runFlow(token: string, flow: { nodes: unknown[]; links: string[] }, inputData: Record<string, unknown> = {}) {
+    /** Uploads the flow as a new bundle of the token's account and starts it; answers the run id. */
+    async startFlow(token: string, flow: { nodes: unknown[]; links: string[] }, inputData: Record<string, unknown> = {}): Promise<string> {
       const id = `voice${++flows}`;
       const body = multipart({}, { name: `${id}.flow`, bytes: bundle(id, '1.0.0', { id: 'main', nodes: flow.nodes, edges: edges(...flow.links) }) });
       const uploaded = await k.inject({ method: 'POST', url: '/api/gateway/bundles/upload', token, payload: body.payload, headers: body.headers });
       expect(uploaded.statusCode, uploaded.body).to.equal(201);
       const started = await k.inject({ method: 'POST', url: '/api/gateway/runs/start', token, payload: { bundle_id: id, input_data: inputData } });
       expect(started.statusCode, started.body).to.be.oneOf([200, 201]);
-      const runId = started.json<{ run_id: string }>().run_id;
+      return started.json<{ run_id: string }>().run_id;
+    },
+    /** Uploads the flow as a new bundle of the token's account and runs it to its end. */
+    async runFlow(token: string, flow: { nodes: unknown[]; links: string[] }, inputData: Record<string, unknown> = {}) {
+      const runId = await this.startFlow(token, flow, inputData);
       const run = await until(async () => (await k.inject({ url: `/api/gateway/runs/${runId}`, token })).json<RunRecord>(), {
         what: `run ${runId} to end`,
         ok: (r) => ['completed', 'failed', 'cancelled'].includes(r.status),
