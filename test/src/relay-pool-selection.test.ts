@@ -3,7 +3,7 @@
  * (§3.6), warm start, and the window token tally (§3.10), against a real `RelayUpstream`.
  */
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAccounts, slugOf } from '@keel/plugin-relay';
 import { RelayUpstream, usageReport } from './helpers/relay-upstream.js';
@@ -308,6 +308,21 @@ describe('relay pool: selection, probes and release', () => {
       second.close();
       harness = null;
       first.close();
+    });
+
+    it('writes the tally behind while serving (no stop), the latest counts catching up', async () => {
+      upstream.usage('key-a', usageReport([{ seconds: WEEK, used: 5, resetIn: 400_000 }]));
+      const h = pool(2);
+      await h.pool.probeAll(true);
+      const file = join(h.dataDir, 'window-tokens.json');
+      const saved = () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Record<string, { models: Record<string, { input_tokens: number }> }> : null);
+      h.pool.tally('acct-a', 'gpt-test', { prompt_tokens: 10, completion_tokens: 4 });
+      await until(() => saved()?.['acct-a']?.models['gpt-test']?.input_tokens, { what: 'the first counts on disk', ok: (n) => n === 10 });
+      h.pool.tally('acct-a', 'gpt-test', { prompt_tokens: 5, completion_tokens: 1 });
+      await until(() => saved()?.['acct-a']?.models['gpt-test']?.input_tokens, { what: 'the later counts on disk', ok: (n) => n === 15 });
+      h.pool.tally('acct-a', 'gpt-test', { prompt_tokens: 1, completion_tokens: 1 });
+      h.pool.stop();
+      expect(saved()?.['acct-a']?.models['gpt-test']?.input_tokens, 'written at stop').to.equal(16);
     });
   });
 });

@@ -27,7 +27,9 @@ export type UpstreamReply =
   /** Never answers (until the client goes). */
   | { hang: true }
   /** Sends `before` content deltas, then holds the stream open without another byte (until the client goes). */
-  | { stall: true; before: number; text?: string };
+  | { stall: true; before: number; text?: string }
+  /** A stream of these SSE events written as they are (each followed by a blank line), then the end. */
+  | { events: string[] };
 
 export interface UsageWindow {
   used_percent: number | null;
@@ -210,6 +212,10 @@ export class RelayUpstream {
     res.on('close', () => {
       if (!res.writableEnded) this.closedEarly++;
     });
+    if ('events' in reply) {
+      res.end(reply.events.map((event) => `${event}\n\n`).join(''));
+      return;
+    }
     if (kind === 'chat') res.write(frame({ role: 'assistant', content: '' }, null));
     if ('toolCall' in reply) {
       res.write(frame({ tool_calls: [{ index: 0, id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } }] }, null));

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { isHttpError, isReply, type Reply, type RouteContext } from '@keel/plugin-sdk';
 import { RelayFailure, type TrafficSink } from '../contracts.js';
 import { failureReply } from '../errors.js';
-import { snapshotOfJson, type BodySnapshot } from '../traffic/body-snapshot.js';
+import { snapshotOfJson, type LoggedBody } from '../traffic/body-snapshot.js';
+import { loggedHeaders } from '../traffic/redaction.js';
 
 export interface Exchange {
   requestId: string;
@@ -16,12 +17,12 @@ export interface Exchange {
 }
 
 /** Opens the exchange: writes `inbound_request` with `body` (a snapshot) and answers the request id. */
-export function openExchange(traffic: TrafficSink, principal: unknown, koa: RouteContext<unknown, unknown, unknown>['koa'], body: BodySnapshot | undefined): Exchange {
+export function openExchange(traffic: TrafficSink, principal: unknown, koa: RouteContext<unknown, unknown, unknown>['koa'], body: LoggedBody | undefined): Exchange {
   const caller = principal as { requestId?: unknown; clientIp?: unknown } | null;
   const requestId = typeof caller?.requestId === 'string' ? caller.requestId : `req_${randomBytes(16).toString('hex')}`;
   traffic.write({
     phase: 'inbound_request', request_id: requestId, method: koa.method, path: koa.path, query: koa.querystring,
-    headers: koa.headers, client_ip: typeof caller?.clientIp === 'string' ? caller.clientIp : koa.ip, body: body ?? { kind: 'empty', bytes: 0 },
+    headers: loggedHeaders(koa.headers), client_ip: typeof caller?.clientIp === 'string' ? caller.clientIp : koa.ip, body: body ?? { kind: 'empty', bytes: 0 },
   });
   const outbound = (status: number, value: unknown) => {
     const fields = typeof value === 'object' && value !== null ? value as Record<string, unknown> : {};

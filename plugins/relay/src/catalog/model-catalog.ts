@@ -132,6 +132,8 @@ export class RelayModelCatalog implements ModelCatalog {
     if (accounts.length === 0) {
       return { ok: false, failure: new RelayFailure(503, { message: 'No hosted account is configured: add one under hosted.accounts, or turn the hosted runtime off (hosted.enabled false).', type: 'server_error', code: 'no_hosted_accounts', param: null }) };
     }
+    const fresh = refresh ? null : this.freshMerge(accounts, requestId);
+    if (fresh) return fresh;
     const results = await Promise.allSettled(accounts.map((account) => this.accountCatalog(account, refresh, requestId)));
     const catalogs = results.map((r) => (r.status === 'fulfilled' ? r.value : null));
     const last = this.lastMerge;
@@ -139,6 +141,36 @@ export class RelayModelCatalog implements ModelCatalog {
     const merged = this.merge(accounts, results);
     this.lastMerge = merged.ok ? { accounts, catalogs, result: merged } : null;
     return merged;
+  }
+
+  /**
+   * The last merge when every account's cached catalog it was made of is still fresh (the routing
+   * path of nearly every call): the `hit` records are written and nothing is awaited or merged.
+   * Null when an account, a catalog or the TTL changed: the full lookup runs.
+   */
+  private freshMerge(accounts: readonly UpstreamAccount[], requestId: string): HostedCatalog | null {
+    const last = this.lastMerge;
+    const ttlSeconds = this.settings.ttlSeconds;
+    if (!last || last.accounts !== accounts || ttlSeconds === 0) return null;
+    const now = this.clock.nowMs();
+    const ages: number[] = [];
+    for (let i = 0; i < accounts.length; i++) {
+      const cached = this.cache.get(accounts[i]!.slug);
+      if (!cached || cached.entries !== last.catalogs[i]) return null;
+      const age = (now - cached.fetchedAtMs) / 1000;
+      if (!(age < ttlSeconds)) return null;
+      ages.push(age);
+    }
+    accounts.forEach((account, i) => this.cacheRecord(account, requestId, 'hit', ages[i]!, last.catalogs[i]!.length));
+    return last.result;
+  }
+
+  private cacheRecord(account: UpstreamAccount, requestId: string, cache: string, age: number | null, count: number): void {
+    const ttlSeconds = this.settings.ttlSeconds;
+    this.traffic.write({
+      phase: 'provider_models_cache', request_id: requestId, provider: 'hosted', account: account.slug, cache, ttl_seconds: ttlSeconds,
+      age_seconds: age === null ? null : round(age), expires_in_seconds: cache === 'hit' ? round(ttlSeconds - age!) : null, cached_model_count: count,
+    });
   }
 
   private merge(accounts: readonly UpstreamAccount[], results: Array<PromiseSettledResult<CatalogEntry[]>>): HostedCatalog {
@@ -186,10 +218,7 @@ export class RelayModelCatalog implements ModelCatalog {
     const age = cached ? (now - cached.fetchedAtMs) / 1000 : null;
     const fresh = cached !== undefined && ttlSeconds > 0 && !refresh && age! < ttlSeconds;
     const cache = ttlSeconds === 0 ? 'disabled' : fresh ? 'hit' : refresh ? 'refresh' : 'miss';
-    this.traffic.write({
-      phase: 'provider_models_cache', request_id: requestId, provider: 'hosted', account: account.slug, cache, ttl_seconds: ttlSeconds,
-      age_seconds: age === null ? null : round(age), expires_in_seconds: fresh ? round(ttlSeconds - age!) : null, cached_model_count: cached?.entries.length ?? 0,
-    });
+    this.cacheRecord(account, requestId, cache, age, cached?.entries.length ?? 0);
     if (fresh) return Promise.resolve(cached.entries);
     let reading = this.inflight.get(account.slug);
     if (!reading) {

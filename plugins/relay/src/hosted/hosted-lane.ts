@@ -34,7 +34,7 @@ import { upstreamChatBody } from './chat-request.js';
 import { upstreamCompletionsBody } from './completions-request.js';
 import { newResponseId, outputItemsOf, responseEchoOf, responseObject, ResponsesEventWriter } from './responses-output.js';
 import { inputItemsOf, upstreamChatOfResponses } from './responses-request.js';
-import { isContent, upstreamItems, type UpstreamChunk, type UpstreamItem, type UpstreamUsage } from './upstream-chunks.js';
+import { isContent, upstreamItems, type UpstreamItem, type UpstreamUsage } from './upstream-chunks.js';
 
 /** Role-only chunks are held until the first content (reference §2.8); an upstream sending only those must not grow memory. */
 const MAX_CHUNKS_BEFORE_CONTENT = 1000;
@@ -54,7 +54,7 @@ export interface HostedLaneDeps {
 /** An upstream stream past its first content event, on the account that served it. */
 interface StartedStream {
   account: UpstreamAccount;
-  head: UpstreamChunk[];
+  head: Array<Extract<UpstreamItem, { kind: 'chunk' }>>;
   items: AsyncGenerator<UpstreamItem>;
   /** After the success terminal: the socket goes back to the account's keep-alive agent. */
   finish(): void;
@@ -73,6 +73,8 @@ interface TallyingPool {
 }
 
 const DONE_FRAME = 'data: [DONE]\n\n';
+/** Event data that is one line: it can be framed as one `data:` line as it is. */
+const SINGLE_LINE = /^[^\r\n]*$/;
 
 export class HostedLane implements TextLane {
   constructor(private readonly deps: HostedLaneDeps) {}
@@ -139,7 +141,7 @@ export class HostedLane implements TextLane {
         }),
       });
       const items = upstreamItems(this.deps.traffic.streamLines ? loggedLines(stream.events, this.deps.traffic, call.requestId) : stream.events);
-      const head: UpstreamChunk[] = [];
+      const head: Array<Extract<UpstreamItem, { kind: 'chunk' }>> = [];
       try {
         for (;;) {
           const next = await items.next();
@@ -148,7 +150,7 @@ export class HostedLane implements TextLane {
             throw head.length ? incompleteStream() : new RelayFailure(502, { message: 'Upstream stream ended without a response payload.', type: 'upstream_error', code: 'empty_stream' });
           }
           if (item.kind === 'failure') throw this.streamFailure(item, call);
-          head.push(item.chunk);
+          head.push(item);
           if (head.length > MAX_CHUNKS_BEFORE_CONTENT) {
             throw new RelayFailure(502, { message: `The upstream sent ${MAX_CHUNKS_BEFORE_CONTENT} events without any content.`, type: 'upstream_error', code: 'upstream_no_content' });
           }
@@ -169,7 +171,7 @@ export class HostedLane implements TextLane {
     const began = performance.now();
     const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
     try {
-      for (const chunk of started.head) answer.add(chunk);
+      for (const item of started.head) answer.add(item.chunk);
       for (;;) {
         const next = await started.items.next();
         if (next.done) throw incompleteStream();
@@ -192,19 +194,22 @@ export class HostedLane implements TextLane {
   /** Chat and completions chunks to the client, in order; the end is `[DONE]` only after a success terminal. */
   private async *chunkFrames(started: StartedStream, call: CallInfo, includeUsage: boolean): AsyncGenerator<string> {
     const answer = new AnswerAccumulator(this.deps.settings.maxAnswerChars);
-    const frameOf = (chunk: UpstreamChunk): string | null => {
+    const frameOf = ({ chunk, data }: Extract<UpstreamItem, { kind: 'chunk' }>): string | null => {
       answer.add(chunk);
+      // Nothing to change (no usage to fill in or leave out): the upstream's own JSON text goes on as
+      // it came, unless it spans lines (a multi-line `data:` event is one compact line here).
+      if (!chunk.usage) return SINGLE_LINE.test(data) ? `data: ${data}\n\n` : `data: ${JSON.stringify(chunk)}\n\n`;
       const usageOnly = (chunk.choices ?? []).length === 0;
-      if (usageOnly && chunk.usage) return includeUsage ? `data: ${JSON.stringify({ ...chunk, usage: chatUsage(chunk.usage) })}\n\n` : null;
-      if (chunk.usage && !includeUsage) {
+      if (usageOnly) return includeUsage ? `data: ${JSON.stringify({ ...chunk, usage: chatUsage(chunk.usage) })}\n\n` : null;
+      if (!includeUsage) {
         const { usage: _usage, ...rest } = chunk;
         return `data: ${JSON.stringify(rest)}\n\n`;
       }
       return `data: ${JSON.stringify(chunk)}\n\n`;
     };
     try {
-      for (const chunk of started.head) {
-        const frame = frameOf(chunk);
+      for (const item of started.head) {
+        const frame = frameOf(item);
         if (frame) yield frame;
       }
       for (;;) {
@@ -222,7 +227,7 @@ export class HostedLane implements TextLane {
           yield DONE_FRAME;
           return;
         }
-        const frame = frameOf(item.chunk);
+        const frame = frameOf(item);
         if (frame) yield frame;
       }
       yield inBandError(incompleteStream().error);
@@ -237,7 +242,7 @@ export class HostedLane implements TextLane {
     const answer = writer.answer;
     try {
       yield* writer.start();
-      for (const chunk of started.head) yield* writer.chunk(chunk);
+      for (const item of started.head) yield* writer.chunk(item.chunk);
       for (;;) {
         const next = await started.items.next();
         if (next.done) break;

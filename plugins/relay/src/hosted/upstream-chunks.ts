@@ -43,7 +43,8 @@ export interface UpstreamUsage {
 }
 
 export type UpstreamItem =
-  | { kind: 'chunk'; chunk: UpstreamChunk }
+  /** `data`: the event's JSON text as the upstream sent it (relayed as it is when nothing in it changes). */
+  | { kind: 'chunk'; chunk: UpstreamChunk; data: string }
   | { kind: 'failure'; event: string; error: OpenAiErrorObject }
   | { kind: 'done' };
 
@@ -67,7 +68,7 @@ export async function* upstreamItems(events: AsyncIterable<SseMessage>): AsyncGe
       yield { kind: 'failure', event: message.event ?? 'error', error };
       continue;
     }
-    yield { kind: 'chunk', chunk: record as UpstreamChunk };
+    yield { kind: 'chunk', chunk: record as UpstreamChunk, data };
   }
 }
 

@@ -3,8 +3,14 @@
  * tally is anchored to the longest window's reset (a new anchor starts it over, so a 5 h window
  * never wipes a weekly count), persisted atomically so a restart keeps it, and never extrapolated
  * into a capacity estimate (quotas are weighted per model).
+ *
+ * Written behind: at most once every `WRITE_DELAY_MS` while calls flow, asynchronously (a slow disk
+ * never stalls serving), and synchronously at stop. A crash loses at most that last second of
+ * counts: the tally is the relay's own view for the status page, never what decides capacity (the
+ * upstream's usage report does), so nothing a client was answered depends on it.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { windowLabel } from './windows.js';
 
@@ -22,11 +28,13 @@ interface AccountTally {
 
 /** Two reports of one window may round its reset differently: closer than this is the same anchor. */
 const ANCHOR_TOLERANCE_SECONDS = 120;
-const WRITE_DELAY_MS = 200;
+const WRITE_DELAY_MS = 1000;
 
 export class WindowTally {
   private readonly tallies = new Map<string, AccountTally>();
   private writeTimer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(private readonly file: string, private readonly onError: (err: unknown) => void) {
     try {
@@ -94,23 +102,62 @@ export class WindowTally {
     };
   }
 
-  /** Writes now what is pending (at stop). */
+  /** Writes now what is pending, synchronously (at stop); later changes are written at once too. */
   flush(): void {
+    this.stopped = true;
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = null;
+    this.writeNow();
+  }
+
+  private writeNow(): void {
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.tallies)), { mode: 0o600 });
+      writeFileSync(tmp, this.serialised(), { mode: 0o600 });
       renameSync(tmp, this.file);
     } catch (err) {
       this.onError(err);
     }
   }
 
+  private serialised(): string {
+    return JSON.stringify(Object.fromEntries(this.tallies));
+  }
+
+  /** One background write at a time (its own temp file); changes made meanwhile wait for the next. */
+  private async writeBehind(): Promise<void> {
+    const tmp = `${this.file}.${process.pid}.behind.tmp`;
+    try {
+      await mkdir(dirname(this.file), { recursive: true });
+      await writeFile(tmp, this.serialised(), { mode: 0o600 });
+      await rename(tmp, this.file);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      this.onError(err);
+    }
+    // A stop while this write was on its way: the synchronous write may have landed first, so the
+    // latest counts are written again over this older snapshot.
+    if (this.stopped) this.writeNow();
+  }
+
   private scheduleWrite(): void {
+    if (this.stopped) {
+      this.writeNow();
+      return;
+    }
     if (this.writeTimer) return;
-    this.writeTimer = setTimeout(() => this.flush(), WRITE_DELAY_MS);
+    this.writeTimer = setTimeout(() => {
+      this.writeTimer = null;
+      if (this.writing) {
+        // Still writing the previous snapshot: this one follows it.
+        void this.writing.then(() => this.scheduleWrite());
+        return;
+      }
+      this.writing = this.writeBehind().finally(() => {
+        this.writing = null;
+      });
+    }, WRITE_DELAY_MS);
     this.writeTimer.unref();
   }
 }

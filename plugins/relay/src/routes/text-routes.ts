@@ -27,6 +27,7 @@ import {
 } from '../contracts.js';
 import { failureReply, relayErrorFormat } from '../errors.js';
 import { snapshotOfBytes, snapshotOfJson } from '../traffic/body-snapshot.js';
+import { loggedHeaders } from '../traffic/redaction.js';
 import { checkTextBody, conversationOf, parseJsonBody, stripParameters } from './text-body-rules.js';
 
 export interface TextRoutesDeps {
@@ -81,7 +82,7 @@ async function handle(deps: TextRoutesDeps, name: TextRoute, koa: Koa.Context, r
     method: koa.method,
     path: koa.path,
     query: koa.querystring,
-    headers: koa.headers,
+    headers: loggedHeaders(koa.headers),
     client_ip: caller?.clientIp ?? koa.ip,
     body: snapshotOfBytes(raw ?? Buffer.alloc(0), koa.get('content-type') || undefined),
   });

@@ -6,6 +6,8 @@
  * elsewhere is still scrubbed. Only the log line is affected, never what a client receives.
  */
 
+import { randomBytes } from 'node:crypto';
+
 export const REDACTED = '[REDACTED]';
 
 const SECRET_KEYS = new Set([
@@ -26,19 +28,64 @@ function escapeChar(char: string): string {
 
 /**
  * Any secret key as JSON.stringify writes a key: `"<key>":`, never escaped (the names are plain ASCII
- * letters, `_` and `-`). A line without a match has no secret key at any depth, so the redacting
- * pass would leave it as it is; a match (also one inside a string value) takes the redacting pass.
+ * letters, `_` and `-`), unless its value is already exactly `"[REDACTED]"` (headers redacted by
+ * `loggedHeaders`: the pass would write the same). A line without a match has no secret left at any
+ * depth, so the redacting pass would leave it as it is; a match (also one inside a string value)
+ * takes the redacting pass, as does a non-empty `query`.
  */
-const SECRET_KEY_IN_JSON = new RegExp(`"(?:${[...SECRET_KEYS].join('|')})":`, 'i');
+const SECRET_KEY_IN_JSON = new RegExp(`"(?:${[...SECRET_KEYS].join('|')})":(?!"\\[REDACTED\\]"[,}\\]])`, 'i');
+/** A non-empty logged query string: its credential parameters are scrubbed by the redacting pass. */
+const QUERY_IN_JSON = /"query":"[^"]/i;
+
+/**
+ * Bodies already serialised once (a JSON snapshot hashes its text) are put in the line as that
+ * text: during the fast pass a snapshot's `toJSON` takes a slot and leaves a placeholder string
+ * no client can forge (a per-process random token), replaced by the text afterwards.
+ */
+const RAW_TOKEN = `\u0000raw-${randomBytes(12).toString('hex')}-`;
+const RAW_PLACEHOLDER = new RegExp(`"\\\\u0000raw-${RAW_TOKEN.slice(5, -1)}-(\\d+)"`, 'g');
+let rawSlots: string[] | null = null;
+
+/** Inside `serializeRecord`'s fast pass: a placeholder for the JSON `text`; otherwise null (serialise the value). */
+export function rawJsonSlot(text: string): string | null {
+  if (rawSlots === null) return null;
+  rawSlots.push(text);
+  return `${RAW_TOKEN}${rawSlots.length - 1}`;
+}
 
 /** The record's log line (without the newline). Throws only for values JSON cannot hold (cycles, BigInt). */
 export function serializeRecord(record: object): string {
   // The plain stringify is several times faster than one with a replacer (the hot path writes
   // several records per call); the replacer runs only when a secret key may be present.
-  const plain = JSON.stringify(record);
-  const text = SECRET_KEY_IN_JSON.test(plain) ? redactedJson(record) : plain;
+  const slots: string[] = [];
+  let plain: string;
+  rawSlots = slots;
+  try {
+    plain = JSON.stringify(record);
+  } finally {
+    rawSlots = null;
+  }
+  let text: string;
+  if (SECRET_KEY_IN_JSON.test(plain) || QUERY_IN_JSON.test(plain) || slots.some((slot) => SECRET_KEY_IN_JSON.test(slot))) text = redactedJson(record);
+  else if (slots.length === 0) text = plain;
+  else text = plain.replace(RAW_PLACEHOLDER, (_match, index: string) => slots[Number(index)]!);
   // JSON.stringify leaves non-ASCII characters only inside strings, so escaping the whole line is exact.
   return text.replace(NON_ASCII, escapeChar);
+}
+
+/**
+ * Request headers for a record, their secret values already `"[REDACTED]"` when serialised (a copy
+ * made then; the request's headers are never touched): an inbound record then needs no redacting
+ * pass just for its `authorization` header.
+ */
+export function loggedHeaders(headers: Record<string, string | string[] | undefined>): object {
+  return {
+    toJSON() {
+      const copy: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(headers)) copy[name] = value !== undefined && value !== null && SECRET_KEYS.has(name.toLowerCase()) ? REDACTED : value;
+      return copy;
+    },
+  };
 }
 
 function redactedJson(record: object): string {

@@ -1,45 +1,31 @@
 /**
  * The relay's traffic log (reference §5): every part writes records through `write`, which never
- * throws and never waits. A record is redacted and serialised at once (so later changes to the
- * objects it names cannot leak into the log), then buffered; batches are appended asynchronously to
- * the hour file, one serial queue doing every file operation (appends, rotation, cleanup, policy
- * saves) so they never race inside this process.
+ * throws and never waits. A record is only queued there: it is redacted and serialised once the
+ * current I/O callback is done (pending-records.ts), so a call's answer leaves before its records
+ * cost anything; the lines are appended in batches (at most every `APPEND_DELAY_MS`) to the hour
+ * file (log-file.ts), one serial queue doing every file operation (appends, rotation, cleanup,
+ * policy saves) so they never race inside this process. The policy in force is live-policy.ts's,
+ * the counters and warnings log-health.ts's.
  *
  * Storage failures never reach the caller: the record is counted in `dropped_records`, `last_error`
  * says why and a warning is logged at most once a minute. While a failed cleanup stands, records
  * are dropped rather than growing the logs past their budget, until the next due pass or a policy
  * change (reference §5.4).
  */
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { Clock, Logger } from '@keel/plugin-sdk';
 import type { RelayConfig } from '../config.js';
 import type { TrafficRecord, TrafficSink } from '../contracts.js';
 import { cleanLogs } from './cleanup.js';
-import { hourFilePath, rotatedPath, scanManagedFiles } from './log-layout.js';
-import { NOTABLE_PHASES, NotableRecords } from './notable-records.js';
-import { serializeRecord } from './redaction.js';
-import { checkPartialPolicy, MIB, PolicyStorageError, RetentionPolicyStore, type PolicySource, type RetentionPolicy } from './retention-policy.js';
+import { LogFile } from './log-file.js';
+import { LogHealth, type LoggingStatus } from './log-health.js';
+import { hourFilePath, scanManagedFiles } from './log-layout.js';
+import { NotableRecords } from './notable-records.js';
+import { LivePolicy } from './live-policy.js';
+import { omissionLine, PendingRecords, type PendingLine } from './pending-records.js';
+import { checkPartialPolicy, MIB, type RetentionPolicy } from './retention-policy.js';
 
-/** The logging status of `GET`/`PUT /v1/relay/logging` (reference §1.8, seed §2C). */
-export interface LoggingStatus {
-  policy: RetentionPolicy;
-  policy_source: PolicySource;
-  policy_path: string;
-  logs_dir: string;
-  usage_bytes: number;
-  file_count: number;
-  over_budget: boolean;
-  cleanup_interval_seconds: number;
-  last_cleanup_at: string | null;
-  deleted_files: number;
-  deleted_bytes: number;
-  oversized_records: number;
-  dropped_records: number;
-  last_error: string | null;
-}
+export type { LoggingStatus } from './log-health.js';
 
 export interface TrafficLogOptions {
   /** Absolute folder of the logs. */
@@ -49,21 +35,8 @@ export interface TrafficLogOptions {
   log: Logger;
 }
 
-interface PendingRecord {
-  line: string;
-  ms: number;
-  phase: unknown;
-  requestId: unknown;
-}
-
-interface OpenFile {
-  path: string;
-  handle: FileHandle;
-  ino: number;
-  size: number;
-}
-
-const WARN_EVERY_MS = 60_000;
+/** Lines wait at most this long for their batch: one append (and one policy and file check) serves many calls. */
+const APPEND_DELAY_MS = 10;
 
 export class TrafficLog implements TrafficSink {
   readonly streamLines: boolean;
@@ -71,21 +44,16 @@ export class TrafficLog implements TrafficSink {
   private readonly settings: RelayConfig['logging'];
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly store: RetentionPolicyStore;
+  private readonly live: LivePolicy;
   private readonly notable: NotableRecords;
-  private readonly maxBufferedBytes: number;
+  private readonly pending: PendingRecords;
+  private readonly file = new LogFile();
+  private readonly health: LogHealth;
 
-  private policy: RetentionPolicy;
-  private policySource: PolicySource = 'config';
-  /** The saved file's version last read (`undefined`: not read yet). */
-  private policySignature: string | null | undefined;
-
-  private pending: PendingRecord[] = [];
-  private pendingBytes = 0;
-  private flushQueued = false;
+  private drainQueued = false;
+  private appendQueued = false;
   /** Every file operation runs in this chain, one at a time. */
   private chain: Promise<void> = Promise.resolve();
-  private file: OpenFile | null = null;
   private hourPath: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -93,15 +61,6 @@ export class TrafficLog implements TrafficSink {
   private cleanupDue = false;
   private cleanupFailed = false;
   private lastCleanupMs: number | null = null;
-  private lastCleanupAt: string | null = null;
-  private usageBytes = 0;
-  private fileCount = 0;
-  private deletedFiles = 0;
-  private deletedBytes = 0;
-  private oversizedRecords = 0;
-  private droppedRecords = 0;
-  private lastError: string | null = null;
-  private lastWarnMs = -Infinity;
 
   constructor(options: TrafficLogOptions) {
     this.logsDir = options.logsDir;
@@ -109,56 +68,44 @@ export class TrafficLog implements TrafficSink {
     this.streamLines = options.settings.streamLines;
     this.clock = options.clock;
     this.log = options.log;
-    this.policy = { retention_days: options.settings.retentionDays, max_total_mb: options.settings.maxTotalMb, max_file_mb: options.settings.maxFileMb };
-    this.store = new RetentionPolicyStore(this.logsDir, { ...this.policy });
+    this.health = new LogHealth(options.clock, options.log, options.logsDir);
+    const configured = { retention_days: options.settings.retentionDays, max_total_mb: options.settings.maxTotalMb, max_file_mb: options.settings.maxFileMb };
+    this.live = new LivePolicy(this.logsDir, configured, (message) => this.health.storageError(message), () => {
+      this.cleanupDue = true;
+    });
     this.notable = new NotableRecords(options.settings.recentRecords);
-    this.maxBufferedBytes = options.settings.maxBufferedMb * MIB;
+    const full = `the traffic log buffer is full (${options.settings.maxBufferedMb} MiB, setting logging.maxBufferedMb): the disk is not keeping up`;
+    this.pending = new PendingRecords(options.settings.maxBufferedMb * MIB, full, this.notable, (message) => this.health.dropped(1, message));
   }
 
   get policyPath(): string {
-    return this.store.policyPath;
+    return this.live.store.policyPath;
+  }
+
+  /** The policy in force. */
+  private get policy(): RetentionPolicy {
+    return this.live.policy;
   }
 
   write(record: TrafficRecord): void {
     try {
-      const ms = this.clock.nowMs();
-      const line = serializeRecord(record.logged_at === undefined ? { ...record, logged_at: new Date(ms).toISOString() } : record);
-      if (typeof record.phase === 'string' && NOTABLE_PHASES.has(record.phase)) this.notable.add(line);
-      if (this.pendingBytes + line.length > this.maxBufferedBytes) {
-        this.dropped(1, `the traffic log buffer is full (${this.settings.maxBufferedMb} MiB, setting logging.maxBufferedMb): the disk is not keeping up`);
-        return;
-      }
-      this.pending.push({ line, ms, phase: record.phase, requestId: record.request_id });
-      this.pendingBytes += line.length + 1;
-      this.scheduleFlush();
+      this.pending.add(record, this.clock.nowMs());
+      this.scheduleDrain();
     } catch (err) {
-      this.dropped(1, `a traffic record could not be serialised (${(err as Error).message})`);
+      this.health.dropped(1, `a traffic record could not be queued (${(err as Error).message})`);
     }
   }
 
   /** The last `n` notable records (adaptations, failovers, retries, stream errors, account events), oldest first, redacted. */
   recent(n: number): Array<Record<string, unknown>> {
+    this.pending.drain();
     return this.notable.recent(n);
   }
 
   /** The status from what this process knows now (usage as of the last pass plus what it appended since); never waits. */
   status(): LoggingStatus {
-    return {
-      policy: { ...this.policy },
-      policy_source: this.policySource,
-      policy_path: this.store.policyPath,
-      logs_dir: this.logsDir,
-      usage_bytes: this.usageBytes,
-      file_count: this.fileCount,
-      over_budget: this.usageBytes > this.policy.max_total_mb * MIB,
-      cleanup_interval_seconds: this.settings.cleanupIntervalSeconds,
-      last_cleanup_at: this.lastCleanupAt,
-      deleted_files: this.deletedFiles,
-      deleted_bytes: this.deletedBytes,
-      oversized_records: this.oversizedRecords,
-      dropped_records: this.droppedRecords,
-      last_error: this.lastError,
-    };
+    this.pending.drain();
+    return this.health.report(this.policy, this.live.source, this.live.store.policyPath, this.settings.cleanupIntervalSeconds);
   }
 
   /**
@@ -167,10 +114,10 @@ export class TrafficLog implements TrafficSink {
    */
   async describe(): Promise<LoggingStatus> {
     return this.serial(async () => {
-      await this.reloadPolicy(true);
+      await this.live.reload(true);
       const scan = await scanManagedFiles(this.logsDir);
-      this.usageBytes = scan.files.reduce((sum, f) => sum + f.size, 0);
-      this.fileCount = scan.files.length;
+      this.health.usageBytes = scan.files.reduce((sum, f) => sum + f.size, 0);
+      this.health.fileCount = scan.files.length;
       return this.status();
     });
   }
@@ -183,8 +130,7 @@ export class TrafficLog implements TrafficSink {
   async updatePolicy(input: unknown): Promise<LoggingStatus> {
     const partial = checkPartialPolicy(input);
     return this.serial(async () => {
-      const saved = await this.store.update(partial);
-      this.adoptPolicy(saved.policy, saved.source, saved.signature);
+      await this.live.update(partial);
       await this.cleanup();
       return this.status();
     });
@@ -208,7 +154,7 @@ export class TrafficLog implements TrafficSink {
     this.timer = null;
     this.stopped = true;
     await this.flush();
-    await this.serial(() => this.closeFile());
+    await this.serial(() => this.file.close());
   }
 
   /** Resolves once every record written before the call has been appended (or dropped). */
@@ -222,25 +168,29 @@ export class TrafficLog implements TrafficSink {
     return run;
   }
 
-  private scheduleFlush(): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
+  /** Serialises what `write` queued once the current callback is done, then queues a batch append. */
+  private scheduleDrain(): void {
+    if (this.drainQueued) return;
+    this.drainQueued = true;
     setImmediate(() => {
-      void this.serial(() => this.appendPending());
+      this.drainQueued = false;
+      this.pending.drain();
+      if (this.appendQueued) return;
+      this.appendQueued = true;
+      // Not unref'd: a process ending on its own still appends what it logged (10 ms later at most).
+      setTimeout(() => void this.serial(() => this.appendPending()), APPEND_DELAY_MS);
     });
   }
 
   private async appendPending(): Promise<void> {
-    this.flushQueued = false;
-    const batch = this.pending;
+    this.appendQueued = false;
+    const batch = this.pending.take();
     if (batch.length === 0) return;
-    this.pending = [];
-    this.pendingBytes = 0;
     try {
-      await this.reloadPolicy(false);
-      await this.checkOpenFile();
+      await this.live.reload(false);
+      await this.file.check();
     } catch {
-      // reloadPolicy/checkOpenFile record their own failures; the batch still goes to the current policy
+      // reloadPolicy/check record their own failures; the batch still goes to the current policy
     }
     let chunk: string[] = [];
     let chunkBytes = 0;
@@ -252,37 +202,37 @@ export class TrafficLog implements TrafficSink {
       await this.appendLines(lines);
     };
     for (const item of batch) {
-      const target = hourFilePath(this.logsDir, item.ms);
+      const target = this.hourFileOf(item.ms);
       if (this.hourPath !== target) {
         await writeChunk();
-        await this.closeFile();
+        await this.file.close();
         // A new hour is a reason to clean (not the very first file of this process: start cleans).
         if (this.hourPath !== null) this.cleanupDue = true;
         this.hourPath = target;
       }
       if (this.cleanupFailed && !this.cleanupDue && !this.cleanupIsDue()) {
-        this.droppedRecords += 1;
+        this.health.droppedRecords += 1;
         continue;
       }
       const line = this.fitLine(item);
       const bytes = line.length + 1;
       try {
         await this.openFile(target);
-        const size = this.file!.size + chunkBytes;
+        const size = this.file.size + chunkBytes;
         if (size > 0 && size + bytes > this.policy.max_file_mb * MIB) {
           await writeChunk();
-          await this.rotate();
+          if (await this.file.rotate()) this.cleanupDue = true;
           await this.openFile(target);
         }
         if (this.cleanupDue || this.cleanupIsDue()) {
           await writeChunk();
           await this.cleanup();
-          if (!this.file) await this.openFile(target);
+          if (!this.file.isOpen) await this.openFile(target);
         }
       } catch (err) {
         await writeChunk();
-        await this.closeFile();
-        this.dropped(1, `cannot write ${target}: ${(err as Error).message}`);
+        await this.file.close();
+        this.health.dropped(1, `cannot write ${target}: ${(err as Error).message}`);
         continue;
       }
       chunk.push(line);
@@ -290,124 +240,53 @@ export class TrafficLog implements TrafficSink {
     }
     await writeChunk();
     // Records written while the plugin stops are appended, and the file is not left open.
-    if (this.stopped) await this.closeFile();
+    if (this.stopped) await this.file.close();
+  }
+
+  private hourCache = { hour: Number.NaN, path: '' };
+
+  /** The hour file of `ms`, worked out once per hour. */
+  private hourFileOf(ms: number): string {
+    const hour = Math.floor(ms / 3_600_000);
+    if (hour !== this.hourCache.hour) this.hourCache = { hour, path: hourFilePath(this.logsDir, ms) };
+    return this.hourCache.path;
   }
 
   /** The line itself, or an omission record when it alone is larger than a file may be. */
-  private fitLine(item: PendingRecord): string {
-    const maxBytes = this.policy.max_file_mb * MIB;
-    if (item.line.length + 1 <= maxBytes) return item.line;
-    this.oversizedRecords += 1;
-    const omission: Record<string, unknown> = {};
-    if (typeof item.requestId === 'string') omission.request_id = item.requestId.slice(0, 256);
-    if (typeof item.phase === 'string') omission.phase = item.phase.slice(0, 128);
-    omission.log_record_omitted = `record larger than max_file_mb (${this.policy.max_file_mb} MiB)`;
-    omission.original_bytes = item.line.length + 1;
-    omission.sha256 = createHash('sha256').update(item.line).digest('hex');
-    omission.logged_at = new Date(item.ms).toISOString();
-    return serializeRecord(omission);
+  private fitLine(item: PendingLine): string {
+    if (item.line.length + 1 <= this.policy.max_file_mb * MIB) return item.line;
+    this.health.oversizedRecords += 1;
+    return omissionLine(item, this.policy.max_file_mb);
   }
 
   private async appendLines(lines: string[]): Promise<void> {
-    const file = this.file;
-    if (!file) {
-      this.dropped(lines.length, 'the log file is not open');
-      return;
-    }
     const text = `${lines.join('\n')}\n`;
     try {
-      await file.handle.appendFile(text);
-      file.size += text.length;
-      this.usageBytes += text.length;
+      await this.file.append(text);
+      this.health.usageBytes += text.length;
     } catch (err) {
-      await this.closeFile();
-      this.dropped(lines.length, `cannot append to ${file.path}: ${(err as Error).message}`);
+      this.health.dropped(lines.length, (err as Error).message);
     }
   }
 
-  /**
-   * Opens `target` for appending unless it is open: the year and month folders must be real
-   * folders, the file is never followed if it is a symlink and must have exactly one link.
-   */
+  /** Opens the hour file `target` (log-file.ts checks), counting a new one. */
   private async openFile(target: string): Promise<void> {
-    if (this.file?.path === target) return;
-    await this.closeFile();
-    const monthDir = path.dirname(target);
-    await mkdir(monthDir, { recursive: true, mode: 0o700 });
-    for (const dir of [path.dirname(monthDir), monthDir]) {
-      const s = await lstat(dir);
-      if (!s.isDirectory()) throw new Error(`${dir} is a symlink or not a folder; traffic logs are never written through one`);
-    }
-    const handle = await open(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-    try {
-      const s = await handle.stat();
-      if (!s.isFile()) throw new Error(`${target} is not a regular file`);
-      if (s.nlink !== 1) throw new Error(`${target} has ${s.nlink} hard links; traffic logs are never written to a shared file`);
-      const created = s.size === 0;
-      this.file = { path: target, handle, ino: s.ino, size: s.size };
-      if (created) this.fileCount += 1;
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      throw err;
-    }
-  }
-
-  /** Closes the open file if its path no longer names it (renamed, replaced, hard-linked by someone else). */
-  private async checkOpenFile(): Promise<void> {
-    const file = this.file;
-    if (!file) return;
-    try {
-      const s = await lstat(file.path);
-      if (s.ino === file.ino && s.nlink === 1 && s.isFile()) return;
-    } catch {
-      // gone: reopened below on the next record
-    }
-    await this.closeFile();
-  }
-
-  private async closeFile(): Promise<void> {
-    const file = this.file;
-    this.file = null;
-    if (file) await file.handle.close().catch(() => undefined);
-  }
-
-  /** Renames the full hour file to `DD-HH.<32 hex>.log`; the next record starts a fresh one. */
-  private async rotate(): Promise<void> {
-    const file = this.file;
-    if (!file) return;
-    await this.closeFile();
-    await rename(file.path, rotatedPath(file.path));
-    this.cleanupDue = true;
+    if (await this.file.open(target)) this.health.fileCount += 1;
   }
 
   /** Startup and periodic maintenance: pick up a changed policy, rotate an oversized current file, clean. */
   private async maintain(): Promise<void> {
     try {
       await mkdir(this.logsDir, { recursive: true, mode: 0o700 });
-      await this.reloadPolicy(false);
-      await this.checkOpenFile();
+      await this.live.reload(false);
+      await this.file.check();
       const current = hourFilePath(this.logsDir, this.clock.nowMs());
-      if (this.file && this.file.path !== current) await this.closeFile();
-      await this.rotateOversized(current);
+      if (this.file.isOpen && this.file.path !== current) await this.file.close();
+      await this.file.rotateOversized(current, this.policy.max_file_mb * MIB);
     } catch (err) {
-      this.storageError(`log maintenance failed: ${(err as Error).message}`);
+      this.health.storageError(`log maintenance failed: ${(err as Error).message}`);
     }
     await this.cleanup();
-  }
-
-  /** A current file already over the size limit (from an older policy or version) is rotated. */
-  private async rotateOversized(current: string): Promise<void> {
-    let size: number;
-    try {
-      const s = await lstat(current);
-      if (!s.isFile() || s.nlink !== 1) return;
-      size = s.size;
-    } catch {
-      return;
-    }
-    if (size <= this.policy.max_file_mb * MIB) return;
-    if (this.file?.path === current) await this.closeFile();
-    await rename(current, rotatedPath(current));
   }
 
   private cleanupIsDue(): boolean {
@@ -420,64 +299,18 @@ export class TrafficLog implements TrafficSink {
     try {
       const current = this.hourPath ?? hourFilePath(this.logsDir, now);
       const outcome = await cleanLogs(this.logsDir, this.policy, current, now);
-      this.deletedFiles += outcome.deletedFiles;
-      this.deletedBytes += outcome.deletedBytes;
-      this.usageBytes = outcome.usageBytes;
-      this.fileCount = outcome.fileCount;
+      this.health.deletedFiles += outcome.deletedFiles;
+      this.health.deletedBytes += outcome.deletedBytes;
+      this.health.usageBytes = outcome.usageBytes;
+      this.health.fileCount = outcome.fileCount;
       this.cleanupFailed = outcome.errors.length > 0;
-      this.lastError = this.cleanupFailed ? outcome.errors.slice(0, 3).join('; ') : null;
-      if (this.cleanupFailed) this.warn(`traffic log cleanup failed: ${this.lastError}`);
+      this.health.lastError = this.cleanupFailed ? outcome.errors.slice(0, 3).join('; ') : null;
+      if (this.cleanupFailed) this.health.warn(`traffic log cleanup failed: ${this.health.lastError}`);
     } catch (err) {
       this.cleanupFailed = true;
-      this.storageError(`traffic log cleanup failed: ${(err as Error).message}`);
+      this.health.storageError(`traffic log cleanup failed: ${(err as Error).message}`);
     }
     this.lastCleanupMs = now;
-    this.lastCleanupAt = new Date(now).toISOString();
-  }
-
-  /**
-   * Reads the saved policy again when its file changed (another process, a PUT). With `strict`, a
-   * policy that cannot be read throws `PolicyStorageError`; otherwise the previous one stays and
-   * `last_error` says why.
-   */
-  private async reloadPolicy(strict: boolean): Promise<void> {
-    try {
-      const signature = await this.store.signature();
-      if (signature === this.policySignature && !strict) return;
-      const loaded = await this.store.load();
-      if (loaded.signature === this.policySignature) return;
-      this.adoptPolicy(loaded.policy, loaded.source, loaded.signature);
-    } catch (err) {
-      if (!(err instanceof PolicyStorageError)) throw err;
-      this.storageError(err.message);
-      if (strict) throw err;
-      // Not read again until the file changes: one error, not one per batch.
-      this.policySignature = await this.store.signature().catch(() => this.policySignature);
-    }
-  }
-
-  private adoptPolicy(policy: RetentionPolicy, source: PolicySource, signature: string | null): void {
-    const first = this.policySignature === undefined;
-    this.policy = policy;
-    this.policySource = source;
-    this.policySignature = signature;
-    if (!first) this.cleanupDue = true;
-  }
-
-  private dropped(count: number, message: string): void {
-    this.droppedRecords += count;
-    this.storageError(message);
-  }
-
-  private storageError(message: string): void {
-    this.lastError = message;
-    this.warn(message);
-  }
-
-  private warn(message: string): void {
-    const now = this.clock.nowMs();
-    if (now - this.lastWarnMs < WARN_EVERY_MS) return;
-    this.lastWarnMs = now;
-    this.log.warn(`traffic log: ${message} (serving goes on; records are dropped until storage recovers)`, { logs_dir: this.logsDir });
+    this.health.lastCleanupAt = new Date(now).toISOString();
   }
 }

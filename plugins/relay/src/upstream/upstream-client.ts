@@ -5,11 +5,12 @@
  * (DNS, connect, TLS, reset, no byte for `timeoutMs`) a 502 "Upstream connection failed: …". The
  * call is closed at once when `signal` aborts (the client went away) or the reader stops early.
  */
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { RelayFailure } from '../contracts.js';
 import { connectionFailure, failureOfStatus } from './failure-classifier.js';
-import { sseMessages, type SseMessage } from './sse-messages.js';
+import { SseReader, type SseMessage } from './sse-messages.js';
 import type { UpstreamEndpoint } from './upstream-endpoint.js';
 
 export interface UpstreamCallOptions {
@@ -37,6 +38,22 @@ export interface UpstreamStream {
   close(): void;
 }
 
+/** Parsed upstream URLs by base and path (a handful per relay): no URL parse on every call. */
+const targets = new Map<string, { https: boolean; options: RequestOptions }>();
+const MAX_CACHED_URLS = 256;
+
+function targetOf(baseUrl: string, path: string): { https: boolean; options: RequestOptions } {
+  const key = `${baseUrl}\n${path}`;
+  let target = targets.get(key);
+  if (!target) {
+    const url = new URL(baseUrl.replace(/\/+$/, '') + path);
+    target = { https: url.protocol === 'https:', options: urlToHttpOptions(url) };
+    if (targets.size >= MAX_CACHED_URLS) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
 /** How long a finished stream may take to end its body before its socket is dropped instead. */
 const FINISH_GRACE_MS = 1000;
 
@@ -45,13 +62,14 @@ const FINISH_GRACE_MS = 1000;
  * with the event stream on 2xx, rejecting with the classified failure otherwise.
  */
 export function openUpstreamStream(endpoint: UpstreamEndpoint, path: string, body: unknown, options: UpstreamCallOptions): Promise<UpstreamStream> {
-  const url = new URL(endpoint.baseUrl.replace(/\/+$/, '') + path);
+  const target = targetOf(endpoint.baseUrl, path);
   const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = target.https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(connectionFailure('the client went away before the call'));
     let failure: RelayFailure | null = null;
-    const req: ClientRequest = send(url, {
+    const req: ClientRequest = send({
+      ...target.options,
       method: 'POST',
       agent: endpoint.agent,
       headers: {
@@ -120,9 +138,12 @@ async function* eventsOf(res: IncomingMessage, apiKey: string, options: Upstream
   res.setEncoding('utf8');
   try {
     // An in-stream error event may echo the key as well.
-    for await (const message of sseMessages(res as AsyncIterable<string>, options.maxEventBytes)) {
-      yield message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message;
+    const reader = new SseReader(options.maxEventBytes);
+    const masked = (message: SseMessage) => (apiKey && message.data.includes(apiKey) ? { ...message, data: withoutKey(message.data, apiKey) } : message);
+    for await (const text of res as AsyncIterable<string>) {
+      for (const message of reader.feed(text)) yield masked(message);
     }
+    for (const message of reader.end()) yield masked(message);
   } catch (err) {
     throw failure() ?? (isRelayFailure(err) ? err : connectionFailure(describe(err as Error)));
   } finally {
