@@ -9,7 +9,7 @@ import { core, definePlugin, token } from '@keel/plugin-sdk';
 import { runHooksToken, runsDirectoryToken } from '@keel/plugin-gateway-runs';
 import { workspacesToken } from '@keel/plugin-workspaces';
 import { artifactsConfigSchema } from './artifact-config.js';
-import type { ArtifactStore } from './artifact-record.js';
+import { artifactsService, type ArtifactsService } from './artifact-content.js';
 import { ArtifactIndex } from './artifact-index.js';
 import { ArtifactScopes } from './artifact-scope.js';
 import { ArtifactService } from './artifact-service.js';
@@ -27,8 +27,9 @@ export type { ArtifactReference } from './artifact-reference.js';
 export { isSharedWithUser, SHARED_TAG, SHARED_USER } from './artifact-record.js';
 export type { ArtifactsConfig } from './artifact-config.js';
 
-/** What other plugins get: read access to the artifact records of every account. */
-export type ArtifactsService = ArtifactStore;
+/** What other plugins get: read access to the artifact records of every account and their bytes. */
+export type { ArtifactsService } from './artifact-content.js';
+export { ArtifactTooLarge } from './artifact-content.js';
 
 export const artifactsToken = token<ArtifactsService>('artifacts.service');
 
@@ -60,7 +61,7 @@ export const artifactsPlugin = definePlugin({
     deps.hooks.onFileProduced(producedFileListener(service, maxBytes, deps.log));
 
     return {
-      exports: index as ArtifactsService,
+      exports: artifactsService(index, blobs),
       routes: [
         uploadRoute(service, config, maxBytes),
         ...artifactRoutes(index, scopes, blobs, config),

@@ -73,12 +73,12 @@ export { effectNode, pureNode, NodeFailure } from './flow/node-types.js';
 /** The origin's Python texts and flag coercion, for plugins whose node types must write what the origin writes. */
 export { PythonError, pythonJsonDumps, pythonRepr, pythonStr } from './flow/python-text.js';
 export { coerceBool, pythonTruthy } from './flow/coerce.js';
-export type { EffectContext, EffectNodeType, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType, PureScope } from './flow/node-types.js';
+export type { EffectContext, EffectNodeType, EffectOutputFile, SideEffects, NodeInputs, NodeTypeDefinition, NodeTypeRegistry, PureNodeType, PureScope } from './flow/node-types.js';
 export type { FlowNode } from './flow/visualflow.js';
 export { runsDirectoryToken } from './extensions/runs-directory.js';
 export type { RunFacts, RunsDirectory } from './extensions/runs-directory.js';
 export { runHooksToken } from './extensions/run-hooks.js';
-export type { CommandRequest, CommandTarget, EmittedEvent, EventEmittedListener, FileProducedListener, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
+export type { CommandRequest, CommandTarget, EmittedEvent, EventEmittedListener, FileProducedListener, ProducedArtifact, ProducedFile, RunHooks, StartCheck, StartCheckInput, StartPreparation, StartPreparer } from './extensions/run-hooks.js';
 export { runLauncherToken } from './extensions/run-launcher.js';
 export type { LaunchedWorkflow, LaunchRequest, LaunchResult, LaunchTags, LaunchTarget, LegacySchedule, RunEndedListener, RunLauncher, RunOutcome } from './extensions/run-launcher.js';
 export { runtimeConfigToken } from './settings/runtime-config.js';

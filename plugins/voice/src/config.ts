@@ -4,6 +4,7 @@
  * (`limits`), every one with a safe default. Owner values arrive as a config file writes them: a
  * boolean may be `true` or `"on"`, a timeout `30` or `"30"`; `owner-settings.ts` reads them.
  */
+import { webConfigJson, type WebConfig } from './web/web-config.js';
 import { defineSchemaFor } from '@keel/plugin-sdk';
 
 /** A boolean owner key as written: `true`, `"yes"`, `1` (reference B.13: anything else is the default). */
@@ -73,6 +74,8 @@ export interface VoiceConfig {
   voice_codebook_sampler?: 'multinomial' | 'exponential';
   limits: VoiceLimits;
   engines: LocalEngineConfig;
+  /** The web example's routes and page (`web/web-config.ts`). */
+  web: WebConfig;
 }
 
 const looseBoolean = { type: ['boolean', 'string', 'number'] } as const;
@@ -103,6 +106,7 @@ export const voiceConfigSchema = defineSchemaFor<VoiceConfig>()({
     // A typo here fails at boot, before any manager is built (reference B.13).
     voice_codebook_predictor: { type: 'string', enum: ['auto', 'reference'] },
     voice_codebook_sampler: { type: 'string', enum: ['multinomial', 'exponential'] },
+    web: webConfigJson,
     engines: {
       type: 'object',
       additionalProperties: false,

@@ -8,6 +8,9 @@
 import path from 'node:path';
 import { core, definePlugin, gatewayErrorFormat, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
 import { nodeTypesToken } from '@keel/plugin-gateway-runs';
+import { artifactsToken } from '@keel/plugin-artifacts';
+import { voiceNodesPart } from './nodes/voice-nodes-part.js';
+import { voiceWebPart } from './web/voice-web-part.js';
 import { EspeakEngine } from '@keel/engine-espeak';
 import { PocketsphinxEngine } from '@keel/engine-pocketsphinx';
 import { VoiceAdmission } from './admission.js';
@@ -40,7 +43,7 @@ export const voiceServiceToken = token<VoiceService>('voice.service');
  * The parts of this plugin that live in their own files, each adding routes, pages, health fields,
  * start and stop (see `plugin-parts.ts`). Add yours here.
  */
-const VOICE_PARTS: VoicePart[] = [];
+const VOICE_PARTS: VoicePart[] = [voiceNodesPart, voiceWebPart];
 
 export const voicePlugin = definePlugin({
   id: 'voice',
@@ -56,6 +59,7 @@ export const voicePlugin = definePlugin({
   deps: {
     log: core.logger, paths: core.paths, clock: core.clock, auth: core.auth, workers: core.workers,
     nodeTypes: optional(nodeTypesToken),
+    artifacts: optional(artifactsToken),
     audioSlot: optional(openaiAudioSlotToken),
   },
   provides: voiceServiceToken,
@@ -89,7 +93,7 @@ export const voicePlugin = definePlugin({
     const api = apiSwitch(deps.audioSlot);
 
     const parts = VOICE_PARTS.map((part) =>
-      part({ config, settings, service, nodeTypes: deps.nodeTypes, log: deps.log, paths: deps.paths, clock: deps.clock, auth: deps.auth, workers: deps.workers, mounts }),
+      part({ config, settings, service, nodeTypes: deps.nodeTypes, artifacts: deps.artifacts, log: deps.log, paths: deps.paths, clock: deps.clock, auth: deps.auth, workers: deps.workers, mounts }),
     );
     const routes: AnyRoute[] = [
       speechRoute(service, limits, api) as AnyRoute,

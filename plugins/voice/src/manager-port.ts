@@ -15,6 +15,8 @@ export interface PortSpeech {
   instructions?: string;
   language?: string;
   model?: string;
+  /** Strip markdown before speaking (the manager's default: true). */
+  sanitizeSyntax?: boolean;
   signal: AbortSignal;
 }
 

@@ -111,7 +111,7 @@ function modelFromEnv(env: Env, kind: 'TTS' | 'STT', engine: string): string | u
 }
 
 /** The settings `config` and `env` give (reference B.13 order: config, then env, then default). */
-export function resolveOwnerSettings(config: Omit<VoiceConfig, 'limits' | 'engines'>, env: Env): OwnerSettings {
+export function resolveOwnerSettings(config: Omit<VoiceConfig, 'limits' | 'engines' | 'web'>, env: Env): OwnerSettings {
   const ttsEngine = (nonEmpty(config.voice_tts_engine) ?? fromEnv(env, 'VOICE_TTS_ENGINE') ?? KEEL_VOICE_DEFAULTS.ttsEngine).toLowerCase();
   const sttEngine = (nonEmpty(config.voice_stt_engine) ?? fromEnv(env, 'VOICE_STT_ENGINE') ?? KEEL_VOICE_DEFAULTS.sttEngine).toLowerCase();
   const clonedTtsStreaming = readBoolean(config.voice_cloned_tts_streaming ?? fromEnv(env, 'VOICE_CLONED_TTS_STREAMING'), KEEL_VOICE_DEFAULTS.clonedTtsStreaming);

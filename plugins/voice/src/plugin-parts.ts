@@ -5,6 +5,7 @@
  */
 import type { AnyRoute, Logger, Paths, PluginPage, WorkerPools, Clock, AuthService } from '@keel/plugin-sdk';
 import type { NodeTypeRegistry } from '@keel/plugin-gateway-runs';
+import type { ArtifactsService } from '@keel/plugin-artifacts';
 import type { VoiceConfig } from './config.js';
 import type { OwnerSettings } from './owner-settings.js';
 import type { VoiceService } from './voice-service.js';
@@ -16,6 +17,8 @@ export interface VoicePartContext {
   service: VoiceService;
   /** The runs plugin's node-type registry, when that plugin is loaded. */
   nodeTypes: NodeTypeRegistry | undefined;
+  /** The artifacts plugin's service, when that plugin is loaded (the node types keep their audio as artifacts and read them). */
+  artifacts: ArtifactsService | undefined;
   log: Logger;
   paths: Paths;
   clock: Clock;

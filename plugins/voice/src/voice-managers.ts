@@ -158,6 +158,7 @@ class ManagerAdapter implements VoiceManagerPort {
       ...(r.instructions ? { instructions: r.instructions } : {}),
       ...(r.language ? { language: r.language } : {}),
       ...(r.model ? { model: r.model } : {}),
+      ...(r.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
     });
     // The manager keeps the last utterance's metrics; under concurrent calls they may be another call's.
     const metrics = this.manager.popLastTtsMetrics() as Record<string, unknown> | null;

@@ -76,6 +76,7 @@ export class VoiceRuntime implements VoiceService {
       ...(input.instructions ? { instructions: input.instructions } : {}),
       ...(input.language ? { language: input.language } : {}),
       ...(sel.model ? { model: sel.model } : {}),
+      ...(input.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
     };
     return { settings, model: sel.model ?? settings.ttsModel, request };
   }

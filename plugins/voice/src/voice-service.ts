@@ -19,6 +19,8 @@ export interface SpeechInput {
   model?: string;
   provider?: string;
   language?: string;
+  /** Strip markdown before speaking (reference B.2 `sanitize_syntax`; default true). */
+  sanitizeSyntax?: boolean;
   signal?: AbortSignal;
 }
 

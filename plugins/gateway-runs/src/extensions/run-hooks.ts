@@ -73,7 +73,18 @@ export interface StartPreparation {
  */
 export type StartPreparer = (start: StartPreparation) => Promise<void> | void;
 
-export type FileProducedListener = (file: ProducedFile) => Promise<void> | void;
+/**
+ * What a file listener made of a produced file (the artifacts plugin: the artifact it recorded), so
+ * a node whose output names the artifact (the media nodes, reference runtime-nodes §10) can say which.
+ */
+export interface ProducedArtifact {
+  artifact_id: string;
+  content_type: string;
+  size_bytes: number;
+}
+
+/** Told about a written file; may answer what it recorded of it (the first answer is the node's). */
+export type FileProducedListener = (file: ProducedFile) => Promise<ProducedArtifact | void> | ProducedArtifact | void;
 
 /** An external event an `emit_event` command delivered (after the runs waiting on it were resumed). */
 export interface EmittedEvent {
@@ -207,16 +218,20 @@ export class RunHooksRegistry implements RunHooks {
   }
 
   /**
-   * Tells every listener about a written file. A listener's failure is logged, never the run's:
-   * the file is written whatever another plugin makes of it.
+   * Tells every listener about a written file and answers the first record one made of it (null
+   * when none did). A listener's failure is logged, never the run's: the file is written whatever
+   * another plugin makes of it.
    */
-  async fileProduced(file: ProducedFile): Promise<void> {
+  async fileProduced(file: ProducedFile): Promise<ProducedArtifact | null> {
+    let answer: ProducedArtifact | null = null;
     for (const listener of this.listeners) {
       try {
-        await listener(file);
+        const made = await listener(file);
+        if (made && !answer) answer = made;
       } catch (err) {
         this.log.warn('a runs.hooks file listener failed', { error: (err as Error).message ?? String(err), run_id: file.run_id, rel_path: file.rel_path });
       }
     }
+    return answer;
   }
 }

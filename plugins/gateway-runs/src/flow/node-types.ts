@@ -5,6 +5,7 @@
  * `nodeTypesToken` in their setup. The registry closes when the kernel starts plugins, so the
  * set of node types is fixed while runs execute.
  */
+import type { ProducedArtifact } from '../extensions/run-hooks.js';
 import type { FlowNode } from './visualflow.js';
 
 export type NodeInputs = Record<string, unknown>;
@@ -50,7 +51,29 @@ export interface EffectContext {
    * outside the folder is not announced.
    */
   fileProduced(realPath: string, contentType?: string): void;
+  /**
+   * Writes `bytes` at `relPath` in the run's workspace folder as the file nodes write (workspace
+   * policy, the file tools' size limit, the folder's quota) and tells the `runs.hooks` listeners
+   * now, before the effect's record is stored (no ledger cursor), answering what they recorded (the
+   * artifacts plugin: the artifact): for nodes whose output names the artifact they made (the media
+   * nodes, reference runtime-nodes §10). A refusal (policy, size, quota) is thrown as an Error.
+   */
+  writeOutput(relPath: string, bytes: Buffer, contentType: string): Promise<EffectOutputFile>;
 }
+
+/** A file `writeOutput` wrote: its path in the run's workspace and the artifact made of it (null without the artifacts plugin). */
+export interface EffectOutputFile {
+  file_path: string;
+  artifact: ProducedArtifact | null;
+}
+
+/**
+ * 'external': the work reaches outside Keel (a service, a model, files), so its `started` record is
+ * committed before it runs and a retry after a crash knows it began. 'local': the work only writes
+ * Keel's own storage (a retry after a crash redoes it, as it would anyway): no commit before it, its
+ * records and the run's state in one commit after it.
+ */
+export type SideEffects = 'external' | 'local';
 
 /**
  * A node type whose work has a side effect. The runtime performs it durably like its own effects:
@@ -78,12 +101,10 @@ export interface EffectNodeType<P extends Record<string, unknown> = Record<strin
    */
   recorded?: boolean;
   /**
-   * 'external' (default): the work reaches outside Keel (a service, a model, files), so its
-   * `started` record is committed before it runs and a retry after a crash knows it began.
-   * 'local': the work only writes Keel's own storage (a retry after a crash redoes it, as it would
-   * anyway): no commit before it, its records and the run's state in one commit after it.
+   * 'external' (default) or 'local' (see `SideEffects`); a function decides per effect from its
+   * payload (a media node whose engine is local here does local work, a remote one does not).
    */
-  sideEffects?: 'external' | 'local';
+  sideEffects?: SideEffects | ((payload: P) => SideEffects);
   /**
    * What the run ends with when this node is the last one (wrapped as any last output: an object
    * gets `success: true`, a scalar becomes `{response, success: true}`); default: its output pins.
@@ -114,6 +135,12 @@ export function pureNode(evaluate: PureNodeType['evaluate']): PureNodeType {
 /** An effect node type, its payload and result types checked here and erased in the registry. */
 export function effectNode<P extends Record<string, unknown>, R extends Record<string, unknown>>(definition: Omit<EffectNodeType<P, R>, 'kind'>): EffectNodeType {
   return { kind: 'effect', ...definition } as unknown as EffectNodeType;
+}
+
+/** Whether one effect of `type` with `payload` does local or external work. */
+export function sideEffectsOf(type: EffectNodeType | undefined, payload: Record<string, unknown>): SideEffects {
+  const declared = type?.sideEffects;
+  return (typeof declared === 'function' ? declared(payload) : declared) ?? 'external';
 }
 
 /** What other plugins see of the registry (the value of `nodeTypesToken`). */

@@ -15,12 +15,12 @@
  *   record and the run's state in one commit.
  */
 import { isContributed, type EffectRequest } from '../flow/effect-requests.js';
-import type { NodeTypes } from '../flow/node-types.js';
+import { sideEffectsOf, type NodeTypes } from '../flow/node-types.js';
 
 export type EffectDurability = 'buffered' | 'committed' | 'announced';
 
 export function durabilityOf(effect: EffectRequest, nodeTypes: Pick<NodeTypes, 'effect'> | undefined): EffectDurability {
-  if (isContributed(effect)) return nodeTypes?.effect(effect.type)?.sideEffects === 'local' ? 'committed' : 'announced';
+  if (isContributed(effect)) return sideEffectsOf(nodeTypes?.effect(effect.type), effect.payload) === 'local' ? 'committed' : 'announced';
   switch (effect.type) {
     case 'answer_user':
       return 'buffered';

@@ -12,6 +12,7 @@
  * after the durable record (`afterCommit`).
  */
 import type { InferenceService } from '@keel/plugin-inference';
+import { ToolRefusal } from '@keel/plugin-workspaces';
 import type { LedgerStore, LiveBus, StepRecord } from '@keel/plugin-ledger';
 import { isContributed, type ContributedEffect, type EffectRequest, type EmitEventPayload } from '../flow/effect-requests.js';
 import { eventScope, eventScopeId, eventWaitKey } from '../flow/event-keys.js';
@@ -186,7 +187,7 @@ export class EffectExecutor {
     const signal = this.deps.signals.signalOf(run.run_id);
     const written: WrittenFile[] = [];
     try {
-      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, written))) ?? {} };
+      return { status: 'completed', result: (await type.perform(effect.payload, this.contributedContext(run, nodeId, effect.type, written))) ?? {} };
     } catch (err) {
       if (signal.aborted) return { status: 'cancelled' };
       return { status: 'failed', record: err instanceof NodeFailure ? err.record : { success: false, error: (err as Error).message ?? String(err) } };
@@ -196,7 +197,7 @@ export class EffectExecutor {
   }
 
   /** What a contributed effect node's `perform` gets besides its payload. */
-  private contributedContext(run: RunState, nodeId: string, written: WrittenFile[]): EffectContext {
+  private contributedContext(run: RunState, nodeId: string, type: string, written: WrittenFile[]): EffectContext {
     let vars: Readonly<Record<string, unknown>> | undefined;
     return {
       account: run.account,
@@ -213,6 +214,14 @@ export class EffectExecutor {
       signal: this.deps.signals.signalOf(run.run_id),
       workspaceRoot: () => this.deps.tools.workspaceRoot(run),
       fileProduced: (realPath, contentType) => void written.push({ realPath, contentType, insideOnly: true }),
+      writeOutput: async (relPath, bytes, contentType) => {
+        try {
+          return await this.deps.tools.writeOutput(run, nodeId, type, relPath, bytes, contentType);
+        } catch (err) {
+          if (err instanceof ToolRefusal) throw new Error(`${type} could not write ${relPath}: ${err.message}`, { cause: err });
+          throw err;
+        }
+      },
     };
   }
 
@@ -236,7 +245,7 @@ export class EffectExecutor {
       if (!contributed) return { status: 'failed', error: `effect type '${effect.type}' is not supported by Keel`, cancelled: false };
       const written: WrittenFile[] = [];
       try {
-        const result = await contributed.perform(effect.payload, this.contributedContext(run, nodeId, written));
+        const result = await contributed.perform(effect.payload, this.contributedContext(run, nodeId, effect.type, written));
         return { status: 'completed', result: result ?? {} };
       } finally {
         this.announceAfterRecord(run, nodeId, stepId, written);

@@ -11,7 +11,7 @@ import { step, type StepOutcome } from '../flow/interpreter.js';
 import { eventListenerNodes } from '../flow/compile-flow.js';
 import { isEffectNode } from '../flow/effect-nodes.js';
 import { temp, type RunVars } from '../flow/node-io.js';
-import { UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
+import { sideEffectsOf, UnsupportedNodeError, type EffectNodeType, type NodeTypes } from '../flow/node-types.js';
 import type { RunLock, RunPersistence, RunScheduler } from './collaborators.js';
 import { appendLlmTurn } from './conversation-memory.js';
 import type { EffectExecutor, PerformedEffect } from './effect-executor.js';
@@ -136,7 +136,7 @@ export class RunStepper {
     run.current_node = outcome.node;
     const unrecorded = isContributed(outcome.effect) ? this.deps.nodeTypes.effect(outcome.effect.type) : undefined;
     // A contributed node's work may take long (a code node, a PDF, an embedding) and commits nothing before it.
-    const mayHoldBack = unrecorded !== undefined && (unrecorded.recorded === false || unrecorded.sideEffects === 'local');
+    const mayHoldBack = unrecorded !== undefined && (unrecorded.recorded === false || sideEffectsOf(unrecorded, (outcome.effect as ContributedEffect).payload) === 'local');
     if (unrecorded && unrecorded.recorded === false) return this.performUnrecorded(run, outcome.node, outcome.effect as ContributedEffect, unrecorded);
     try {
       const work = this.deps.executor.perform(run, outcome.node, outcome.effect);

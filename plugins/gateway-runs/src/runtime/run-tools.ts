@@ -3,10 +3,11 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { inside } from '@keel/plugin-workspaces';
 import type { AgentToolRegistry } from '../extensions/agent-tools.js';
-import type { ProducedFile } from '../extensions/run-hooks.js';
+import type { ProducedArtifact, ProducedFile } from '../extensions/run-hooks.js';
 import type { ToolCallsPayload } from '../flow/effect-requests.js';
 import type { ToolLimits } from '../workspace/tool-limits.js';
 import { runToolStep, toolCallsOf } from '../workspace/tool-step.js';
+import { writeWorkspaceFile } from '../workspace/file-tools.js';
 import type { WorkspaceService } from '@keel/plugin-workspaces';
 import { FolderUsage } from '../workspace/folder-quota.js';
 import { runWorkspaceOf } from '../workspace/run-workspace.js';
@@ -21,6 +22,11 @@ export interface ToolRunner {
   announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void>;
   /** The real path of the run's workspace folder (its root run's), made when missing. */
   workspaceRoot(run: RunState): Promise<string>;
+  /**
+   * Writes a node's output file in the run's workspace (policy, size limit, quota: `write_file`'s
+   * path) and tells the listeners now, without a cursor; answers its workspace path and what they recorded.
+   */
+  writeOutput(run: RunState, nodeId: string, node: string, relPath: string, bytes: Buffer, contentType: string): Promise<{ file_path: string; artifact: ProducedArtifact | null }>;
 }
 
 /** A file an effect wrote: the agent's file tools anywhere they may write, a plugin's effect node only inside the run's folder. */
@@ -37,7 +43,7 @@ export interface RunToolsDeps {
   toolLimits: ToolLimits;
   signals: RunSignalSource;
   /** The `runs.hooks` file listeners. */
-  fileProduced?: (file: ProducedFile) => Promise<void>;
+  fileProduced?: (file: ProducedFile) => Promise<ProducedArtifact | null | void>;
   /** The run folders' usage (shared with export); a new one when absent. */
   usage?: FolderUsage;
   /** Tools other plugins registered (`agentToolsToken`): a call naming one falls through to it. */
@@ -68,6 +74,18 @@ export class RunTools implements ToolRunner {
 
   async workspaceRoot(run: RunState): Promise<string> {
     return realpath(await this.deps.workspaces.rootOf(await this.workspaceOf(run)));
+  }
+
+  async writeOutput(run: RunState, nodeId: string, node: string, relPath: string, bytes: Buffer, contentType: string): Promise<{ file_path: string; artifact: ProducedArtifact | null }> {
+    const ws = await this.workspaceOf(run);
+    const tools = { workspaces: this.deps.workspaces, ws, account: run.account, usage: this.usage, limits: this.deps.toolLimits, signal: this.deps.signals.signalOf(run.run_id) };
+    const { real, where, root } = await writeWorkspaceFile(tools, node, relPath, bytes);
+    const within = inside(real, root);
+    const rel = within ? path.relative(root, real).split(path.sep).join('/') : where;
+    const made = within && this.deps.fileProduced
+      ? await this.deps.fileProduced({ account: run.account, run_id: run.run_id, root_run_id: run.root_run_id, session_id: run.session_id, node_id: nodeId, ledger_cursor: null, real_path: real, rel_path: rel, content_type: contentType })
+      : null;
+    return { file_path: rel, artifact: made || null };
   }
 
   async announceWritten(run: RunState, nodeId: string | null, cursor: number | null, files: WrittenFile[]): Promise<void> {

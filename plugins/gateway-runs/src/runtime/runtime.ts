@@ -7,7 +7,7 @@
  *
  * `Runtime` is what the runner, the command applier and the routes see of it.
  */
-import type { ProducedFile } from '../extensions/run-hooks.js';
+import type { ProducedArtifact, ProducedFile } from '../extensions/run-hooks.js';
 import type { InferenceService } from '@keel/plugin-inference';
 import type { LedgerStore, LiveBus } from '@keel/plugin-ledger';
 import type { Logger } from '@keel/plugin-sdk';
@@ -69,7 +69,7 @@ export interface RuntimeDeps {
   /** The node types flows may use: gateway-runs' own and those other plugins registered. */
   nodeTypes: NodeTypes;
   /** The `runs.hooks` listeners told about files a run wrote. */
-  fileProduced?: (file: ProducedFile) => Promise<void>;
+  fileProduced?: (file: ProducedFile) => Promise<ProducedArtifact | null | void>;
   /** Told after a root run's end is committed (the `runs.hooks` run-ended listeners); must not throw or wait. */
   rootEnded?: (run: RunState) => void;
 }
