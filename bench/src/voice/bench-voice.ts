@@ -131,7 +131,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     const verdicts: Verdict[] = summaries.filter((s) => s.addedFirstAudioMs !== null).map((s) => ({
       label: `first audio through the API, ${s.cell.text} ${s.cell.delivery}, at most engine + ${ADDED_FIRST_AUDIO_TARGET_MS} ms`,
       pass: s.addedFirstAudioMs! <= ADDED_FIRST_AUDIO_TARGET_MS,
-      detail: `+${fmt(s.addedFirstAudioMs!, 1)} ms (${fmt(s.api!.firstAudioMs, 1)} vs ${fmt(s.engine.firstAudioMs, 1)} ms)`,
+      detail: `${signed(s.addedFirstAudioMs!)} ms (${fmt(s.api!.firstAudioMs, 1)} vs ${fmt(s.engine.firstAudioMs, 1)} ms)`,
     }));
     console.log(`\n${summaryTable(summaries)}`);
     for (const s of summaries) for (const note of s.notes) console.log(note);
@@ -189,7 +189,7 @@ async function startKernel(token: string): Promise<ServerProcess> {
 function roundLine(round: number, cell: Cell, r: CellRound): string {
   const side = (name: string, f: Figures) => `${name} first ${fmt(f.firstAudioMs, 1)} ms, total ${fmt(f.totalMs, 1)} ms, rtf ${fmt(f.rtf, 3)}`;
   return `  round ${round} ${cell.text} ${cell.delivery}: ${side('engine', r.engine)}`
-    + (r.api ? `; api ${side('', r.api).trim()} (+${fmt(r.api.firstAudioMs - r.engine.firstAudioMs, 1)} ms first audio)` : '')
+    + (r.api ? `; api ${side('', r.api).trim()} (${signed(r.api.firstAudioMs - r.engine.firstAudioMs)} ms first audio)` : '')
     + `; other load ${fmt(r.otherCores, 2)} cores`;
 }
 
@@ -200,7 +200,12 @@ function summaryTable(summaries: CellSummary[]): string {
   ];
   for (const s of summaries) {
     rows.push(`| ${s.cell.text} | ${s.cell.delivery} | ${s.segments} | ${fmt(s.engine.audioS, 2)} | ${fmt(s.engine.firstAudioMs, 1)} | ${s.api ? fmt(s.api.firstAudioMs, 1) : 'n/a'} | `
-      + `${s.addedFirstAudioMs !== null ? `+${fmt(s.addedFirstAudioMs, 1)}` : 'n/a'} | ${fmt(s.engine.rtf, 3)} | ${s.api ? fmt(s.api.rtf, 3) : 'n/a'} |`);
+      + `${s.addedFirstAudioMs !== null ? signed(s.addedFirstAudioMs) : 'n/a'} | ${fmt(s.engine.rtf, 3)} | ${s.api ? fmt(s.api.rtf, 3) : 'n/a'} |`);
   }
   return rows.join('\n');
+}
+
+/** A difference with its sign (`+1.2`, `-3.4`). */
+function signed(ms: number): string {
+  return `${ms >= 0 ? '+' : ''}${fmt(ms, 1)}`;
 }
