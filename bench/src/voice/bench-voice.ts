@@ -11,6 +11,7 @@
  * the machine did not contend (all of them, flagged, when none was clean).
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { splitForSpeech } from '@keel/voice';
 import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
 import { startServer, type ServerProcess } from '../http/spawn-server.js';
@@ -64,7 +65,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
   const deliveries: Delivery[] = ['whole', 'streamed'];
   const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
   console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
-    + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating`);
+    + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating, ${settings.gapMs} ms before each request`);
   console.log(`  ${machineLine()}`);
   // The manager's own segmentation (first segment ≤ 60 characters, then whole sentences ≤ 240).
   const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' ? splitForSpeech(TEXTS[cell.text]) : [TEXTS[cell.text]]);
@@ -158,6 +159,7 @@ async function measureCell(
     // Alternate which side goes first, so neither always runs right after the other.
     const order = i % 2 === 0 ? ['engine', 'api'] : ['api', 'engine'];
     for (const side of order) {
+      await sleep(settings.gapMs);
       if (side === 'engine') engineRuns.push(await engine.speak(segments));
       else if (api && body) apiRuns.push(await api.speak(TEXTS[cell.text], body));
     }

@@ -8,6 +8,12 @@ export interface VoiceBenchSettings {
   repeats: number;
   /** Discarded requests per side before the first round (`VOICE_BENCH_WARMUP`, default 3). */
   warmup: number;
+  /**
+   * Pause before each request (`VOICE_BENCH_GAP_MS`, default 100): each side's thread prepares its next
+   * module instance right after answering, and on two cores that work would otherwise land on the other
+   * side's request. First audio is measured for a request that finds its engine idle, as a user's would.
+   */
+  gapMs: number;
   /** Only the engine side, no kernel (`VOICE_BENCH_ENGINE_ONLY=1`). */
   engineOnly: boolean;
 }
@@ -17,6 +23,7 @@ export function voiceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Voic
     rounds: envInt('BENCH_ROUNDS', 3, env),
     repeats: envInt('VOICE_BENCH_REPEATS', 5, env),
     warmup: envInt('VOICE_BENCH_WARMUP', 3, env),
+    gapMs: envInt('VOICE_BENCH_GAP_MS', 100, env),
     engineOnly: env['VOICE_BENCH_ENGINE_ONLY'] === '1',
   };
 }
