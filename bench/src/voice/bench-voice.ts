@@ -3,8 +3,8 @@
  * (espeak), the engine alone against `POST /v1/audio/speech` on a Keel kernel, in one run.
  *
  * The engine side is an espeak engine in this process (its own worker thread); the API side is the
- * kernel in a child process (its own event loop and espeak thread), called over one keep-alive
- * connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
+ * kernel in a child process (its own event loop and espeak thread; `VOICE_BENCH_KERNEL=inprocess` boots
+ * it in this process instead), called over one keep-alive connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
  * delivery (whole; streamed: the manager's 60/240 segmentation), the sides
  * alternate request by request, so drift lands on both. Added first audio = API minus engine, per
  * round, at the median; the target is at most 20 ms. Figures are medians over the rounds the rest of
@@ -14,14 +14,22 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { splitForSpeech } from '@keel/voice';
 import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
-import { startServer, type ServerProcess } from '../http/spawn-server.js';
+import { startServer } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { ApiSide } from './api-side.js';
+import { bootVoiceKernel } from './voice-kernel.js';
 import { EngineSide } from './engine-side.js';
 import { ADDED_FIRST_AUDIO_TARGET_MS, CHILD_ENV, TEXTS, voiceSettingsFromEnv, type TextId, type VoiceBenchSettings } from './settings.js';
 import { rtf, type Timing } from './timing.js';
 
 const KERNEL_SCRIPT = new URL('./kernel-server.js', import.meta.url);
+
+/** The kernel the API side calls; `cpuMicros` is 0 in process (this process's own CPU counts it). */
+interface KernelSide {
+  port: number;
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 type Delivery = 'whole' | 'streamed';
 interface Cell {
@@ -64,14 +72,14 @@ const API_STREAMED_BODY: Record<string, unknown> = { stream_format: 'audio' };
 export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
   const deliveries: Delivery[] = ['whole', 'streamed'];
   const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
-  console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
+  console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech (kernel ${settings.kernel === 'child' ? 'in a child process' : 'in this process'}); texts ${Object.keys(TEXTS).join(', ')}; `
     + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating, ${settings.gapMs} ms before each request`);
   console.log(`  ${machineLine()}`);
   // The manager's own segmentation (first segment ≤ 60 characters, then whole sentences ≤ 240).
   const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' ? splitForSpeech(TEXTS[cell.text]) : [TEXTS[cell.text]]);
 
   const engine = new EngineSide();
-  let server: ServerProcess | null = null;
+  let server: KernelSide | null = null;
   let api: ApiSide | null = null;
   let apiStreams = false;
   try {
@@ -79,7 +87,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     if (!settings.engineOnly) {
       const token = randomBytes(24).toString('hex');
       try {
-        server = await startKernel(token);
+        server = await startKernel(token, settings.kernel);
         api = new ApiSide(server.port, token);
         await api.speak('Hello.');
         // A build whose route sends the whole file even when asked to stream is measured whole only.
@@ -146,7 +154,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
 }
 
 async function measureCell(
-  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: ServerProcess | null, settings: VoiceBenchSettings,
+  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: KernelSide | null, settings: VoiceBenchSettings,
 ): Promise<CellRound> {
   const api = apiSide?.api;
   const body = apiSide?.body;
@@ -179,7 +187,11 @@ function figures(runs: Timing[]): Figures {
   };
 }
 
-async function startKernel(token: string): Promise<ServerProcess> {
+async function startKernel(token: string, place: VoiceBenchSettings['kernel']): Promise<KernelSide> {
+  if (place === 'inprocess') {
+    const kernel = await bootVoiceKernel(token);
+    return { port: kernel.port, cpuMicros: async () => 0, stop: () => kernel.stop() };
+  }
   process.env[CHILD_ENV.token] = token;
   try {
     return await startServer(KERNEL_SCRIPT, []);
