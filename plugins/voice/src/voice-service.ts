@@ -82,8 +82,16 @@ export interface VoiceService {
   speakStream(account: string, input: Omit<SpeechInput, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<{ provider: string; model: string | null }>;
   /** Transcribes one audio file (`transcribe_from_bytes`). */
   transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput>;
+  /**
+   * `transcribe` of an upload: the slot is taken before `read` reads the body (with the call's
+   * signal, so a slow upload meets the deadline), so at most `maxConcurrentTranscriptions` uploads
+   * are held in memory at once.
+   */
+  transcribeUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<TranscriptionInput>): Promise<TranscriptionOutput>;
   /** Stores a cloned voice made from one reference recording (`clone`, reference B.13). */
   clone(account: string, input: CloneInput): Promise<ClonedVoice>;
+  /** `clone` of an upload (as `transcribeUpload`). */
+  cloneUpload(account: string, signal: AbortSignal, read: (signal: AbortSignal) => Promise<CloneInput>): Promise<ClonedVoice>;
   /**
    * Speaks a short sentence with a freshly cloned voice; when that fails, removes the voice and
    * throws the sentence that says so (reference B.15 `validate`). Answers what it measured.

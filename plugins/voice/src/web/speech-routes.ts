@@ -1,12 +1,17 @@
 /**
  * The web example's speech routes (reference B.15), for the calling account's choices:
  * `POST /api/tts` (audio bytes), `POST /api/stt/transcriptions` (+ `/api/stt/transcribe`) and
- * `POST /api/voices/clone`, every body bounded by the plugin's limits.
+ * `POST /api/voices/clone`, every body bounded by the plugin's limits. An upload is read inside its
+ * slot (the service's `transcribeUpload`/`cloneUpload`), as on `/v1`: otherwise one account could
+ * open many connections each holding `maxUploadBytes` of audio, and a body that never ends would
+ * never meet the deadline.
  */
 import { badRequest, defineSchema, HANDLED, route, type AnyRoute } from '@keel/plugin-sdk';
 import { sanitizeSyntax } from '@keel/voice';
 import type { ChosenVoice } from './account-voices.js';
-import { readAudioForm, type AudioForm } from './audio-form.js';
+import type { IncomingMessage } from 'node:http';
+import { readAudioUpload, type AudioUpload } from '../audio-upload.js';
+import { refuseUnread } from '../openai/refuse-unread.js';
 import { findClone, findProfile, voiceDirectory } from './voice-directory.js';
 import { answering } from './web-errors.js';
 import { activeProvider, currentOf, flagOf, type VoiceWebContext } from './web-context.js';
@@ -32,7 +37,8 @@ const LOCAL_CLONE_SUFFIXES = ['wav', 'flac', 'ogg'];
 const REMOTE_CLONE_SUFFIXES = [...LOCAL_CLONE_SUFFIXES, 'mp3', 'mpeg', 'mpga', 'm4a', 'webm', 'aac'];
 
 export function speechRoutes(ctx: VoiceWebContext): AnyRoute[] {
-  const form = (req: Parameters<typeof readAudioForm>[0]) => readAudioForm(req, { maxFileBytes: ctx.limits.maxUploadBytes, maxFields: 8, maxFieldBytes: ctx.limits.maxFieldBytes });
+  const form = (req: IncomingMessage, signal: AbortSignal) =>
+    readAudioUpload(req, { maxFileBytes: ctx.limits.maxUploadBytes, maxFields: 8, maxFieldBytes: ctx.limits.maxFieldBytes, fileSetting: 'limits.maxUploadBytes' }, signal);
 
   const tts = route({
     method: 'POST',
@@ -82,16 +88,19 @@ export function speechRoutes(ctx: VoiceWebContext): AnyRoute[] {
     bodyKind: 'multipart-stream',
     responses: { 200: {} },
     handler: async ({ principal, signal, koa }) => {
-      const { fields, file } = await form(koa.req);
-      if (!file || file.bytes.length === 0) throw badRequest('Missing audio file.');
-      const language = languageOf(fields.get('language')) ?? ctx.choices.get(principal.account).language;
-      const prompt = fields.get('prompt');
-      const heard = await answering(() => ctx.backend.transcribe(principal.account, {
-        audio: { bytes: file.bytes, filename: file.filename || 'audio.wav', contentType: file.contentType },
-        ...(language ? { language } : {}),
-        ...(prompt ? { prompt } : {}),
-        signal,
-      }));
+      let read = false;
+      const heard = await refuseUnread(() => answering(() => ctx.backend.transcribeUpload(principal.account, signal, async (inner) => {
+        const { fields, file } = await form(koa.req, inner);
+        read = true;
+        if (!file || file.bytes.length === 0) throw badRequest('Missing audio file.');
+        const language = languageOf(fields.get('language')) ?? ctx.choices.get(principal.account).language;
+        const prompt = fields.get('prompt');
+        return {
+          audio: { bytes: file.bytes, filename: file.filename || 'audio.wav', contentType: file.mimeType },
+          ...(language ? { language } : {}),
+          ...(prompt ? { prompt } : {}),
+        };
+      })), () => read);
       return { ok: true, text: heard.text };
     },
   });
@@ -104,20 +113,25 @@ export function speechRoutes(ctx: VoiceWebContext): AnyRoute[] {
     bodyKind: 'multipart-stream',
     responses: { 200: {} },
     handler: async ({ principal, signal, koa }) => {
-      const received: AudioForm = await form(koa.req);
-      const { fields, file } = received;
-      if (!file || file.bytes.length === 0) throw badRequest('Missing audio file.');
-      const provider = (fields.get('provider') ?? fields.get('engine') ?? ctx.defaults.cloningEngine).trim();
-      const suffix = (file.filename.split('.').pop() ?? '').toLowerCase();
-      const allowed = isLocalEngine(provider) ? LOCAL_CLONE_SUFFIXES : REMOTE_CLONE_SUFFIXES;
-      if (!allowed.includes(suffix)) throw badRequest(`Unsupported reference audio '${file.filename || '(no name)'}': send a ${allowed.map((s) => `.${s}`).join(', ')} file.`);
-      const made = await answering(() => ctx.backend.clone(principal.account, {
-        audio: { bytes: file.bytes, filename: file.filename, contentType: file.contentType },
-        provider,
-        ...(fields.get('name') ? { name: fields.get('name')! } : {}),
-        ...(fields.get('reference_text') ? { reference_text: fields.get('reference_text')! } : {}),
-        signal,
-      }));
+      let read = false;
+      let fields: AudioUpload['fields'] = new Map();
+      const made = await refuseUnread(() => answering(() => ctx.backend.cloneUpload(principal.account, signal, async (inner) => {
+        const received = await form(koa.req, inner);
+        read = true;
+        fields = received.fields;
+        const { file } = received;
+        if (!file || file.bytes.length === 0) throw badRequest('Missing audio file.');
+        const provider = (fields.get('provider') ?? fields.get('engine') ?? ctx.defaults.cloningEngine).trim();
+        const suffix = (file.filename.split('.').pop() ?? '').toLowerCase();
+        const allowed = isLocalEngine(provider) ? LOCAL_CLONE_SUFFIXES : REMOTE_CLONE_SUFFIXES;
+        if (!allowed.includes(suffix)) throw badRequest(`Unsupported reference audio '${file.filename || '(no name)'}': send a ${allowed.map((s) => `.${s}`).join(', ')} file.`);
+        return {
+          audio: { bytes: file.bytes, filename: file.filename, contentType: file.mimeType },
+          provider,
+          ...(fields.get('name') ? { name: fields.get('name')! } : {}),
+          ...(fields.get('reference_text') ? { reference_text: fields.get('reference_text')! } : {}),
+        };
+      })), () => read);
       // Validation speaks with the new voice; a voice that cannot speak is removed and the answer says so.
       const validation = flagOf(fields.get('validate'), true) ? await answering(() => ctx.backend.validateClone(principal.account, made.voice_id, signal)) : null;
       return { ok: true, voice_id: made.voice_id, name: made.name, engine: made.engine, voice: made, validation, current: currentOf(ctx, ctx.choices.get(principal.account)) };
