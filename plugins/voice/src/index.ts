@@ -6,11 +6,12 @@
  * the flow node types, the web example and its page).
  */
 import path from 'node:path';
-import { core, definePlugin, gatewayErrorFormat, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
+import { core, definePlugin, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
 import { nodeTypesToken } from '@keel/plugin-gateway-runs';
 import { artifactsToken } from '@keel/plugin-artifacts';
 import { voiceNodesPart } from './nodes/voice-nodes-part.js';
 import { voiceWebPart } from './web/voice-web-part.js';
+import { webErrorFormat } from './web/web-errors.js';
 import { EspeakEngine } from '@keel/engine-espeak';
 import { PocketsphinxEngine } from '@keel/engine-pocketsphinx';
 import { VoiceAdmission } from './admission.js';
@@ -53,7 +54,8 @@ export const voicePlugin = definePlugin({
   configSchema: voiceConfigSchema,
   // The web example's routes and page; the OpenAI routes live on the `openai` mount (`/v1`).
   defaultPrefix: '/voice',
-  errorFormat: gatewayErrorFormat,
+  // `{detail: "<sentence>"}` always (reference B.15), see `web/web-errors.ts`.
+  errorFormat: webErrorFormat,
   guardUnmatched: true,
   mounts: { openai: { prefix: '/v1', errorFormat: openaiErrorFormat } },
   deps: {
