@@ -82,7 +82,13 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
   await ctx.ensureAvailable(engine);
 
   const language = options.language !== undefined ? normaliseLanguage(options.language) : ctx.language;
-  const languages = engine.languages();
+  let languages = engine.languages();
+  // A local engine learns its languages when it first reads its voice list (espeak: at first use);
+  // read it now, so the first request is checked like every later one (a local read, no network).
+  if (languages.length === 0 && engine.kind === 'local' && options.language !== undefined) {
+    await engine.profiles();
+    languages = engine.languages();
+  }
   if (language === '' || (languages.length > 0 && !languages.includes(language))) {
     throw new VoiceError(`Unsupported or unavailable language: ${echoInput(options.language ?? language)}`, 400, 'unsupported_language');
   }
