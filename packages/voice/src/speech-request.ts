@@ -101,6 +101,16 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
   }
   if (speed !== 1 && !supports('speed')) throw new VoiceError(`Speed is not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_speed');
 
+  // The model before the profile: which profiles exist depends on it, so an OpenAI client's stock
+  // `tts-1` + `alloy` against a local engine is told to change the model first.
+  if (options.model !== undefined && options.model !== '' && engine.kind === 'local' && options.model.toLowerCase() !== engine.id) {
+    const models = await engine.models();
+    if (models.length > 0 && !models.includes(options.model)) {
+      const known = models.length === 1 ? `its only model is '${models[0]}'` : `its models are ${models.map((m) => `'${m}'`).join(', ')}`;
+      throw new VoiceError(`${engine.id} has no model '${echoInput(options.model)}'; ${known}.`, 400, 'unknown_model');
+    }
+  }
+
   let profileLabel: string | undefined;
   if (!clone) {
     const requested = options.profile !== undefined ? stripEngine(options.profile, engine.id) : undefined;
