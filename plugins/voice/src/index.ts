@@ -35,6 +35,7 @@ export type { VoiceConfig, VoiceLimits } from './config.js';
 export type { OwnerSettings } from './owner-settings.js';
 export { resolveOwnerSettings, readBoolean, KEEL_VOICE_DEFAULTS } from './owner-settings.js';
 export type * from './voice-service.js';
+export type { TtsStreamEvent, TtsStreamAudioEvent, TtsStreamEndEvent } from './tts-stream.js';
 export type { VoicePart, VoicePartContext, VoicePartInstance } from './plugin-parts.js';
 
 /** The voice service: speech, transcription, discovery and cloning for an account, within the plugin's limits. */

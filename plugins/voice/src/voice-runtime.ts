@@ -13,6 +13,7 @@ import type { ManagerCache } from './manager-cache.js';
 import type { PortSpeech, VoiceManagerPort } from './manager-port.js';
 import type { OwnerSettings } from './owner-settings.js';
 import { parseSelector } from './selectors.js';
+import { ttsStreamEvents, type TtsStreamEvent } from './tts-stream.js';
 import { mapVoiceErrors } from './voice-errors.js';
 import type {
   CatalogFilter, ClonedVoice, CloneInput, SpeechInput, SpeechOutput, TranscriptionInput, TranscriptionOutput, VoiceService,
@@ -55,6 +56,10 @@ export class VoiceRuntime implements VoiceService {
     // The slot is held until the last segment is written (or the client goes away).
     await this.admission.run(account, 'synthesis', input.signal, (signal) => this.use(settings, (manager) => manager.speakChunks(account, { ...request, signal }, onChunk)));
     return { provider: settings.ttsEngine, model };
+  }
+
+  ttsStream(account: string, input: SpeechInput): AsyncGenerator<TtsStreamEvent> {
+    return ttsStreamEvents(this, account, input);
   }
 
   /** The provider that speaks `input` (the configured one, or the one its model selects). */

@@ -5,6 +5,7 @@
  * managers of `@keel/voice`, one per configuration (reference B.13).
  */
 import type { AudioFormat, AudioInput, PcmAudio } from '@keel/voice';
+import type { TtsStreamEvent } from './tts-stream.js';
 
 export interface SpeechInput {
   text: string;
@@ -80,6 +81,11 @@ export interface VoiceService {
    * as it is synthesised, in order. The slot is held until the last one is handled.
    */
   speakStream(account: string, input: Omit<SpeechInput, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<{ provider: string; model: string | null }>;
+  /**
+   * The integration plugin's `tts_stream` (reference B.13): one `audio` event per segment (a complete
+   * WAV), then `done`, or `cancelled` when `input.signal` aborted it. Only `wav`; no instructions.
+   */
+  ttsStream(account: string, input: SpeechInput): AsyncGenerator<TtsStreamEvent>;
   /** Transcribes one audio file (`transcribe_from_bytes`). */
   transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput>;
   /** Stores a cloned voice made from one reference recording (`clone`, reference B.13). */
