@@ -40,4 +40,25 @@ describe('voice review: /v1/audio refusals name their param', function () {
     expect(await send([{ name: 'model', value: 'whisper-1' }])).to.include({ code: 'unknown_model', param: 'model' });
     expect(await send([{ name: 'prompt', value: 'grammar: zzqxv' }])).to.include({ code: 'unknown_word', param: 'prompt' });
   });
+
+  it('transcription: a WAV without audio names the file', async function () {
+    skipWithoutPocketsphinx(this);
+    const empty = Buffer.alloc(44);
+    empty.write('RIFF', 0, 'latin1');
+    empty.writeUInt32LE(36, 4);
+    empty.write('WAVEfmt ', 8, 'latin1');
+    empty.writeUInt32LE(16, 16);
+    empty.writeUInt16LE(1, 20);
+    empty.writeUInt16LE(1, 22);
+    empty.writeUInt32LE(16_000, 24);
+    empty.writeUInt32LE(32_000, 28);
+    empty.writeUInt16LE(2, 32);
+    empty.writeUInt16LE(16, 34);
+    empty.write('data', 36, 'latin1');
+    empty.writeUInt32LE(0, 40);
+    const body = form([{ name: 'file', filename: 'empty.wav', contentType: 'audio/wav', bytes: empty }]);
+    const res = await gw.k.inject({ method: 'POST', url: '/v1/audio/transcriptions', token: gw.bob, payload: body.payload, headers: body.headers });
+    expect(res.statusCode, res.body).to.equal(400);
+    expect(res.json<OpenAiError>().error).to.include({ code: 'empty_audio', param: 'file' });
+  });
 });

@@ -26,6 +26,11 @@ const FIELD_OF_CODE: Readonly<Record<string, string>> = {
   unsupported_instructions: 'body.instructions',
   unknown_word: 'body.prompt',
   invalid_prompt: 'body.prompt',
+  // The uploaded recording.
+  missing_audio: 'body.file',
+  empty_audio: 'body.file',
+  invalid_audio: 'body.file',
+  audio_too_long: 'body.file',
 };
 
 export function toHttpError(err: unknown, field?: string): unknown {
