@@ -36,6 +36,7 @@ export type { OwnerSettings } from './owner-settings.js';
 export { resolveOwnerSettings, readBoolean, KEEL_VOICE_DEFAULTS } from './owner-settings.js';
 export type * from './voice-service.js';
 export type { TtsStreamEvent, TtsStreamAudioEvent, TtsStreamEndEvent } from './tts-stream.js';
+export type { ResidentEntry, ResidentRequest } from './resident-models.js';
 export type { VoicePart, VoicePartContext, VoicePartInstance } from './plugin-parts.js';
 
 /** The voice service: speech, transcription, discovery and cloning for an account, within the plugin's limits. */

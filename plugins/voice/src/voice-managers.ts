@@ -217,6 +217,18 @@ class ManagerAdapter implements VoiceManagerPort {
     return this.managers.as(account, async () => (await this.manager.availableProviders()) as Record<string, unknown>);
   }
 
+  async preload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>> {
+    return { ...(kind === 'tts' ? await this.manager.preloadTtsEngine() : await this.manager.preloadSttEngine()) };
+  }
+
+  async unload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>> {
+    return { ...(kind === 'tts' ? await this.manager.unloadTtsEngine() : await this.manager.unloadSttEngine()) };
+  }
+
+  residentComponents(): Array<Record<string, unknown>> {
+    return this.manager.listResidentComponents().map((c) => ({ ...c }));
+  }
+
   async close(): Promise<void> {
     await this.manager.cleanup();
   }

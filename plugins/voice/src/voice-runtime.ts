@@ -13,6 +13,7 @@ import type { ManagerCache } from './manager-cache.js';
 import type { PortSpeech, VoiceManagerPort } from './manager-port.js';
 import type { OwnerSettings } from './owner-settings.js';
 import { parseSelector } from './selectors.js';
+import { residentCall, residentList, type ResidencyHost, type ResidentEntry, type ResidentRequest } from './resident-models.js';
 import { ttsStreamEvents, type TtsStreamEvent } from './tts-stream.js';
 import { mapVoiceErrors } from './voice-errors.js';
 import type {
@@ -170,6 +171,27 @@ export class VoiceRuntime implements VoiceService {
       await this.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
       throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
     }
+  }
+
+  loadResidentModel(request: ResidentRequest): Promise<ResidentEntry> {
+    return residentCall(this.residency(), 'load', request);
+  }
+
+  unloadResidentModel(request: ResidentRequest): Promise<ResidentEntry> {
+    return residentCall(this.residency(), 'unload', request);
+  }
+
+  listResidentModels(): Promise<ResidentEntry[]> {
+    return Promise.resolve(residentList(this.residency()));
+  }
+
+  private residency(): ResidencyHost {
+    return {
+      base: this.base,
+      canonical: (kind, id) => (kind === 'tts' ? this.providers.tts(id) : this.providers.stt(id)),
+      use: (settings, fn) => this.use(settings, fn),
+      open: () => this.managers.open(),
+    };
   }
 
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {

@@ -5,6 +5,7 @@
  * managers of `@keel/voice`, one per configuration (reference B.13).
  */
 import type { AudioFormat, AudioInput, PcmAudio } from '@keel/voice';
+import type { ResidentEntry, ResidentRequest } from './resident-models.js';
 import type { TtsStreamEvent } from './tts-stream.js';
 
 export interface SpeechInput {
@@ -99,6 +100,14 @@ export interface VoiceService {
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>>;
   /** `available_providers()` of reference B.7. */
   availableProviders(account: string): Promise<Record<string, unknown>>;
+  /**
+   * Residency (reference B.9 "Residency (plugin)"): loads, unloads and lists the local engines'
+   * resident models; a remote provider answers `state: "configured"` with `not_supported`. Refusals
+   * are entries with an `error`, never exceptions.
+   */
+  loadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
+  unloadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
+  listResidentModels(): Promise<ResidentEntry[]>;
   /** Model ids of one kind (`list_models`), per provider. */
   models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>>;
 }
