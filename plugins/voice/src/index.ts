@@ -91,7 +91,7 @@ export const voicePlugin = definePlugin({
       throw err;
     }
     const admission = new VoiceAdmission(limits);
-    const service = new VoiceRuntime(settings, managers, admission, limits, builder.canonical);
+    const service = new VoiceRuntime(settings, managers, admission, limits, builder.canonical, builder.capabilities);
     // Tell the inference plugin (owner of `/v1`) that the audio routes are served here.
     deps.audioSlot?.claim('voice');
     const api = apiSwitch(deps.audioSlot);

@@ -53,7 +53,8 @@ function shared<E extends { close?(): Promise<void> }>(engine: E): E {
 export class VoiceManagers {
   private readonly account = new AsyncLocalStorage<string>();
   private readonly stores = new Map<string, ClonedVoiceStore>();
-  private readonly capabilities = defaultCapabilityRegistry();
+  /** The capability data every manager checks requests against (reference B.8); the service answers from it too. */
+  readonly capabilities = defaultCapabilityRegistry();
   private readonly ttsFactories: TtsEngineFactory[];
   private readonly sttFactories: SpeechToTextEngineFactory[];
   readonly canonical: ProviderNames;

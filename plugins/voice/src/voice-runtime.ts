@@ -5,7 +5,10 @@
  * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
  */
 import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
-import type { AudioFormat, PcmAudio } from '@keel/voice';
+import type { AudioFormat, CapabilitySupport, CompatibilityCatalog, CompatibleModel, PcmAudio } from '@keel/voice';
+
+/** The capability data (reference B.8): `defaultCapabilityRegistry()` of `@keel/voice`. */
+type CapabilityRegistry = Pick<VoiceService, 'getCapabilitySupport' | 'findCompatibleModels' | 'compatibilityCatalog'>;
 import type { VoiceAdmission } from './admission.js';
 import { contentTypeOf } from './audio-formats.js';
 import type { VoiceLimits } from './config.js';
@@ -34,7 +37,20 @@ export class VoiceRuntime implements VoiceService {
     private readonly admission: VoiceAdmission,
     private readonly limits: () => VoiceLimits,
     private readonly providers: ProviderNames,
+    private readonly capabilities: CapabilityRegistry,
   ) {}
+
+  getCapabilitySupport(kind: string, feature: string, provider: string, model: string | null = null, surface = 'default'): CapabilitySupport | null {
+    return this.capabilities.getCapabilitySupport(kind, feature, provider, model, surface);
+  }
+
+  findCompatibleModels(kind: string, feature: string, surface = 'default', supportIn?: readonly string[]): CompatibleModel[] {
+    return this.capabilities.findCompatibleModels(kind, feature, surface, supportIn);
+  }
+
+  compatibilityCatalog(): CompatibilityCatalog {
+    return this.capabilities.compatibilityCatalog();
+  }
 
   /** The configured settings. */
   get settings(): OwnerSettings {

@@ -4,7 +4,7 @@
  * limits (input size, concurrency per process and per account, a deadline). Built over the voice
  * managers of `@keel/voice`, one per configuration (reference B.13).
  */
-import type { AudioFormat, AudioInput, PcmAudio } from '@keel/voice';
+import type { AudioFormat, AudioInput, CapabilitySupport, CompatibilityCatalog, CompatibleModel, PcmAudio } from '@keel/voice';
 import type { ResidentEntry, ResidentRequest } from './resident-models.js';
 import type { TtsStreamEvent } from './tts-stream.js';
 
@@ -108,6 +108,13 @@ export interface VoiceService {
   loadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
   unloadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
   listResidentModels(): Promise<ResidentEntry[]>;
+  /**
+   * Capability support (reference B.8), from the data every manager checks requests against:
+   * `{support, reason, metadata}` or null; surface `default` is the kind's first.
+   */
+  getCapabilitySupport(kind: string, feature: string, provider: string, model?: string | null, surface?: string): CapabilitySupport | null;
+  findCompatibleModels(kind: string, feature: string, surface?: string, supportIn?: readonly string[]): CompatibleModel[];
+  compatibilityCatalog(): CompatibilityCatalog;
   /** Model ids of one kind (`list_models`), per provider. */
   models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>>;
 }
