@@ -3,24 +3,33 @@
  * (espeak), the engine alone against `POST /v1/audio/speech` on a Keel kernel, in one run.
  *
  * The engine side is an espeak engine in this process (its own worker thread); the API side is the
- * kernel in a child process (its own event loop and espeak thread), called over one keep-alive
- * connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
+ * kernel in a child process (its own event loop and espeak thread; `VOICE_BENCH_KERNEL=inprocess` boots
+ * it in this process instead), called over one keep-alive connection. Both are warmed up first. Each round, for each text (a sentence, a paragraph) and
  * delivery (whole; streamed: the manager's 60/240 segmentation), the sides
  * alternate request by request, so drift lands on both. Added first audio = API minus engine, per
  * round, at the median; the target is at most 20 ms. Figures are medians over the rounds the rest of
  * the machine did not contend (all of them, flagged, when none was clean).
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { splitForSpeech } from '@keel/voice';
 import { keptRounds, roundsNotes, rotate } from '../common/rounds.js';
-import { startServer, type ServerProcess } from '../http/spawn-server.js';
+import { startServer } from '../http/spawn-server.js';
 import { contendedCores, fmt, machineLine, median, verdictLine, watchOtherLoad, type Verdict } from '../ledger/kit.js';
 import { ApiSide } from './api-side.js';
+import { bootVoiceKernel } from './voice-kernel.js';
 import { EngineSide } from './engine-side.js';
 import { ADDED_FIRST_AUDIO_TARGET_MS, CHILD_ENV, TEXTS, voiceSettingsFromEnv, type TextId, type VoiceBenchSettings } from './settings.js';
 import { rtf, type Timing } from './timing.js';
 
 const KERNEL_SCRIPT = new URL('./kernel-server.js', import.meta.url);
+
+/** The kernel the API side calls; `cpuMicros` is 0 in process (this process's own CPU counts it). */
+interface KernelSide {
+  port: number;
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 type Delivery = 'whole' | 'streamed';
 interface Cell {
@@ -63,14 +72,14 @@ const API_STREAMED_BODY: Record<string, unknown> = { stream_format: 'audio' };
 export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFromEnv()): Promise<VoiceBenchSummary> {
   const deliveries: Delivery[] = ['whole', 'streamed'];
   const cells: Cell[] = (Object.keys(TEXTS) as TextId[]).flatMap((text) => deliveries.map((delivery) => ({ text, delivery })));
-  console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech; texts ${Object.keys(TEXTS).join(', ')}; `
-    + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating`);
+  console.log(`voice: espeak (npm espeak-ng, WebAssembly, 1 worker thread per side), engine alone vs POST /v1/audio/speech (kernel ${settings.kernel === 'child' ? 'in a child process' : 'in this process'}); texts ${Object.keys(TEXTS).join(', ')}; `
+    + `deliveries ${deliveries.join(', ')}; ${settings.rounds} round(s) of ${settings.repeats} requests per side and cell (after ${settings.warmup} warm-up), sides alternating, ${settings.gapMs} ms before each request`);
   console.log(`  ${machineLine()}`);
   // The manager's own segmentation (first segment ≤ 60 characters, then whole sentences ≤ 240).
   const segmentsOf = (cell: Cell): string[] => (cell.delivery === 'streamed' ? splitForSpeech(TEXTS[cell.text]) : [TEXTS[cell.text]]);
 
   const engine = new EngineSide();
-  let server: ServerProcess | null = null;
+  let server: KernelSide | null = null;
   let api: ApiSide | null = null;
   let apiStreams = false;
   try {
@@ -78,7 +87,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     if (!settings.engineOnly) {
       const token = randomBytes(24).toString('hex');
       try {
-        server = await startKernel(token);
+        server = await startKernel(token, settings.kernel);
         api = new ApiSide(server.port, token);
         await api.speak('Hello.');
         // A build whose route sends the whole file even when asked to stream is measured whole only.
@@ -131,7 +140,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
     const verdicts: Verdict[] = summaries.filter((s) => s.addedFirstAudioMs !== null).map((s) => ({
       label: `first audio through the API, ${s.cell.text} ${s.cell.delivery}, at most engine + ${ADDED_FIRST_AUDIO_TARGET_MS} ms`,
       pass: s.addedFirstAudioMs! <= ADDED_FIRST_AUDIO_TARGET_MS,
-      detail: `+${fmt(s.addedFirstAudioMs!, 1)} ms (${fmt(s.api!.firstAudioMs, 1)} vs ${fmt(s.engine.firstAudioMs, 1)} ms)`,
+      detail: `${signed(s.addedFirstAudioMs!)} ms (${fmt(s.api!.firstAudioMs, 1)} vs ${fmt(s.engine.firstAudioMs, 1)} ms)`,
     }));
     console.log(`\n${summaryTable(summaries)}`);
     for (const s of summaries) for (const note of s.notes) console.log(note);
@@ -145,7 +154,7 @@ export async function benchVoice(settings: VoiceBenchSettings = voiceSettingsFro
 }
 
 async function measureCell(
-  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: ServerProcess | null, settings: VoiceBenchSettings,
+  cell: Cell, segments: string[], engine: EngineSide, apiSide: { api: ApiSide; body: Record<string, unknown> | null } | null, server: KernelSide | null, settings: VoiceBenchSettings,
 ): Promise<CellRound> {
   const api = apiSide?.api;
   const body = apiSide?.body;
@@ -158,6 +167,7 @@ async function measureCell(
     // Alternate which side goes first, so neither always runs right after the other.
     const order = i % 2 === 0 ? ['engine', 'api'] : ['api', 'engine'];
     for (const side of order) {
+      await sleep(settings.gapMs);
       if (side === 'engine') engineRuns.push(await engine.speak(segments));
       else if (api && body) apiRuns.push(await api.speak(TEXTS[cell.text], body));
     }
@@ -177,7 +187,11 @@ function figures(runs: Timing[]): Figures {
   };
 }
 
-async function startKernel(token: string): Promise<ServerProcess> {
+async function startKernel(token: string, place: VoiceBenchSettings['kernel']): Promise<KernelSide> {
+  if (place === 'inprocess') {
+    const kernel = await bootVoiceKernel(token);
+    return { port: kernel.port, cpuMicros: async () => 0, stop: () => kernel.stop() };
+  }
   process.env[CHILD_ENV.token] = token;
   try {
     return await startServer(KERNEL_SCRIPT, []);
@@ -189,7 +203,7 @@ async function startKernel(token: string): Promise<ServerProcess> {
 function roundLine(round: number, cell: Cell, r: CellRound): string {
   const side = (name: string, f: Figures) => `${name} first ${fmt(f.firstAudioMs, 1)} ms, total ${fmt(f.totalMs, 1)} ms, rtf ${fmt(f.rtf, 3)}`;
   return `  round ${round} ${cell.text} ${cell.delivery}: ${side('engine', r.engine)}`
-    + (r.api ? `; api ${side('', r.api).trim()} (+${fmt(r.api.firstAudioMs - r.engine.firstAudioMs, 1)} ms first audio)` : '')
+    + (r.api ? `; api ${side('', r.api).trim()} (${signed(r.api.firstAudioMs - r.engine.firstAudioMs)} ms first audio)` : '')
     + `; other load ${fmt(r.otherCores, 2)} cores`;
 }
 
@@ -200,7 +214,12 @@ function summaryTable(summaries: CellSummary[]): string {
   ];
   for (const s of summaries) {
     rows.push(`| ${s.cell.text} | ${s.cell.delivery} | ${s.segments} | ${fmt(s.engine.audioS, 2)} | ${fmt(s.engine.firstAudioMs, 1)} | ${s.api ? fmt(s.api.firstAudioMs, 1) : 'n/a'} | `
-      + `${s.addedFirstAudioMs !== null ? `+${fmt(s.addedFirstAudioMs, 1)}` : 'n/a'} | ${fmt(s.engine.rtf, 3)} | ${s.api ? fmt(s.api.rtf, 3) : 'n/a'} |`);
+      + `${s.addedFirstAudioMs !== null ? signed(s.addedFirstAudioMs) : 'n/a'} | ${fmt(s.engine.rtf, 3)} | ${s.api ? fmt(s.api.rtf, 3) : 'n/a'} |`);
   }
   return rows.join('\n');
+}
+
+/** A difference with its sign (`+1.2`, `-3.4`). */
+function signed(ms: number): string {
+  return `${ms >= 0 ? '+' : ''}${fmt(ms, 1)}`;
 }

@@ -8,6 +8,18 @@ export interface VoiceBenchSettings {
   repeats: number;
   /** Discarded requests per side before the first round (`VOICE_BENCH_WARMUP`, default 3). */
   warmup: number;
+  /**
+   * Pause before each request (`VOICE_BENCH_GAP_MS`, default 100): each side's thread prepares its next
+   * module instance right after answering, and on two cores that work would otherwise land on the other
+   * side's request. First audio is measured for a request that finds its engine idle, as a user's would.
+   */
+  gapMs: number;
+  /**
+   * Where the kernel runs (`VOICE_BENCH_KERNEL`): `child` (default, its own process and event loop) or
+   * `inprocess` (this process: both sides then share one scheduler, so the difference is the route's
+   * own cost rather than two processes' luck on a busy machine).
+   */
+  kernel: 'child' | 'inprocess';
   /** Only the engine side, no kernel (`VOICE_BENCH_ENGINE_ONLY=1`). */
   engineOnly: boolean;
 }
@@ -17,8 +29,16 @@ export function voiceSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Voic
     rounds: envInt('BENCH_ROUNDS', 3, env),
     repeats: envInt('VOICE_BENCH_REPEATS', 5, env),
     warmup: envInt('VOICE_BENCH_WARMUP', 3, env),
+    gapMs: envInt('VOICE_BENCH_GAP_MS', 100, env),
     engineOnly: env['VOICE_BENCH_ENGINE_ONLY'] === '1',
+    kernel: kernelPlace(env['VOICE_BENCH_KERNEL']),
   };
+}
+
+function kernelPlace(raw: string | undefined): 'child' | 'inprocess' {
+  if (raw === undefined || raw === '' || raw === 'child') return 'child';
+  if (raw === 'inprocess') return 'inprocess';
+  throw new Error(`VOICE_BENCH_KERNEL must be child or inprocess (got ${raw}).`);
 }
 
 /** Environment variables the parent sets for the kernel child. */

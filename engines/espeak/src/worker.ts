@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { EspeakFailure, EspeakTask, EspeakVoiceRow, SpeakResult, VoicesResult, WarmResult } from './protocol.js';
 
 /** What the Emscripten glue's factory takes and gives (only the parts used here). */
@@ -55,7 +56,10 @@ export default async function handle(task: EspeakTask): Promise<VoicesResult | S
       return { ok: true, warmed: true };
     }
     if (task.op === 'voices') return await voices(mod);
-    return await speak(mod, task.text, task.voice, task.wpm);
+    const result = await speak(mod, task.text, task.voice, task.wpm);
+    // The samples move to the host instead of being copied (a paragraph is megabytes).
+    if (result.ok) return move({ [transferableSymbol]: [result.samples.buffer], [valueSymbol]: result } as Parameters<typeof move>[0]) as unknown as SpeakResult;
+    return result;
   } catch (err) {
     return { ok: false, code: 'engine_error', message: (err as Error).message };
   }
@@ -124,12 +128,18 @@ function prepare(mod: Loaded): Prepared {
       await Promise.race([ready, failed]);
       args.push(...a);
       if (input !== undefined) held!.FS.writeFile(IN_FILE, input);
+      // espeak probes many files that do not exist; the glue builds an Error with a demangled stack
+      // trace for each miss (a fifth of the thread's time). No stack is needed: the miss is expected.
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
       try {
         // Releasing the hold runs `main` synchronously, here.
         held!.removeRunDependency();
       } catch (e) {
         // A trap inside espeak (the glue's quit rethrows it).
         return { module: held!, status: status || 1, out, err: [...err, (e as Error).message ?? String(e)] };
+      } finally {
+        Error.stackTraceLimit = stackTraceLimit;
       }
       return { module: await instance, status, out, err };
     },
