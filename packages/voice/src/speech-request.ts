@@ -82,7 +82,13 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
   await ctx.ensureAvailable(engine);
 
   const language = options.language !== undefined ? normaliseLanguage(options.language) : ctx.language;
-  const languages = engine.languages();
+  let languages = engine.languages();
+  // A local engine learns its languages when it first reads its voice list (espeak: at first use);
+  // read it now, so the first request is checked like every later one (a local read, no network).
+  if (languages.length === 0 && engine.kind === 'local' && options.language !== undefined) {
+    await engine.profiles();
+    languages = engine.languages();
+  }
   if (language === '' || (languages.length > 0 && !languages.includes(language))) {
     throw new VoiceError(`Unsupported or unavailable language: ${echoInput(options.language ?? language)}`, 400, 'unsupported_language');
   }
@@ -94,6 +100,16 @@ export async function prepareSpeech(ctx: SpeechContext, text: string, options: S
     throw new VoiceError(`Instructions are not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_instructions');
   }
   if (speed !== 1 && !supports('speed')) throw new VoiceError(`Speed is not supported by the '${engine.id}' TTS engine.`, 400, 'unsupported_speed');
+
+  // The model before the profile: which profiles exist depends on it, so an OpenAI client's stock
+  // `tts-1` + `alloy` against a local engine is told to change the model first.
+  if (options.model !== undefined && options.model !== '' && engine.kind === 'local' && options.model.toLowerCase() !== engine.id) {
+    const models = await engine.models();
+    if (models.length > 0 && !models.includes(options.model)) {
+      const known = models.length === 1 ? `its only model is '${models[0]}'` : `its models are ${models.map((m) => `'${m}'`).join(', ')}`;
+      throw new VoiceError(`${engine.id} has no model '${echoInput(options.model)}'; ${known}.`, 400, 'unknown_model');
+    }
+  }
 
   let profileLabel: string | undefined;
   if (!clone) {

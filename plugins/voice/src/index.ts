@@ -6,11 +6,12 @@
  * the flow node types, the web example and its page).
  */
 import path from 'node:path';
-import { core, definePlugin, gatewayErrorFormat, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
+import { core, definePlugin, openaiErrorFormat, optional, StartRefusedError, token, type AnyRoute, type PluginPage } from '@keel/plugin-sdk';
 import { nodeTypesToken } from '@keel/plugin-gateway-runs';
 import { artifactsToken } from '@keel/plugin-artifacts';
 import { voiceNodesPart } from './nodes/voice-nodes-part.js';
 import { voiceWebPart } from './web/voice-web-part.js';
+import { webErrorFormat } from './web/web-errors.js';
 import { EspeakEngine } from '@keel/engine-espeak';
 import { PocketsphinxEngine } from '@keel/engine-pocketsphinx';
 import { VoiceAdmission } from './admission.js';
@@ -34,6 +35,8 @@ export type { VoiceConfig, VoiceLimits } from './config.js';
 export type { OwnerSettings } from './owner-settings.js';
 export { resolveOwnerSettings, readBoolean, KEEL_VOICE_DEFAULTS } from './owner-settings.js';
 export type * from './voice-service.js';
+export type { TtsStreamEvent, TtsStreamAudioEvent, TtsStreamEndEvent } from './tts-stream.js';
+export type { ResidentEntry, ResidentRequest } from './resident-models.js';
 export type { VoicePart, VoicePartContext, VoicePartInstance } from './plugin-parts.js';
 
 /** The voice service: speech, transcription, discovery and cloning for an account, within the plugin's limits. */
@@ -53,7 +56,8 @@ export const voicePlugin = definePlugin({
   configSchema: voiceConfigSchema,
   // The web example's routes and page; the OpenAI routes live on the `openai` mount (`/v1`).
   defaultPrefix: '/voice',
-  errorFormat: gatewayErrorFormat,
+  // `{detail: "<sentence>"}` always (reference B.15), see `web/web-errors.ts`.
+  errorFormat: webErrorFormat,
   guardUnmatched: true,
   mounts: { openai: { prefix: '/v1', errorFormat: openaiErrorFormat } },
   deps: {
@@ -87,7 +91,7 @@ export const voicePlugin = definePlugin({
       throw err;
     }
     const admission = new VoiceAdmission(limits);
-    const service = new VoiceRuntime(settings, managers, admission, limits, builder.canonical);
+    const service = new VoiceRuntime(settings, managers, admission, limits, builder.canonical, builder.capabilities);
     // Tell the inference plugin (owner of `/v1`) that the audio routes are served here.
     deps.audioSlot?.claim('voice');
     const api = apiSwitch(deps.audioSlot);

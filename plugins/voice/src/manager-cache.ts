@@ -50,6 +50,11 @@ export class ManagerCache<M extends Closable> {
     }
   }
 
+  /** The managers open now (residency listings read them). */
+  open(): M[] {
+    return [...this.entries.values()].filter((e) => !e.evicted).map((e) => e.manager);
+  }
+
   get size(): number {
     return this.entries.size;
   }

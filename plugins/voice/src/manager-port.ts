@@ -45,5 +45,9 @@ export interface VoiceManagerPort {
   deleteClone(account: string, voiceId: string): Promise<void>;
   voiceCatalog(account: string, filter: { provider?: string; model?: string }): Promise<Record<string, unknown>>;
   availableProviders(account: string): Promise<Record<string, unknown>>;
+  /** Residency (reference B.9): `preload_*_engine`, `unload_*_engine`, `list_resident_components`. */
+  preload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>>;
+  unload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>>;
+  residentComponents(): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }

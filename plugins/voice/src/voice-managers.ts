@@ -53,7 +53,8 @@ function shared<E extends { close?(): Promise<void> }>(engine: E): E {
 export class VoiceManagers {
   private readonly account = new AsyncLocalStorage<string>();
   private readonly stores = new Map<string, ClonedVoiceStore>();
-  private readonly capabilities = defaultCapabilityRegistry();
+  /** The capability data every manager checks requests against (reference B.8); the service answers from it too. */
+  readonly capabilities = defaultCapabilityRegistry();
   private readonly ttsFactories: TtsEngineFactory[];
   private readonly sttFactories: SpeechToTextEngineFactory[];
   readonly canonical: ProviderNames;
@@ -215,6 +216,18 @@ class ManagerAdapter implements VoiceManagerPort {
 
   availableProviders(account: string): Promise<Record<string, unknown>> {
     return this.managers.as(account, async () => (await this.manager.availableProviders()) as Record<string, unknown>);
+  }
+
+  async preload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>> {
+    return { ...(kind === 'tts' ? await this.manager.preloadTtsEngine() : await this.manager.preloadSttEngine()) };
+  }
+
+  async unload(kind: 'tts' | 'stt'): Promise<Record<string, unknown>> {
+    return { ...(kind === 'tts' ? await this.manager.unloadTtsEngine() : await this.manager.unloadSttEngine()) };
+  }
+
+  residentComponents(): Array<Record<string, unknown>> {
+    return this.manager.listResidentComponents().map((c) => ({ ...c }));
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,10 @@
  * HTTP ones. Routes and node types both go through here, so both are bounded the same way.
  */
 import { badRequest, payloadTooLarge } from '@keel/plugin-sdk';
-import type { AudioFormat, PcmAudio } from '@keel/voice';
+import type { AudioFormat, CapabilitySupport, CompatibilityCatalog, CompatibleModel, PcmAudio } from '@keel/voice';
+
+/** The capability data (reference B.8): `defaultCapabilityRegistry()` of `@keel/voice`. */
+type CapabilityRegistry = Pick<VoiceService, 'getCapabilitySupport' | 'findCompatibleModels' | 'compatibilityCatalog'>;
 import type { VoiceAdmission } from './admission.js';
 import { contentTypeOf } from './audio-formats.js';
 import type { VoiceLimits } from './config.js';
@@ -13,6 +16,8 @@ import type { ManagerCache } from './manager-cache.js';
 import type { PortSpeech, VoiceManagerPort } from './manager-port.js';
 import type { OwnerSettings } from './owner-settings.js';
 import { parseSelector } from './selectors.js';
+import { residentCall, residentList, type ResidencyHost, type ResidentEntry, type ResidentRequest } from './resident-models.js';
+import { ttsStreamEvents, type TtsStreamEvent } from './tts-stream.js';
 import { mapVoiceErrors } from './voice-errors.js';
 import type {
   CatalogFilter, ClonedVoice, CloneInput, SpeechInput, SpeechOutput, TranscriptionInput, TranscriptionOutput, VoiceService,
@@ -32,7 +37,20 @@ export class VoiceRuntime implements VoiceService {
     private readonly admission: VoiceAdmission,
     private readonly limits: () => VoiceLimits,
     private readonly providers: ProviderNames,
+    private readonly capabilities: CapabilityRegistry,
   ) {}
+
+  getCapabilitySupport(kind: string, feature: string, provider: string, model: string | null = null, surface = 'default'): CapabilitySupport | null {
+    return this.capabilities.getCapabilitySupport(kind, feature, provider, model, surface);
+  }
+
+  findCompatibleModels(kind: string, feature: string, surface = 'default', supportIn?: readonly string[]): CompatibleModel[] {
+    return this.capabilities.findCompatibleModels(kind, feature, surface, supportIn);
+  }
+
+  compatibilityCatalog(): CompatibilityCatalog {
+    return this.capabilities.compatibilityCatalog();
+  }
 
   /** The configured settings. */
   get settings(): OwnerSettings {
@@ -55,6 +73,10 @@ export class VoiceRuntime implements VoiceService {
     // The slot is held until the last segment is written (or the client goes away).
     await this.admission.run(account, 'synthesis', input.signal, (signal) => this.use(settings, (manager) => manager.speakChunks(account, { ...request, signal }, onChunk)));
     return { provider: settings.ttsEngine, model };
+  }
+
+  ttsStream(account: string, input: SpeechInput): AsyncGenerator<TtsStreamEvent> {
+    return ttsStreamEvents(this, account, input);
   }
 
   /** The provider that speaks `input` (the configured one, or the one its model selects). */
@@ -165,6 +187,27 @@ export class VoiceRuntime implements VoiceService {
       await this.use(this.base, (manager) => manager.deleteClone(account, voiceId)).catch(() => undefined);
       throw badRequest(`Cloned voice was stored but failed validation and was removed. ${err instanceof Error ? err.message : String(err)}`, { code: 'clone_validation_failed', cause: err });
     }
+  }
+
+  loadResidentModel(request: ResidentRequest): Promise<ResidentEntry> {
+    return residentCall(this.residency(), 'load', request);
+  }
+
+  unloadResidentModel(request: ResidentRequest): Promise<ResidentEntry> {
+    return residentCall(this.residency(), 'unload', request);
+  }
+
+  listResidentModels(): Promise<ResidentEntry[]> {
+    return Promise.resolve(residentList(this.residency()));
+  }
+
+  private residency(): ResidencyHost {
+    return {
+      base: this.base,
+      canonical: (kind, id) => (kind === 'tts' ? this.providers.tts(id) : this.providers.stt(id)),
+      use: (settings, fn) => this.use(settings, fn),
+      open: () => this.managers.open(),
+    };
   }
 
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>> {

@@ -4,7 +4,9 @@
  * limits (input size, concurrency per process and per account, a deadline). Built over the voice
  * managers of `@keel/voice`, one per configuration (reference B.13).
  */
-import type { AudioFormat, AudioInput, PcmAudio } from '@keel/voice';
+import type { AudioFormat, AudioInput, CapabilitySupport, CompatibilityCatalog, CompatibleModel, PcmAudio } from '@keel/voice';
+import type { ResidentEntry, ResidentRequest } from './resident-models.js';
+import type { TtsStreamEvent } from './tts-stream.js';
 
 export interface SpeechInput {
   text: string;
@@ -80,6 +82,11 @@ export interface VoiceService {
    * as it is synthesised, in order. The slot is held until the last one is handled.
    */
   speakStream(account: string, input: Omit<SpeechInput, 'format'>, onChunk: (chunk: PcmAudio) => Promise<void>): Promise<{ provider: string; model: string | null }>;
+  /**
+   * The integration plugin's `tts_stream` (reference B.13): one `audio` event per segment (a complete
+   * WAV), then `done`, or `cancelled` when `input.signal` aborted it. Only `wav`; no instructions.
+   */
+  ttsStream(account: string, input: SpeechInput): AsyncGenerator<TtsStreamEvent>;
   /** Transcribes one audio file (`transcribe_from_bytes`). */
   transcribe(account: string, input: TranscriptionInput): Promise<TranscriptionOutput>;
   /**
@@ -101,6 +108,21 @@ export interface VoiceService {
   voiceCatalog(account: string, filter: CatalogFilter): Promise<Record<string, unknown>>;
   /** `available_providers()` of reference B.7. */
   availableProviders(account: string): Promise<Record<string, unknown>>;
+  /**
+   * Residency (reference B.9 "Residency (plugin)"): loads, unloads and lists the local engines'
+   * resident models; a remote provider answers `state: "configured"` with `not_supported`. Refusals
+   * are entries with an `error`, never exceptions.
+   */
+  loadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
+  unloadResidentModel(request: ResidentRequest): Promise<ResidentEntry>;
+  listResidentModels(): Promise<ResidentEntry[]>;
+  /**
+   * Capability support (reference B.8), from the data every manager checks requests against:
+   * `{support, reason, metadata}` or null; surface `default` is the kind's first.
+   */
+  getCapabilitySupport(kind: string, feature: string, provider: string, model?: string | null, surface?: string): CapabilitySupport | null;
+  findCompatibleModels(kind: string, feature: string, surface?: string, supportIn?: readonly string[]): CompatibleModel[];
+  compatibilityCatalog(): CompatibilityCatalog;
   /** Model ids of one kind (`list_models`), per provider. */
   models(account: string, kind: 'tts' | 'stt', filter: CatalogFilter): Promise<Record<string, unknown>>;
 }

@@ -3,8 +3,23 @@
  * keeps its status (400 bad input, 404 unknown voice, 501 missing runtime with its install
  * command, 502 remote failure, 503 busy); anything else is the kernel's 500.
  */
-import { HttpError } from '@keel/plugin-sdk';
+import { gatewayErrorFormat, HttpError, type ErrorFormatter } from '@keel/plugin-sdk';
 import { VoiceError } from '@keel/voice';
+
+/**
+ * The error shape of the plugin's default mount (`/voice`): always `{detail: "<sentence>"}`, as the
+ * reference's web example answers, so a client shows `detail` as is. The gateway's own shape would
+ * turn a refusal that carries a code (an engine's `unsupported_format`, the body parser's
+ * `invalid_json`, the auth's `missing_token`) into `{detail: {reason_code, message}}`.
+ */
+export const webErrorFormat: ErrorFormatter = (err) => {
+  const { status, body } = gatewayErrorFormat(err);
+  const detail = (body as { detail?: unknown }).detail;
+  if (detail && typeof detail === 'object' && typeof (detail as { message?: unknown }).message === 'string') {
+    return { status, body: { detail: (detail as { message: string }).message } };
+  }
+  return { status, body };
+};
 
 export function webError(err: unknown): unknown {
   if (err instanceof VoiceError) {
