@@ -42,6 +42,15 @@ describe('voice manager: local engine path', () => {
       expect(audio.bytes.readUInt16LE(34)).to.equal(16); // bits per sample
     });
 
+    it("hands each concurrent call its own metrics through onMetrics (the shared last-utterance record is the last call's)", async () => {
+      const { manager } = local();
+      const texts = ['A long sentence that is spoken first.', 'Hi.', 'A middle one.'];
+      const seen: Array<{ audio_s: number } | null> = texts.map(() => null);
+      await Promise.all(texts.map((text, i) => manager.speakToBytes(text, { onMetrics: (m) => (seen[i] = m) })));
+      // The tiny engine makes 100 samples at 16 kHz per character: each call's audio length is its own.
+      texts.forEach((text, i) => expect(seen[i]?.audio_s).to.be.closeTo((text.length * 100) / 16_000, 1e-6));
+    });
+
     it('pcm is raw s16le of the same samples', async () => {
       const { manager } = local();
       const pcm = await manager.speakToBytes('Hi.', { format: 'pcm' });

@@ -1,5 +1,5 @@
 /** The voice manager's constructor options and per-call option shapes (reference B.1, B.2). */
-import type { SpeechToTextEngineFactory, TtsEngineFactory } from './contracts.js';
+import type { SpeechToTextEngineFactory, TtsEngineFactory, UtteranceMetrics } from './contracts.js';
 import type { SpeakOptions } from './speech-request.js';
 import type { AudioChunk } from './tts-text-stream.js';
 
@@ -46,6 +46,11 @@ export interface VoiceEngineFactories {
 export interface SpeakToBytesOptions extends SpeakOptions {
   /** `wav` (default), `pcm` (raw s16le), or a format the engine writes itself. */
   format?: string;
+  /**
+   * Receives this call's own metrics. A host serving several accounts from one manager uses it: the
+   * manager's last-utterance record (`popLastTtsMetrics`) may be another, concurrent call's.
+   */
+  onMetrics?: (metrics: UtteranceMetrics) => void;
 }
 
 export interface TextStreamOptions {

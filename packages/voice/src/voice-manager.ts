@@ -210,6 +210,7 @@ export class VoiceManager {
     const format = normaliseAudioFormat(options.format ?? 'wav');
     const { audio, metrics } = await synthesizeBytes(await this.prepare(text, options, 'bytes'), format);
     this.lastMetrics = metrics;
+    options.onMetrics?.(metrics);
     return audio;
   }
 

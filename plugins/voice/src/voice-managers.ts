@@ -150,8 +150,11 @@ class ManagerAdapter implements VoiceManagerPort {
     const store = this.managers.storeOf(account);
     // A cloned voice's id has the store's shape; anything else names a profile of the engine.
     const asClone = r.voice !== undefined && isVoiceId(r.voice);
+    let metrics: Record<string, unknown> | null = null;
     const audio = await this.manager.speakToBytes(r.text, {
       format: r.format,
+      // This call's own metrics: the manager's last-utterance record may be another account's call.
+      onMetrics: (m) => (metrics = { ...m }),
       signal: r.signal,
       clonedVoices: store,
       ...(r.voice ? (asClone ? { voice: r.voice } : { profile: r.voice }) : {}),
@@ -161,8 +164,6 @@ class ManagerAdapter implements VoiceManagerPort {
       ...(r.model ? { model: r.model } : {}),
       ...(r.sanitizeSyntax === false ? { sanitizeSyntax: false } : {}),
     });
-    // The manager keeps the last utterance's metrics; under concurrent calls they may be another call's.
-    const metrics = this.manager.popLastTtsMetrics() as Record<string, unknown> | null;
     return { audio, metrics };
   }
 
