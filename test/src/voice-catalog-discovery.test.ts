@@ -127,6 +127,11 @@ describe('voice catalog: discovery from the configured engines', function () {
     expect(combined.tts_models).to.deep.equal(split.tts_models);
     const aliased = await catalog.voiceCatalog('openai-compatible:default');
     expect(aliased.provider_id).to.equal('compatible');
+    // The combined form in the model alone (what `GET /v1/audio/voices?model=compatible:remote-tts-1` passes).
+    const inModel = await catalog.voiceCatalog(null, 'compatible:remote-tts-1');
+    expect(inModel.provider_id).to.equal('compatible');
+    expect(Object.keys(inModel.tts_catalog_by_provider)).to.deep.equal(['compatible']);
+    expect(inModel.tts_models).to.deep.equal(split.tts_models);
   });
 
   it('takes the light path for providers_only and for a local provider: nobody is contacted, unreachable_tts_providers is absent', async () => {

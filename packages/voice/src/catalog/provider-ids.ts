@@ -69,6 +69,15 @@ export function splitSelector(kind: ProviderKind, provider: string | null | unde
       p = head;
     }
   }
+  // `model=provider:model` with no provider (as OpenAI clients send `model` alone) selects that provider too.
+  if (p === null && m !== null && m.includes(':')) {
+    const at = m.indexOf(':');
+    const head = normalizeProvider(kind, m.slice(0, at));
+    if (head !== null && known.includes(head)) {
+      p = head;
+      m = m.slice(at + 1) || null;
+    }
+  }
   if (m !== null && m.toLowerCase() === 'default') m = null;
   return { provider: p === null ? null : (normalizeProvider(kind, p) ?? p), model: m };
 }
