@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startHub, type HubHarness } from './helpers/hub.js';
+import { until } from './helpers/until.js';
 
 /** Reference §8.5, per channel: charter receipts, fshist, by-seq, ratings, resolve_thread, PUT owner. */
 describe('hub per-channel routes (reference §8.5)', () => {
@@ -122,6 +123,10 @@ describe('hub per-channel routes (reference §8.5)', () => {
     it('lists the ratings newest update first; none for a retracted message', async () => {
       const m = await post('proj', key.ann, { body: 'rate me' });
       await hub.call('PUT', `/channels/proj/messages/${m.id}/rating`, key.bob, { value: 1, note: 'good' });
+      // Ratings carry millisecond times: on a fast machine both PUTs can land in one millisecond, a tie
+      // the route breaks by rater name. Let the clock move so "newest first" is what is checked.
+      const first = Date.now();
+      await until(() => Date.now() > first, { what: 'the clock to pass the first rating' });
       await hub.call('PUT', `/channels/proj/messages/${m.id}/rating`, key.owner, { value: -1 });
       const res = await hub.call('GET', `/channels/proj/messages/${m.id}/ratings`, key.judge);
       expect(res.status).to.equal(200);
